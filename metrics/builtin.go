@@ -1,0 +1,83 @@
+package metrics
+
+// Names of the built-in metrics. The k6 ones keep k6's names, types and
+// units; CorrectedLatency and ScheduleLag are metronome's (DESIGN §2.2).
+const (
+	VUsName               = "vus"
+	VUsMaxName            = "vus_max"
+	IterationsName        = "iterations"
+	IterationDurationName = "iteration_duration"
+	DroppedIterationsName = "dropped_iterations"
+	ChecksName            = "checks"
+	GroupDurationName     = "group_duration"
+	DataSentName          = "data_sent"
+	DataReceivedName      = "data_received"
+
+	HTTPReqsName              = "http_reqs"
+	HTTPReqFailedName         = "http_req_failed"
+	HTTPReqDurationName       = "http_req_duration"
+	HTTPReqBlockedName        = "http_req_blocked"
+	HTTPReqConnectingName     = "http_req_connecting"
+	HTTPReqTLSHandshakingName = "http_req_tls_handshaking"
+	HTTPReqSendingName        = "http_req_sending"
+	HTTPReqWaitingName        = "http_req_waiting"
+	HTTPReqReceivingName      = "http_req_receiving"
+
+	CorrectedLatencyName = "corrected_latency"
+	ScheduleLagName      = "schedule_lag"
+)
+
+// Builtin holds the built-in metric definitions of one registry, so that hot
+// paths never look a metric up by name.
+type Builtin struct {
+	VUs               *Metric
+	VUsMax            *Metric
+	Iterations        *Metric
+	IterationDuration *Metric
+	DroppedIterations *Metric
+	Checks            *Metric
+	GroupDuration     *Metric
+	DataSent          *Metric
+	DataReceived      *Metric
+
+	HTTPReqs              *Metric
+	HTTPReqFailed         *Metric
+	HTTPReqDuration       *Metric
+	HTTPReqBlocked        *Metric
+	HTTPReqConnecting     *Metric
+	HTTPReqTLSHandshaking *Metric
+	HTTPReqSending        *Metric
+	HTTPReqWaiting        *Metric
+	HTTPReqReceiving      *Metric
+
+	CorrectedLatency *Metric
+	ScheduleLag      *Metric
+}
+
+// RegisterBuiltin defines every built-in metric in r and returns them.
+func RegisterBuiltin(r *Registry) *Builtin {
+	return &Builtin{
+		VUs:               r.MustNew(VUsName, Gauge, Default),
+		VUsMax:            r.MustNew(VUsMaxName, Gauge, Default),
+		Iterations:        r.MustNew(IterationsName, Counter, Default),
+		IterationDuration: r.MustNew(IterationDurationName, Trend, Time),
+		DroppedIterations: r.MustNew(DroppedIterationsName, Counter, Default),
+		Checks:            r.MustNew(ChecksName, Rate, Default),
+		GroupDuration:     r.MustNew(GroupDurationName, Trend, Time),
+		DataSent:          r.MustNew(DataSentName, Counter, Data),
+		DataReceived:      r.MustNew(DataReceivedName, Counter, Data),
+
+		HTTPReqs:              r.MustNew(HTTPReqsName, Counter, Default),
+		HTTPReqFailed:         r.MustNew(HTTPReqFailedName, Rate, Default),
+		HTTPReqDuration:       r.MustNew(HTTPReqDurationName, Trend, Time),
+		HTTPReqBlocked:        r.MustNew(HTTPReqBlockedName, Trend, Time),
+		HTTPReqConnecting:     r.MustNew(HTTPReqConnectingName, Trend, Time),
+		HTTPReqTLSHandshaking: r.MustNew(HTTPReqTLSHandshakingName, Trend, Time),
+		HTTPReqSending:        r.MustNew(HTTPReqSendingName, Trend, Time),
+		HTTPReqWaiting:        r.MustNew(HTTPReqWaitingName, Trend, Time),
+		HTTPReqReceiving:      r.MustNew(HTTPReqReceivingName, Trend, Time),
+
+		CorrectedLatency: r.MustNew(CorrectedLatencyName, Trend, Time),
+		ScheduleLag:      r.MustNew(ScheduleLagName, Trend, Time),
+	}
+}

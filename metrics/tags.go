@@ -1,0 +1,164 @@
+package metrics
+
+import (
+	"sort"
+	"strings"
+	"sync"
+)
+
+// TagSet is an immutable, interned set of tags. Two TagSets with the same
+// pairs are the same pointer, so a (metric, *TagSet) pair identifies a time
+// series without hashing. The zero set is EmptyTags.
+//
+// Adding a tag with With is cached on the parent set, so building the same
+// tags again (every HTTP request of an iteration, say) costs one lock-free
+// map lookup per tag and no allocation.
+type TagSet struct {
+	keys []string // sorted
+	vals []string
+	key  string // canonical form, the interning key
+
+	children sync.Map // tagPair -> *TagSet
+}
+
+type tagPair struct{ k, v string }
+
+var interned sync.Map // canonical string -> *TagSet
+
+// EmptyTags is the set with no tags.
+var EmptyTags = &TagSet{}
+
+// NewTags returns the interned set holding the pairs of m.
+func NewTags(m map[string]string) *TagSet {
+	t := EmptyTags
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t = t.With(k, m[k])
+	}
+	return t
+}
+
+// With returns the set with key set to value, replacing any earlier value.
+func (t *TagSet) With(key, value string) *TagSet {
+	p := tagPair{key, value}
+	if c, ok := t.children.Load(p); ok {
+		return c.(*TagSet)
+	}
+	i := sort.SearchStrings(t.keys, key)
+	var keys, vals []string
+	if i < len(t.keys) && t.keys[i] == key {
+		if t.vals[i] == value {
+			return t
+		}
+		keys = append([]string(nil), t.keys...)
+		vals = append([]string(nil), t.vals...)
+		vals[i] = value
+	} else {
+		keys = make([]string, 0, len(t.keys)+1)
+		vals = make([]string, 0, len(t.keys)+1)
+		keys = append(append(append(keys, t.keys[:i]...), key), t.keys[i:]...)
+		vals = append(append(append(vals, t.vals[:i]...), value), t.vals[i:]...)
+	}
+	n := intern(keys, vals)
+	c, _ := t.children.LoadOrStore(p, n)
+	return c.(*TagSet)
+}
+
+// Without returns the set without key.
+func (t *TagSet) Without(key string) *TagSet {
+	i := sort.SearchStrings(t.keys, key)
+	if i >= len(t.keys) || t.keys[i] != key {
+		return t
+	}
+	keys := append(append([]string(nil), t.keys[:i]...), t.keys[i+1:]...)
+	vals := append(append([]string(nil), t.vals[:i]...), t.vals[i+1:]...)
+	return intern(keys, vals)
+}
+
+// Merge returns the set with every pair of o added, o winning on conflicts.
+func (t *TagSet) Merge(o *TagSet) *TagSet {
+	r := t
+	for i, k := range o.keys {
+		r = r.With(k, o.vals[i])
+	}
+	return r
+}
+
+func intern(keys, vals []string) *TagSet {
+	if len(keys) == 0 {
+		return EmptyTags
+	}
+	var b strings.Builder
+	for i, k := range keys {
+		b.WriteString(k)
+		b.WriteByte(0)
+		b.WriteString(vals[i])
+		b.WriteByte(0)
+	}
+	key := b.String()
+	if s, ok := interned.Load(key); ok {
+		return s.(*TagSet)
+	}
+	s, _ := interned.LoadOrStore(key, &TagSet{keys: keys, vals: vals, key: key})
+	return s.(*TagSet)
+}
+
+// Get returns the value of key.
+func (t *TagSet) Get(key string) (string, bool) {
+	i := sort.SearchStrings(t.keys, key)
+	if i < len(t.keys) && t.keys[i] == key {
+		return t.vals[i], true
+	}
+	return "", false
+}
+
+// Len returns the number of tags.
+func (t *TagSet) Len() int { return len(t.keys) }
+
+// Range calls f for each pair in key order until f returns false.
+func (t *TagSet) Range(f func(key, value string) bool) {
+	for i, k := range t.keys {
+		if !f(k, t.vals[i]) {
+			return
+		}
+	}
+}
+
+// Map returns the tags as a new map.
+func (t *TagSet) Map() map[string]string {
+	m := make(map[string]string, len(t.keys))
+	for i, k := range t.keys {
+		m[k] = t.vals[i]
+	}
+	return m
+}
+
+// Contains reports whether every pair of sub is also in t.
+func (t *TagSet) Contains(sub *TagSet) bool {
+	for i, k := range sub.keys {
+		if v, ok := t.Get(k); !ok || v != sub.vals[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// String formats the set as {k:v, ...} in key order.
+func (t *TagSet) String() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range t.keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k)
+		b.WriteByte(':')
+		b.WriteString(t.vals[i])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
