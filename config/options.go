@@ -1,0 +1,69 @@
+// Package config is the options model of a test run: every option k6
+// scripts, config files, K6_* variables and flags can set, the precedence
+// between those tiers, the shortcut options that become a default scenario,
+// and their validation. Errors name the option path.
+package config
+
+import (
+	"encoding/json"
+
+	"github.com/metronome-load/metronome/duration"
+)
+
+// Stage is one step of a ramp: reach Target over Duration.
+type Stage struct {
+	Duration duration.Duration `json:"duration"`
+	Target   *int64            `json:"target"`
+}
+
+// Threshold is one threshold expression on a metric. In JSON it is either
+// a string ("p(95)<200") or an object with abortOnFail and delayAbortEval.
+type Threshold struct {
+	Source         string             `json:"threshold"`
+	AbortOnFail    bool               `json:"abortOnFail,omitempty"`
+	DelayAbortEval *duration.Duration `json:"delayAbortEval,omitempty"`
+}
+
+// Options is the consolidated set of options. A nil pointer (or nil map or
+// slice) means "not set in this tier", which is what lets tiers be layered.
+type Options struct {
+	VUs        *int64             `json:"vus,omitempty"`
+	Duration   *duration.Duration `json:"duration,omitempty"`
+	Iterations *int64             `json:"iterations,omitempty"`
+	Stages     []Stage            `json:"stages,omitempty"`
+	// Scenarios holds each scenario's raw JSON; executors parse their own
+	// options (executor.Type.Parse).
+	Scenarios map[string]json.RawMessage `json:"scenarios,omitempty"`
+
+	Thresholds map[string][]Threshold `json:"thresholds,omitempty"`
+
+	SetupTimeout         *duration.Duration `json:"setupTimeout,omitempty"`
+	TeardownTimeout      *duration.Duration `json:"teardownTimeout,omitempty"`
+	HandleSummaryTimeout *duration.Duration `json:"handleSummaryTimeout,omitempty"`
+	NoSetup              *bool              `json:"noSetup,omitempty"`
+	NoTeardown           *bool              `json:"noTeardown,omitempty"`
+
+	SummaryTrendStats []string `json:"summaryTrendStats,omitempty"`
+	SummaryTimeUnit   *string  `json:"summaryTimeUnit,omitempty"`
+	NoThresholds      *bool    `json:"noThresholds,omitempty"`
+
+	Tags       map[string]string `json:"tags,omitempty"`
+	SystemTags []string          `json:"systemTags,omitempty"`
+
+	MaxRedirects          *int64             `json:"maxRedirects,omitempty"`
+	UserAgent             *string            `json:"userAgent,omitempty"`
+	InsecureSkipTLSVerify *bool              `json:"insecureSkipTLSVerify,omitempty"`
+	DiscardResponseBodies *bool              `json:"discardResponseBodies,omitempty"`
+	Batch                 *int64             `json:"batch,omitempty"`
+	BatchPerHost          *int64             `json:"batchPerHost,omitempty"`
+	NoConnectionReuse     *bool              `json:"noConnectionReuse,omitempty"`
+	NoVUConnectionReuse   *bool              `json:"noVUConnectionReuse,omitempty"`
+	NoCookiesReset        *bool              `json:"noCookiesReset,omitempty"`
+	MinIterationDuration  *duration.Duration `json:"minIterationDuration,omitempty"`
+	Throw                 *bool              `json:"throw,omitempty"`
+	// HTTPDebug is "", "headers" or "full".
+	HTTPDebug *string `json:"httpDebug,omitempty"`
+
+	ExecutionSegment         *string `json:"executionSegment,omitempty"`
+	ExecutionSegmentSequence *string `json:"executionSegmentSequence,omitempty"`
+}

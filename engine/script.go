@@ -1,0 +1,36 @@
+// Package engine wires one test run together and owns its lifecycle:
+// VU initialisation, setup, the scenarios, teardown, the metrics pipeline,
+// thresholds, outputs, the summary, aborts and signals.
+package engine
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// Script is a loaded test script as the engine drives it. The js package
+// implements it; engine tests fake it.
+type Script interface {
+	// Configure hands the consolidated options to the script before any
+	// VU is made.
+	Configure(opts *config.Options, reg *metrics.Registry, b *metrics.Builtin) error
+	// NewVU initialises VU number id: a fresh runtime that ran the init
+	// context. Its samples go to rec.
+	NewVU(ctx context.Context, id uint64, rec metrics.Recorder) (executor.VU, error)
+	// Setup runs setup() if the script exports it and returns its result
+	// as JSON (nil when it returned undefined).
+	Setup(ctx context.Context, rec metrics.Recorder) (json.RawMessage, error)
+	// Teardown runs teardown(data) if exported.
+	Teardown(ctx context.Context, rec metrics.Recorder, data json.RawMessage) error
+	// HandleSummary runs handleSummary(data) if exported; ok is false when
+	// the script does not export it. The result maps "stdout", "stderr"
+	// or a file path to content.
+	HandleSummary(ctx context.Context, data map[string]any) (out map[string][]byte, ok bool, err error)
+	// Exports reports whether the script exports a function called name
+	// (to validate scenarios' exec).
+	Exports(name string) bool
+}

@@ -1,0 +1,155 @@
+package executor
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// DefaultGracefulStop is k6's default gracefulStop.
+const DefaultGracefulStop = 30 * time.Second
+
+var scenarioNameRE = regexp.MustCompile(`^[0-9a-zA-Z_-]+$`)
+
+// BaseOptions are the JSON fields every executor accepts. Executor configs
+// embed it so that strict decoding accepts the common options.
+type BaseOptions struct {
+	Executor     string             `json:"executor"`
+	StartTime    *duration.Duration `json:"startTime"`
+	GracefulStop *duration.Duration `json:"gracefulStop"`
+	Exec         *string            `json:"exec"`
+	Env          map[string]string  `json:"env"`
+	Tags         map[string]string  `json:"tags"`
+	Options      json.RawMessage    `json:"options"`
+}
+
+// Scenario validates the common options and returns them with defaults
+// applied. Errors name the option path.
+func (b *BaseOptions) Scenario(name string) (*Scenario, error) {
+	if !scenarioNameRE.MatchString(name) {
+		return nil, fmt.Errorf("scenarios.%s: a scenario name may only contain letters, digits, '_' and '-'", name)
+	}
+	s := &Scenario{Name: name, Executor: b.Executor, GracefulStop: DefaultGracefulStop, Exec: "default", Env: b.Env, Tags: b.Tags}
+	if b.StartTime != nil {
+		if *b.StartTime < 0 {
+			return nil, fmt.Errorf("scenarios.%s.startTime: must not be negative", name)
+		}
+		s.StartTime = b.StartTime.Std()
+	}
+	if b.GracefulStop != nil {
+		if *b.GracefulStop < 0 {
+			return nil, fmt.Errorf("scenarios.%s.gracefulStop: must not be negative", name)
+		}
+		s.GracefulStop = b.GracefulStop.Std()
+	}
+	if b.Exec != nil {
+		if strings.TrimSpace(*b.Exec) == "" {
+			return nil, fmt.Errorf("scenarios.%s.exec: must name an exported function", name)
+		}
+		s.Exec = *b.Exec
+	}
+	return s, nil
+}
+
+// DecodeStrict decodes one scenario's JSON into v, rejecting unknown
+// options and wrongly typed values with an error naming the option path.
+func DecodeStrict(scenario string, raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return optionError(scenario, err)
+	}
+	return nil
+}
+
+func optionError(scenario string, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("scenarios.%s.%s: expected %s, got a JSON %s", scenario, te.Field, te.Type, te.Value)
+	}
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return fmt.Errorf("scenarios.%s.%s: unknown option", scenario, strings.Trim(f, `"`))
+	}
+	// Errors from a field's UnmarshalJSON (a bad duration, say) do not
+	// carry the field name; the message itself says what is wrong.
+	return fmt.Errorf("scenarios.%s: %s", scenario, strings.TrimPrefix(msg, "json: "))
+}
+
+// Account emits the samples of one finished iteration into the VU's
+// recorder, as DESIGN §2.2 defines them:
+//   - a completed or failed iteration: iterations 1 and iteration_duration
+//     (end − start), as k6;
+//   - an open-model iteration (it.Intended set): schedule_lag
+//     (start − intended) and corrected_latency (end − intended); an
+//     interrupted one only corrected_latency tagged outcome=interrupted,
+//     charged up to its end;
+//   - a closed-model iteration with expectedInterval > 0: corrected_latency
+//     back-filled the way HdrHistogram's recordValueWithExpectedInterval
+//     does (d, d−I, d−2I, … while ≥ I).
+//
+// It returns whether the iteration counts as completed.
+func (d *Deps) Account(vu VU, it Iteration, res Result, expectedInterval time.Duration) bool {
+	rec := vu.Recorder()
+	m := d.Metrics
+	tags := res.Tags
+	if tags == nil {
+		tags = d.IterationTags
+	}
+	if res.Outcome == Interrupted {
+		if !it.Intended.IsZero() {
+			rec.Record(metrics.Sample{Metric: m.CorrectedLatency, Tags: tags.With("outcome", "interrupted"),
+				Time: res.End, Value: metrics.Milliseconds(res.End.Sub(it.Intended))})
+		}
+		if d.State != nil {
+			d.State.IterationsInterrupted.Add(1)
+		}
+		return false
+	}
+	dur := res.End.Sub(res.Start)
+	rec.Record(metrics.Sample{Metric: m.IterationDuration, Tags: tags, Time: res.End, Value: metrics.Milliseconds(dur)})
+	rec.Record(metrics.Sample{Metric: m.Iterations, Tags: tags, Time: res.End, Value: 1})
+	if !it.Intended.IsZero() {
+		lag := max(res.Start.Sub(it.Intended), 0)
+		rec.Record(metrics.Sample{Metric: m.ScheduleLag, Tags: tags, Time: res.End, Value: metrics.Milliseconds(lag)})
+		rec.Record(metrics.Sample{Metric: m.CorrectedLatency, Tags: tags, Time: res.End, Value: metrics.Milliseconds(res.End.Sub(it.Intended))})
+	} else if expectedInterval > 0 {
+		BackFill(rec, m.CorrectedLatency, tags, res.End, dur, expectedInterval)
+	}
+	if d.State != nil {
+		d.State.IterationsCompleted.Add(1)
+	}
+	return true
+}
+
+// BackFill records d into metric, and when d exceeds the expected interval
+// also d−I, d−2I, … down to values ≥ I: the samples a closed loop would have
+// taken had it kept sending every I (HdrHistogram's
+// recordValueWithExpectedInterval). The added samples are tagged
+// backfilled=true so the summary can say they were not measured.
+func BackFill(rec metrics.Recorder, metric *metrics.Metric, tags *metrics.TagSet, at time.Time, d, interval time.Duration) {
+	rec.Record(metrics.Sample{Metric: metric, Tags: tags, Time: at, Value: metrics.Milliseconds(d)})
+	if interval <= 0 {
+		return
+	}
+	filled := tags.With("backfilled", "true")
+	for v := d - interval; v >= interval; v -= interval {
+		rec.Record(metrics.Sample{Metric: metric, Tags: filled, Time: at, Value: metrics.Milliseconds(v)})
+	}
+}
+
+// Drop accounts for an intended iteration that never started: one
+// dropped_iterations sample with the executor-level tags (as k6), and a
+// corrected_latency sample of giveUp − intended tagged outcome=dropped.
+func (d *Deps) Drop(intended, giveUp time.Time) {
+	d.Recorder.Record(metrics.Sample{Metric: d.Metrics.DroppedIterations, Tags: d.Tags, Time: giveUp, Value: 1})
+	d.Recorder.Record(metrics.Sample{Metric: d.Metrics.CorrectedLatency, Tags: d.IterationTags.With("outcome", "dropped"),
+		Time: giveUp, Value: metrics.Milliseconds(max(giveUp.Sub(intended), 0))})
+}

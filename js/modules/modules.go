@@ -1,0 +1,132 @@
+// Package modules is the contract between metronome's JavaScript runtime
+// and the modules scripts import ("k6", "k6/http", "k6/x/..."). A module is
+// Go code; it is instantiated once per VU runtime and sees the VU through
+// the VU interface. Built-in and third-party modules register alike, with
+// Register from an init function.
+package modules
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/extension"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// Module is a JavaScript module implemented in Go.
+type Module interface {
+	// Instantiate builds the module's exports for one VU's runtime. It
+	// runs in the init context of that VU.
+	Instantiate(vu VU) (Exports, error)
+}
+
+// ModuleFunc adapts a function to Module.
+type ModuleFunc func(vu VU) (Exports, error)
+
+// Instantiate calls f(vu).
+func (f ModuleFunc) Instantiate(vu VU) (Exports, error) { return f(vu) }
+
+// Exports are what `import` sees. Named exports are what
+// `import { x } from` binds; Default is `import m from` (when nil, the
+// default export is an object holding the named exports).
+type Exports struct {
+	Default any
+	Named   map[string]any
+}
+
+// Register makes a module importable under name ("k6/x/kafka").
+func Register(name string, m Module) { extension.Register(extension.JSModule, name, m) }
+
+// Lookup returns the module registered as name.
+func Lookup(name string) (Module, bool) {
+	e, ok := extension.Get(extension.JSModule, name)
+	if !ok {
+		return nil, false
+	}
+	m, ok := e.Value.(Module)
+	return m, ok
+}
+
+// VU is what a module sees of the VU it lives in. Every method is called on
+// the VU's own goroutine.
+type VU interface {
+	// Runtime is the VU's JavaScript runtime.
+	Runtime() *sobek.Runtime
+	// Context is cancelled when the current iteration is interrupted; in
+	// the init context it is the run's context.
+	Context() context.Context
+	// InitEnv is non-nil only while the init context runs.
+	InitEnv() *InitEnv
+	// State is nil in the init context and set while setup, an iteration
+	// or teardown runs.
+	State() *State
+	// RegisterCallback reserves a place in the VU's event loop, so the
+	// iteration does not end before the callback ran. The returned
+	// function queues f to run on the VU goroutine; call it exactly once,
+	// from any goroutine.
+	RegisterCallback() func(f func() error)
+}
+
+// InitEnv is what the init context offers modules.
+type InitEnv struct {
+	Registry *metrics.Registry
+	// CWD is the folder of the script that is being initialised; open()
+	// and require() resolve relative paths against the calling module's
+	// folder, which the runtime tracks.
+	CWD string
+	// Shared holds data built once per process and shared by VUs
+	// (SharedArray).
+	Shared *Shared
+	Logf   func(format string, args ...any)
+}
+
+// State is what a VU offers modules while it runs code outside the init
+// context. Fields are only touched on the VU goroutine.
+type State struct {
+	Options *config.Options
+	Builtin *metrics.Builtin
+	// Registry holds every metric definition.
+	Registry *metrics.Registry
+	// Recorder is the VU's sample buffer.
+	Recorder metrics.Recorder
+	// Tags are the tags every sample emitted now carries: run tags,
+	// scenario tags, the scenario and group system tags and exec.vu.tags.
+	// group() replaces them while its function runs.
+	Tags *metrics.TagSet
+	// Group is the current group path ("" at the root, "::a::b" nested).
+	Group string
+	// SystemTags says which system tags are enabled.
+	SystemTags map[string]bool
+
+	// VUID is __VU, VUIDInTest exec.vu.idInTest.
+	VUID, VUIDInTest uint64
+	// Iteration is __ITER.
+	Iteration int64
+	// IterationInScenario is exec.vu.iterationInScenario.
+	IterationInScenario int64
+	// Current is the iteration being run (zero in setup and teardown).
+	Current executor.Iteration
+	// Execution are the instance-wide counters.
+	Execution *executor.State
+
+	// Client is the VU's HTTP client: its own connection pool, so
+	// connections are reused across iterations of this VU only.
+	Client *http.Client
+	// Jar is the VU's cookie jar, reset each iteration unless
+	// noCookiesReset.
+	Jar http.CookieJar
+
+	// Abort aborts the whole test (exec.test.abort); Fail marks it failed.
+	Abort func(reason string)
+	Fail  func(reason string)
+	Logf  func(format string, args ...any)
+}
+
+// Shared is a process-wide store for data that VUs share.
+type Shared struct {
+	Get func(name string, build func() (any, error)) (any, error)
+}

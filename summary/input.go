@@ -1,0 +1,99 @@
+// Package summary renders the end of a test run: the text summary in k6's
+// compact and full layouts, the --summary-export JSON, and the data object
+// handed to a script's handleSummary. It reads aggregated sinks; it never
+// sees individual samples.
+package summary
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// Input is everything the summary is made of.
+type Input struct {
+	// Metrics are the observed metrics and submetrics (a metric is
+	// observed once it got a sample, or when it has thresholds), in
+	// registry order with each metric's submetrics right after it.
+	Metrics []Metric
+	// RootGroup holds the checks and groups, "" at the root.
+	RootGroup *Group
+	Options   Options
+	State     State
+	// SetupData is what setup() returned, JSON-encoded; nil when it
+	// returned nothing.
+	SetupData json.RawMessage
+	// Scenarios are the per-scenario accounts of open-model scenarios and
+	// the warnings of DESIGN §2.4, printed after the metrics.
+	Scenarios []ScenarioReport
+	Warnings  []string
+}
+
+// Metric is one metric or submetric with its aggregated sink.
+type Metric struct {
+	// Name is "http_req_duration" or, for a submetric,
+	// "http_req_duration{expected_response:true}".
+	Name   string
+	Metric *metrics.Metric
+	Sink   metrics.Sink
+	// Parent is the parent metric's name for a submetric, else "".
+	Parent string
+	// Selector is the submetric's tag selector, nil for a metric.
+	Selector   *metrics.TagSet
+	Thresholds []Threshold
+}
+
+// Threshold is one evaluated threshold.
+type Threshold struct {
+	Source      string
+	OK          bool
+	AbortOnFail bool
+}
+
+// Group is a group of checks and groups.
+type Group struct {
+	Name, Path string
+	Groups     []*Group
+	Checks     []*Check
+}
+
+// Check is one check's tally.
+type Check struct {
+	Name, Path    string
+	Passes, Fails int64
+}
+
+// Options are the summary options.
+type Options struct {
+	// TrendStats are summaryTrendStats, e.g. avg, min, med, max, p(90).
+	TrendStats []string
+	// TimeUnit is "", "s", "ms" or "us".
+	TimeUnit string
+	// Mode is "compact" or "full".
+	Mode    string
+	NoColor bool
+}
+
+// State describes the run.
+type State struct {
+	IsStdOutTTY, IsStdErrTTY bool
+	TestRunDuration          time.Duration
+}
+
+// ScenarioReport is the account of one open-model scenario (DESIGN §2.4).
+type ScenarioReport struct {
+	Name     string
+	Executor string
+	// Intended counts the arrivals the schedule intended.
+	Intended int64
+	// OnTime and Late count started arrivals by whether they started
+	// within the on-time tolerance of their intended time.
+	OnTime, Late int64
+	Dropped      int64
+	Interrupted  int64
+	PeakBacklog  int64
+	// RawP99 is http_req_duration's p99 and CorrectedP99
+	// corrected_latency's p99, both for this scenario, in milliseconds.
+	RawP99, CorrectedP99 float64
+}
