@@ -1,0 +1,203 @@
+// Package executortest provides fake VUs, a fake pool and a recording
+// recorder for testing executors without JavaScript. Run executors under
+// testing/synctest so that the fakes' sleeps are exact virtual time.
+package executortest
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/metronome-load/metronome/clock"
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// Recorder keeps every sample, safe for concurrent use.
+type Recorder struct {
+	mu      sync.Mutex
+	samples []metrics.Sample
+}
+
+// Record keeps s.
+func (r *Recorder) Record(s metrics.Sample) {
+	r.mu.Lock()
+	r.samples = append(r.samples, s)
+	r.mu.Unlock()
+}
+
+// Samples returns a copy of the samples recorded so far.
+func (r *Recorder) Samples() []metrics.Sample {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]metrics.Sample(nil), r.samples...)
+}
+
+// Of returns the values recorded for metric m whose tags contain sel (nil:
+// any tags).
+func (r *Recorder) Of(m *metrics.Metric, sel *metrics.TagSet) []float64 {
+	var vs []float64
+	for _, s := range r.Samples() {
+		if s.Metric == m && (sel == nil || s.Tags.Contains(sel)) {
+			vs = append(vs, s.Value)
+		}
+	}
+	return vs
+}
+
+// Sum returns the sum of Of(m, sel).
+func (r *Recorder) Sum(m *metrics.Metric, sel *metrics.TagSet) float64 {
+	var t float64
+	for _, v := range r.Of(m, sel) {
+		t += v
+	}
+	return t
+}
+
+// Work decides how long a fake iteration takes: it gets the iteration and
+// the moment it started, and returns the duration.
+type Work func(it executor.Iteration, start time.Time) time.Duration
+
+// Constant returns Work that always takes d.
+func Constant(d time.Duration) Work {
+	return func(executor.Iteration, time.Time) time.Duration { return d }
+}
+
+// Call is one iteration a fake VU ran.
+type Call struct {
+	VU         uint64
+	Iteration  executor.Iteration
+	Start, End time.Time
+	Outcome    executor.Outcome
+}
+
+// VU is a fake VU whose iterations sleep on the clock for Work's duration.
+type VU struct {
+	id    uint64
+	pool  *Pool
+	clock clock.Clock
+}
+
+// ID returns the VU number.
+func (v *VU) ID() uint64 { return v.id }
+
+// Recorder returns the pool's shared recorder.
+func (v *VU) Recorder() metrics.Recorder { return v.pool.Rec }
+
+// Run sleeps for the iteration's work, or until ctx is done.
+func (v *VU) Run(ctx context.Context, it executor.Iteration) executor.Result {
+	start := v.clock.Now()
+	d := v.pool.Work(it, start)
+	out := executor.Completed
+	if !clock.Sleep(v.clock, d, ctx.Done()) {
+		out = executor.Interrupted
+	}
+	end := v.clock.Now()
+	v.pool.mu.Lock()
+	v.pool.calls = append(v.pool.calls, Call{VU: v.id, Iteration: it, Start: start, End: end, Outcome: out})
+	v.pool.mu.Unlock()
+	return executor.Result{Outcome: out, Start: start, End: end, Tags: v.pool.Tags}
+}
+
+// Pool is a fake executor.Pool of fake VUs. Initialising a VU takes
+// InitDelay of clock time.
+type Pool struct {
+	Clock     clock.Clock
+	Work      Work
+	InitDelay time.Duration
+	Rec       *Recorder
+	// Tags are the tags of the fakes' iteration samples.
+	Tags *metrics.TagSet
+
+	mu     sync.Mutex
+	idle   []*VU
+	made   uint64
+	out    int
+	maxOut int
+	calls  []Call
+}
+
+// NewPool returns a pool whose VUs take work per iteration.
+func NewPool(c clock.Clock, work Work) *Pool {
+	return &Pool{Clock: c, Work: work, Rec: &Recorder{}, Tags: metrics.EmptyTags.With("scenario", "test")}
+}
+
+// Preallocate initialises n VUs at once, without delay.
+func (p *Pool) Preallocate(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for range n {
+		p.made++
+		p.idle = append(p.idle, &VU{id: p.made, pool: p, clock: p.Clock})
+	}
+}
+
+// Get returns an idle VU, or initialises one after InitDelay.
+func (p *Pool) Get(ctx context.Context) (executor.VU, error) {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		v := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.take()
+		p.mu.Unlock()
+		return v, nil
+	}
+	p.mu.Unlock()
+	if !clock.Sleep(p.Clock, p.InitDelay, ctx.Done()) {
+		return nil, ctx.Err()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.made++
+	p.take()
+	return &VU{id: p.made, pool: p, clock: p.Clock}, nil
+}
+
+func (p *Pool) take() {
+	p.out++
+	p.maxOut = max(p.maxOut, p.out)
+}
+
+// Put returns a VU.
+func (p *Pool) Put(v executor.VU) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.out--
+	p.idle = append(p.idle, v.(*VU))
+}
+
+// Calls returns every iteration run so far, in completion order.
+func (p *Pool) Calls() []Call {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Call(nil), p.calls...)
+}
+
+// Made is how many VUs were initialised.
+func (p *Pool) Made() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.made
+}
+
+// Out is how many VUs are taken now; MaxOut the most taken at once.
+func (p *Pool) Out() (out, maxOut int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out, p.maxOut
+}
+
+// Deps returns executor dependencies wired to the fakes.
+func (p *Pool) Deps(reg *metrics.Registry) (executor.Deps, *metrics.Builtin) {
+	b := metrics.RegisterBuiltin(reg)
+	return executor.Deps{
+		Pool:          p,
+		Clock:         p.Clock,
+		Metrics:       b,
+		Tags:          metrics.EmptyTags.With("scenario", "test"),
+		IterationTags: p.Tags,
+		Recorder:      p.Rec,
+		State:         &executor.State{},
+		Logf:          func(string, ...any) {},
+	}, b
+}
