@@ -1,0 +1,32 @@
+package engine
+
+import (
+	"io"
+
+	"github.com/metronome-load/metronome/config"
+)
+
+// Config is one test run as the CLI describes it.
+type Config struct {
+	Script Script
+	// ScriptPath is shown in the banner.
+	ScriptPath string
+	// Options are the consolidated options.
+	Options *config.Options
+	// Outputs are the -o values ("json=out.json", "csv=out.csv", ...).
+	Outputs []string
+	// SummaryExport is the --summary-export path, "" for none.
+	SummaryExport string
+	// SummaryMode is "compact", "full" or "disabled".
+	SummaryMode string
+	// Quiet turns off the live progress display.
+	Quiet bool
+	// NoColor turns off colours in the summary.
+	NoColor bool
+	// Env is the environment K6_* output settings are read from.
+	Env map[string]string
+	// Stdout and Stderr are where the summary, progress and logs go;
+	// StdoutTTY and StderrTTY say whether they are terminals.
+	Stdout, Stderr       io.Writer
+	StdoutTTY, StderrTTY bool
+}
