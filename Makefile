@@ -1,0 +1,45 @@
+# metronome — build, test, benchmark and demo targets.
+
+GO       ?= go
+BIN      := bin/metronome
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
+LDFLAGS  := -s -w -X github.com/metronome-load/metronome/cli.Version=$(VERSION)
+
+.PHONY: all build test test-short bench demo dashboard fmt vet clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/metronome
+
+# The full suite, with the race detector: what CI runs.
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+# Without the race detector, for a quick local loop.
+test-short:
+	$(GO) test -count=1 -short ./...
+
+# Benchmarks: Go micro-benchmarks, then the end-to-end throughput and
+# memory benchmarks (see bench/README.md).
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./metrics/... ./executor/... ./output/...
+	$(GO) run ./bench -metronome $(BIN)
+
+# The newcomer's demo: a server that freezes, measured by a closed loop
+# and by an intended-time open model, side by side.
+demo: build
+	$(BIN) demo
+
+dashboard:
+	$(GO) generate ./examples/grafana/...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+vet:
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin
