@@ -105,7 +105,10 @@ type Pool struct {
 	Clock     clock.Clock
 	Work      Work
 	InitDelay time.Duration
-	Rec       *Recorder
+	// InitErr, when set, makes initialising a new VU fail with it after
+	// InitDelay; idle VUs are still handed out.
+	InitErr error
+	Rec     *Recorder
 	// Tags are the tags of the fakes' iteration samples.
 	Tags *metrics.TagSet
 
@@ -148,6 +151,9 @@ func (p *Pool) Get(ctx context.Context) (executor.VU, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.InitErr != nil {
+		return nil, p.InitErr
+	}
 	p.made++
 	p.take()
 	return &VU{id: p.made, pool: p, clock: p.Clock}, nil

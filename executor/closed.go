@@ -1,0 +1,259 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/metronome-load/metronome/clock"
+	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// minClosedDuration is the shortest duration or maxDuration k6 accepts for
+// constant-vus and the iterations executors.
+const minClosedDuration = time.Second
+
+// defaultMaxDuration is the iterations executors' default maxDuration.
+const defaultMaxDuration = 10 * time.Minute
+
+// closedRun is the state the closed-model executors share while running:
+// the scenario's deadlines, the VU accounting and the progress counters.
+// Progress reads it from other goroutines, so every field that changes
+// during a run is atomic.
+type closedRun struct {
+	deps     Deps
+	scenario *Scenario
+	interval time.Duration // expectedInterval; 0 when not set
+	regular  time.Duration
+	maxVUs   int
+
+	start       atomic.Pointer[time.Time]
+	elapsed     atomic.Int64 // the final elapsed time, valid once done is set
+	done        atomic.Bool
+	active      atomic.Int64
+	completed   atomic.Int64
+	interrupted atomic.Int64
+	dropped     atomic.Int64
+	index       atomic.Int64 // next global iteration index
+
+	errOnce sync.Once
+	err     error
+}
+
+func newClosedRun(deps Deps, s *Scenario, regular, interval time.Duration, maxVUs int) *closedRun {
+	return &closedRun{deps: deps, scenario: s, regular: regular, interval: interval, maxVUs: maxVUs}
+}
+
+// begin records the start and returns the hard-stop context, which ends at
+// the regular end plus gracefulStop or when ctx is cancelled, and the
+// regular end, after which no iteration starts.
+func (r *closedRun) begin(ctx context.Context) (context.Context, context.CancelFunc, time.Time) {
+	now := r.deps.Clock.Now()
+	r.start.Store(&now)
+	hard, cancel := withClockTimeout(ctx, r.deps.Clock, r.regular+r.scenario.GracefulStop)
+	return hard, cancel, now.Add(r.regular)
+}
+
+// finish freezes the elapsed time and marks the run done.
+func (r *closedRun) finish() {
+	r.elapsed.Store(int64(min(r.deps.Clock.Now().Sub(*r.start.Load()), r.regular+r.scenario.GracefulStop)))
+	r.done.Store(true)
+}
+
+// canStart reports whether a VU may start another iteration: the run was
+// neither stopped nor aborted and the regular duration has not passed.
+func (r *closedRun) canStart(hard context.Context, regularEnd time.Time) bool {
+	return hard.Err() == nil && r.deps.Clock.Now().Before(regularEnd)
+}
+
+// acquire takes a VU from the pool and counts it as held. A failure other
+// than the run ending is kept as the run's error and stops the run.
+func (r *closedRun) acquire(hard context.Context, stop context.CancelFunc) (VU, bool) {
+	vu, err := r.deps.Pool.Get(hard)
+	if err != nil {
+		if hard.Err() == nil {
+			r.errOnce.Do(func() { r.err = fmt.Errorf("scenarios.%s: getting a VU: %w", r.scenario.Name, err) })
+			stop()
+		}
+		return nil, false
+	}
+	r.active.Add(1)
+	if r.deps.State != nil {
+		r.deps.State.VUsActive.Add(1)
+	}
+	return vu, true
+}
+
+// release returns a held VU to the pool.
+func (r *closedRun) release(vu VU) {
+	r.deps.Pool.Put(vu)
+	r.active.Add(-1)
+	if r.deps.State != nil {
+		r.deps.State.VUsActive.Add(-1)
+	}
+}
+
+// iterate runs one iteration with global index i on vu and accounts for it.
+func (r *closedRun) iterate(ctx context.Context, vu VU, i int64) {
+	it := Iteration{Scenario: r.scenario, Index: i, LocalIndex: i}
+	res := vu.Run(ctx, it)
+	if r.deps.Account(vu, it, res, r.interval) {
+		r.completed.Add(1)
+	} else {
+		r.interrupted.Add(1)
+	}
+}
+
+// drop emits one dropped_iterations sample of n iterations that never
+// started, with the executor-level tags.
+func (r *closedRun) drop(at time.Time, n int64) {
+	r.dropped.Add(n)
+	r.deps.Recorder.Record(metrics.Sample{Metric: r.deps.Metrics.DroppedIterations, Tags: r.deps.Tags, Time: at, Value: float64(n)})
+}
+
+// progress reports Total as the regular duration plus gracefulStop, as
+// Config.MaxDuration does, so a scenario's bar ends where its time can end.
+func (r *closedRun) progress() Progress {
+	p := Progress{
+		Total:       r.regular + r.scenario.GracefulStop,
+		ActiveVUs:   int(r.active.Load()),
+		MaxVUs:      r.maxVUs,
+		Completed:   r.completed.Load(),
+		Interrupted: r.interrupted.Load(),
+		Dropped:     r.dropped.Load(),
+	}
+	if r.done.Load() {
+		p.Elapsed = time.Duration(r.elapsed.Load())
+		p.Done = true
+	} else if s := r.start.Load(); s != nil {
+		p.Elapsed = min(r.deps.Clock.Now().Sub(*s), p.Total)
+	}
+	return p
+}
+
+// withClockTimeout is context.WithTimeout on the given clock, so that the
+// deadline follows virtual time in tests.
+func withClockTimeout(parent context.Context, c clock.Clock, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	t := c.NewTimer(d)
+	go func() {
+		defer t.Stop()
+		select {
+		case <-t.C():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+// decodeClosedOptions is DecodeStrict, except that when a field's own
+// decoder rejects a value (a bad duration string, say) the error names the
+// option, which DecodeStrict cannot tell. scenario is the path below
+// "scenarios.": a scenario's name, or "api.stages[1]" for a nested object.
+func decodeClosedOptions(scenario string, raw json.RawMessage, v any) error {
+	err := DecodeStrict(scenario, raw, v)
+	if err == nil {
+		return nil
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return err
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	typ := reflect.TypeOf(v).Elem()
+	for _, k := range keys {
+		one, merr := json.Marshal(map[string]json.RawMessage{k: fields[k]})
+		if merr != nil {
+			continue
+		}
+		ferr := json.Unmarshal(one, reflect.New(typ).Interface())
+		var te *json.UnmarshalTypeError
+		if ferr != nil && !errors.As(ferr, &te) {
+			return fmt.Errorf("scenarios.%s.%s: %s", scenario, k, strings.TrimPrefix(ferr.Error(), "json: "))
+		}
+	}
+	return err
+}
+
+// countOption validates an optional count that must be greater than zero.
+func countOption(scenario, option string, v *int64, def int64) (int64, error) {
+	if v == nil {
+		return def, nil
+	}
+	if *v <= 0 {
+		return 0, fmt.Errorf("scenarios.%s.%s: must be greater than 0, got %d", scenario, option, *v)
+	}
+	return *v, nil
+}
+
+// durationOption validates a duration of at least minClosedDuration; a
+// missing one takes def, or is an error when def is zero.
+func durationOption(scenario, option string, v *duration.Duration, def time.Duration) (time.Duration, error) {
+	if v == nil {
+		if def == 0 {
+			return 0, fmt.Errorf("scenarios.%s.%s: is required (a duration of at least %s)", scenario, option, minClosedDuration)
+		}
+		return def, nil
+	}
+	if d := v.Std(); d < minClosedDuration {
+		return 0, fmt.Errorf("scenarios.%s.%s: must be at least %s, got %s", scenario, option, minClosedDuration, d)
+	}
+	return v.Std(), nil
+}
+
+// expectedIntervalOption validates metronome's expectedInterval; zero or
+// absent turns back-filling off.
+func expectedIntervalOption(scenario string, v *duration.Duration) (time.Duration, error) {
+	if v == nil {
+		return 0, nil
+	}
+	if *v < 0 {
+		return 0, fmt.Errorf("scenarios.%s.expectedInterval: must not be negative, got %s", scenario, v.Std())
+	}
+	return v.Std(), nil
+}
+
+// fitsHardStop checks that the regular duration plus gracefulStop does not
+// overflow a time.Duration.
+func fitsHardStop(s *Scenario, option string, regular time.Duration) error {
+	if regular > math.MaxInt64-s.GracefulStop {
+		return fmt.Errorf("scenarios.%s.%s: is too long", s.Name, option)
+	}
+	return nil
+}
+
+// bannerFacts formats the parenthesised facts of a closed-model banner:
+// the executor's own, then exec, startTime, expectedInterval and
+// gracefulStop when they differ from the defaults.
+func bannerFacts(s *Scenario, interval time.Duration, facts ...string) string {
+	if s.Exec != "" && s.Exec != "default" {
+		facts = append(facts, "exec: "+s.Exec)
+	}
+	if s.StartTime > 0 {
+		facts = append(facts, "startTime: "+s.StartTime.String())
+	}
+	if interval > 0 {
+		facts = append(facts, "expectedInterval: "+interval.String())
+	}
+	if s.GracefulStop > 0 {
+		facts = append(facts, "gracefulStop: "+s.GracefulStop.String())
+	}
+	if len(facts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(facts, ", ") + ")"
+}

@@ -1,0 +1,115 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/metronome-load/metronome/duration"
+)
+
+// ConstantVUsName is the executor name scripts use.
+const ConstantVUsName = "constant-vus"
+
+func init() {
+	Register(Type{Name: ConstantVUsName, Parse: parseConstantVUs})
+}
+
+// ConstantVUsConfig is a parsed constant-vus scenario: VUs VUs loop
+// iterations back to back for Duration.
+type ConstantVUsConfig struct {
+	Scenario *Scenario
+	VUs      int64
+	Duration time.Duration
+	// ExpectedInterval, when set, back-fills corrected_latency (DESIGN §2.3).
+	ExpectedInterval time.Duration
+}
+
+type constantVUsOptions struct {
+	BaseOptions
+	VUs              *int64             `json:"vus"`
+	Duration         *duration.Duration `json:"duration"`
+	ExpectedInterval *duration.Duration `json:"expectedInterval"`
+}
+
+func parseConstantVUs(name string, raw json.RawMessage) (Config, error) {
+	var o constantVUsOptions
+	if err := decodeClosedOptions(name, raw, &o); err != nil {
+		return nil, err
+	}
+	s, err := o.Scenario(name)
+	if err != nil {
+		return nil, err
+	}
+	c := &ConstantVUsConfig{Scenario: s}
+	if c.VUs, err = countOption(name, "vus", o.VUs, 1); err != nil {
+		return nil, err
+	}
+	if c.Duration, err = durationOption(name, "duration", o.Duration, 0); err != nil {
+		return nil, err
+	}
+	if err = fitsHardStop(s, "duration", c.Duration); err != nil {
+		return nil, err
+	}
+	if c.ExpectedInterval, err = expectedIntervalOption(name, o.ExpectedInterval); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Base returns the common options.
+func (c *ConstantVUsConfig) Base() *Scenario { return c.Scenario }
+
+// MaxVUs is the number of VUs.
+func (c *ConstantVUsConfig) MaxVUs() int { return int(c.VUs) }
+
+// InitialVUs is the number of VUs.
+func (c *ConstantVUsConfig) InitialVUs() int { return int(c.VUs) }
+
+// MaxDuration is duration plus gracefulStop.
+func (c *ConstantVUsConfig) MaxDuration() time.Duration {
+	return c.Duration + c.Scenario.GracefulStop
+}
+
+// Description is the banner line.
+func (c *ConstantVUsConfig) Description() string {
+	return fmt.Sprintf("%d looping VUs for %s", c.VUs, c.Duration) + bannerFacts(c.Scenario, c.ExpectedInterval)
+}
+
+// New builds the executor.
+func (c *ConstantVUsConfig) New(deps Deps) Executor {
+	return &constantVUs{cfg: c, run: newClosedRun(deps, c.Scenario, c.Duration, c.ExpectedInterval, int(c.VUs))}
+}
+
+type constantVUs struct {
+	cfg *ConstantVUsConfig
+	run *closedRun
+}
+
+func (e *constantVUs) Progress() Progress { return e.run.progress() }
+
+// Run starts every VU at once, each looping iterations until the duration
+// has passed.
+func (e *constantVUs) Run(ctx context.Context) error {
+	r := e.run
+	hard, stop, regularEnd := r.begin(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	for range e.cfg.VUs {
+		wg.Go(func() {
+			vu, ok := r.acquire(hard, stop)
+			if !ok {
+				return
+			}
+			defer r.release(vu)
+			for r.canStart(hard, regularEnd) {
+				r.iterate(hard, vu, r.index.Add(1)-1)
+			}
+		})
+	}
+	wg.Wait()
+	r.finish()
+	return r.err
+}
