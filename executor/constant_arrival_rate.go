@@ -1,0 +1,89 @@
+package executor
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/metronome-load/metronome/duration"
+)
+
+// ConstantArrivalRateName is the executor name scripts use.
+const ConstantArrivalRateName = "constant-arrival-rate"
+
+func init() {
+	Register(Type{Name: ConstantArrivalRateName, Parse: parseConstantArrivalRate})
+}
+
+// constantArrivalRateOptions are the JSON options of constant-arrival-rate.
+type constantArrivalRateOptions struct {
+	BaseOptions
+	Rate            *int64             `json:"rate"`
+	TimeUnit        *duration.Duration `json:"timeUnit"`
+	Duration        *duration.Duration `json:"duration"`
+	PreAllocatedVUs *int64             `json:"preAllocatedVUs"`
+	MaxVUs          *int64             `json:"maxVUs"`
+}
+
+// ConstantArrivalRateConfig is a parsed constant-arrival-rate scenario:
+// k6's executor, unchanged in behaviour. Iteration i is due at i·P, with
+// the period P = timeUnit/rate truncated to whole nanoseconds; an arrival
+// that finds no idle VU is dropped. metronome adds the measurement: started
+// iterations emit schedule_lag and corrected_latency, and a dropped one is
+// charged up to the moment the next VU became free (or the regular
+// duration ended).
+type ConstantArrivalRateConfig struct{ arrivalConfig }
+
+// NewConstantArrivalRate returns the config of a constant-arrival-rate
+// scenario of rate iterations per timeUnit for d. It checks only what the
+// schedule needs; Parse applies k6's option rules.
+func NewConstantArrivalRate(sc *Scenario, rate int64, timeUnit, d time.Duration, preAllocatedVUs, maxVUs int) (*ConstantArrivalRateConfig, error) {
+	s, err := NewSchedule(ScheduleSpec{TimeUnit: timeUnit, Rate: rate, Duration: d, K6Arithmetic: true})
+	if err != nil {
+		return nil, err
+	}
+	if preAllocatedVUs < 0 || maxVUs < preAllocatedVUs {
+		return nil, fmt.Errorf("need 0 ≤ preAllocatedVUs ≤ maxVUs, got %d and %d", preAllocatedVUs, maxVUs)
+	}
+	return &ConstantArrivalRateConfig{arrivalConfig{scenario: sc, schedule: s, preAllocated: preAllocatedVUs, maxVUs: maxVUs}}, nil
+}
+
+func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) {
+	var o constantArrivalRateOptions
+	if err := DecodeStrict(name, raw, &o); err != nil {
+		return nil, err
+	}
+	sc, err := o.Scenario(name)
+	if err != nil {
+		return nil, err
+	}
+	p := arrivalOptions{name}
+	unit, err := p.timeUnit(o.TimeUnit)
+	if err != nil {
+		return nil, err
+	}
+	rate, err := p.rate(o.Rate, unit)
+	if err != nil {
+		return nil, err
+	}
+	d, err := p.duration(o.Duration)
+	if err != nil {
+		return nil, err
+	}
+	pre, maxVUs, err := p.vus(o.PreAllocatedVUs, o.MaxVUs, false)
+	if err != nil {
+		return nil, err
+	}
+	s, err := p.schedule(ScheduleSpec{TimeUnit: unit, Rate: rate, Duration: d, K6Arithmetic: true})
+	if err != nil {
+		return nil, err
+	}
+	return &ConstantArrivalRateConfig{arrivalConfig{scenario: sc, schedule: s, preAllocated: pre, maxVUs: maxVUs}}, nil
+}
+
+// Description is the banner line, as k6 prints it:
+// "1000.00 iterations/s for 30s (maxVUs: 10-50, gracefulStop: 30s)".
+func (c *ConstantArrivalRateConfig) Description() string {
+	sp := c.schedule.Spec()
+	return fmt.Sprintf("%.2f iterations/s for %s%s", arrivalRatePerSecond(sp.Rate, sp.TimeUnit), sp.Duration, c.arrivalInfo())
+}

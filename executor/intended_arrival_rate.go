@@ -1,0 +1,139 @@
+package executor
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+
+	"github.com/metronome-load/metronome/duration"
+)
+
+// IntendedArrivalRateName is the executor name scripts use.
+const IntendedArrivalRateName = "intended-arrival-rate"
+
+func init() {
+	Register(Type{Name: IntendedArrivalRateName, Parse: parseIntendedArrivalRate})
+}
+
+// intendedArrivalRateOptions are the JSON options of intended-arrival-rate.
+type intendedArrivalRateOptions struct {
+	BaseOptions
+	Rate            *int64             `json:"rate"`
+	TimeUnit        *duration.Duration `json:"timeUnit"`
+	Duration        *duration.Duration `json:"duration"`
+	StartRate       *int64             `json:"startRate"`
+	Stages          json.RawMessage    `json:"stages"`
+	PreAllocatedVUs *int64             `json:"preAllocatedVUs"`
+	MaxVUs          *int64             `json:"maxVUs"`
+	Arrivals        *string            `json:"arrivals"`
+	Seed            *int64             `json:"seed"`
+}
+
+// IntendedArrivalRateConfig is a parsed intended-arrival-rate scenario
+// (DESIGN §2.3), metronome's open-model executor. Its schedule is a
+// constant rate or a k6-style ramp, with evenly spaced or Poisson arrivals.
+// It never drops while the schedule runs: an arrival that finds every VU
+// busy waits in a FIFO backlog and starts as soon as one is free, more VUs
+// are initialised in the background up to maxVUs, and the wait is charged
+// through schedule_lag and corrected_latency. After the regular duration
+// the backlog keeps draining for up to gracefulStop; at the hard stop what
+// still waits is dropped and what still runs is interrupted, both charged
+// up to that moment.
+type IntendedArrivalRateConfig struct{ arrivalConfig }
+
+// NewIntendedArrivalRate returns the config of an intended-arrival-rate
+// scenario following spec. It checks only what the schedule needs; Parse
+// applies the option rules. spec.K6Arithmetic is honoured as given.
+func NewIntendedArrivalRate(sc *Scenario, spec ScheduleSpec, preAllocatedVUs, maxVUs int) (*IntendedArrivalRateConfig, error) {
+	s, err := NewSchedule(spec)
+	if err != nil {
+		return nil, err
+	}
+	if preAllocatedVUs < 0 || maxVUs < preAllocatedVUs || maxVUs == 0 {
+		return nil, fmt.Errorf("need 0 ≤ preAllocatedVUs ≤ maxVUs and maxVUs > 0, got %d and %d", preAllocatedVUs, maxVUs)
+	}
+	return &IntendedArrivalRateConfig{arrivalConfig{scenario: sc, schedule: s, preAllocated: preAllocatedVUs, maxVUs: maxVUs, queue: true}}, nil
+}
+
+func parseIntendedArrivalRate(name string, raw json.RawMessage) (Config, error) {
+	var o intendedArrivalRateOptions
+	if err := DecodeStrict(name, raw, &o); err != nil {
+		return nil, err
+	}
+	sc, err := o.Scenario(name)
+	if err != nil {
+		return nil, err
+	}
+	p := arrivalOptions{name}
+	spec := ScheduleSpec{}
+	if spec.TimeUnit, err = p.timeUnit(o.TimeUnit); err != nil {
+		return nil, err
+	}
+	constant := o.Rate != nil || o.Duration != nil
+	ramp := o.StartRate != nil || arrivalGiven(o.Stages)
+	switch {
+	case constant && ramp:
+		opt := "stages"
+		if !arrivalGiven(o.Stages) {
+			opt = "startRate"
+		}
+		return nil, p.errorf(opt, "cannot be combined with rate and duration: give either rate and duration, or startRate and stages")
+	case ramp:
+		if spec.StartRate, spec.Stages, err = p.stages(o.StartRate, o.Stages, spec.TimeUnit); err != nil {
+			return nil, err
+		}
+	default:
+		if spec.Rate, err = p.rate(o.Rate, spec.TimeUnit); err != nil {
+			return nil, err
+		}
+		if spec.Duration, err = p.duration(o.Duration); err != nil {
+			return nil, err
+		}
+	}
+	if o.Arrivals != nil {
+		switch *o.Arrivals {
+		case "uniform":
+		case "poisson":
+			spec.Arrivals = ArrivalsPoisson
+		default:
+			return nil, p.errorf("arrivals", `must be "uniform" or "poisson", got %q`, *o.Arrivals)
+		}
+	}
+	switch {
+	case o.Seed != nil && spec.Arrivals != ArrivalsPoisson:
+		return nil, p.errorf("seed", `only applies to arrivals: "poisson"`)
+	case o.Seed != nil:
+		spec.Seed = uint64(*o.Seed)
+	default:
+		// A fixed default keeps runs repeatable and lets every instance of
+		// a distributed test compute the same schedule; deriving it from
+		// the name keeps two scenarios from sharing one.
+		h := fnv.New64a()
+		h.Write([]byte(name))
+		spec.Seed = h.Sum64()
+	}
+	pre, maxVUs, err := p.vus(o.PreAllocatedVUs, o.MaxVUs, true)
+	if err != nil {
+		return nil, err
+	}
+	s, err := p.schedule(spec)
+	if err != nil {
+		return nil, err
+	}
+	return &IntendedArrivalRateConfig{arrivalConfig{scenario: sc, schedule: s, preAllocated: pre, maxVUs: maxVUs, queue: true}}, nil
+}
+
+// Description is the banner line, k6-style:
+// "1000.00 iterations/s for 30s, poisson arrivals (maxVUs: 10-50, gracefulStop: 30s)".
+func (c *IntendedArrivalRateConfig) Description() string {
+	sp := c.schedule.Spec()
+	arrivals := ""
+	if sp.Arrivals == ArrivalsPoisson {
+		arrivals = ", poisson arrivals"
+	}
+	rate := arrivalRatePerSecond(sp.peakRate(), sp.TimeUnit)
+	if len(sp.Stages) > 0 {
+		return fmt.Sprintf("Up to %.2f iterations/s for %s over %d stages%s%s", rate, c.schedule.Duration(), len(sp.Stages), arrivals, c.arrivalInfo())
+	}
+	return fmt.Sprintf("%.2f iterations/s for %s%s%s", rate, sp.Duration, arrivals, c.arrivalInfo())
+}

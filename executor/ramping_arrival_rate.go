@@ -1,0 +1,87 @@
+package executor
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/metronome-load/metronome/duration"
+)
+
+// RampingArrivalRateName is the executor name scripts use.
+const RampingArrivalRateName = "ramping-arrival-rate"
+
+func init() {
+	Register(Type{Name: RampingArrivalRateName, Parse: parseRampingArrivalRate})
+}
+
+// rampingArrivalRateOptions are the JSON options of ramping-arrival-rate.
+type rampingArrivalRateOptions struct {
+	BaseOptions
+	StartRate       *int64             `json:"startRate"`
+	TimeUnit        *duration.Duration `json:"timeUnit"`
+	Stages          json.RawMessage    `json:"stages"`
+	PreAllocatedVUs *int64             `json:"preAllocatedVUs"`
+	MaxVUs          *int64             `json:"maxVUs"`
+}
+
+// RampingArrivalRateConfig is a parsed ramping-arrival-rate scenario: k6's
+// executor, unchanged in behaviour. The rate goes linearly from startRate
+// through each stage's target; the i-th iteration (1-based) is due when the
+// area under the rate reaches i, computed with k6's arithmetic. Drops and
+// their measurement are those of constant-arrival-rate.
+type RampingArrivalRateConfig struct{ arrivalConfig }
+
+// NewRampingArrivalRate returns the config of a ramping-arrival-rate
+// scenario. It checks only what the schedule needs; Parse applies k6's
+// option rules.
+func NewRampingArrivalRate(sc *Scenario, startRate int64, stages []RateStage, timeUnit time.Duration, preAllocatedVUs, maxVUs int) (*RampingArrivalRateConfig, error) {
+	if len(stages) == 0 {
+		return nil, fmt.Errorf("at least one stage is required")
+	}
+	s, err := NewSchedule(ScheduleSpec{TimeUnit: timeUnit, StartRate: startRate, Stages: stages, K6Arithmetic: true})
+	if err != nil {
+		return nil, err
+	}
+	if preAllocatedVUs < 0 || maxVUs < preAllocatedVUs {
+		return nil, fmt.Errorf("need 0 ≤ preAllocatedVUs ≤ maxVUs, got %d and %d", preAllocatedVUs, maxVUs)
+	}
+	return &RampingArrivalRateConfig{arrivalConfig{scenario: sc, schedule: s, preAllocated: preAllocatedVUs, maxVUs: maxVUs}}, nil
+}
+
+func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
+	var o rampingArrivalRateOptions
+	if err := DecodeStrict(name, raw, &o); err != nil {
+		return nil, err
+	}
+	sc, err := o.Scenario(name)
+	if err != nil {
+		return nil, err
+	}
+	p := arrivalOptions{name}
+	unit, err := p.timeUnit(o.TimeUnit)
+	if err != nil {
+		return nil, err
+	}
+	start, stages, err := p.stages(o.StartRate, o.Stages, unit)
+	if err != nil {
+		return nil, err
+	}
+	pre, maxVUs, err := p.vus(o.PreAllocatedVUs, o.MaxVUs, false)
+	if err != nil {
+		return nil, err
+	}
+	s, err := p.schedule(ScheduleSpec{TimeUnit: unit, StartRate: start, Stages: stages, K6Arithmetic: true})
+	if err != nil {
+		return nil, err
+	}
+	return &RampingArrivalRateConfig{arrivalConfig{scenario: sc, schedule: s, preAllocated: pre, maxVUs: maxVUs}}, nil
+}
+
+// Description is the banner line, as k6 prints it:
+// "Up to 50.00 iterations/s for 1m0s over 3 stages (maxVUs: 10-50, gracefulStop: 30s)".
+func (c *RampingArrivalRateConfig) Description() string {
+	sp := c.schedule.Spec()
+	return fmt.Sprintf("Up to %.2f iterations/s for %s over %d stages%s",
+		arrivalRatePerSecond(sp.peakRate(), sp.TimeUnit), c.schedule.Duration(), len(sp.Stages), c.arrivalInfo())
+}
