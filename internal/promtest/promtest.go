@@ -1,0 +1,481 @@
+// Package promtest starts a real Prometheus server for tests, with the
+// remote-write receiver and native histograms enabled, and queries it
+// through the HTTP API.
+//
+// The server is the binary of Debian's prometheus package (2.42). A test
+// that needs it is skipped when the binary is missing on a developer's
+// machine, and fails when it is missing in CI (CI=true), so that CI can
+// never pass without having run it.
+package promtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// DefaultBinary is where Debian's prometheus package installs the server.
+const DefaultBinary = "/usr/bin/prometheus"
+
+// BinaryEnv names the environment variable that overrides the binary.
+const BinaryEnv = "METRONOME_PROMETHEUS"
+
+// Timeouts of the server's lifecycle. Readiness usually takes well under a
+// second; the margin is for a loaded 2-core machine.
+const (
+	readyTimeout = 60 * time.Second
+	stopTimeout  = 10 * time.Second
+)
+
+// Server is a running Prometheus.
+type Server struct {
+	// URL is the server's base URL, http://127.0.0.1:<port>.
+	URL string
+
+	cmd    *exec.Cmd
+	log    *syncBuffer
+	client *http.Client
+	done   chan struct{}
+}
+
+// Binary returns the path of the Prometheus binary, or "" when there is
+// none: $METRONOME_PROMETHEUS, else /usr/bin/prometheus, else prometheus on
+// the PATH.
+func Binary() string {
+	if p := os.Getenv(BinaryEnv); p != "" {
+		return p
+	}
+	if _, err := os.Stat(DefaultBinary); err == nil {
+		return DefaultBinary
+	}
+	if p, err := exec.LookPath("prometheus"); err == nil {
+		return p
+	}
+	return ""
+}
+
+// Start starts a Prometheus on a free loopback port with an empty TSDB and
+// no scrape jobs, waits until it is ready and stops it when the test ends.
+// It skips the test when the binary is missing, unless CI is "true".
+func Start(t testing.TB) *Server {
+	t.Helper()
+	bin := Binary()
+	if bin == "" {
+		msg := "promtest: no Prometheus binary (" + DefaultBinary + "); install it with `apt-get install -y prometheus` or set " + BinaryEnv
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + "; CI must run the Prometheus tests")
+		}
+		t.Skip(msg)
+	}
+	var lastErr error
+	// A port found free can be taken before Prometheus binds it; try a
+	// few ports before giving up.
+	for range 3 {
+		s, err := start(t, bin)
+		if err == nil {
+			return s
+		}
+		lastErr = err
+	}
+	t.Fatalf("promtest: %v", lastErr)
+	return nil
+}
+
+func start(t testing.TB, bin string) (*Server, error) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(cfg, []byte("global:\n  scrape_interval: 1m\n"), 0o644); err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	cmd := exec.Command(bin,
+		"--config.file="+cfg,
+		"--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr,
+		"--web.enable-remote-write-receiver",
+		"--enable-feature=native-histograms",
+		"--log.level=warn",
+	)
+	log := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", bin, err)
+	}
+	s := &Server{
+		URL:    "http://" + addr,
+		cmd:    cmd,
+		log:    log,
+		client: &http.Client{Timeout: 30 * time.Second},
+		done:   make(chan struct{}),
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(s.done)
+	}()
+	if err := s.waitReady(); err != nil {
+		s.stop()
+		return nil, err
+	}
+	t.Cleanup(s.stop)
+	return s, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func (s *Server) waitReady() error {
+	deadline := time.Now().Add(readyTimeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-s.done:
+			return fmt.Errorf("prometheus exited before it was ready: %s", s.log.String())
+		default:
+		}
+		resp, err := s.client.Get(s.URL + "/-/ready")
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("prometheus not ready after %s: %s", readyTimeout, s.log.String())
+}
+
+func (s *Server) stop() {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(stopTimeout):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	}
+}
+
+// WriteURL is the remote-write endpoint.
+func (s *Server) WriteURL() string { return s.URL + "/api/v1/write" }
+
+// Log returns what the server has printed so far (warnings and errors).
+func (s *Server) Log() string { return s.log.String() }
+
+// Result is the answer to a query.
+type Result struct {
+	// Type is "vector", "matrix", "scalar" or "string".
+	Type   string
+	Series []Series
+}
+
+// Series is one labelled series of a result. A vector's series has one
+// point; a scalar is one series without labels.
+type Series struct {
+	Labels map[string]string
+	Points []Point
+}
+
+// Point is one value of a series: a float, or a native histogram when H is
+// not nil.
+type Point struct {
+	T time.Time
+	V float64
+	H *Histogram
+}
+
+// Histogram is a native histogram value as the HTTP API returns it.
+type Histogram struct {
+	Count, Sum float64
+	Buckets    []Bucket
+}
+
+// Bucket is one bucket of a Histogram. Boundaries is the API's rule code:
+// 0 open left, 1 open right, 2 open both, 3 closed both.
+type Bucket struct {
+	Boundaries   int
+	Lower, Upper float64
+	Count        float64
+}
+
+// Empty reports whether the result holds no value.
+func (r Result) Empty() bool {
+	for _, s := range r.Series {
+		if len(s.Points) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Query runs an instant PromQL query evaluated at at.
+func (s *Server) Query(ctx context.Context, expr string, at time.Time) (Result, error) {
+	v := url.Values{"query": {expr}, "time": {formatTime(at)}}
+	return s.get(ctx, "/api/v1/query", v)
+}
+
+// QueryRange runs a range PromQL query.
+func (s *Server) QueryRange(ctx context.Context, expr string, start, end time.Time, step time.Duration) (Result, error) {
+	v := url.Values{
+		"query": {expr},
+		"start": {formatTime(start)},
+		"end":   {formatTime(end)},
+		"step":  {strconv.FormatFloat(step.Seconds(), 'f', -1, 64)},
+	}
+	return s.get(ctx, "/api/v1/query_range", v)
+}
+
+// Series lists the label sets of the series matching a selector between
+// start and end.
+func (s *Server) Series(ctx context.Context, match string, start, end time.Time) ([]map[string]string, error) {
+	v := url.Values{"match[]": {match}, "start": {formatTime(start)}, "end": {formatTime(end)}}
+	body, err := s.call(ctx, "/api/v1/series", v)
+	if err != nil {
+		return nil, err
+	}
+	var out []map[string]string
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, fmt.Errorf("decoding series: %w", err)
+	}
+	return out, nil
+}
+
+func formatTime(t time.Time) string {
+	return strconv.FormatFloat(float64(t.UnixNano())/1e9, 'f', 3, 64)
+}
+
+func (s *Server) call(ctx context.Context, path string, v url.Values) (json.RawMessage, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+path, strings.NewReader(v.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	var env struct {
+		Status    string          `json:"status"`
+		Data      json.RawMessage `json:"data"`
+		ErrorType string          `json:"errorType"`
+		Error     string          `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return nil, fmt.Errorf("%s: HTTP %d: %s", path, resp.StatusCode, bytes.TrimSpace(raw))
+	}
+	if env.Status != "success" {
+		return nil, fmt.Errorf("%s: %s: %s", path, env.ErrorType, env.Error)
+	}
+	return env.Data, nil
+}
+
+func (s *Server) get(ctx context.Context, path string, v url.Values) (Result, error) {
+	data, err := s.call(ctx, path, v)
+	if err != nil {
+		return Result{}, fmt.Errorf("query %q: %w", v.Get("query"), err)
+	}
+	r, err := decodeResult(data)
+	if err != nil {
+		return Result{}, fmt.Errorf("query %q: %w", v.Get("query"), err)
+	}
+	return r, nil
+}
+
+type rawSeries struct {
+	Metric     map[string]string `json:"metric"`
+	Value      json.RawMessage   `json:"value"`
+	Values     []json.RawMessage `json:"values"`
+	Histogram  json.RawMessage   `json:"histogram"`
+	Histograms []json.RawMessage `json:"histograms"`
+}
+
+func decodeResult(data json.RawMessage) (Result, error) {
+	var d struct {
+		ResultType string          `json:"resultType"`
+		Result     json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		return Result{}, err
+	}
+	r := Result{Type: d.ResultType}
+	switch d.ResultType {
+	case "scalar", "string":
+		p, err := decodePoint(d.Result, false)
+		if err != nil {
+			return Result{}, err
+		}
+		r.Series = []Series{{Points: []Point{p}}}
+		return r, nil
+	case "vector", "matrix":
+	default:
+		return Result{}, fmt.Errorf("unknown result type %q", d.ResultType)
+	}
+	var raws []rawSeries
+	if err := json.Unmarshal(d.Result, &raws); err != nil {
+		return Result{}, err
+	}
+	for _, rs := range raws {
+		s := Series{Labels: rs.Metric}
+		add := func(raw json.RawMessage, hist bool) error {
+			if len(raw) == 0 {
+				return nil
+			}
+			p, err := decodePoint(raw, hist)
+			if err != nil {
+				return err
+			}
+			s.Points = append(s.Points, p)
+			return nil
+		}
+		if err := add(rs.Value, false); err != nil {
+			return Result{}, err
+		}
+		if err := add(rs.Histogram, true); err != nil {
+			return Result{}, err
+		}
+		for _, v := range rs.Values {
+			if err := add(v, false); err != nil {
+				return Result{}, err
+			}
+		}
+		for _, v := range rs.Histograms {
+			if err := add(v, true); err != nil {
+				return Result{}, err
+			}
+		}
+		r.Series = append(r.Series, s)
+	}
+	return r, nil
+}
+
+// decodePoint reads [ts, "value"] or [ts, {histogram}].
+func decodePoint(raw json.RawMessage, hist bool) (Point, error) {
+	var pair []json.RawMessage
+	if err := json.Unmarshal(raw, &pair); err != nil || len(pair) != 2 {
+		return Point{}, fmt.Errorf("malformed sample %s", raw)
+	}
+	var ts float64
+	if err := json.Unmarshal(pair[0], &ts); err != nil {
+		return Point{}, fmt.Errorf("malformed timestamp %s", pair[0])
+	}
+	sec, frac := math.Modf(ts)
+	p := Point{T: time.Unix(int64(sec), int64(math.Round(frac*1e3))*int64(time.Millisecond))}
+	if !hist {
+		var s string
+		if err := json.Unmarshal(pair[1], &s); err != nil {
+			return Point{}, fmt.Errorf("malformed value %s", pair[1])
+		}
+		v, err := parseFloat(s)
+		if err != nil {
+			return Point{}, err
+		}
+		p.V = v
+		return p, nil
+	}
+	var h struct {
+		Count   string              `json:"count"`
+		Sum     string              `json:"sum"`
+		Buckets [][]json.RawMessage `json:"buckets"`
+	}
+	if err := json.Unmarshal(pair[1], &h); err != nil {
+		return Point{}, fmt.Errorf("malformed histogram %s", pair[1])
+	}
+	out := &Histogram{}
+	var err error
+	if out.Count, err = parseFloat(h.Count); err != nil {
+		return Point{}, err
+	}
+	if out.Sum, err = parseFloat(h.Sum); err != nil {
+		return Point{}, err
+	}
+	for _, b := range h.Buckets {
+		if len(b) != 4 {
+			return Point{}, fmt.Errorf("malformed histogram bucket in %s", pair[1])
+		}
+		var bk Bucket
+		var lo, hi, c string
+		if err := errors.Join(json.Unmarshal(b[0], &bk.Boundaries), json.Unmarshal(b[1], &lo),
+			json.Unmarshal(b[2], &hi), json.Unmarshal(b[3], &c)); err != nil {
+			return Point{}, fmt.Errorf("malformed histogram bucket in %s", pair[1])
+		}
+		if bk.Lower, err = parseFloat(lo); err != nil {
+			return Point{}, err
+		}
+		if bk.Upper, err = parseFloat(hi); err != nil {
+			return Point{}, err
+		}
+		if bk.Count, err = parseFloat(c); err != nil {
+			return Point{}, err
+		}
+		out.Buckets = append(out.Buckets, bk)
+	}
+	p.H = out
+	return p, nil
+}
+
+// parseFloat reads a Prometheus API number, which may be NaN or ±Inf.
+func parseFloat(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("malformed number %q", s)
+	}
+	return v, nil
+}
+
+// syncBuffer collects the server's output for error messages.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	// Keep the last 64 KiB; the start of the output matters less than
+	// the error that stopped the server.
+	if b.b.Len() > 64<<10 {
+		rest := b.b.Bytes()[b.b.Len()-32<<10:]
+		b.b = *bytes.NewBuffer(append([]byte(nil), rest...))
+	}
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.TrimSpace(b.b.String())
+}

@@ -1,0 +1,357 @@
+package hdrlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/output"
+)
+
+type logs struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logs) logf(f string, a ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(f, a...))
+}
+
+func (l *logs) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// record runs an hdrlog output over the batches, one batch per 100 ms of
+// (virtual) time, and returns the log.
+func record(t *testing.T, path string, env map[string]string, batches [][]metrics.Sample) *logs {
+	t.Helper()
+	l := &logs{}
+	out, err := New(output.Params{Arg: path, Env: env, Logf: l.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range batches {
+		out.AddSamples(b)
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := out.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func TestRegistered(t *testing.T) {
+	if _, ok := output.Lookup("hdrlog"); !ok {
+		t.Error("hdrlog is not registered")
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	if _, err := New(output.Params{}); err == nil || !strings.Contains(err.Error(), "-o hdrlog=") {
+		t.Errorf("missing file: %v", err)
+	}
+	_, err := New(output.Params{Arg: "x.hlog", Env: map[string]string{"K6_HDRLOG_INTERVAL": "often"}})
+	if err == nil || !strings.HasPrefix(err.Error(), "K6_HDRLOG_INTERVAL:") {
+		t.Errorf("bad interval: %v", err)
+	}
+	o, err := New(output.Params{Arg: filepath.Join(t.TempDir(), "no", "such", "dir.hlog")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Start(); err == nil || !strings.Contains(err.Error(), "cannot create") {
+		t.Errorf("unwritable file: %v", err)
+	}
+}
+
+func TestTag(t *testing.T) {
+	for _, c := range []struct{ m, s, want string }{
+		{"corrected_latency", "api", "metric=corrected_latency;scenario=api"},
+		{"http_req_duration", "", "metric=http_req_duration"},
+		{"schedule_lag", "my scenario,2;a=b", "metric=schedule_lag;scenario=my_scenario_2_a_b"},
+	} {
+		if got := Tag(c.m, c.s); got != c.want {
+			t.Errorf("Tag(%q, %q) = %q, want %q", c.m, c.s, got, c.want)
+		}
+		m, l := splitTag(c.want)
+		if m != strings.TrimPrefix(strings.Split(c.want, ";")[0], "metric=") || (c.s == "") != (l == "") {
+			t.Errorf("splitTag(%q) = %q, %q", c.want, m, l)
+		}
+	}
+}
+
+// TestLogFormat reads the log back with hdrhistogram-go's reader: header
+// lines, one interval per second per (metric, scenario), values in µs in
+// the interval of their timestamp.
+func TestLogFormat(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reg := metrics.NewRegistry()
+		b := metrics.RegisterBuiltin(reg)
+		api := metrics.NewTags(map[string]string{"scenario": "api", "name": "x"})
+		start := time.Now()
+		var batches [][]metrics.Sample
+		for i := range 30 { // 3 s of batches, 100 ms apart
+			at := start.Add(time.Duration(i) * 100 * time.Millisecond)
+			batches = append(batches, []metrics.Sample{
+				{Metric: b.CorrectedLatency, Tags: api, Time: at, Value: 12.3456},
+				{Metric: b.HTTPReqs, Tags: api, Time: at, Value: 1},                      // not a trend
+				{Metric: b.HTTPReqDuration, Tags: metrics.EmptyTags, Time: at, Value: 2}, // no scenario
+				{Metric: b.ScheduleLag, Tags: api, Time: at, Value: -1},                  // skipped
+			})
+		}
+		// A late sample of the first second arrives with the last batch.
+		batches[29] = append(batches[29], metrics.Sample{Metric: b.CorrectedLatency, Tags: api, Time: start, Value: 1e9})
+		path := filepath.Join(t.TempDir(), "run.hlog")
+		l := record(t, path, nil, batches)
+		if out := l.String(); !strings.Contains(out, "10 negative values") && !strings.Contains(out, "30 negative values") {
+			t.Errorf("negative values not reported: %q", out)
+		}
+		if !strings.Contains(l.String(), "1 values above one day") {
+			t.Errorf("clamped value not reported: %q", l)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		for _, want := range []string{"#[Histogram log format version 1.3]", "#[StartTime: ", `"StartTimestamp","Interval_Length"`} {
+			if !strings.Contains(text, want) {
+				t.Errorf("log lacks %q:\n%s", want, text)
+			}
+		}
+		r := hdrhistogram.NewHistogramLogReader(bytes.NewReader(data))
+		counts := map[string][]int64{}
+		for {
+			h, err := r.NextIntervalHistogram()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h == nil {
+				break
+			}
+			sec := (h.StartTimeMs() - start.UnixMilli()) / 1000
+			if h.EndTimeMs()-h.StartTimeMs() != 1000 {
+				t.Errorf("interval of %d ms", h.EndTimeMs()-h.StartTimeMs())
+			}
+			if int64(len(counts[h.Tag()])) != sec {
+				t.Errorf("%s: interval %d out of order", h.Tag(), sec)
+			}
+			counts[h.Tag()] = append(counts[h.Tag()], h.TotalCount())
+			if h.Tag() == "metric=corrected_latency;scenario=api" && sec == 1 {
+				if v := h.ValueAtPercentile(50); !h.ValuesAreEquivalent(v, 12346) {
+					t.Errorf("12.3456 ms recorded as %d µs, want 12346", v)
+				}
+			}
+		}
+		want := map[string][]int64{
+			"metric=corrected_latency;scenario=api": {11, 10, 10},
+			"metric=http_req_duration":              {10, 10, 10},
+		}
+		if fmt.Sprint(counts) != fmt.Sprint(want) {
+			t.Errorf("interval counts %v, want %v", counts, want)
+		}
+	})
+}
+
+// run is a synthetic run: the samples of two instances of a test that
+// split the arrivals between them (as execution segments do).
+func splitRun(b *metrics.Builtin) (all, first, second [][]metrics.Sample, sinks map[string]*metrics.TrendSink) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	start := time.Now()
+	sinks = map[string]*metrics.TrendSink{}
+	tagsOf := map[string]*metrics.TagSet{
+		"api": metrics.NewTags(map[string]string{"scenario": "api"}),
+		"web": metrics.NewTags(map[string]string{"scenario": "web"}),
+	}
+	for i := range 200 { // 20 s of batches, 100 ms apart
+		var ba, b1, b2 []metrics.Sample
+		for j := range 50 {
+			sc := []string{"api", "web"}[j%2]
+			at := start.Add(time.Duration(i)*100*time.Millisecond + time.Duration(j)*time.Millisecond)
+			raw := 5 * math.Exp(rng.NormFloat64())
+			lag := 0.0
+			if rng.IntN(50) == 0 {
+				lag = rng.Float64() * 3000
+			}
+			for _, s := range []metrics.Sample{
+				{Metric: b.HTTPReqDuration, Tags: tagsOf[sc], Time: at, Value: raw},
+				{Metric: b.ScheduleLag, Tags: tagsOf[sc], Time: at, Value: lag},
+				{Metric: b.CorrectedLatency, Tags: tagsOf[sc], Time: at, Value: raw + lag},
+			} {
+				k := Tag(s.Metric.Name, sc)
+				if sinks[k] == nil {
+					sinks[k] = metrics.NewTrendSink()
+				}
+				sinks[k].AddValue(s.Value)
+				ba = append(ba, s)
+				if j/2%2 == 0 { // both scenarios on both instances
+					b1 = append(b1, s)
+				} else {
+					b2 = append(b2, s)
+				}
+			}
+		}
+		all, first, second = append(all, ba), append(first, b1), append(second, b2)
+	}
+	return all, first, second, sinks
+}
+
+func mergeFiles(t *testing.T, paths ...string) []Summary {
+	t.Helper()
+	m := NewMerger()
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = m.Add(f, p)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out []Summary
+	for _, d := range m.Distributions() {
+		if d.Dropped != 0 {
+			t.Errorf("%s: %d values dropped in the merge", d.Tag, d.Dropped)
+		}
+		out = append(out, d.Summarize(Percentiles))
+	}
+	return out
+}
+
+// TestMergeHalvesEqualsWhole merges the logs of two instances that each ran
+// half of the arrivals and checks that every number equals the log of one
+// instance that ran them all: HdrHistogram merges are exact.
+func TestMergeHalvesEqualsWhole(t *testing.T) {
+	dir := t.TempDir()
+	var all, first, second [][]metrics.Sample
+	var sinks map[string]*metrics.TrendSink
+	b := metrics.RegisterBuiltin(metrics.NewRegistry())
+	// Each instance runs in its own bubble, so each starts at the same
+	// virtual instant as the samples.
+	synctest.Test(t, func(t *testing.T) {
+		all, first, second, sinks = splitRun(b)
+		record(t, filepath.Join(dir, "all.hlog"), nil, all)
+	})
+	synctest.Test(t, func(t *testing.T) { record(t, filepath.Join(dir, "a.hlog"), nil, first) })
+	synctest.Test(t, func(t *testing.T) { record(t, filepath.Join(dir, "b.hlog"), nil, second) })
+	whole := mergeFiles(t, filepath.Join(dir, "all.hlog"))
+	halves := mergeFiles(t, filepath.Join(dir, "a.hlog"), filepath.Join(dir, "b.hlog"))
+	if len(whole) != 6 || len(halves) != 6 {
+		t.Fatalf("%d and %d distributions, want 3 metrics × 2 scenarios", len(whole), len(halves))
+	}
+	for i := range whole {
+		w, h := whole[i], halves[i]
+		if w.Metric != h.Metric || w.Labels != h.Labels || w.Count != h.Count || w.Min != h.Min ||
+			w.Max != h.Max || w.Mean != h.Mean || fmt.Sprint(w.Percentiles) != fmt.Sprint(h.Percentiles) {
+			t.Errorf("%s %s: halves %+v\nwhole %+v", w.Metric, w.Labels, h, w)
+		}
+		if h.Intervals != 2*w.Intervals || w.Intervals != 20 {
+			t.Errorf("%s %s: %d intervals in the halves, %d in the whole", w.Metric, w.Labels, h.Intervals, w.Intervals)
+		}
+		// Against the end-of-test summary of the whole run: the same
+		// buckets and estimator, so equal but where the summary clamps to
+		// its exact max (within half a bucket: 0.05%).
+		sink := sinks[Tag(w.Metric, strings.TrimPrefix(w.Labels, "scenario="))]
+		if w.Count != sink.Count() {
+			t.Errorf("%s %s: count %d, want %d", w.Metric, w.Labels, w.Count, sink.Count())
+		}
+		for _, p := range Percentiles {
+			got, want := w.Percentiles[PercentileName(p)], sink.Percentile(p)
+			if math.Abs(got-want) > want/2000 {
+				t.Errorf("%s %s p%g: %g ms, summary %g ms", w.Metric, w.Labels, p, got, want)
+			}
+		}
+	}
+}
+
+func TestMergeRejectsOtherFiles(t *testing.T) {
+	m := NewMerger()
+	err := m.Add(strings.NewReader("hello\nworld\n"), "notes.txt")
+	if err == nil || !strings.Contains(err.Error(), "notes.txt") {
+		t.Errorf("error %v", err)
+	}
+	err = m.Add(strings.NewReader("Tag=a,0.0,1.0,0.1,HISTFAAAnotbase64!!\n"), "bad.hlog")
+	if err == nil || !strings.Contains(err.Error(), "bad.hlog") {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestWriteTableAndJSON(t *testing.T) {
+	m := NewMerger()
+	h := hdrhistogram.New(Lowest, Highest, SignificantDigits)
+	for v := int64(1000); v <= 100_000; v += 1000 {
+		_ = h.RecordValue(v)
+	}
+	h.SetTag(Tag("corrected_latency", "api"))
+	h.SetStartTimeMs(1_700_000_000_000)
+	h.SetEndTimeMs(1_700_000_001_000)
+	m.merge(h)
+	sums := []Summary{m.Distributions()[0].Summarize(Percentiles)}
+	if got := m.Distributions("http_req_duration"); len(got) != 0 {
+		t.Errorf("metric filter kept %d", len(got))
+	}
+	var tb bytes.Buffer
+	if err := WriteTable(&tb, sums, Percentiles); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(tb.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("table:\n%s", tb.String())
+	}
+	for _, want := range []string{"metric", "p99.9", "max"} {
+		if !strings.Contains(lines[0], want) {
+			t.Errorf("header %q lacks %s", lines[0], want)
+		}
+	}
+	// Values 1, 2, ... 100 ms: p50 interpolates between 50 and 51 ms.
+	for _, want := range []string{"corrected_latency", "scenario=api", " 100 ", " 1ms ", " 50.5ms ", " 100ms"} {
+		if !strings.Contains(lines[1], want) {
+			t.Errorf("row %q lacks %s", lines[1], want)
+		}
+	}
+	var jb bytes.Buffer
+	if err := WriteJSON(&jb, sums); err != nil {
+		t.Fatal(err)
+	}
+	var back []Summary
+	if err := json.Unmarshal(jb.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != 1 || back[0].Count != 100 || math.Abs(back[0].Percentiles["p50"]-50.5) > 0.05 ||
+		math.Abs(back[0].Max-100) > 0.05 || back[0].Labels != "scenario=api" {
+		t.Errorf("json %s", jb.String())
+	}
+}
+
+func TestFormatMs(t *testing.T) {
+	for ms, want := range map[float64]string{
+		0: "0s", 0.85: "850µs", 0.0015: "1.5µs", 12.345: "12.35ms", 1: "1ms", 999.99: "999.99ms",
+		1923.8: "1.92s", 59_999: "60s", 125_100: "2m5.1s",
+	} {
+		if got := FormatMs(ms); got != want {
+			t.Errorf("FormatMs(%g) = %q, want %q", ms, got, want)
+		}
+	}
+	if got := PercentileName(99.9); got != "p99.9" {
+		t.Errorf("PercentileName(99.9) = %q", got)
+	}
+}

@@ -1,0 +1,405 @@
+// Package hdrlog is the HdrHistogram interval-log output (-o hdrlog=FILE)
+// and the reader behind `metronome merge`.
+//
+// The output writes, for every time trend (http_req_duration,
+// corrected_latency, schedule_lag, iteration_duration, ...) and every
+// scenario, one histogram per interval (1 s, K6_HDRLOG_INTERVAL) in the
+// HdrHistogram log format v1.3, which HdrHistogram's own tools
+// (HistogramLogProcessor, the plotters) read. Each interval line is tagged
+// with the metric and the scenario, as Tag=metric=<name>;scenario=<name>
+// (the format forbids commas, spaces and line breaks in tags, so those
+// characters of a name become '_').
+//
+// Values are recorded in microseconds (integers; metronome's time metrics
+// are float milliseconds), with 3 significant digits, from 1 µs up to one
+// day; larger values are clamped to one day and negative ones skipped, and
+// both are counted and reported at the end. The Interval_Max column of the
+// log is therefore in seconds (the writer divides by 10^6). Samples are
+// placed in the interval of their own timestamp, so the intervals reflect
+// when requests happened, not when the output received them.
+//
+// Histograms of the same configuration merge exactly, so the logs of
+// several instances or runs can be combined into one distribution
+// without the error of averaging percentiles.
+package hdrlog
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/output"
+)
+
+// Name is the output's name for -o.
+const Name = "hdrlog"
+
+func init() { output.Register(Name, New) }
+
+// Histogram geometry of the log: microseconds, 3 significant digits, up to
+// one day.
+const (
+	Lowest            = 1
+	Highest           = 24 * 60 * 60 * 1_000_000
+	SignificantDigits = 3
+)
+
+// EnvInterval names the variable that sets the interval length.
+const EnvInterval = "K6_HDRLOG_INTERVAL"
+
+// DefaultInterval is the length of one interval.
+const DefaultInterval = time.Second
+
+// inputBuffer is how many batches may wait for the output's goroutine.
+const inputBuffer = 4096
+
+// Output writes the interval log.
+type Output struct {
+	path     string
+	interval time.Duration
+	// grace is how long an interval stays open after its end for samples
+	// that arrive late.
+	grace time.Duration
+	w     io.Writer
+	file  *os.File
+	buf   *bufio.Writer
+	log   *hdrhistogram.HistogramLogWriter
+	logf  func(string, ...any)
+	now   func() time.Time
+
+	in       chan []metrics.Sample
+	stop     chan struct{}
+	done     chan struct{}
+	stopOnce sync.Once
+	started  bool
+	err      error
+
+	droppedSamples atomic.Int64
+
+	// Owned by the goroutine.
+	base    time.Time
+	keys    map[seriesKey]int // (metric, tags) → slot, -1 when not logged
+	tags    []string          // slot → log tag
+	open    []*interval       // consecutive intervals not yet written
+	next    int64             // index of the first unwritten interval
+	pool    []*hdrhistogram.Histogram
+	skipped int64 // negative values
+	clamped int64 // values above Highest
+	written int
+}
+
+type seriesKey struct {
+	metric *metrics.Metric
+	tags   *metrics.TagSet
+}
+
+type interval struct {
+	index int64
+	hists []*hdrhistogram.Histogram // by slot, nil when empty
+}
+
+// New builds the output; p.Arg is the file ("-" for standard output).
+func New(p output.Params) (output.Output, error) {
+	if p.Arg == "" {
+		return nil, fmt.Errorf("the hdrlog output needs a file name: -o hdrlog=results.hlog")
+	}
+	iv := DefaultInterval
+	if v := p.Env[EnvInterval]; v != "" {
+		d, err := duration.Parse(v)
+		if err != nil || d < time.Millisecond {
+			return nil, fmt.Errorf("%s: %q is not a duration of at least 1ms", EnvInterval, v)
+		}
+		iv = d
+	}
+	o := &Output{
+		path:     p.Arg,
+		interval: iv,
+		grace:    max(iv, 2*time.Second),
+		logf:     p.Logf,
+		now:      p.Now,
+		in:       make(chan []metrics.Sample, inputBuffer),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+		keys:     map[seriesKey]int{},
+	}
+	if o.logf == nil {
+		o.logf = func(string, ...any) {}
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	if p.Arg == "-" {
+		o.w = p.Stdout
+		if o.w == nil {
+			o.w = os.Stdout
+		}
+	}
+	return o, nil
+}
+
+// Description is shown in the banner.
+func (o *Output) Description() string { return fmt.Sprintf("hdrlog (%s)", o.path) }
+
+// Start creates the file, writes the header and starts the goroutine.
+func (o *Output) Start() error {
+	if o.w == nil {
+		f, err := os.Create(o.path)
+		if err != nil {
+			return fmt.Errorf("hdrlog: cannot create %s: %w", o.path, err)
+		}
+		o.file, o.w = f, f
+	}
+	o.buf = bufio.NewWriterSize(o.w, 64<<10)
+	o.log = hdrhistogram.NewHistogramLogWriter(o.buf)
+	o.base = o.now()
+	err := firstErr(
+		o.log.OutputComment("[Logged with metronome; values in microseconds, Interval_Max in seconds; tags metric=<name>;scenario=<name>]"),
+		o.log.OutputLogFormatVersion(),
+		o.log.OutputStartTime(o.base.UnixMilli()),
+		o.log.OutputLegend(),
+	)
+	if err != nil {
+		return fmt.Errorf("hdrlog: writing %s: %w", o.path, err)
+	}
+	o.started = true
+	go o.run()
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// AddSamples hands the batch over without waiting; when the output is that
+// far behind, the batch is counted as dropped.
+func (o *Output) AddSamples(batch []metrics.Sample) {
+	if len(batch) == 0 {
+		return
+	}
+	select {
+	case o.in <- batch:
+	default:
+		o.droppedSamples.Add(int64(len(batch)))
+	}
+}
+
+// Stop writes every open interval and closes the file.
+func (o *Output) Stop() error {
+	if !o.started {
+		return nil
+	}
+	o.stopOnce.Do(func() {
+		close(o.stop)
+		<-o.done
+		if err := o.buf.Flush(); err != nil && o.err == nil {
+			o.err = err
+		}
+		if o.file != nil {
+			if err := o.file.Close(); err != nil && o.err == nil {
+				o.err = err
+			}
+		}
+		if n := o.droppedSamples.Load(); n > 0 {
+			o.logf("hdrlog: %d samples were dropped because the output's buffer was full; %s is incomplete", n, o.path)
+		}
+		if o.skipped > 0 {
+			o.logf("hdrlog: %d negative values were not logged", o.skipped)
+		}
+		if o.clamped > 0 {
+			o.logf("hdrlog: %d values above one day were logged as one day", o.clamped)
+		}
+	})
+	if o.err != nil {
+		return fmt.Errorf("hdrlog: writing %s: %w", o.path, o.err)
+	}
+	return nil
+}
+
+func (o *Output) run() {
+	defer close(o.done)
+	ticker := time.NewTicker(min(o.interval, time.Second))
+	defer ticker.Stop()
+	for {
+		select {
+		case b := <-o.in:
+			o.ingest(b)
+		case <-ticker.C:
+			o.writeClosed(o.now())
+		case <-o.stop:
+			for {
+				select {
+				case b := <-o.in:
+					o.ingest(b)
+					continue
+				default:
+				}
+				break
+			}
+			o.writeClosed(time.Time{})
+			return
+		}
+	}
+}
+
+// slot returns the histogram slot of a series, -1 when it is not logged:
+// only time trends are.
+func (o *Output) slot(m *metrics.Metric, tags *metrics.TagSet) int {
+	k := seriesKey{m, tags}
+	if s, ok := o.keys[k]; ok {
+		return s
+	}
+	s := -1
+	if m.Type == metrics.Trend && m.Contains == metrics.Time {
+		tag := Tag(m.Name, tagValue(tags, "scenario"))
+		for i, t := range o.tags {
+			if t == tag {
+				s = i
+				break
+			}
+		}
+		if s < 0 {
+			s = len(o.tags)
+			o.tags = append(o.tags, tag)
+		}
+	}
+	o.keys[k] = s
+	return s
+}
+
+func tagValue(tags *metrics.TagSet, key string) string {
+	if tags == nil {
+		return ""
+	}
+	v, _ := tags.Get(key)
+	return v
+}
+
+// Tag is the log tag of a metric and scenario: metric=<m>;scenario=<s>, or
+// metric=<m> without a scenario.
+func Tag(metric, scenario string) string {
+	t := "metric=" + clean(metric)
+	if scenario != "" {
+		t += ";scenario=" + clean(scenario)
+	}
+	return t
+}
+
+// clean replaces the characters a tag cannot hold, and the separators of
+// its parts.
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ',', ' ', '\t', '\r', '\n', ';', '=':
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func (o *Output) ingest(batch []metrics.Sample) {
+	for i := range batch {
+		smp := &batch[i]
+		if smp.Metric == nil || smp.Metric.Type != metrics.Trend {
+			continue
+		}
+		s := o.slot(smp.Metric, smp.Tags)
+		if s < 0 || math.IsNaN(smp.Value) {
+			continue
+		}
+		us := math.Round(smp.Value * 1000)
+		switch {
+		case us < 0:
+			o.skipped++
+			continue
+		case us > Highest:
+			o.clamped++
+			us = Highest
+		}
+		t := smp.Time
+		if t.IsZero() {
+			t = o.now()
+		}
+		iv := o.intervalFor(t)
+		for len(iv.hists) <= s {
+			iv.hists = append(iv.hists, nil)
+		}
+		h := iv.hists[s]
+		if h == nil {
+			h = o.newHistogram()
+			iv.hists[s] = h
+		}
+		_ = h.RecordValue(int64(us))
+	}
+}
+
+// intervalFor returns the open interval a sample at t belongs to. Samples
+// older than every open interval (late ones, or from before the start) go
+// to the oldest open one.
+func (o *Output) intervalFor(t time.Time) *interval {
+	idx := int64(t.Sub(o.base) / o.interval)
+	if t.Before(o.base) {
+		idx = 0
+	}
+	idx = max(idx, o.next)
+	first := o.next
+	if len(o.open) > 0 {
+		first = o.open[0].index
+	}
+	for first+int64(len(o.open)) <= idx {
+		o.open = append(o.open, &interval{index: first + int64(len(o.open))})
+	}
+	return o.open[idx-first]
+}
+
+func (o *Output) newHistogram() *hdrhistogram.Histogram {
+	if n := len(o.pool); n > 0 {
+		h := o.pool[n-1]
+		o.pool = o.pool[:n-1]
+		return h
+	}
+	return hdrhistogram.New(Lowest, Highest, SignificantDigits)
+}
+
+// writeClosed writes the intervals that ended at least grace before now, or
+// all of them when now is zero.
+func (o *Output) writeClosed(now time.Time) {
+	for len(o.open) > 0 {
+		iv := o.open[0]
+		start := o.base.Add(time.Duration(iv.index) * o.interval)
+		end := start.Add(o.interval)
+		if !now.IsZero() && now.Sub(end) < o.grace {
+			return
+		}
+		for s, h := range iv.hists {
+			if h == nil {
+				continue
+			}
+			h.SetTag(o.tags[s])
+			h.SetStartTimeMs(start.UnixMilli())
+			h.SetEndTimeMs(end.UnixMilli())
+			if err := o.log.OutputIntervalHistogram(h); err != nil && o.err == nil {
+				o.err = err
+			}
+			o.written++
+			h.Reset()
+			o.pool = append(o.pool, h)
+		}
+		o.open[0] = nil
+		o.open = o.open[1:]
+		o.next = iv.index + 1
+	}
+}

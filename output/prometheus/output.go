@@ -1,0 +1,431 @@
+// Package prometheus is the Prometheus remote-write output
+// (-o experimental-prometheus-rw, alias -o prometheus). It is configured
+// with k6's K6_PROMETHEUS_RW_* variables and names series exactly as k6
+// does, so Grafana's k6 dashboards (19665 for trend stats, 18030 for native
+// histograms) work unchanged, and corrected_latency and schedule_lag are
+// exported like every other trend:
+//
+//   - Counter → k6_<name>_total, the running sum.
+//   - Gauge → k6_<name>, the last value.
+//   - Rate → k6_<name>_rate, non-zero values / all values so far.
+//   - Trend → one gauge per TREND_STATS entry, k6_<name>_<stat> with
+//     p(99) → p99, p(99.9) → p999; or, with TREND_AS_NATIVE_HISTOGRAM, a
+//     native histogram (schema 3) k6_<name>_seconds for time trends,
+//     k6_<name>_bytes for data trends, k6_<name> otherwise.
+//
+// Time values are converted to seconds. Labels are the sample's tags
+// (empty values skipped); metadata never becomes a label.
+//
+// Every value is cumulative since the start of the test, as in k6: the
+// trend gauges are the stats of all samples of the series so far, not of
+// the last push interval. A trend series is kept as an HdrHistogram
+// (metrics.TrendSink) or as sparse native-histogram buckets, so memory per
+// series is bounded however long the test runs.
+//
+// The output never slows the test down: AddSamples only hands the batch to
+// the output's goroutine (and counts the samples as dropped if its buffer
+// is full); the aggregated series are pushed every PUSH_INTERVAL by a
+// separate sender that retries with backoff, keeps at most a bounded queue
+// of pushes (dropping the oldest: since values are cumulative, a lost push
+// costs resolution, not totals), and gives up at stop after a bounded time.
+// Everything lost is counted and reported at Stop.
+package prometheus
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/output"
+	"github.com/prometheus/client_golang/exp/api/remote"
+	"github.com/prometheus/prometheus/prompb"
+)
+
+// Names under which the output is registered.
+const (
+	Name  = "experimental-prometheus-rw"
+	Alias = "prometheus"
+)
+
+func init() {
+	output.Register(Name, New)
+	output.Register(Alias, New)
+}
+
+// Limits of the output's buffers and of its stop.
+const (
+	// inputBuffer is how many batches may wait for the aggregator.
+	inputBuffer = 1024
+	// queueLimit is how many pushes may wait for the sender.
+	queueLimit = 32
+	// requestTimeout bounds one HTTP request, as k6's default timeout.
+	requestTimeout = 5 * time.Second
+	// stopBacklogTimeout is how long Stop lets the sender deliver pushes
+	// queued before the final one.
+	stopBacklogTimeout = 5 * time.Second
+	// finalPushTimeout is how long Stop lets the final push (and the stale
+	// markers), retries included, take after the backlog.
+	finalPushTimeout = 5 * time.Second
+)
+
+// Output is the remote-write output.
+type Output struct {
+	cfg       Config
+	stats     []trendStat
+	logf      func(format string, args ...any)
+	now       func() time.Time
+	transport http.RoundTripper // nil: a default transport; tests inject one
+	api       *remote.API
+
+	in       chan []metrics.Sample
+	stop     chan struct{}
+	stopOnce sync.Once
+	aggDone  chan struct{}
+	sendDone chan struct{}
+	started  bool
+
+	droppedSamples atomic.Int64
+
+	// Owned by the aggregator goroutine.
+	series map[seriesKey]*series
+	order  []*series
+
+	queue *sendQueue
+
+	// backlogCtx is cancelled stopBacklogTimeout after Stop begins.
+	backlogCtx    context.Context
+	cancelBacklog context.CancelFunc
+
+	// Owned by the sender goroutine; read after sendDone closes.
+	pushes, failedPushes, failedValues, retries int
+	firstErr                                    error
+	nativeRejected                              bool
+	finalCtx                                    context.Context
+	cancelFinal                                 context.CancelFunc
+}
+
+// New builds the output from K6_PROMETHEUS_RW_* variables in p.Env.
+func New(p output.Params) (output.Output, error) {
+	return newOutput(p, nil)
+}
+
+func newOutput(p output.Params, transport http.RoundTripper) (*Output, error) {
+	cfg, err := ParseConfig(p.Env, p.Arg)
+	if err != nil {
+		return nil, err
+	}
+	o := &Output{
+		cfg:       cfg,
+		logf:      p.Logf,
+		now:       p.Now,
+		transport: transport,
+		in:        make(chan []metrics.Sample, inputBuffer),
+		stop:      make(chan struct{}),
+		aggDone:   make(chan struct{}),
+		sendDone:  make(chan struct{}),
+		series:    map[seriesKey]*series{},
+		queue:     newSendQueue(queueLimit),
+	}
+	if o.logf == nil {
+		o.logf = func(string, ...any) {}
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	for _, s := range cfg.TrendStats {
+		st, err := parseTrendStat(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", envTrendStats, err)
+		}
+		o.stats = append(o.stats, st)
+	}
+	return o, nil
+}
+
+// Description is shown in the banner.
+func (o *Output) Description() string {
+	return fmt.Sprintf("Prometheus remote write (%s)", o.cfg.ServerURL)
+}
+
+// Start starts the aggregator and the sender.
+func (o *Output) Start() error {
+	base := o.transport
+	if base == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		if o.cfg.InsecureSkipTLSVerify {
+			t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it
+		}
+		base = t
+	}
+	client := &http.Client{
+		Timeout:   requestTimeout,
+		Transport: &authTransport{base: base, cfg: o.cfg},
+	}
+	maxBackoff := min(o.cfg.PushInterval, requestTimeout)
+	api, err := remote.NewAPI(o.cfg.ServerURL,
+		remote.WithAPIPath(""),
+		remote.WithAPIHTTPClient(client),
+		remote.WithAPIBackoff(remote.BackoffConfig{Min: 250 * time.Millisecond, Max: max(maxBackoff, 250*time.Millisecond), MaxRetries: 3}),
+	)
+	if err != nil {
+		return fmt.Errorf("%s: %w", envServerURL, err)
+	}
+	o.api = api
+	o.backlogCtx, o.cancelBacklog = context.WithCancel(context.Background())
+	o.started = true
+	go o.aggregate()
+	go o.send()
+	return nil
+}
+
+// AddSamples hands the batch to the aggregator without waiting; when the
+// aggregator is that far behind, the batch is counted as dropped.
+func (o *Output) AddSamples(batch []metrics.Sample) {
+	if len(batch) == 0 {
+		return
+	}
+	select {
+	case o.in <- batch:
+	default:
+		o.droppedSamples.Add(int64(len(batch)))
+	}
+}
+
+// Stop pushes what is left and reports what was lost. It returns within
+// about stopBacklogTimeout + finalPushTimeout however the server behaves.
+func (o *Output) Stop() error {
+	if !o.started {
+		return nil
+	}
+	o.stopOnce.Do(func() {
+		close(o.stop)
+		<-o.aggDone
+		timer := time.AfterFunc(stopBacklogTimeout, o.cancelBacklog)
+		<-o.sendDone
+		timer.Stop()
+		o.cancelBacklog()
+		if o.cancelFinal != nil {
+			o.cancelFinal()
+		}
+		o.report()
+	})
+	return nil
+}
+
+func (o *Output) report() {
+	if n := o.droppedSamples.Load(); n > 0 {
+		o.logf("prometheus remote write: %d samples were dropped because the output's buffer was full", n)
+	}
+	if o.queue.overflowPushes > 0 {
+		o.logf("prometheus remote write: %d pushes (%d values) were dropped because the server did not keep up; values are cumulative, so later pushes carry their totals",
+			o.queue.overflowPushes, o.queue.overflowValues)
+	}
+	if o.failedPushes > 0 {
+		o.logf("prometheus remote write: %d of %d pushes (%d values) were not delivered to %s (%d retries); first error: %v",
+			o.failedPushes, o.pushes, o.failedValues, o.cfg.ServerURL, o.retries, o.firstErr)
+	}
+}
+
+// aggregate folds batches into series and queues a push every interval.
+func (o *Output) aggregate() {
+	defer close(o.aggDone)
+	ticker := time.NewTicker(o.cfg.PushInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case b := <-o.in:
+			o.ingest(b)
+		case <-ticker.C:
+			o.flush(false)
+		case <-o.stop:
+			for {
+				select {
+				case b := <-o.in:
+					o.ingest(b)
+					continue
+				default:
+				}
+				break
+			}
+			o.flush(true)
+			if o.cfg.StaleMarkers {
+				o.staleMarkers()
+			}
+			o.queue.close()
+			return
+		}
+	}
+}
+
+func (o *Output) ingest(batch []metrics.Sample) {
+	var nowMs int64
+	for i := range batch {
+		smp := &batch[i]
+		if smp.Metric == nil {
+			continue
+		}
+		tags := smp.Tags
+		if tags == nil {
+			tags = metrics.EmptyTags
+		}
+		k := seriesKey{smp.Metric, tags}
+		s := o.series[k]
+		if s == nil {
+			s = newSeries(k, o.cfg.TrendAsNativeHistogram)
+			o.series[k] = s
+			o.order = append(o.order, s)
+		}
+		var ms int64
+		if smp.Time.IsZero() {
+			if nowMs == 0 {
+				nowMs = o.now().UnixMilli()
+			}
+			ms = nowMs
+		} else {
+			ms = smp.Time.UnixMilli()
+		}
+		s.add(smp.Value, ms)
+	}
+}
+
+// flush queues the current value of every series that changed since the
+// last flush: floats and native histograms in separate requests, so that a
+// server without native-histogram support still stores the floats.
+func (o *Output) flush(final bool) {
+	floats := &prompb.WriteRequest{}
+	hists := &prompb.WriteRequest{}
+	for _, s := range o.order {
+		if !s.dirty {
+			continue
+		}
+		s.dirty = false
+		ts := s.nextTimestamp()
+		if s.native != nil {
+			hists.Timeseries = append(hists.Timeseries, prompb.TimeSeries{
+				Labels:     s.withName(histogramName(s.metric)),
+				Histograms: []prompb.Histogram{s.native.proto(ts)},
+			})
+			continue
+		}
+		s.floats(o.stats, func(name string, v float64) {
+			floats.Timeseries = append(floats.Timeseries, prompb.TimeSeries{
+				Labels:  s.withName(name),
+				Samples: []prompb.Sample{{Value: v, Timestamp: ts}},
+			})
+		})
+	}
+	if n := len(floats.Timeseries); n > 0 {
+		o.queue.push(request{msg: floats, values: n, final: final})
+	}
+	if n := len(hists.Timeseries); n > 0 {
+		o.queue.push(request{msg: hists, values: n, hist: true, final: final})
+	}
+}
+
+// staleMarkers queues a staleness marker for every series, so that
+// Prometheus ends them now instead of 5 minutes after their last value.
+func (o *Output) staleMarkers() {
+	floats := &prompb.WriteRequest{}
+	hists := &prompb.WriteRequest{}
+	nowMs := o.now().UnixMilli()
+	for _, s := range o.order {
+		ts := max(s.sent+1, nowMs)
+		s.sent = ts
+		req := floats
+		if s.native != nil {
+			req = hists
+		}
+		for _, name := range s.outputNames(o.stats) {
+			req.Timeseries = append(req.Timeseries, prompb.TimeSeries{
+				Labels:  s.withName(name),
+				Samples: []prompb.Sample{{Value: staleNaN, Timestamp: ts}},
+			})
+		}
+	}
+	if n := len(floats.Timeseries); n > 0 {
+		o.queue.push(request{msg: floats, values: n, final: true})
+	}
+	if n := len(hists.Timeseries); n > 0 {
+		o.queue.push(request{msg: hists, values: n, hist: true, final: true})
+	}
+}
+
+// send delivers queued pushes in order, one at a time, so that every series
+// reaches the server in timestamp order.
+func (o *Output) send() {
+	defer close(o.sendDone)
+	for {
+		r, ok := o.queue.pop()
+		if !ok {
+			return
+		}
+		o.deliver(r)
+	}
+}
+
+func (o *Output) deliver(r request) {
+	o.pushes++
+	fail := func(err error) {
+		o.failedPushes++
+		o.failedValues += r.values
+		if o.firstErr == nil {
+			o.firstErr = err
+			o.logf("prometheus remote write: a push to %s failed, later failures are counted and reported at the end: %v", o.cfg.ServerURL, err)
+		}
+	}
+	if r.hist && o.nativeRejected {
+		fail(errNativeDisabled)
+		return
+	}
+	ctx := o.backlogCtx
+	if r.final {
+		if o.finalCtx == nil {
+			o.finalCtx, o.cancelFinal = context.WithTimeout(context.Background(), finalPushTimeout)
+		}
+		ctx = o.finalCtx
+	}
+	if err := ctx.Err(); err != nil {
+		fail(fmt.Errorf("stopped before the push could be sent: %w", err))
+		return
+	}
+	_, err := o.api.Write(ctx, remote.WriteV1MessageType, r.msg,
+		remote.WithWriteRetryCallback(func(error) { o.retries++ }))
+	if err == nil {
+		return
+	}
+	if r.hist && isNativeDisabled(err) {
+		o.nativeRejected = true
+		err = errNativeDisabled
+	}
+	fail(err)
+}
+
+// authTransport adds the configured headers and credentials to every
+// request.
+type authTransport struct {
+	base http.RoundTripper
+	cfg  Config
+}
+
+func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c := t.cfg
+	if len(c.Headers) == 0 && c.Username == "" && c.BearerToken == "" {
+		return t.base.RoundTrip(r)
+	}
+	r = r.Clone(r.Context())
+	for k, v := range c.Headers {
+		r.Header.Set(k, v)
+	}
+	if c.Username != "" {
+		r.SetBasicAuth(c.Username, c.Password)
+	}
+	if c.BearerToken != "" {
+		r.Header.Set("Authorization", "Bearer "+c.BearerToken)
+	}
+	return t.base.RoundTrip(r)
+}

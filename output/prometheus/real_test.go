@@ -1,0 +1,200 @@
+package prometheus
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/metronome-load/metronome/internal/promtest"
+	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/output"
+)
+
+// schema3Width is the ratio of a schema-3 bucket's upper to lower bound. A
+// quantile PromQL interpolates inside the bucket of the true quantile is
+// off by less than this factor; the HdrHistogram percentile it is compared
+// with adds at most 0.05% (metrics.TrendSink's precision), and the two
+// estimators' ranks (q·n against q·(n-1)) differ by less than one sample.
+var schema3Width = math.Exp2(1.0 / 8)
+
+// run is a synthetic test run: samples of two scenarios spread over the
+// last minute, and the exact summaries the test compares against.
+type run struct {
+	samples []metrics.Sample
+	// corrected holds every corrected_latency value (ms); perScenario the
+	// values of each scenario.
+	corrected   *metrics.TrendSink
+	perScenario map[string]*metrics.TrendSink
+	reqs        map[string]int
+	end         time.Time
+}
+
+// makeRun builds n iterations per scenario whose corrected latency has a
+// long tail: a lognormal body around 20 ms plus 2% of stalls up to 2 s.
+func makeRun(reg *metrics.Registry, b *metrics.Builtin, testid string, n int) *run {
+	rng := rand.New(rand.NewPCG(42, 7))
+	r := &run{corrected: metrics.NewTrendSink(), perScenario: map[string]*metrics.TrendSink{}, reqs: map[string]int{}}
+	start := time.Now().Add(-time.Minute).Truncate(time.Millisecond)
+	r.end = start.Add(time.Minute)
+	for _, sc := range []string{"api", "web"} {
+		r.perScenario[sc] = metrics.NewTrendSink()
+		tags := metrics.NewTags(map[string]string{"testid": testid, "scenario": sc})
+		reqTags := tags.With("method", "GET").With("status", "200").With("expected_response", "true").With("name", "http://127.0.0.1/"+sc)
+		for i := range n {
+			at := start.Add(time.Duration(i) * time.Minute / time.Duration(n))
+			raw := 20 * math.Exp(rng.NormFloat64()*0.5)
+			lag := 0.0
+			if rng.Float64() < 0.02 {
+				lag = rng.Float64() * 2000
+			}
+			corrected := raw + lag
+			r.corrected.AddValue(corrected)
+			r.perScenario[sc].AddValue(corrected)
+			r.reqs[sc]++
+			r.samples = append(r.samples,
+				metrics.Sample{Metric: b.HTTPReqDuration, Tags: reqTags, Time: at, Value: raw},
+				metrics.Sample{Metric: b.HTTPReqs, Tags: reqTags, Time: at, Value: 1},
+				metrics.Sample{Metric: b.HTTPReqFailed, Tags: reqTags, Time: at, Value: 0},
+				metrics.Sample{Metric: b.ScheduleLag, Tags: tags, Time: at, Value: lag},
+				metrics.Sample{Metric: b.CorrectedLatency, Tags: tags, Time: at, Value: corrected},
+				metrics.Sample{Metric: b.IterationDuration, Tags: tags, Time: at, Value: raw},
+				metrics.Sample{Metric: b.Iterations, Tags: tags, Time: at, Value: 1},
+				metrics.Sample{Metric: b.VUs, Tags: metrics.NewTags(map[string]string{"testid": testid}), Time: at, Value: float64(1 + i%10)},
+			)
+		}
+	}
+	return r
+}
+
+// push sends the run through a new output in batches of about a second,
+// with pushes in between, and stops it.
+func push(t *testing.T, srv *promtest.Server, r *run, env map[string]string) {
+	t.Helper()
+	var errs []string
+	p := output.Params{
+		Env:  env,
+		Logf: func(f string, a ...any) { errs = append(errs, fmt.Sprintf(f, a...)) },
+	}
+	p.Env["K6_PROMETHEUS_RW_SERVER_URL"] = srv.WriteURL()
+	p.Env["K6_PROMETHEUS_RW_PUSH_INTERVAL"] = "50ms"
+	o, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Start(); err != nil {
+		t.Fatal(err)
+	}
+	const batches = 6
+	per := (len(r.samples) + batches - 1) / batches
+	for i := 0; i < len(r.samples); i += per {
+		o.AddSamples(r.samples[i:min(i+per, len(r.samples))])
+		time.Sleep(80 * time.Millisecond)
+	}
+	if err := o.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if len(errs) > 0 {
+		t.Fatalf("output reported:\n%s\nserver log:\n%s", strings.Join(errs, "\n"), srv.Log())
+	}
+}
+
+func queryOne(t *testing.T, srv *promtest.Server, expr string, at time.Time) promtest.Point {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := srv.Query(ctx, expr, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Series) != 1 || len(res.Series[0].Points) != 1 {
+		t.Fatalf("%s: %d series, want 1: %+v", expr, len(res.Series), res)
+	}
+	return res.Series[0].Points[0]
+}
+
+// TestRealPrometheus pushes a run into Debian's Prometheus 2.42, once as
+// trend stats and once as native histograms, and reads it back with
+// PromQL.
+func TestRealPrometheus(t *testing.T) {
+	srv := promtest.Start(t)
+	reg := metrics.NewRegistry()
+	b := metrics.RegisterBuiltin(reg)
+	const n = 10_000
+
+	t.Run("trend stats", func(t *testing.T) {
+		id := fmt.Sprint("stats-", time.Now().UnixNano())
+		r := makeRun(reg, b, id, n)
+		push(t, srv, r, map[string]string{"K6_PROMETHEUS_RW_TREND_STATS": "p(99),p(99.9),avg,count"})
+		for sc, sink := range r.perScenario {
+			sel := fmt.Sprintf(`{testid=%q,scenario=%q}`, id, sc)
+			for stat, want := range map[string]float64{
+				"p99": sink.Percentile(99) / 1000, "p999": sink.Percentile(99.9) / 1000,
+				"avg": sink.Avg() / 1000, "count": float64(sink.Count()),
+			} {
+				got := queryOne(t, srv, "k6_corrected_latency_"+stat+sel, r.end).V
+				if math.Abs(got-want) > 1e-9*want {
+					t.Errorf("k6_corrected_latency_%s%s = %g, want %g", stat, sel, got, want)
+				}
+			}
+			got := queryOne(t, srv, fmt.Sprintf(`sum(k6_http_reqs_total{testid=%q,scenario=%q})`, id, sc), r.end).V
+			if got != float64(r.reqs[sc]) {
+				t.Errorf("k6_http_reqs_total for %s = %g, want %d", sc, got, r.reqs[sc])
+			}
+		}
+		if got := queryOne(t, srv, fmt.Sprintf(`k6_http_req_failed_rate{testid=%q,scenario="api"}`, id), r.end).V; got != 0 {
+			t.Errorf("k6_http_req_failed_rate = %g", got)
+		}
+		if got := queryOne(t, srv, fmt.Sprintf(`k6_vus{testid=%q}`, id), r.end).V; got < 1 || got > 10 {
+			t.Errorf("k6_vus = %g", got)
+		}
+	})
+
+	t.Run("native histograms", func(t *testing.T) {
+		id := fmt.Sprint("native-", time.Now().UnixNano())
+		r := makeRun(reg, b, id, n)
+		push(t, srv, r, map[string]string{"K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM": "true", "K6_PROMETHEUS_RW_STALE_MARKERS": "true"})
+		sel := fmt.Sprintf(`k6_corrected_latency_seconds{testid=%q}`, id)
+		if got := queryOne(t, srv, "histogram_count(sum("+sel+"))", r.end).V; got != float64(r.corrected.Count()) {
+			t.Errorf("histogram_count = %g, want %d", got, r.corrected.Count())
+		}
+		if got, want := queryOne(t, srv, "histogram_sum(sum("+sel+"))", r.end).V, r.corrected.Sum()/1000; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("histogram_sum = %g, want %g", got, want)
+		}
+		worst := 0.0
+		for _, q := range []float64{0.5, 0.9, 0.95, 0.99, 0.999} {
+			got := queryOne(t, srv, fmt.Sprintf("histogram_quantile(%g, sum(%s))", q, sel), r.end).V
+			want := r.corrected.Percentile(q*100) / 1000
+			ratio := got / want
+			worst = max(worst, math.Abs(ratio-1))
+			t.Logf("p%g: PromQL %.6f s, HdrHistogram summary %.6f s, off by %+.2f%%", q*100, got, want, (ratio-1)*100)
+			if ratio > schema3Width*1.0005 || ratio < 1/(schema3Width*1.0005) {
+				t.Errorf("p%g: PromQL %g s against %g s: outside one schema-3 bucket (×%.4f)", q*100, got, want, schema3Width)
+			}
+		}
+		t.Logf("worst disagreement %.2f%% (bound %.2f%%)", worst*100, (schema3Width-1)*100)
+		// The histograms of the two scenarios are separate series.
+		for sc, sink := range r.perScenario {
+			expr := fmt.Sprintf(`histogram_count(k6_corrected_latency_seconds{testid=%q,scenario=%q})`, id, sc)
+			if got := queryOne(t, srv, expr, r.end).V; got != float64(sink.Count()) {
+				t.Errorf("%s = %g, want %d", expr, got, sink.Count())
+			}
+		}
+		// Stale markers end every series at stop.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		later := time.Now().Add(time.Second)
+		for _, expr := range []string{sel, fmt.Sprintf(`k6_http_reqs_total{testid=%q}`, id)} {
+			res, err := srv.Query(ctx, expr, later)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Empty() {
+				t.Errorf("%s still has values after the stale markers: %+v", expr, res)
+			}
+		}
+	})
+}

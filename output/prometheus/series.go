@@ -1,0 +1,233 @@
+package prometheus
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/metronome-load/metronome/metrics"
+	"github.com/prometheus/prometheus/prompb"
+)
+
+// staleNaN is Prometheus's staleness marker: a NaN with a payload that
+// ends a series at once.
+var staleNaN = math.Float64frombits(0x7ff0000000000002)
+
+// seriesKey identifies a time series: tag sets are interned, so the pair of
+// pointers is the identity.
+type seriesKey struct {
+	metric *metrics.Metric
+	tags   *metrics.TagSet
+}
+
+// series aggregates the samples of one (metric, tags) pair since the start
+// of the test. Every exported value is cumulative, as in k6.
+type series struct {
+	metric *metrics.Metric
+	// labels are the sorted labels, __name__ at nameAt with no value.
+	labels []prompb.Label
+	nameAt int
+
+	counter      float64
+	gauge        float64
+	gaugeTime    int64
+	trues, total int64
+	trend        *metrics.TrendSink
+	native       *nativeHistogram
+
+	// latest is the newest sample time (ms); sent the timestamp of the
+	// last value sent, 0 before the first.
+	latest, sent int64
+	dirty        bool
+}
+
+func newSeries(k seriesKey, native bool) *series {
+	s := &series{metric: k.metric}
+	s.labels = tagLabels(k.tags)
+	if k.metric.Type == metrics.Trend {
+		if native {
+			s.native = newNativeHistogram()
+		} else {
+			s.trend = metrics.NewTrendSink()
+		}
+	}
+	for i, l := range s.labels {
+		if l.Name == "__name__" {
+			s.nameAt = i
+		}
+	}
+	return s
+}
+
+// tagLabels turns tags into sorted labels plus an empty __name__. Empty
+// values are skipped and names are made valid Prometheus label names.
+func tagLabels(tags *metrics.TagSet) []prompb.Label {
+	labels := make([]prompb.Label, 0, tags.Len()+1)
+	labels = append(labels, prompb.Label{Name: "__name__"})
+	seen := map[string]bool{"__name__": true}
+	tags.Range(func(k, v string) bool {
+		if v == "" {
+			return true
+		}
+		name := labelName(k)
+		if !seen[name] {
+			seen[name] = true
+			labels = append(labels, prompb.Label{Name: name, Value: v})
+		}
+		return true
+	})
+	slices.SortFunc(labels, func(a, b prompb.Label) int { return strings.Compare(a.Name, b.Name) })
+	return labels
+}
+
+// labelName maps a tag name onto [a-zA-Z_][a-zA-Z0-9_]*, replacing every
+// other character by '_'. k6's own tag names are already valid.
+func labelName(k string) string {
+	valid := k != ""
+	for i, r := range k {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			valid = false
+			break
+		}
+	}
+	if valid {
+		return k
+	}
+	b := []byte(k)
+	for i, c := range b {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 || b[0] >= '0' && b[0] <= '9' {
+		b = append([]byte{'_'}, b...)
+	}
+	return string(b)
+}
+
+// add folds one sample into the series.
+func (s *series) add(v float64, ms int64) {
+	switch s.metric.Type {
+	case metrics.Counter:
+		s.counter += v
+	case metrics.Gauge:
+		if ms >= s.gaugeTime {
+			s.gauge, s.gaugeTime = v, ms
+		}
+	case metrics.Rate:
+		s.total++
+		if v != 0 {
+			s.trues++
+		}
+	case metrics.Trend:
+		if s.native != nil {
+			s.native.observe(toBaseUnit(s.metric, v))
+		} else {
+			s.trend.AddValue(v)
+		}
+	}
+	if ms > s.latest {
+		s.latest = ms
+	}
+	s.dirty = true
+}
+
+// toBaseUnit converts a value to Prometheus's base unit: time metrics are
+// milliseconds in metronome and seconds in Prometheus.
+func toBaseUnit(m *metrics.Metric, v float64) float64 {
+	if m.Contains == metrics.Time {
+		return v / 1000
+	}
+	return v
+}
+
+// nextTimestamp returns the timestamp of the next value sent: the newest
+// sample's, moved 1 ms past the last one sent when needed so that every
+// series only moves forward (Prometheus rejects out-of-order samples).
+func (s *series) nextTimestamp() int64 {
+	ts := s.latest
+	if ts <= s.sent {
+		ts = s.sent + 1
+	}
+	s.sent = ts
+	return ts
+}
+
+// withName returns a copy of the labels with __name__ set.
+func (s *series) withName(name string) []prompb.Label {
+	l := slices.Clone(s.labels)
+	l[s.nameAt].Value = name
+	return l
+}
+
+// floats calls dst with the name and value of each float series s exports.
+func (s *series) floats(stats []trendStat, dst func(name string, v float64)) {
+	name := "k6_" + s.metric.Name
+	switch s.metric.Type {
+	case metrics.Counter:
+		dst(name+"_total", s.counter)
+	case metrics.Gauge:
+		dst(name, s.gauge)
+	case metrics.Rate:
+		r := 0.0
+		if s.total > 0 {
+			r = float64(s.trues) / float64(s.total)
+		}
+		dst(name+"_rate", r)
+	case metrics.Trend:
+		if s.trend == nil {
+			return
+		}
+		for _, st := range stats {
+			dst(name+"_"+st.suffix, trendValue(s.metric, s.trend, st))
+		}
+	}
+}
+
+// trendValue computes one stat of a trend, in seconds for time trends.
+func trendValue(m *metrics.Metric, t *metrics.TrendSink, st trendStat) float64 {
+	switch st.kind {
+	case "count":
+		return float64(t.Count())
+	case "sum":
+		return toBaseUnit(m, t.Sum())
+	case "min":
+		return toBaseUnit(m, t.Min())
+	case "max":
+		return toBaseUnit(m, t.Max())
+	case "avg":
+		return toBaseUnit(m, t.Avg())
+	case "med":
+		return toBaseUnit(m, t.Med())
+	}
+	return toBaseUnit(m, t.Percentile(st.pct))
+}
+
+// histogramName is the name of a trend's native histogram: k6 suffixes the
+// base unit.
+func histogramName(m *metrics.Metric) string {
+	switch m.Contains {
+	case metrics.Time:
+		return "k6_" + m.Name + "_seconds"
+	case metrics.Data:
+		return "k6_" + m.Name + "_bytes"
+	}
+	return "k6_" + m.Name
+}
+
+// outputNames lists every Prometheus series name s exports, for stale
+// markers.
+func (s *series) outputNames(stats []trendStat) []string {
+	if s.native != nil {
+		return []string{histogramName(s.metric)}
+	}
+	var names []string
+	if s.metric.Type == metrics.Trend {
+		for _, st := range stats {
+			names = append(names, "k6_"+s.metric.Name+"_"+st.suffix)
+		}
+		return names
+	}
+	s.floats(stats, func(name string, _ float64) { names = append(names, name) })
+	return names
+}
