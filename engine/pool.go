@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// pool is the run's VU pool, shared by every scenario. VUs are made by the
+// script (which runs the init context) and never destroyed before the end.
+type pool struct {
+	script Script
+	newRec func() metrics.Recorder
+	state  *executor.State
+
+	mu   sync.Mutex
+	idle []executor.VU
+	all  []executor.VU
+
+	nextID atomic.Uint64
+}
+
+func newPool(s Script, state *executor.State, newRec func() metrics.Recorder) *pool {
+	return &pool{script: s, state: state, newRec: newRec}
+}
+
+// Preallocate initialises n VUs, two at a time per core, before the test
+// starts, so that no scenario waits for an initialisation at its start.
+func (p *pool) Preallocate(ctx context.Context, n int, workers int) error {
+	if n <= 0 {
+		return nil
+	}
+	workers = max(1, min(workers, n))
+	var (
+		wg       sync.WaitGroup
+		firstErr error
+		errOnce  sync.Once
+		left     atomic.Int64
+	)
+	left.Store(int64(n))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for left.Add(-1) >= 0 {
+				vu, err := p.make(ctx)
+				if err != nil {
+					errOnce.Do(func() { firstErr = err })
+					return
+				}
+				p.Put(vu)
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+func (p *pool) make(ctx context.Context) (executor.VU, error) {
+	id := p.nextID.Add(1)
+	vu, err := p.script.NewVU(ctx, id, p.newRec())
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.all = append(p.all, vu)
+	p.mu.Unlock()
+	p.state.VUsInitialized.Add(1)
+	return vu, nil
+}
+
+// Get returns an idle VU, initialising a new one when none is idle.
+func (p *pool) Get(ctx context.Context) (executor.VU, error) {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		vu := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		return vu, nil
+	}
+	p.mu.Unlock()
+	return p.make(ctx)
+}
+
+// Put returns a VU to the pool.
+func (p *pool) Put(vu executor.VU) {
+	p.mu.Lock()
+	p.idle = append(p.idle, vu)
+	p.mu.Unlock()
+}
+
+// Initialized is the number of VUs made so far.
+func (p *pool) Initialized() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.all)
+}
+
+// Each calls f for every VU made so far.
+func (p *pool) Each(f func(executor.VU)) {
+	p.mu.Lock()
+	all := append([]executor.VU(nil), p.all...)
+	p.mu.Unlock()
+	for _, vu := range all {
+		f(vu)
+	}
+}

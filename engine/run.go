@@ -1,0 +1,500 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/metronome-load/metronome/clock"
+	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/extension"
+	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/output"
+)
+
+// Intervals of the run's background loops, as in k6.
+const (
+	thresholdInterval = 2 * time.Second
+	vusInterval       = time.Second
+)
+
+// Run runs one test to its end and returns an error carrying the exit code
+// (see package exitcode); nil means exit 0. Cancelling ctx aborts the test
+// the way Ctrl-C does: running iterations are interrupted, but teardown,
+// the summary and the outputs still complete.
+func Run(ctx context.Context, cfg Config) error {
+	r, err := prepare(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return r.run(ctx)
+}
+
+// testRun is the state of one run.
+type testRun struct {
+	cfg   Config
+	opts  *config.Options
+	clock clock.Clock
+
+	reg     *metrics.Registry
+	builtin *metrics.Builtin
+	engine  *metrics.Engine
+	outputs []output.Output
+
+	scenarios []*scenarioRun
+	pool      *pool
+	state     *executor.State
+
+	systemTags map[string]bool
+	runTags    *metrics.TagSet
+
+	batches    chan []metrics.Sample
+	ingestDone chan struct{}
+
+	start    time.Time
+	execRecs []*lockedRecorder
+
+	// abort is set once, by whatever stops the test early.
+	abortMu   sync.Mutex
+	abortErr  error
+	cancelRun context.CancelFunc
+}
+
+func prepare(ctx context.Context, cfg Config) (*testRun, error) {
+	r := &testRun{
+		cfg:        cfg,
+		opts:       cfg.Options,
+		clock:      clock.Real,
+		reg:        metrics.NewRegistry(),
+		state:      &executor.State{},
+		batches:    make(chan []metrics.Sample, 4096),
+		ingestDone: make(chan struct{}),
+	}
+	r.builtin = metrics.RegisterBuiltin(r.reg)
+	r.systemTags = map[string]bool{}
+	for _, t := range r.opts.SystemTags {
+		r.systemTags[t] = true
+	}
+	r.runTags = metrics.NewTags(r.opts.Tags)
+
+	cfgs, err := config.Scenarios(r.opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cfgs {
+		if !cfg.Script.Exports(c.Base().Exec) {
+			return nil, exitcode.Errorf(exitcode.InvalidConfig,
+				"scenarios.%s.exec: the script does not export a function named %q", c.Base().Name, c.Base().Exec)
+		}
+		r.scenarios = append(r.scenarios, &scenarioRun{cfg: c})
+	}
+
+	if err := cfg.Script.Configure(r.opts, r.reg, r.builtin); err != nil {
+		return nil, err
+	}
+	r.pool = newPool(cfg.Script, r.state, r.newBuffer)
+	// At least one VU is initialised even when no scenario needs one at
+	// its start, so that the init context has defined the custom metrics
+	// thresholds refer to.
+	if err := r.pool.Preallocate(ctx, max(plannedVUs(cfgs), 1), 2*runtime.GOMAXPROCS(0)); err != nil {
+		return nil, err
+	}
+
+	r.engine, err = metrics.NewEngine(r.reg, metrics.EngineOptions{
+		Thresholds:                thresholdDefs(r.opts),
+		ExpectedResponseSubmetric: r.systemTags["expected_response"],
+		Submetrics:                summarySubmetrics(r.scenarios),
+	})
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
+	}
+	if r.outputs, err = r.makeOutputs(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func thresholdDefs(o *config.Options) map[string][]metrics.ThresholdDef {
+	if o.NoThresholds != nil && *o.NoThresholds {
+		return nil
+	}
+	defs := make(map[string][]metrics.ThresholdDef, len(o.Thresholds))
+	for name, ts := range o.Thresholds {
+		for _, t := range ts {
+			d := metrics.ThresholdDef{Source: t.Source, AbortOnFail: t.AbortOnFail}
+			if t.DelayAbortEval != nil {
+				d.DelayAbortEval = t.DelayAbortEval.Std()
+			}
+			defs[name] = append(defs[name], d)
+		}
+	}
+	return defs
+}
+
+func (r *testRun) makeOutputs() ([]output.Output, error) {
+	thresholds := map[string][]string{}
+	for name, ts := range r.opts.Thresholds {
+		for _, t := range ts {
+			thresholds[name] = append(thresholds[name], t.Source)
+		}
+	}
+	var outs []output.Output
+	for _, spec := range r.cfg.Outputs {
+		name, arg, _ := strings.Cut(spec, "=")
+		c, ok := output.Lookup(name)
+		if !ok {
+			return nil, exitcode.Errorf(exitcode.InvalidConfig, "--out %s: unknown output %q; available: %s",
+				spec, name, strings.Join(outputNames(), ", "))
+		}
+		o, err := c(output.Params{
+			Arg: arg, Env: r.cfg.Env, Registry: r.reg, Thresholds: thresholds,
+			SystemTags: r.opts.SystemTags, Stdout: r.cfg.Stdout, Logf: r.logf, Now: time.Now,
+		})
+		if err != nil {
+			return nil, exitcode.Errorf(exitcode.InvalidConfig, "--out %s: %v", spec, err)
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil
+}
+
+func (r *testRun) logf(format string, args ...any) {
+	fmt.Fprintf(r.cfg.Stderr, "WARN "+format+"\n", args...)
+}
+
+// newBuffer returns a per-VU sample buffer that hands full batches to the
+// ingest loop.
+func (r *testRun) newBuffer() metrics.Recorder {
+	return metrics.NewBuffer(func(batch []metrics.Sample) { r.batches <- batch })
+}
+
+// ingest feeds every batch to the metrics engine and the outputs, in order.
+func (r *testRun) ingest() {
+	defer close(r.ingestDone)
+	for batch := range r.batches {
+		r.engine.Ingest(batch)
+		for _, o := range r.outputs {
+			o.AddSamples(batch)
+		}
+	}
+}
+
+// setAbort records the first reason the test stops early and cancels it.
+func (r *testRun) setAbort(err error) {
+	r.abortMu.Lock()
+	defer r.abortMu.Unlock()
+	if r.abortErr == nil {
+		r.abortErr = err
+		r.cancelRun()
+	}
+}
+
+func (r *testRun) abortError() error {
+	r.abortMu.Lock()
+	defer r.abortMu.Unlock()
+	return r.abortErr
+}
+
+func (r *testRun) run(parent context.Context) error {
+	for _, o := range r.outputs {
+		if err := o.Start(); err != nil {
+			return exitcode.Errorf(exitcode.Generic, "output %s: %v", o.Description(), err)
+		}
+	}
+	go r.ingest()
+	if !r.cfg.Quiet {
+		r.printBanner()
+	}
+
+	ctx, cancel := context.WithCancel(parent)
+	r.cancelRun = cancel
+	defer cancel()
+	stopWatch := context.AfterFunc(parent, func() {
+		r.setAbort(exitcode.Errorf(exitcode.ExternalAbort, "test run aborted by signal"))
+	})
+	defer stopWatch()
+
+	r.start = r.clock.Now()
+	r.state.Start = r.start
+	service := r.newBuffer()
+
+	var setupData []byte
+	var runErr error
+	if !isTrue(r.opts.NoSetup) {
+		setupData, runErr = r.timed(ctx, optDuration(r.opts.SetupTimeout, 60*time.Second), exitcode.SetupTimeout, "setup()",
+			func(c context.Context) ([]byte, error) { return r.cfg.Script.Setup(c, service) })
+	}
+	if runErr == nil {
+		runErr = r.runScenarios(ctx, setupData)
+		if runErr == nil && !isTrue(r.opts.NoTeardown) {
+			// Teardown runs after an abort too, on a context of its own.
+			_, runErr = r.timed(context.WithoutCancel(ctx), optDuration(r.opts.TeardownTimeout, 60*time.Second),
+				exitcode.TeardownTimeout, "teardown()", func(c context.Context) ([]byte, error) {
+					return nil, r.cfg.Script.Teardown(c, service, setupData)
+				})
+		}
+	}
+	end := r.clock.Now()
+
+	flushRecorder(service)
+	r.pool.Each(func(vu executor.VU) { flushRecorder(vu.Recorder()) })
+	for _, l := range r.execRecs {
+		l.Flush()
+	}
+	close(r.batches)
+	<-r.ingestDone
+
+	report := r.engine.EvaluateThresholds(end.Sub(r.start), true)
+	sumErr := r.finish(end.Sub(r.start), setupData, report)
+	for _, o := range r.outputs {
+		if err := o.Stop(); err != nil {
+			r.logf("output %s: %v", o.Description(), err)
+		}
+	}
+
+	switch {
+	case runErr != nil:
+		return runErr
+	case r.abortError() != nil:
+		return r.abortError()
+	case sumErr != nil:
+		return sumErr
+	case !isTrue(r.opts.NoThresholds) && report.Failed():
+		return exitcode.Errorf(exitcode.ThresholdsFailed, "thresholds on metrics '%s' have been crossed",
+			strings.Join(report.FailedMetrics(), "', '"))
+	}
+	return nil
+}
+
+// runScenarios runs every scenario from its startTime, with the vus gauge
+// and the periodic threshold evaluation alongside.
+func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
+	setSetupData(r.cfg.Script, setupData)
+	var pb *progressBars
+	if !r.cfg.Quiet && r.cfg.StderrTTY {
+		pb = startProgress(r.cfg.Stderr, r.scenarios)
+	}
+	loops, stopLoops := context.WithCancel(ctx)
+	var loopsDone sync.WaitGroup
+	loopsDone.Add(2)
+	go func() { defer loopsDone.Done(); r.vusLoop(loops) }()
+	go func() { defer loopsDone.Done(); r.thresholdLoop(loops) }()
+
+	execStart := r.clock.Now()
+	errs := make(chan error, len(r.scenarios))
+	for _, sc := range r.scenarios {
+		base := sc.cfg.Base()
+		tags := r.runTags
+		if r.systemTags["scenario"] {
+			tags = tags.With("scenario", base.Name)
+		}
+		iterTags := r.runTags.Merge(metrics.NewTags(base.Tags))
+		if r.systemTags["scenario"] {
+			iterTags = iterTags.With("scenario", base.Name)
+		}
+		if r.systemTags["group"] {
+			iterTags = iterTags.With("group", "")
+		}
+		deps := executor.Deps{
+			Pool: r.pool, Clock: r.clock, Metrics: r.builtin,
+			Tags: tags, IterationTags: iterTags,
+			Recorder: r.executorRecorder(),
+			State:    r.state, Logf: r.logf,
+		}
+		go func() { errs <- sc.run(ctx, r.clock, execStart, deps) }()
+	}
+	var firstErr error
+	for range r.scenarios {
+		if err := <-errs; err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	stopLoops()
+	loopsDone.Wait()
+	if pb != nil {
+		pb.Stop()
+	}
+	return firstErr
+}
+
+// vusLoop samples the vus and vus_max gauges every second.
+func (r *testRun) vusLoop(ctx context.Context) {
+	rec := r.newBuffer()
+	defer flushRecorder(rec)
+	t := time.NewTicker(vusInterval)
+	defer t.Stop()
+	for {
+		now := r.clock.Now()
+		active := 0
+		for _, sc := range r.scenarios {
+			active += sc.progress().ActiveVUs
+		}
+		rec.Record(metrics.Sample{Metric: r.builtin.VUs, Tags: r.runTags, Time: now, Value: float64(active)})
+		rec.Record(metrics.Sample{Metric: r.builtin.VUsMax, Tags: r.runTags, Time: now, Value: float64(r.pool.Initialized())})
+		flushRecorder(rec)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// thresholdLoop evaluates thresholds every two seconds and aborts the test
+// when an abortOnFail threshold fails.
+func (r *testRun) thresholdLoop(ctx context.Context) {
+	if isTrue(r.opts.NoThresholds) {
+		return
+	}
+	t := time.NewTicker(thresholdInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		rep := r.engine.EvaluateThresholds(r.clock.Now().Sub(r.start), false)
+		if rep.Abort() {
+			r.setAbort(exitcode.Errorf(exitcode.ThresholdsFailed,
+				"thresholds on metrics '%s' were crossed; the test was aborted (abortOnFail)",
+				strings.Join(rep.FailedMetrics(), "', '")))
+			return
+		}
+	}
+}
+
+// timed runs f with a timeout; running over it is an error with code.
+func (r *testRun) timed(ctx context.Context, limit time.Duration, code int, what string,
+	f func(context.Context) ([]byte, error)) ([]byte, error) {
+	c, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		d, err := f(c)
+		done <- result{d, err}
+	}()
+	select {
+	case res := <-done:
+		if res.err != nil && errors.Is(c.Err(), context.DeadlineExceeded) {
+			return nil, exitcode.Errorf(code, "%s did not finish within %s", what, limit)
+		}
+		return res.data, res.err
+	case <-c.Done():
+		if errors.Is(c.Err(), context.DeadlineExceeded) {
+			return nil, exitcode.Errorf(code, "%s did not finish within %s", what, limit)
+		}
+		res := <-done
+		return res.data, res.err
+	}
+}
+
+func (r *testRun) printBanner() {
+	w := r.cfg.Stdout
+	fmt.Fprintf(w, "\n  execution: local\n     script: %s\n", r.cfg.ScriptPath)
+	outs := "-"
+	if len(r.outputs) > 0 {
+		var ds []string
+		for _, o := range r.outputs {
+			ds = append(ds, o.Description())
+		}
+		outs = strings.Join(ds, ", ")
+	}
+	fmt.Fprintf(w, "     output: %s\n\n", outs)
+	cfgs := make([]executor.Config, len(r.scenarios))
+	maxVUs := 0
+	for i, sc := range r.scenarios {
+		cfgs[i] = sc.cfg
+		maxVUs += sc.cfg.MaxVUs()
+	}
+	plural := "s"
+	if len(cfgs) == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(w, "  scenarios: (100.00%%) %d scenario%s, %d max VUs, %s max duration (incl. graceful stop):\n",
+		len(cfgs), plural, maxVUs, maxDuration(cfgs))
+	names := make([]*scenarioRun, len(r.scenarios))
+	copy(names, r.scenarios)
+	sort.SliceStable(names, func(i, j int) bool { return names[i].cfg.Base().Name < names[j].cfg.Base().Name })
+	for _, sc := range names {
+		b := sc.cfg.Base()
+		extra := ""
+		if b.StartTime > 0 {
+			extra = fmt.Sprintf(", startTime: %s", b.StartTime)
+		}
+		fmt.Fprintf(w, "           * %s: %s%s\n", b.Name, sc.cfg.Description(), extra)
+	}
+	fmt.Fprintln(w)
+}
+
+// executorRecorder returns a recorder for one executor's own samples,
+// remembered so that the run can flush it at the end.
+func (r *testRun) executorRecorder() *lockedRecorder {
+	l := &lockedRecorder{rec: r.newBuffer()}
+	r.abortMu.Lock()
+	r.execRecs = append(r.execRecs, l)
+	r.abortMu.Unlock()
+	return l
+}
+
+// lockedRecorder serialises executor-level samples, which several
+// goroutines of one executor may emit.
+type lockedRecorder struct {
+	mu  sync.Mutex
+	rec metrics.Recorder
+}
+
+func (l *lockedRecorder) Record(s metrics.Sample) {
+	l.mu.Lock()
+	l.rec.Record(s)
+	l.mu.Unlock()
+}
+
+func (l *lockedRecorder) Flush() {
+	l.mu.Lock()
+	flushRecorder(l.rec)
+	l.mu.Unlock()
+}
+
+type flusher interface{ Flush() }
+
+func flushRecorder(rec metrics.Recorder) {
+	if f, ok := rec.(flusher); ok {
+		f.Flush()
+	}
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+func optDuration(d *duration.Duration, def time.Duration) time.Duration {
+	if d == nil {
+		return def
+	}
+	return d.Std()
+}
+
+// setupDataSetter is implemented by scripts that hand setup()'s result to
+// their VUs.
+type setupDataSetter interface {
+	SetSetupData(data []byte)
+}
+
+func setSetupData(s Script, data []byte) {
+	if ss, ok := s.(setupDataSetter); ok {
+		ss.SetSetupData(data)
+	}
+}
+
+func outputNames() []string { return extension.Names(extension.Output) }

@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"context"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"github.com/metronome-load/metronome/clock"
+	"github.com/metronome-load/metronome/executor"
+)
+
+// scenarioRun is one scenario of the run: its config, and its executor once
+// the scenario started.
+type scenarioRun struct {
+	cfg     executor.Config
+	exec    executor.Executor
+	started atomic.Bool
+	done    atomic.Bool
+}
+
+func (r *scenarioRun) progress() executor.Progress {
+	if r.started.Load() {
+		p := r.exec.Progress()
+		p.Done = p.Done || r.done.Load()
+		return p
+	}
+	return executor.Progress{Total: r.cfg.MaxDuration(), MaxVUs: r.cfg.MaxVUs(), Done: r.done.Load()}
+}
+
+// run waits for the scenario's startTime, then runs its executor.
+func (r *scenarioRun) run(ctx context.Context, c clock.Clock, start time.Time, deps executor.Deps) error {
+	defer r.done.Store(true)
+	if wait := r.cfg.Base().StartTime - c.Now().Sub(start); wait > 0 {
+		if !clock.Sleep(c, wait, ctx.Done()) {
+			return nil
+		}
+	}
+	r.exec = r.cfg.New(deps)
+	r.started.Store(true)
+	return r.exec.Run(ctx)
+}
+
+// plannedVUs is the most VUs the scenarios need at the same moment, counting
+// each scenario's initial VUs over its window [startTime, startTime +
+// maxDuration): the number to initialise before the test starts.
+func plannedVUs(cfgs []executor.Config) int {
+	type edge struct {
+		at    time.Duration
+		delta int
+	}
+	var edges []edge
+	for _, c := range cfgs {
+		s := c.Base().StartTime
+		edges = append(edges, edge{s, c.InitialVUs()}, edge{s + c.MaxDuration(), -c.InitialVUs()})
+	}
+	sort.Slice(edges, func(i, j int) bool {
+		if edges[i].at != edges[j].at {
+			return edges[i].at < edges[j].at
+		}
+		return edges[i].delta < edges[j].delta
+	})
+	cur, peak := 0, 0
+	for _, e := range edges {
+		cur += e.delta
+		peak = max(peak, cur)
+	}
+	return peak
+}
+
+// maxDuration is when the last scenario hard-stops.
+func maxDuration(cfgs []executor.Config) time.Duration {
+	var d time.Duration
+	for _, c := range cfgs {
+		d = max(d, c.Base().StartTime+c.MaxDuration())
+	}
+	return d
+}

@@ -1,0 +1,211 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/summary"
+)
+
+// finish writes the end of the run: --summary-export, then handleSummary's
+// files or the text summary.
+func (r *testRun) finish(elapsed time.Duration, setupData []byte, rep *metrics.ThresholdReport) error {
+	if r.cfg.SummaryMode == "disabled" {
+		return nil
+	}
+	in := r.summaryInput(elapsed, setupData, rep)
+	var errs []string
+	if r.cfg.SummaryExport != "" {
+		b, err := summary.ExportJSON(in)
+		if err == nil {
+			err = os.WriteFile(r.cfg.SummaryExport, b, 0o644)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("--summary-export: %v", err))
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), optDuration(r.opts.HandleSummaryTimeout, 120*time.Second))
+	defer cancel()
+	out, ok, err := r.cfg.Script.HandleSummary(ctx, summary.Data(in))
+	if err != nil {
+		r.logf("handleSummary() failed, printing the default summary instead: %v", err)
+		ok = false
+	}
+	if !ok {
+		fmt.Fprint(r.cfg.Stdout, summary.Text(in))
+	}
+	for dest, content := range out {
+		switch dest {
+		case "stdout":
+			_, err = r.cfg.Stdout.Write(content)
+		case "stderr":
+			_, err = r.cfg.Stderr.Write(content)
+		default:
+			err = os.WriteFile(dest, content, 0o644)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("handleSummary output %s: %v", dest, err))
+		}
+	}
+	if len(errs) > 0 {
+		return exitcode.Errorf(exitcode.Generic, "%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// summaryInput gathers what the summary shows.
+func (r *testRun) summaryInput(elapsed time.Duration, setupData []byte, rep *metrics.ThresholdReport) *summary.Input {
+	in := &summary.Input{
+		Options: summary.Options{
+			TrendStats: r.opts.SummaryTrendStats,
+			Mode:       r.cfg.SummaryMode,
+			NoColor:    r.cfg.NoColor,
+		},
+		State: summary.State{
+			IsStdOutTTY: r.cfg.StdoutTTY, IsStdErrTTY: r.cfg.StderrTTY, TestRunDuration: elapsed,
+		},
+		SetupData: setupData,
+	}
+	if r.opts.SummaryTimeUnit != nil {
+		in.Options.TimeUnit = *r.opts.SummaryTimeUnit
+	}
+	for _, m := range r.engine.Observed() {
+		sm := summary.Metric{Name: m.Name, Metric: m.Metric, Sink: m.Sink, Parent: m.Parent, Selector: m.Selector}
+		for _, t := range rep.Results(m.Name) {
+			sm.Thresholds = append(sm.Thresholds, summary.Threshold{Source: t.Source, OK: t.OK, AbortOnFail: t.AbortOnFail})
+		}
+		in.Metrics = append(in.Metrics, sm)
+	}
+	in.RootGroup = groupTree(r.engine.Groups(), r.engine.Checks())
+	in.Scenarios, in.Warnings = r.scenarioReports()
+	return in
+}
+
+// groupTree builds the group and check tree from group paths such as
+// "::outer::inner" and the checks tallied in them.
+func groupTree(paths []string, checks []metrics.CheckTally) *summary.Group {
+	root := &summary.Group{}
+	byPath := map[string]*summary.Group{"": root}
+	var get func(path string) *summary.Group
+	get = func(path string) *summary.Group {
+		if g, ok := byPath[path]; ok {
+			return g
+		}
+		i := strings.LastIndex(path, "::")
+		parent := root
+		name := path
+		if i > 0 {
+			parent = get(path[:i])
+			name = path[i+2:]
+		} else {
+			name = strings.TrimPrefix(path, "::")
+		}
+		g := &summary.Group{Name: name, Path: path}
+		parent.Groups = append(parent.Groups, g)
+		byPath[path] = g
+		return g
+	}
+	for _, p := range paths {
+		get(p)
+	}
+	for _, c := range checks {
+		g := get(c.Group)
+		g.Checks = append(g.Checks, &summary.Check{Name: c.Name, Path: c.Group + "::" + c.Name, Passes: c.Passes, Fails: c.Fails})
+	}
+	return root
+}
+
+// isOpenModel reports whether a scenario's executor has an intended
+// schedule.
+func isOpenModel(c executor.Config) bool {
+	_, ok := c.(interface{ Schedule() *executor.Schedule })
+	return ok
+}
+
+// summarySubmetrics are the submetrics the summary's accounts read: per
+// scenario, raw and corrected latency of open-model scenarios and the
+// iteration duration of closed-model ones; and the back-filled part of
+// corrected_latency.
+func summarySubmetrics(runs []*scenarioRun) []string {
+	subs := []string{metrics.CorrectedLatencyName + "{" + summary.BackfilledTag + ":true}"}
+	for _, sc := range runs {
+		name := sc.cfg.Base().Name
+		if isOpenModel(sc.cfg) {
+			subs = append(subs,
+				metrics.HTTPReqDurationName+"{scenario:"+name+"}",
+				metrics.CorrectedLatencyName+"{scenario:"+name+"}")
+		} else {
+			subs = append(subs, metrics.IterationDurationName+"{scenario:"+name+"}")
+		}
+	}
+	return subs
+}
+
+// omissionRatio is how far a closed-model scenario's slowest iteration
+// must stand above its p99.9 before the summary calls it the signature of
+// coordinated omission; omissionMinCount keeps tiny runs out of it.
+const (
+	omissionRatio    = 10
+	omissionMinCount = 1000
+)
+
+// scenarioReports returns the open-model accounts and the warnings of
+// DESIGN §2.4.
+func (r *testRun) scenarioReports() ([]summary.ScenarioReport, []string) {
+	var reps []summary.ScenarioReport
+	var warns []string
+	p99 := func(name string) float64 {
+		if t, ok := r.engine.Sink(name).(*metrics.TrendSink); ok && t != nil {
+			return t.Percentile(99)
+		}
+		return 0
+	}
+	for _, sc := range r.scenarios {
+		name := sc.cfg.Base().Name
+		if !sc.started.Load() {
+			continue
+		}
+		if acc, ok := sc.exec.(executor.Accounter); ok {
+			a := acc.Account()
+			reps = append(reps, summary.ScenarioReport{
+				Name: name, Executor: sc.cfg.Base().Executor,
+				Intended: a.Intended, OnTime: a.OnTime, Late: a.Late,
+				Dropped: a.Dropped, Interrupted: a.Interrupted, PeakBacklog: a.PeakBacklog,
+				RawP99:       p99(metrics.HTTPReqDurationName + "{scenario:" + name + "}"),
+				CorrectedP99: p99(metrics.CorrectedLatencyName + "{scenario:" + name + "}"),
+			})
+			switch {
+			case a.Dropped > 0 && sc.cfg.Base().Executor == executor.IntendedArrivalRateName:
+				warns = append(warns, fmt.Sprintf("scenario %s: %d arrivals were still waiting for a VU when the scenario stopped; "+
+					"the target rate is more than the system or maxVUs sustains, so corrected_latency measures the test's length, not the server",
+					name, a.Dropped))
+			case a.Dropped > 0:
+				warns = append(warns, fmt.Sprintf("scenario %s: %d iterations were dropped for want of a free VU; "+
+					"each is charged to corrected_latency{outcome:dropped} (a lower bound) — raise preAllocatedVUs/maxVUs or use intended-arrival-rate",
+					name, a.Dropped))
+			}
+			if n := r.state.SleepsInOpenModel.Load(); n > 0 && sc.cfg.Base().Executor == executor.IntendedArrivalRateName {
+				warns = append(warns, fmt.Sprintf("sleep() ran %d times inside open-model iterations; it adds to corrected_latency, "+
+					"so corrected numbers include the script's own waiting", n))
+			}
+			continue
+		}
+		t, ok := r.engine.Sink(metrics.IterationDurationName + "{scenario:" + name + "}").(*metrics.TrendSink)
+		if !ok || t == nil || t.Count() < omissionMinCount {
+			continue
+		}
+		if tail := t.Percentile(99.9); tail > 0 && t.Max() > omissionRatio*tail {
+			warns = append(warns, fmt.Sprintf("scenario %s (closed model): the slowest iteration took %.0fms, %.0f× its p(99.9) of %.1fms — "+
+				"the signature of coordinated omission: while the target stalled, VUs waited instead of sending, so the stall barely reaches the percentiles; "+
+				"measure with intended-arrival-rate, or set expectedInterval to back-fill corrected_latency",
+				name, t.Max(), t.Max()/tail, tail))
+		}
+	}
+	return reps, warns
+}
