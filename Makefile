@@ -3,7 +3,7 @@
 GO       ?= go
 BIN      := bin/metronome
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
-LDFLAGS  := -s -w -X github.com/metronome-load/metronome/cli.Version=$(VERSION)
+LDFLAGS  := -s -w -X github.com/metronome-load/metronome/config.Version=$(VERSION)
 
 .PHONY: all build test test-short bench demo dashboard fmt vet clean
 

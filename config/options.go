@@ -66,4 +66,17 @@ type Options struct {
 
 	ExecutionSegment         *string `json:"executionSegment,omitempty"`
 	ExecutionSegmentSequence *string `json:"executionSegmentSequence,omitempty"`
+
+	// Source names the tier these options came from ("script options",
+	// "environment", a config file ...); errors and warnings quote it.
+	Source string `json:"-"`
+	// Warnings are notes gathered while consolidating (a tier overriding
+	// the scenarios of a lower one, an explicitly empty stages list ...),
+	// for the CLI to log before the run.
+	Warnings []string `json:"-"`
+
+	// shortcutSource is the Source of the tier that last set any of
+	// duration, iterations, stages or scenarios: conflicts between them
+	// can only come from one tier, so errors can name it.
+	shortcutSource string
 }

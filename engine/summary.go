@@ -65,7 +65,7 @@ func (r *testRun) summaryInput(elapsed time.Duration, setupData []byte, rep *met
 		Options: summary.Options{
 			TrendStats: r.opts.SummaryTrendStats,
 			Mode:       r.cfg.SummaryMode,
-			NoColor:    r.cfg.NoColor,
+			NoColor:    r.cfg.NoColor || !r.cfg.StdoutTTY,
 		},
 		State: summary.State{
 			IsStdOutTTY: r.cfg.StdoutTTY, IsStdErrTTY: r.cfg.StderrTTY, TestRunDuration: elapsed,
@@ -75,7 +75,16 @@ func (r *testRun) summaryInput(elapsed time.Duration, setupData []byte, rep *met
 	if r.opts.SummaryTimeUnit != nil {
 		in.Options.TimeUnit = *r.opts.SummaryTimeUnit
 	}
+	internal := map[string]bool{}
+	for _, name := range summarySubmetrics(r.scenarios) {
+		if _, user := r.opts.Thresholds[name]; !user && !strings.Contains(name, summary.BackfilledTag) {
+			internal[name] = true
+		}
+	}
 	for _, m := range r.engine.Observed() {
+		if internal[m.Name] {
+			continue
+		}
 		sm := summary.Metric{Name: m.Name, Metric: m.Metric, Sink: m.Sink, Parent: m.Parent, Selector: m.Selector}
 		for _, t := range rep.Results(m.Name) {
 			sm.Thresholds = append(sm.Thresholds, summary.Threshold{Source: t.Source, OK: t.OK, AbortOnFail: t.AbortOnFail})

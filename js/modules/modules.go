@@ -112,6 +112,9 @@ type State struct {
 	Current executor.Iteration
 	// Execution are the instance-wide counters.
 	Execution *executor.State
+	// Progress reports how far the current scenario is, from 0 to 1
+	// (exec.scenario.progress); nil when unknown.
+	Progress func() float64
 
 	// Client is the VU's HTTP client: its own connection pool, so
 	// connections are reused across iterations of this VU only.

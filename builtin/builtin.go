@@ -1,0 +1,32 @@
+// Package builtin pulls metronome's built-in extensions into a binary.
+// Each of them registers itself from an init function through package
+// extension, exactly as a third-party executor, JavaScript module or output
+// would; importing this package for its side effects is what makes them
+// available:
+//
+//	import _ "github.com/metronome-load/metronome/builtin"
+//
+// A custom build adds its own extensions with more blank imports next to
+// this one.
+package builtin
+
+import (
+	// Executors: shared-iterations, per-vu-iterations, constant-vus,
+	// ramping-vus, the arrival-rate executors.
+	_ "github.com/metronome-load/metronome/executor"
+
+	// JavaScript modules: k6, k6/http, k6/metrics, k6/execution, k6/data,
+	// k6/encoding.
+	_ "github.com/metronome-load/metronome/js/modules/data"
+	_ "github.com/metronome-load/metronome/js/modules/encoding"
+	_ "github.com/metronome-load/metronome/js/modules/execution"
+	_ "github.com/metronome-load/metronome/js/modules/http"
+	_ "github.com/metronome-load/metronome/js/modules/k6"
+	_ "github.com/metronome-load/metronome/js/modules/metrics"
+
+	// Outputs selected with -o.
+	_ "github.com/metronome-load/metronome/output/csv"
+	_ "github.com/metronome-load/metronome/output/hdrlog"
+	_ "github.com/metronome-load/metronome/output/json"
+	_ "github.com/metronome-load/metronome/output/prometheus"
+)

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/metronome-load/metronome/output/hdrlog"
+)
+
+func init() { addCommand(newMergeCmd) }
+
+// newMergeCmd registers `metronome merge` with the root command.
+func newMergeCmd(g *globals) *cobra.Command { return newMergeCommand(g.stdout, g.stderr) }
+
+// newMergeCommand builds `metronome merge`: it merges the HdrHistogram
+// interval logs of several runs or instances (-o hdrlog=FILE) into one
+// distribution per metric and scenario and prints their numbers.
+func newMergeCommand(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		asJSON  bool
+		metrics []string
+	)
+	cmd := &cobra.Command{
+		Use:   "merge [flags] FILE...",
+		Short: "Merge HdrHistogram logs of several runs or instances into one distribution",
+		Long: `Merge reads HdrHistogram interval logs written with -o hdrlog=FILE and merges
+every interval of every file into one distribution per metric and scenario.
+HdrHistogram merges are exact, so the percentiles are those of all the
+requests together, not an average of each instance's percentiles.
+
+Values are printed in milliseconds; percentiles use the estimator of the
+end-of-test summary. A FILE of "-" reads standard input.`,
+		Example: `  metronome merge instance-1.hlog instance-2.hlog
+  metronome merge --metric corrected_latency --json run-*.hlog`,
+		Args:          cobra.MinimumNArgs(1),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMerge(cmd.InOrStdin(), stdout, stderr, args, metrics, asJSON)
+		},
+	}
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (values in milliseconds) instead of a table")
+	cmd.Flags().StringSliceVar(&metrics, "metric", nil, "only these metrics (repeatable or comma-separated), e.g. corrected_latency,http_req_duration")
+	return cmd
+}
+
+func runMerge(stdin io.Reader, stdout, stderr io.Writer, files, metrics []string, asJSON bool) error {
+	m := hdrlog.NewMerger()
+	for _, name := range files {
+		if err := addLog(m, stdin, name); err != nil {
+			return err
+		}
+	}
+	dists := m.Distributions(metrics...)
+	if len(dists) == 0 {
+		var found []string
+		seen := map[string]bool{}
+		for _, d := range m.Distributions() {
+			if !seen[d.Metric] {
+				seen[d.Metric] = true
+				found = append(found, d.Metric)
+			}
+		}
+		return fmt.Errorf("no metric %s in the logs; they hold %s", strings.Join(metrics, ", "), strings.Join(found, ", "))
+	}
+	sums := make([]hdrlog.Summary, 0, len(dists))
+	intervals := 0
+	for _, d := range dists {
+		if d.Dropped > 0 {
+			fmt.Fprintf(stderr, "warning: %d values of %s did not fit the merged histogram and were left out\n", d.Dropped, d.Tag)
+		}
+		intervals += d.Intervals
+		sums = append(sums, d.Summarize(hdrlog.Percentiles))
+	}
+	if asJSON {
+		return hdrlog.WriteJSON(stdout, sums)
+	}
+	fmt.Fprintf(stdout, "merged %d interval histograms from %d file(s); values in milliseconds\n\n", intervals, len(files))
+	return hdrlog.WriteTable(stdout, sums, hdrlog.Percentiles)
+}
+
+func addLog(m *hdrlog.Merger, stdin io.Reader, name string) error {
+	if name == "-" {
+		return m.Add(stdin, "standard input")
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
+	}
+	defer f.Close()
+	return m.Add(f, name)
+}
+
+// unwrapPath drops the *PathError wrapper, whose message repeats the name.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

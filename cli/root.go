@@ -1,0 +1,168 @@
+// Package cli is metronome's command line: the cobra commands (run,
+// version, ...), their flags, and the translation of flags, K6_* variables
+// and config files into a test run.
+//
+// Errors reach the user as one line, "ERROR: <message>", on stderr, and the
+// process exits with the code the error carries (package exitcode). Flag
+// and argument mistakes exit with 104 (invalid configuration), like bad
+// option values; k6 exits with 255 there.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/exitcode"
+)
+
+// globals is the state every command shares: where output goes, the
+// process environment and the global flags.
+type globals struct {
+	stdout, stderr io.Writer
+	// env is the process environment (os.Environ as a map).
+	env map[string]string
+	// noColor and verbose are the persistent --no-color and -v flags.
+	noColor bool
+	verbose bool
+	// started is set once a command's RunE begins; an error before that
+	// is a usage mistake (unknown command or flag, wrong arguments).
+	started bool
+}
+
+// commands are the constructors of metronome's subcommands.
+//
+// A command lives in its own file and registers itself from that file's
+// init function:
+//
+//	func init() { addCommand(newMergeCmd) }
+//
+//	func newMergeCmd(g *globals) *cobra.Command { ... }
+//
+// so adding a command (cli/merge.go, cli/demo.go) never touches root.go.
+// Constructors run once per NewRoot and must keep their flag state in the
+// command they build (closures or a struct), never in package variables,
+// so that tests can build many roots.
+var commands []func(g *globals) *cobra.Command
+
+// addCommand registers a subcommand constructor; call it from init.
+func addCommand(f func(g *globals) *cobra.Command) { commands = append(commands, f) }
+
+// NewRoot builds the metronome command with every registered subcommand,
+// writing to stdout and stderr and reading the process environment.
+func NewRoot(stdout, stderr io.Writer) *cobra.Command {
+	return newRoot(&globals{stdout: stdout, stderr: stderr, env: environ()})
+}
+
+func newRoot(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "metronome",
+		Short: "Load testing for k6 scripts, with latency measured from when requests should have been sent",
+		Long: "metronome runs k6-style JavaScript and TypeScript load tests with a Go-native engine.\n" +
+			"It reads the same options, flags and K6_* variables as k6 and writes the same outputs,\n" +
+			"and measures latency without coordinated omission (see corrected_latency).",
+		Version:       versionString(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetOut(g.stdout)
+	root.SetErr(g.stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return exitcode.Wrap(exitcode.InvalidConfig, err)
+	})
+	root.PersistentFlags().BoolVar(&g.noColor, "no-color", false, "disable colored output")
+	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "show debug output (console.debug)")
+	for _, f := range commands {
+		cmd := f(g)
+		markStart(cmd, g)
+		root.AddCommand(cmd)
+	}
+	return root
+}
+
+// markStart wraps the RunE of cmd and its subcommands so that g records
+// when a command has begun its own work.
+func markStart(cmd *cobra.Command, g *globals) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			g.started = true
+			return run(c, args)
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		markStart(sub, g)
+	}
+}
+
+// Execute runs metronome on os.Args and returns the process exit code.
+func Execute() int {
+	return execute(os.Args[1:], os.Stdout, os.Stderr, environ())
+}
+
+// execute runs the command line args and returns the exit code. A panic
+// becomes one error line and exit code 109; METRONOME_DEBUG adds the Go
+// stack trace.
+func execute(args []string, stdout, stderr io.Writer, env map[string]string) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "ERROR: internal error, a bug in metronome: %s\n", oneLine(fmt.Sprint(p)))
+			if env["METRONOME_DEBUG"] != "" {
+				_, _ = stderr.Write(debug.Stack())
+			}
+			code = exitcode.GoPanic
+		}
+	}()
+	g := &globals{stdout: stdout, stderr: stderr, env: env}
+	root := newRoot(g)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitcode.OK
+	}
+	var coded *exitcode.Error
+	if !g.started && !errors.As(err, &coded) {
+		err = exitcode.Wrap(exitcode.InvalidConfig, err)
+	}
+	fmt.Fprintf(stderr, "ERROR: %s\n", oneLine(err.Error()))
+	return exitcode.Of(err)
+}
+
+// oneLine folds a message onto one line: line breaks and the indentation
+// after them become single spaces.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	lines := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
+	parts := lines[:0]
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// environ returns the process environment as a map.
+func environ() map[string]string {
+	env := make(map[string]string)
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+func versionString() string {
+	return fmt.Sprintf("metronome v%s (%s, %s/%s)", config.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}

@@ -1,0 +1,351 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/engine"
+	"github.com/metronome-load/metronome/exitcode"
+)
+
+func init() { addCommand(newRunCmd) }
+
+// runCmd holds the flags of one `metronome run` command.
+type runCmd struct {
+	g *globals
+	// tier receives the options set by flags (see optionFlag).
+	tier *config.Options
+
+	env           []string
+	outs          []string
+	summaryExport string
+	summaryMode   string
+	noSummary     bool
+	quiet         bool
+	configPath    string
+	includeSysEnv bool
+}
+
+func newRunCmd(g *globals) *cobra.Command {
+	r := &runCmd{g: g, tier: &config.Options{Source: "command-line flags"}}
+	cmd := &cobra.Command{
+		Use:   "run [flags] script.js|script.ts",
+		Short: "Run a load test",
+		Long: "Run a load test script. Options come, from lowest to highest precedence, from the\n" +
+			"config file (-c or K6_CONFIG), the script's exported options, K6_* environment\n" +
+			"variables and the flags below.",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return exitcode.Errorf(exitcode.InvalidConfig, "run needs exactly one script (a .js or .ts file), got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return r.run(cmd, args[0]) },
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	addOptionFlags(fs, r.tier)
+	fs.StringArrayVarP(&r.env, "env", "e", nil, "an environment variable for the script, NAME=VALUE (repeatable)")
+	fs.StringArrayVarP(&r.outs, "out", "o", nil, "send results to an output, type[=arg], e.g. json=results.json (repeatable)")
+	fs.StringVar(&r.summaryExport, "summary-export", "", "write the end-of-test summary as JSON to this file")
+	fs.StringVar(&r.summaryMode, "summary-mode", "", "end-of-test summary: compact, full or disabled (default compact)")
+	fs.BoolVar(&r.noSummary, "no-summary", false, "do not print the end-of-test summary (same as --summary-mode=disabled)")
+	fs.BoolVarP(&r.quiet, "quiet", "q", false, "do not show the progress display")
+	fs.StringVarP(&r.configPath, "config", "c", "", "JSON config file holding options (env K6_CONFIG)")
+	fs.BoolVar(&r.includeSysEnv, "include-system-env-vars", true, "pass the process environment to the script's __ENV")
+	return cmd
+}
+
+// settings are the run settings that are not options.
+type settings struct {
+	outputs       []string
+	summaryExport string
+	summaryMode   string
+	quiet         bool
+	noColor       bool
+	includeSysEnv bool
+}
+
+func (r *runCmd) run(cmd *cobra.Command, path string) error {
+	g := r.g
+	fileTier, fileOuts, err := r.readConfigFile()
+	if err != nil {
+		return err
+	}
+	envTier, err := config.FromEnv(g.env)
+	if err != nil {
+		return err
+	}
+	st, err := r.settings(cmd, fileOuts)
+	if err != nil {
+		return err
+	}
+	scriptEnv, processEnv, err := r.scriptEnv(st.includeSysEnv)
+	if err != nil {
+		return err
+	}
+
+	script, err := loadScript(path, loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose})
+	if err != nil {
+		return err
+	}
+	scriptTier, err := config.Parse(script.Options(), "script options")
+	if err != nil {
+		return err
+	}
+	opts, err := config.Consolidate(fileTier, scriptTier, envTier, r.tier)
+	if err != nil {
+		return err
+	}
+	for _, w := range opts.Warnings {
+		fmt.Fprintf(g.stderr, "WARN[0000] %s\n", w)
+	}
+	scenarios, err := config.Scenarios(opts)
+	if err != nil {
+		return err
+	}
+	for _, sc := range scenarios {
+		b := sc.Base()
+		if !script.Exports(b.Exec) {
+			path := "scenarios." + b.Name + ".exec"
+			if b.Exec == "default" {
+				return exitcode.Errorf(exitcode.InvalidConfig,
+					"%s: the script has no default export; export a default function or give the scenario an exec function", path)
+			}
+			return exitcode.Errorf(exitcode.InvalidConfig, "%s: the script does not export a function named %q", path, b.Exec)
+		}
+	}
+
+	ctx, signalled, stop := g.signalContext(cmd.Context())
+	defer stop()
+	err = runEngine(ctx, engine.Config{
+		Script:        script,
+		ScriptPath:    path,
+		Options:       opts,
+		Outputs:       st.outputs,
+		SummaryExport: st.summaryExport,
+		SummaryMode:   st.summaryMode,
+		Quiet:         st.quiet,
+		NoColor:       st.noColor,
+		Env:           processEnv,
+		Stdout:        g.stdout,
+		Stderr:        g.stderr,
+		StdoutTTY:     isTTY(g.stdout),
+		StderrTTY:     isTTY(g.stderr),
+	})
+	if err == nil && signalled() {
+		err = exitcode.Errorf(exitcode.ExternalAbort, "test run aborted by signal")
+	}
+	return err
+}
+
+// readConfigFile reads the config file tier from -c/--config or
+// K6_CONFIG; none is read when neither is given. Besides options, the file
+// may hold "out", a list of outputs.
+func (r *runCmd) readConfigFile() (*config.Options, []string, error) {
+	path := r.configPath
+	if path == "" {
+		path = r.g.env["K6_CONFIG"]
+	}
+	if path == "" {
+		return nil, nil, nil
+	}
+	source := fmt.Sprintf("config file %q", path)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		reason := err.Error()
+		if os.IsNotExist(err) {
+			reason = "no such file"
+		}
+		return nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "%s: %s", source, reason)
+	}
+	o, err := config.Parse(raw, source)
+	if err != nil {
+		return nil, nil, err
+	}
+	var extra struct {
+		Out json.RawMessage `json:"out"`
+	}
+	_ = json.Unmarshal(raw, &extra) // Parse has accepted raw as an object
+	var outs []string
+	if len(extra.Out) > 0 && string(extra.Out) != "null" {
+		if err := json.Unmarshal(extra.Out, &outs); err != nil {
+			return nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "out: expected an array of strings such as [\"json=results.json\"] (in %s)", source)
+		}
+	}
+	return o, outs, nil
+}
+
+// settings resolves the run settings from flags, K6_* variables and the
+// config file, in that order of precedence.
+func (r *runCmd) settings(cmd *cobra.Command, fileOuts []string) (settings, error) {
+	env := r.g.env
+	fs := cmd.Flags()
+	st := settings{outputs: fileOuts, summaryMode: "compact", includeSysEnv: true}
+	if v := env["K6_OUT"]; strings.TrimSpace(v) != "" {
+		st.outputs = config.SplitList(v)
+	}
+	if fs.Changed("out") {
+		st.outputs = r.outs
+	}
+
+	st.summaryExport = env["K6_SUMMARY_EXPORT"]
+	if fs.Changed("summary-export") {
+		st.summaryExport = r.summaryExport
+	}
+
+	mode, modeFrom := "", ""
+	if v := strings.TrimSpace(env["K6_SUMMARY_MODE"]); v != "" {
+		mode, modeFrom = v, "K6_SUMMARY_MODE"
+	}
+	if fs.Changed("summary-mode") {
+		mode, modeFrom = r.summaryMode, "--summary-mode"
+	}
+	switch mode {
+	case "":
+	case "compact", "full", "disabled":
+		st.summaryMode = mode
+	default:
+		return st, exitcode.Errorf(exitcode.InvalidConfig, "%s: unknown summary mode %q; use compact, full or disabled", modeFrom, mode)
+	}
+	if r.noSummary {
+		st.summaryMode = "disabled"
+	}
+
+	var err error
+	if st.quiet, err = envBool(env, "K6_QUIET"); err != nil {
+		return st, err
+	}
+	if fs.Changed("quiet") {
+		st.quiet = r.quiet
+	}
+
+	if st.noColor, err = envBool(env, "K6_NO_COLOR"); err != nil {
+		return st, err
+	}
+	if env["NO_COLOR"] != "" {
+		st.noColor = true
+	}
+	if r.g.noColor {
+		st.noColor = true
+	}
+
+	if v, ok := env["K6_INCLUDE_SYSTEM_ENV_VARS"]; ok && strings.TrimSpace(v) != "" {
+		if st.includeSysEnv, err = envBool(env, "K6_INCLUDE_SYSTEM_ENV_VARS"); err != nil {
+			return st, err
+		}
+	}
+	if fs.Changed("include-system-env-vars") {
+		st.includeSysEnv = r.includeSysEnv
+	}
+	return st, nil
+}
+
+// envBool reads a boolean K6_* variable; unset or empty is false.
+func envBool(env map[string]string, name string) (bool, error) {
+	v := strings.TrimSpace(env[name])
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, exitcode.Errorf(exitcode.InvalidConfig, "%s: %q is not true or false", name, v)
+	}
+	return b, nil
+}
+
+var envNameRE = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+
+// scriptEnv builds the script's __ENV (the process environment unless
+// --include-system-env-vars=false, then the -e values) and the environment
+// outputs read their K6_* settings from (the process environment and the
+// -e values).
+func (r *runCmd) scriptEnv(includeSys bool) (scriptEnv, processEnv map[string]string, err error) {
+	scriptEnv = map[string]string{}
+	processEnv = make(map[string]string, len(r.g.env)+len(r.env))
+	for k, v := range r.g.env {
+		processEnv[k] = v
+		if includeSys {
+			scriptEnv[k] = v
+		}
+	}
+	for _, kv := range r.env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "--env %q: must be written NAME=VALUE", kv)
+		}
+		if !envNameRE.MatchString(name) {
+			return nil, nil, exitcode.Errorf(exitcode.InvalidConfig,
+				"--env %q: %q is not a valid variable name (letters, digits and _, not starting with a digit)", kv, name)
+		}
+		scriptEnv[name] = value
+		processEnv[name] = value
+	}
+	return scriptEnv, processEnv, nil
+}
+
+// isTTY reports whether w is a terminal.
+func isTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fd := f.Fd()
+	return isatty.IsTerminal(fd) || isatty.IsCygwinTerminal(fd)
+}
+
+// signalContext returns a context cancelled by the first SIGINT or
+// SIGTERM: the engine then aborts the test gracefully (teardown and the
+// summary still run). A second signal ends the process at once with exit
+// code 105. signalled reports whether a signal arrived; stop releases the
+// signal handler.
+func (g *globals) signalContext(parent context.Context) (ctx context.Context, signalled func() bool, stop func()) {
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancel(parent)
+	sigs := make(chan os.Signal, 2)
+	unnotify := notifySignals(sigs)
+	done := make(chan struct{})
+	got := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			fmt.Fprintf(g.stderr, "WARN[0000] received %v: stopping the test; press Ctrl+C again to exit at once\n", s)
+			close(got)
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case s := <-sigs:
+			fmt.Fprintf(g.stderr, "ERROR: received %v again: exiting without teardown or summary\n", s)
+			exitNow(exitcode.ExternalAbort)
+		case <-done:
+		}
+	}()
+	signalled = func() bool {
+		select {
+		case <-got:
+			return true
+		default:
+			return false
+		}
+	}
+	stop = func() {
+		close(done)
+		unnotify()
+		cancel()
+	}
+	return ctx, signalled, stop
+}

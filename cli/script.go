@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/metronome-load/metronome/engine"
+	"github.com/metronome-load/metronome/js"
+)
+
+// Script is a loaded test script as `run` needs it: what the engine drives,
+// plus the options the script exports (as JSON), the script tier.
+type Script interface {
+	engine.Script
+	Options() json.RawMessage
+}
+
+// loadOptions is what loading a script needs from the command line.
+type loadOptions struct {
+	// Env is the script's __ENV.
+	Env map[string]string
+	// Stderr receives console output and script warnings.
+	Stderr io.Writer
+	// Verbose lets console.debug through (-v).
+	Verbose bool
+}
+
+// The steps of `run` that reach outside the command line are variables, so
+// that tests can substitute a fake script and a fake engine and run the
+// whole command without JavaScript or load.
+var (
+	// loadScript loads and initialises a script (runs its init context once
+	// to read its options).
+	loadScript = func(path string, o loadOptions) (Script, error) {
+		// js.Load writes its own warnings and errors to Stderr in k6's
+		// log layout, with their level, so no Logf is passed.
+		s, err := js.Load(path, js.LoadOptions{Env: o.Env, Stderr: o.Stderr, Verbose: o.Verbose})
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	// runEngine runs the test.
+	runEngine = engine.Run
+	// notifySignals relays SIGINT and SIGTERM to c until the returned
+	// function is called.
+	notifySignals = func(c chan<- os.Signal) (stop func()) {
+		signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+		return func() { signal.Stop(c) }
+	}
+	// exitNow ends the process (the second Ctrl+C).
+	exitNow = os.Exit
+)

@@ -1,0 +1,190 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/metronome-load/metronome/duration"
+)
+
+// spec describes one option: its JSON name, the K6_* variable that sets it
+// and the checks its value must pass. One table drives script and config
+// file decoding (Parse), K6_* variables (FromEnv) and flags (Set), so the
+// three agree on every option.
+type spec struct {
+	name string
+	// env is the K6_* variable, "" when the option is not read from the
+	// environment (scenarios, execution segments).
+	env string
+	// field returns a pointer to the option's field in o: **int64, **bool,
+	// **string, **duration.Duration, *[]string, *map[string]string,
+	// *[]Stage, *map[string][]Threshold or *map[string]json.RawMessage.
+	field func(o *Options) any
+	// check validates a decoded value (int64, bool, string, time.Duration,
+	// []string, map[string]string, []Stage, map[string][]Threshold); nil
+	// means any value of the right type is fine. The error says what is
+	// wrong without naming the option; callers add the name.
+	check func(v any) error
+	// text, when set, converts the textual form (flags, K6_* variables)
+	// before the usual parsing; it serves options whose text form differs
+	// from their JSON form.
+	text func(s string) string
+}
+
+var specs = []spec{
+	{name: "vus", env: "K6_VUS", field: func(o *Options) any { return &o.VUs }, check: atLeast(0)},
+	{name: "duration", env: "K6_DURATION", field: func(o *Options) any { return &o.Duration }, check: nonNegativeDuration},
+	{name: "iterations", env: "K6_ITERATIONS", field: func(o *Options) any { return &o.Iterations }, check: atLeast(1)},
+	{name: "stages", env: "K6_STAGES", field: func(o *Options) any { return &o.Stages }, check: checkStages},
+	{name: "scenarios", field: func(o *Options) any { return &o.Scenarios }},
+	{name: "thresholds", env: "", field: func(o *Options) any { return &o.Thresholds }, check: checkThresholds},
+
+	{name: "setupTimeout", env: "K6_SETUP_TIMEOUT", field: func(o *Options) any { return &o.SetupTimeout }, check: nonNegativeDuration},
+	{name: "teardownTimeout", env: "K6_TEARDOWN_TIMEOUT", field: func(o *Options) any { return &o.TeardownTimeout }, check: nonNegativeDuration},
+	{name: "handleSummaryTimeout", env: "K6_HANDLE_SUMMARY_TIMEOUT", field: func(o *Options) any { return &o.HandleSummaryTimeout }, check: nonNegativeDuration},
+	{name: "noSetup", env: "K6_NO_SETUP", field: func(o *Options) any { return &o.NoSetup }},
+	{name: "noTeardown", env: "K6_NO_TEARDOWN", field: func(o *Options) any { return &o.NoTeardown }},
+
+	{name: "summaryTrendStats", env: "K6_SUMMARY_TREND_STATS", field: func(o *Options) any { return &o.SummaryTrendStats }, check: checkTrendStats},
+	{name: "summaryTimeUnit", env: "K6_SUMMARY_TIME_UNIT", field: func(o *Options) any { return &o.SummaryTimeUnit }, check: checkTimeUnit},
+	{name: "noThresholds", env: "K6_NO_THRESHOLDS", field: func(o *Options) any { return &o.NoThresholds }},
+
+	{name: "tags", env: "K6_TAGS", field: func(o *Options) any { return &o.Tags }, check: checkTags},
+	{name: "systemTags", env: "K6_SYSTEM_TAGS", field: func(o *Options) any { return &o.SystemTags }, check: checkSystemTags},
+
+	{name: "maxRedirects", env: "K6_MAX_REDIRECTS", field: func(o *Options) any { return &o.MaxRedirects }, check: atLeast(0)},
+	{name: "userAgent", env: "K6_USER_AGENT", field: func(o *Options) any { return &o.UserAgent }},
+	{name: "insecureSkipTLSVerify", env: "K6_INSECURE_SKIP_TLS_VERIFY", field: func(o *Options) any { return &o.InsecureSkipTLSVerify }},
+	{name: "discardResponseBodies", env: "K6_DISCARD_RESPONSE_BODIES", field: func(o *Options) any { return &o.DiscardResponseBodies }},
+	{name: "batch", env: "K6_BATCH", field: func(o *Options) any { return &o.Batch }, check: atLeast(1)},
+	{name: "batchPerHost", env: "K6_BATCH_PER_HOST", field: func(o *Options) any { return &o.BatchPerHost }, check: atLeast(0)},
+	{name: "noConnectionReuse", env: "K6_NO_CONNECTION_REUSE", field: func(o *Options) any { return &o.NoConnectionReuse }},
+	{name: "noVUConnectionReuse", env: "K6_NO_VU_CONNECTION_REUSE", field: func(o *Options) any { return &o.NoVUConnectionReuse }},
+	{name: "noCookiesReset", env: "K6_NO_COOKIES_RESET", field: func(o *Options) any { return &o.NoCookiesReset }},
+	{name: "minIterationDuration", env: "K6_MIN_ITERATION_DURATION", field: func(o *Options) any { return &o.MinIterationDuration }, check: nonNegativeDuration},
+	{name: "throw", env: "K6_THROW", field: func(o *Options) any { return &o.Throw }},
+	{name: "httpDebug", env: "K6_HTTP_DEBUG", field: func(o *Options) any { return &o.HTTPDebug }, check: checkHTTPDebug, text: httpDebugText},
+
+	{name: "executionSegment", field: func(o *Options) any { return &o.ExecutionSegment }},
+	{name: "executionSegmentSequence", field: func(o *Options) any { return &o.ExecutionSegmentSequence }},
+}
+
+var specByName = func() map[string]*spec {
+	m := make(map[string]*spec, len(specs))
+	for i := range specs {
+		m[specs[i].name] = &specs[i]
+	}
+	return m
+}()
+
+// Names lists the JSON names of every option metronome understands,
+// sorted.
+func Names() []string {
+	names := make([]string, 0, len(specs))
+	for _, s := range specs {
+		names = append(names, s.name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// EnvVars maps each K6_* variable FromEnv reads to the option it sets.
+func EnvVars() map[string]string {
+	m := make(map[string]string, len(specs))
+	for _, s := range specs {
+		if s.env != "" {
+			m[s.env] = s.name
+		}
+	}
+	return m
+}
+
+// value returns the value an option holds in o, dereferenced as check
+// expects it, and whether it is set.
+func (s *spec) value(o *Options) (any, bool) {
+	switch p := s.field(o).(type) {
+	case **int64:
+		if *p != nil {
+			return **p, true
+		}
+	case **bool:
+		if *p != nil {
+			return **p, true
+		}
+	case **string:
+		if *p != nil {
+			return **p, true
+		}
+	case **duration.Duration:
+		if *p != nil {
+			return (*p).Std(), true
+		}
+	case *[]string:
+		return *p, *p != nil
+	case *map[string]string:
+		return *p, *p != nil
+	case *[]Stage:
+		return *p, *p != nil
+	case *map[string][]Threshold:
+		return *p, *p != nil
+	case *map[string]json.RawMessage:
+		return *p, *p != nil
+	default:
+		panic(fmt.Sprintf("config: option %s has an unsupported field type %T", s.name, p))
+	}
+	return nil, false
+}
+
+// validate runs the option's check on its value in o, if set.
+func (s *spec) validate(o *Options) error {
+	if s.check == nil {
+		return nil
+	}
+	v, ok := s.value(o)
+	if !ok {
+		return nil
+	}
+	return s.check(v)
+}
+
+func atLeast(min int64) func(any) error {
+	return func(v any) error {
+		if n := v.(int64); n < min {
+			if min == 0 {
+				return fmt.Errorf("must not be negative, got %d", n)
+			}
+			return fmt.Errorf("must be at least %d, got %d", min, n)
+		}
+		return nil
+	}
+}
+
+func nonNegativeDuration(v any) error {
+	if d := v.(time.Duration); d < 0 {
+		return fmt.Errorf("must not be negative, got %s", d)
+	}
+	return nil
+}
+
+func checkHTTPDebug(v any) error {
+	switch s := v.(string); s {
+	case "", "headers", "full":
+		return nil
+	default:
+		return fmt.Errorf("must be \"headers\" or \"full\", got %q", s)
+	}
+}
+
+// httpDebugText lets K6_HTTP_DEBUG=true mean headers, as a bare
+// --http-debug does, and false mean off.
+func httpDebugText(s string) string {
+	switch s {
+	case "true", "1":
+		return "headers"
+	case "false", "0":
+		return ""
+	}
+	return s
+}

@@ -1,0 +1,201 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/exitcode"
+)
+
+// Set sets the option called name (its JSON name, e.g. "summaryTrendStats")
+// from its textual form, the way K6_* variables and flags write it:
+//
+//   - numbers: "10"; booleans: true/false/1/0 (strconv.ParseBool);
+//   - durations: "30s", "1m30s", "1d2h", or a bare number of milliseconds;
+//   - lists (systemTags, summaryTrendStats): comma-separated, "" for none;
+//   - stages: "30s:10,1m:0" (duration:target pairs, see ParseStages);
+//   - tags: "k=v,k2=v2" (see ParseTags);
+//   - httpDebug: "headers", "full", or true/false.
+//
+// The error says what is wrong with value without naming the option, so
+// that callers can name the variable or flag the user typed. scenarios and
+// thresholds have no textual form.
+func (o *Options) Set(name, value string) error {
+	s, ok := specByName[name]
+	if !ok {
+		return fmt.Errorf("unknown option %q", name)
+	}
+	if s.text != nil {
+		value = s.text(value)
+	}
+	if err := setText(s.field(o), strings.TrimSpace(value)); err != nil {
+		return err
+	}
+	if err := s.validate(o); err != nil {
+		var se *subError
+		if errors.As(err, &se) {
+			return se.err
+		}
+		return err
+	}
+	return nil
+}
+
+func setText(dst any, v string) error {
+	switch p := dst.(type) {
+	case **int64:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a whole number", v)
+		}
+		*p = &n
+	case **bool:
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", v)
+		}
+		*p = &b
+	case **string:
+		*p = &v
+	case **duration.Duration:
+		d, err := duration.Parse(v)
+		if err != nil {
+			return fmt.Errorf("%q is not a duration such as 30s, 1m30s or 1d2h", v)
+		}
+		dd := duration.Duration(d)
+		*p = &dd
+	case *[]string:
+		*p = SplitList(v)
+	case *map[string]string:
+		tags, err := ParseTags(v)
+		if err != nil {
+			return err
+		}
+		*p = tags
+	case *[]Stage:
+		stages, err := ParseStages(v)
+		if err != nil {
+			return err
+		}
+		*p = stages
+	default:
+		return errors.New("cannot be set from the command line or the environment")
+	}
+	return nil
+}
+
+// SplitList splits a comma-separated list, trimming spaces and dropping
+// empty items; "" gives an empty, non-nil list.
+func SplitList(s string) []string {
+	out := []string{}
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// ParseStage reads one stage written "duration:target", e.g. "30s:10".
+func ParseStage(s string) (Stage, error) {
+	s = strings.TrimSpace(s)
+	d, t, ok := strings.Cut(s, ":")
+	d, t = strings.TrimSpace(d), strings.TrimSpace(t)
+	if !ok || d == "" || t == "" {
+		return Stage{}, fmt.Errorf("stage %q must be written duration:target, e.g. 30s:10", s)
+	}
+	dur, err := duration.Parse(d)
+	if err != nil {
+		return Stage{}, fmt.Errorf("stage %q: %q is not a duration such as 30s or 1m30s", s, d)
+	}
+	if dur < 0 {
+		return Stage{}, fmt.Errorf("stage %q: the duration must not be negative", s)
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil {
+		return Stage{}, fmt.Errorf("stage %q: target %q is not a whole number", s, t)
+	}
+	if n < 0 || n > maxStageTarget {
+		return Stage{}, fmt.Errorf("stage %q: the target must be between 0 and %d", s, maxStageTarget)
+	}
+	return Stage{Duration: duration.Duration(dur), Target: &n}, nil
+}
+
+// ParseStages reads a comma-separated list of stages ("10s:5,20s:10"), the
+// K6_STAGES format; each --stage flag value may also hold several.
+func ParseStages(s string) ([]Stage, error) {
+	items := SplitList(s)
+	if len(items) == 0 {
+		return nil, errors.New("no stages given; write duration:target pairs such as 10s:5,20s:10")
+	}
+	stages := make([]Stage, 0, len(items))
+	for _, it := range items {
+		st, err := ParseStage(it)
+		if err != nil {
+			return nil, err
+		}
+		stages = append(stages, st)
+	}
+	return stages, nil
+}
+
+// ParseTag reads one run tag "name=value". For compatibility with k6's
+// K6_TAGS, "name:value" is accepted when the item holds no '='.
+func ParseTag(s string) (name, value string, err error) {
+	sep := "="
+	if !strings.Contains(s, "=") {
+		sep = ":"
+	}
+	name, value, ok := strings.Cut(s, sep)
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return "", "", fmt.Errorf("tag %q must be written name=value", s)
+	}
+	return name, value, nil
+}
+
+// ParseTags reads K6_TAGS: comma-separated name=value pairs
+// ("env=staging,team=core"); a value cannot contain a comma there (use
+// repeated --tag flags for that). "" gives an empty map.
+func ParseTags(s string) (map[string]string, error) {
+	tags := map[string]string{}
+	for _, item := range SplitList(s) {
+		k, v, err := ParseTag(item)
+		if err != nil {
+			return nil, err
+		}
+		tags[k] = v
+	}
+	return tags, nil
+}
+
+// FromEnv reads the K6_* variables that set options (see EnvVars for the
+// list: K6_VUS, K6_DURATION, K6_STAGES, K6_TAGS, K6_SYSTEM_TAGS ...). An
+// empty variable counts as unset. A bad value is an error with exit code
+// 104 naming the variable: `K6_VUS: "abc" is not a whole number`.
+// Variables are read in a fixed order, so the first error is stable.
+func FromEnv(env map[string]string) (*Options, error) {
+	o := &Options{Source: "environment"}
+	names := make([]string, 0, len(specs))
+	for _, s := range specs {
+		if s.env != "" {
+			names = append(names, s.env)
+		}
+	}
+	slices.Sort(names)
+	vars := EnvVars()
+	for _, name := range names {
+		v, ok := env[name]
+		if !ok || strings.TrimSpace(v) == "" {
+			continue
+		}
+		if err := o.Set(vars[name], v); err != nil {
+			return nil, exitcode.Errorf(exitcode.InvalidConfig, "%s: %v", name, err)
+		}
+	}
+	return o, nil
+}

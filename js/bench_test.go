@@ -1,0 +1,115 @@
+package js_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/js/jstest"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// BenchmarkVURunEmptyIteration measures the runtime's own cost per
+// iteration: an empty default function on a cancellable context, as the
+// executors call it.
+func BenchmarkVURunEmptyIteration(b *testing.B) {
+	r := jstest.Load(b, map[string]string{"script.js": `export default function () {}`}, nil)
+	vu, err := r.Script.NewVU(context.Background(), 1, metrics.RecorderFunc(func(metrics.Sample) {}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	it := executor.Iteration{Scenario: jstest.DefaultScenario}
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := vu.Run(ctx, it); res.Outcome != executor.Completed {
+			b.Fatal(res.Outcome)
+		}
+	}
+}
+
+// BenchmarkVURunCheckIteration is an iteration with one check and one
+// custom metric sample, the typical per-iteration work outside HTTP.
+func BenchmarkVURunCheckIteration(b *testing.B) {
+	r := jstest.Load(b, map[string]string{"script.js": `
+import { check } from "k6";
+import { Trend } from "k6/metrics";
+const t = new Trend("t_latency");
+export default function () {
+	check(200, { "status is 200": (s) => s === 200 });
+	t.add(1.5);
+}`}, nil)
+	vu, err := r.Script.NewVU(context.Background(), 1, metrics.RecorderFunc(func(metrics.Sample) {}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	it := executor.Iteration{Scenario: jstest.DefaultScenario}
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := vu.Run(ctx, it); res.Outcome != executor.Completed {
+			b.Fatal(res.Outcome)
+		}
+	}
+}
+
+// smallScript is a typical small test script for the memory measurement.
+const smallScript = `
+import { check, group, sleep } from "k6";
+import { Counter, Trend } from "k6/metrics";
+import exec from "k6/execution";
+
+export const options = { vus: 1000, duration: "1m", thresholds: { checks: ["rate>0.99"] } };
+const pages = new Counter("pages");
+const latency = new Trend("page_latency", true);
+const base = __ENV.BASE_URL || "http://127.0.0.1:8080";
+
+function visit(path) {
+	const started = Date.now();
+	pages.add(1, { path: path });
+	latency.add(Date.now() - started);
+	return { status: 200, body: "ok " + path };
+}
+
+export default function () {
+	group("home", () => {
+		const res = visit(base + "/");
+		check(res, { "status is 200": (r) => r.status === 200, "has body": (r) => r.body.length > 0 });
+	});
+	if (exec.vu.iterationInScenario > 1e9) sleep(1);
+}`
+
+// BenchmarkVUHeap reports the live heap each idle VU holds (KB/VU) after
+// its init context and one iteration of a small script: the number that
+// decides how many VUs fit in memory.
+func BenchmarkVUHeap(b *testing.B) {
+	r := jstest.Load(b, map[string]string{"script.js": smallScript}, nil)
+	const n = 200
+	noop := metrics.RecorderFunc(func(metrics.Sample) {})
+	it := executor.Iteration{Scenario: jstest.DefaultScenario}
+	var perVU float64
+	for b.Loop() {
+		vus := make([]executor.VU, 0, n)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for i := range n {
+			vu, err := r.Script.NewVU(context.Background(), uint64(i+1), noop)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if res := vu.Run(context.Background(), it); res.Outcome != executor.Completed {
+				b.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
+			}
+			vus = append(vus, vu)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perVU = float64(after.HeapAlloc-before.HeapAlloc) / n / 1024
+		runtime.KeepAlive(vus)
+	}
+	b.ReportMetric(perVU, "KB/VU")
+}

@@ -1,0 +1,176 @@
+package js
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/grafana/sobek"
+)
+
+// eventLoop is a VU's minimal event loop. Asynchronous work (a timer, an
+// async HTTP request) reserves a place with register while JavaScript runs
+// and later queues its continuation from any goroutine; the VU runs the
+// continuations on its own goroutine until nothing is reserved, which is
+// when an iteration ends.
+//
+// Continuations of an earlier iteration that was cut short are dropped:
+// each reservation remembers the loop's generation.
+type eventLoop struct {
+	mu    sync.Mutex
+	queue []func() error
+	spare []func() error
+	gen   uint64
+	wake  chan struct{}
+
+	// The fields below belong to the VU goroutine.
+	pending int
+	timers  map[int64]*timer
+	timerID int64
+}
+
+type timer struct {
+	t  *time.Timer
+	cb func(func() error)
+}
+
+// register reserves a place in the loop and returns the function that
+// queues the continuation; it must be called exactly once.
+func (l *eventLoop) register() func(func() error) {
+	l.mu.Lock()
+	if l.wake == nil {
+		l.wake = make(chan struct{}, 1)
+	}
+	gen := l.gen
+	l.mu.Unlock()
+	l.pending++
+	return func(f func() error) {
+		l.mu.Lock()
+		if l.gen != gen {
+			l.mu.Unlock()
+			return
+		}
+		l.queue = append(l.queue, f)
+		l.mu.Unlock()
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// run runs queued continuations until nothing is reserved. It returns the
+// first error a continuation returns (a JavaScript exception) or
+// errInterrupted when ctx ends first.
+func (l *eventLoop) run(ctx context.Context) error {
+	for l.pending > 0 {
+		l.mu.Lock()
+		q := l.queue
+		l.queue = l.spare[:0]
+		l.spare = nil
+		l.mu.Unlock()
+		if len(q) == 0 {
+			select {
+			case <-l.wake:
+				continue
+			case <-ctx.Done():
+				return errInterrupted
+			}
+		}
+		for i, f := range q {
+			l.pending--
+			q[i] = nil
+			if err := f(); err != nil {
+				return err
+			}
+		}
+		l.mu.Lock()
+		if l.spare == nil {
+			l.spare = q[:0]
+		}
+		l.mu.Unlock()
+	}
+	return nil
+}
+
+// reset drops everything reserved or queued, after an iteration ended
+// early, and stops the timers.
+func (l *eventLoop) reset() {
+	l.mu.Lock()
+	l.gen++
+	l.queue = nil
+	l.mu.Unlock()
+	l.pending = 0
+	for id, t := range l.timers {
+		t.t.Stop()
+		delete(l.timers, id)
+	}
+}
+
+// setTimer implements setTimeout and setInterval.
+func (v *vu) setTimer(call sobek.FunctionCall, repeat bool) sobek.Value {
+	fn, ok := sobek.AssertFunction(call.Argument(0))
+	if !ok {
+		panic(v.rt.NewTypeError("the first argument of setTimeout or setInterval must be a function"))
+	}
+	delay := call.Argument(1).ToFloat()
+	if !(delay > 0) {
+		delay = 0
+	}
+	if repeat && delay < 1 {
+		delay = 1
+	}
+	d := time.Duration(delay * float64(time.Millisecond))
+	var args []sobek.Value
+	if len(call.Arguments) > 2 {
+		args = append(args, call.Arguments[2:]...)
+	}
+	l := &v.loop
+	if l.timers == nil {
+		l.timers = map[int64]*timer{}
+	}
+	l.timerID++
+	id := l.timerID
+	t := &timer{}
+	l.timers[id] = t
+	var arm func()
+	arm = func() {
+		cb := l.register()
+		t.cb = cb
+		t.t = time.AfterFunc(d, func() {
+			cb(func() error {
+				if l.timers[id] != t {
+					return nil // cleared meanwhile
+				}
+				if !repeat {
+					delete(l.timers, id)
+				}
+				if _, err := fn(sobek.Undefined(), args...); err != nil {
+					return err
+				}
+				if repeat && l.timers[id] == t {
+					arm()
+				}
+				return nil
+			})
+		})
+	}
+	arm()
+	return v.rt.ToValue(id)
+}
+
+// clearTimer implements clearTimeout and clearInterval.
+func (v *vu) clearTimer(call sobek.FunctionCall) sobek.Value {
+	l := &v.loop
+	id := call.Argument(0).ToInteger()
+	t, ok := l.timers[id]
+	if !ok {
+		return sobek.Undefined()
+	}
+	delete(l.timers, id)
+	if t.t.Stop() {
+		// The timer will not fire: release its place in the loop.
+		t.cb(func() error { return nil })
+	}
+	return sobek.Undefined()
+}

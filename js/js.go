@@ -1,0 +1,309 @@
+// Package js runs k6-style test scripts on the sobek JavaScript engine.
+//
+// Load reads, transforms (TypeScript, syntax sobek lacks) and links the
+// script's modules once per test; every VU is then a fresh runtime that
+// evaluates the linked modules (its init context) and runs iterations on
+// its own goroutine. Built-in and extension modules ("k6", "k6/http",
+// "k6/x/...") are Go code found through modules.Lookup.
+package js
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// LoadOptions configure Load.
+type LoadOptions struct {
+	// Env is __ENV: the process environment merged with -e values.
+	Env map[string]string
+	// Stderr receives console output and iteration errors.
+	Stderr io.Writer
+	// Logf reports warnings and iteration errors; when nil they go to
+	// Stderr.
+	Logf func(format string, args ...any)
+	// Verbose lets console.debug through, as k6's --verbose does.
+	Verbose bool
+}
+
+// Script is a loaded, linked test script. It implements engine.Script.
+// It is safe for concurrent use: VUs are made and run on many goroutines.
+type Script struct {
+	path   string // absolute path of the main script
+	dir    string
+	cwd    string // for displaying paths
+	opts   LoadOptions
+	start  time.Time
+	loader *loader
+	main   *fileModule
+
+	options  json.RawMessage
+	exported map[string]bool // exported names → whether a function
+
+	shared    sharedStore
+	consoleMu sync.Mutex
+
+	// vus maps a runtime to its VU while its init context runs, so that
+	// shared module records can find the VU evaluating them.
+	vus sync.Map
+
+	mu       sync.RWMutex
+	conf     *runConfig
+	run      runHooks
+	setupGen atomic.Pointer[setupData]
+}
+
+// runConfig is what Configure derives from the consolidated options.
+type runConfig struct {
+	opts        *config.Options
+	registry    *metrics.Registry
+	builtin     *metrics.Builtin
+	initEnv     *modules.InitEnv
+	systemTags  map[string]bool
+	runTags     *metrics.TagSet
+	noCookies   bool
+	minIterDur  time.Duration
+	rootTags    *metrics.TagSet // run tags plus group "" for setup and teardown
+	scenarioTag sync.Map        // *executor.Scenario → *metrics.TagSet
+}
+
+// runHooks connect VUs to the test run (k6/execution).
+type runHooks struct {
+	exec     *executor.State
+	abort    func(reason string)
+	fail     func(reason string)
+	progress func(scenario string) float64
+}
+
+// setupData is setup()'s result as JSON; VUs parse it once each.
+type setupData struct{ raw []byte }
+
+// DefaultSystemTags are the system tags enabled when the systemTags option
+// is not set (k6's default set).
+var DefaultSystemTags = []string{
+	"proto", "subproto", "status", "method", "url", "name", "group", "check",
+	"error", "error_code", "tls_version", "scenario", "service", "expected_response",
+}
+
+// Load reads the script at path with everything it imports, links it and
+// evaluates its init context once, in a service VU, to read its options.
+// Every mistake in the script is an exitcode.Error with code 107 whose
+// message names the file and line.
+func Load(path string, opts LoadOptions) (*Script, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, exitcode.Errorf(exitcode.ScriptException, "script %s: %v", path, err)
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	cwd, _ := os.Getwd()
+	s := &Script{
+		path:  abs,
+		dir:   filepath.Dir(abs),
+		cwd:   cwd,
+		opts:  opts,
+		start: time.Now(),
+	}
+	s.shared.items = map[string]*sharedItem{}
+	s.loader = newLoader(s)
+	if st, err := os.Stat(abs); err != nil || st.IsDir() {
+		return nil, exitcode.Errorf(exitcode.ScriptException, "script %s does not exist or is not a file", path)
+	}
+	main, err := s.loader.loadMain(fileURL(abs))
+	if err != nil {
+		return nil, s.scriptError(err)
+	}
+	s.main = main
+	if main.esm != nil {
+		if err := main.esm.Link(); err != nil {
+			return nil, s.scriptError(err)
+		}
+	}
+	reg := metrics.NewRegistry()
+	s.conf = s.newRunConfig(&config.Options{}, reg, metrics.RegisterBuiltin(reg))
+
+	v, err := s.newVU(context.Background(), 0, discard{})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.readExports(v); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// readExports records the exported names and the options of the script
+// from the service VU v.
+func (s *Script) readExports(v *vu) error {
+	s.exported = map[string]bool{}
+	for _, k := range v.exports.Keys() {
+		_, isFn := sobek.AssertFunction(v.exports.Get(k))
+		s.exported[k] = isFn
+	}
+	o := v.exports.Get("options")
+	if o == nil || sobek.IsUndefined(o) || sobek.IsNull(o) {
+		return nil
+	}
+	raw, err := v.stringify(o)
+	if err != nil {
+		return exitcode.Errorf(exitcode.ScriptException, "%s: the exported options cannot be turned into JSON: %s",
+			s.display(s.path), s.describe(err))
+	}
+	s.options = json.RawMessage(raw)
+	return nil
+}
+
+// Options returns the script's exported options as JSON, nil when it
+// exports none.
+func (s *Script) Options() json.RawMessage { return s.options }
+
+// Exports reports whether the script exports a function called name.
+func (s *Script) Exports(name string) bool { return s.exported[name] }
+
+// Configure hands the consolidated options and the run's metric registry
+// to the script. VUs made afterwards record into that registry's metrics.
+func (s *Script) Configure(opts *config.Options, reg *metrics.Registry, b *metrics.Builtin) error {
+	if opts == nil {
+		opts = &config.Options{}
+	}
+	if reg == nil {
+		reg = metrics.NewRegistry()
+	}
+	if b == nil {
+		b = metrics.RegisterBuiltin(reg)
+	}
+	c := s.newRunConfig(opts, reg, b)
+	s.mu.Lock()
+	s.conf = c
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *Script) newRunConfig(opts *config.Options, reg *metrics.Registry, b *metrics.Builtin) *runConfig {
+	c := &runConfig{opts: opts, registry: reg, builtin: b}
+	c.initEnv = &modules.InitEnv{Registry: reg, CWD: s.dir, Shared: &modules.Shared{Get: s.shared.get}, Logf: s.logf}
+	c.systemTags = map[string]bool{}
+	tags := opts.SystemTags
+	if tags == nil {
+		tags = DefaultSystemTags
+	}
+	for _, t := range tags {
+		c.systemTags[t] = true
+	}
+	c.runTags = metrics.NewTags(opts.Tags)
+	c.rootTags = c.runTags
+	if c.systemTags["group"] {
+		c.rootTags = c.rootTags.With("group", "")
+	}
+	c.noCookies = opts.NoCookiesReset != nil && *opts.NoCookiesReset
+	if opts.MinIterationDuration != nil {
+		c.minIterDur = opts.MinIterationDuration.Std()
+	}
+	return c
+}
+
+func (s *Script) config() *runConfig {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.conf
+}
+
+// SetRunEnv connects the script's VUs to the test run: exec holds the
+// instance-wide counters of k6/execution's exec.instance, abort and fail
+// implement exec.test.abort() and exec.test.fail(), and progress reports a
+// scenario's progress (0–1) for exec.scenario.progress. Any may be nil.
+// The engine calls it before it makes VUs.
+func (s *Script) SetRunEnv(exec *executor.State, abort, fail func(reason string), progress func(scenario string) float64) {
+	s.mu.Lock()
+	s.run = runHooks{exec: exec, abort: abort, fail: fail, progress: progress}
+	s.mu.Unlock()
+}
+
+func (s *Script) hooks() runHooks {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.run
+}
+
+// SetSetupData hands setup()'s JSON result to the VUs, which parse it once
+// each and pass it to every exec function. Setup calls it itself; the
+// engine calls it when the data come from elsewhere.
+func (s *Script) SetSetupData(data []byte) {
+	s.setupGen.Store(&setupData{raw: data})
+}
+
+// NewVU initialises VU number id: a fresh runtime that evaluated the init
+// context. Its samples go to rec.
+func (s *Script) NewVU(ctx context.Context, id uint64, rec metrics.Recorder) (executor.VU, error) {
+	v, err := s.newVU(ctx, id, rec)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// logf reports a warning or an error.
+func (s *Script) logf(format string, args ...any) {
+	if s.opts.Logf != nil {
+		s.opts.Logf(format, args...)
+		return
+	}
+	s.writeLine("WARN", fmt.Sprintf(format, args...), "")
+}
+
+// logError reports an error of an iteration.
+func (s *Script) logError(msg string) {
+	if s.opts.Logf != nil {
+		s.opts.Logf("%s", msg)
+		return
+	}
+	s.writeLine("ERRO", msg, "")
+}
+
+// writeLine writes one log line to Stderr in k6's text layout: level,
+// seconds since the start, message and source.
+func (s *Script) writeLine(level, msg, source string) {
+	secs := int(time.Since(s.start) / time.Second)
+	line := fmt.Sprintf("%s[%04d] %s", level, secs, msg)
+	if source != "" {
+		line += " source=" + source
+	}
+	line += "\n"
+	s.consoleMu.Lock()
+	_, _ = io.WriteString(s.opts.Stderr, line)
+	s.consoleMu.Unlock()
+}
+
+// discard is the recorder of the service VU that reads the options.
+type discard struct{}
+
+func (discard) Record(metrics.Sample) {}
+
+// errAborted is the interrupt value of exec.test.abort().
+type errAborted struct{ reason string }
+
+func (e *errAborted) Error() string {
+	if e.reason == "" {
+		return "test aborted"
+	}
+	return "test aborted: " + e.reason
+}
+
+// errInterrupted is the interrupt value used when a VU's context ends.
+var errInterrupted = errors.New("iteration interrupted")

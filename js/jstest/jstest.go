@@ -1,0 +1,184 @@
+// Package jstest runs test scripts on the js runtime for the tests of
+// modules and of the runtime itself: it writes a script's files to a
+// temporary folder, loads it, makes VUs with recording recorders and runs
+// iterations.
+package jstest
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/executortest"
+	"github.com/metronome-load/metronome/js"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// Config tunes Load. The zero value loads "script.js" with empty options.
+type Config struct {
+	// Main is the file to load, "script.js" when empty.
+	Main string
+	// Env is __ENV.
+	Env map[string]string
+	// Options are handed to Configure.
+	Options *config.Options
+	// Verbose lets console.debug through.
+	Verbose bool
+	// Progress reports a scenario's progress for exec.scenario.progress.
+	Progress func(scenario string) float64
+}
+
+// Runner is a loaded and configured script.
+type Runner struct {
+	Script   *js.Script
+	Registry *metrics.Registry
+	Builtin  *metrics.Builtin
+	// State are the instance counters exec.instance reads.
+	State *executor.State
+	// Stderr collects console output and logged iteration errors.
+	Stderr *Buffer
+	// Dir is the folder the files were written to.
+	Dir string
+
+	mu     sync.Mutex
+	aborts []string
+	fails  []string
+}
+
+// Buffer is a bytes.Buffer safe for concurrent writers.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String returns what was written.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// WriteFiles writes files (slash-separated name → content) into a fresh
+// temporary folder and returns the folder.
+func WriteFiles(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// Load writes files and loads the script, failing the test on error.
+func Load(t testing.TB, files map[string]string, cfg *Config) *Runner {
+	t.Helper()
+	r, err := TryLoad(t, files, cfg)
+	if err != nil {
+		t.Fatalf("loading the script: %v", err)
+	}
+	return r
+}
+
+// TryLoad is Load returning the error of js.Load.
+func TryLoad(t testing.TB, files map[string]string, cfg *Config) (*Runner, error) {
+	t.Helper()
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	main := cfg.Main
+	if main == "" {
+		main = "script.js"
+	}
+	r := &Runner{Stderr: &Buffer{}, State: &executor.State{}}
+	r.Dir = WriteFiles(t, files)
+	s, err := js.Load(filepath.Join(r.Dir, main), js.LoadOptions{Env: cfg.Env, Stderr: r.Stderr, Verbose: cfg.Verbose})
+	if err != nil {
+		return r, err
+	}
+	r.Script = s
+	r.Registry = metrics.NewRegistry()
+	r.Builtin = metrics.RegisterBuiltin(r.Registry)
+	opts := cfg.Options
+	if opts == nil {
+		opts = &config.Options{}
+	}
+	if err := s.Configure(opts, r.Registry, r.Builtin); err != nil {
+		return r, err
+	}
+	s.SetRunEnv(r.State, r.abort, r.fail, cfg.Progress)
+	return r, nil
+}
+
+func (r *Runner) abort(reason string) {
+	r.mu.Lock()
+	r.aborts = append(r.aborts, reason)
+	r.mu.Unlock()
+}
+
+func (r *Runner) fail(reason string) {
+	r.mu.Lock()
+	r.fails = append(r.fails, reason)
+	r.mu.Unlock()
+}
+
+// Aborts returns the reasons exec.test.abort() was called with.
+func (r *Runner) Aborts() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.aborts...)
+}
+
+// Fails returns the reasons exec.test.fail() was called with.
+func (r *Runner) Fails() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.fails...)
+}
+
+// NewVU initialises VU id with a recording recorder.
+func (r *Runner) NewVU(t testing.TB, id uint64) (executor.VU, *executortest.Recorder) {
+	t.Helper()
+	rec := &executortest.Recorder{}
+	v, err := r.Script.NewVU(context.Background(), id, rec)
+	if err != nil {
+		t.Fatalf("initialising VU %d: %v", id, err)
+	}
+	return v, rec
+}
+
+// DefaultScenario is the scenario Iterate runs.
+var DefaultScenario = &executor.Scenario{Name: "default", Executor: "per-vu-iterations", Exec: "default"}
+
+// Iterate runs one iteration of DefaultScenario on vu.
+func Iterate(vu executor.VU) executor.Result {
+	return vu.Run(context.Background(), executor.Iteration{Scenario: DefaultScenario})
+}
+
+// Samples returns the samples of metric m in rec.
+func Samples(rec *executortest.Recorder, m *metrics.Metric) []metrics.Sample {
+	var out []metrics.Sample
+	for _, s := range rec.Samples() {
+		if s.Metric == m {
+			out = append(out, s)
+		}
+	}
+	return out
+}

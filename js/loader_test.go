@@ -1,0 +1,358 @@
+package js_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/js/jstest"
+
+	_ "github.com/metronome-load/metronome/js/modules/data"
+	_ "github.com/metronome-load/metronome/js/modules/encoding"
+	_ "github.com/metronome-load/metronome/js/modules/execution"
+	_ "github.com/metronome-load/metronome/js/modules/k6"
+	_ "github.com/metronome-load/metronome/js/modules/metrics"
+)
+
+// result runs one iteration that stores its answer in globalThis.out and
+// returns the Stderr lines the script logged with console.log.
+func iterate(t *testing.T, r *jstest.Runner) string {
+	t.Helper()
+	vu, _ := r.NewVU(t, 1)
+	res := jstest.Iterate(vu)
+	if res.Outcome != executor.Completed {
+		t.Fatalf("iteration outcome %v; stderr:\n%s", res.Outcome, r.Stderr)
+	}
+	return r.Stderr.String()
+}
+
+// logged extracts the messages of console lines.
+func logged(out string) []string {
+	var msgs []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if l == "" {
+			continue
+		}
+		_, msg, _ := strings.Cut(l, "] ")
+		msg = strings.TrimSuffix(msg, " source=console")
+		msgs = append(msgs, msg)
+	}
+	return msgs
+}
+
+func TestESMImportsAcrossFiles(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+import def, { twice, name as n } from "./lib/math.js";
+import * as ns from "./lib/math.js";
+import again from "./lib/../lib/math.js";
+export default function () {
+	console.log(def(2), twice(3), n, ns.twice(5), ns.default(1), Object.keys(ns).join(","), again === def);
+}`,
+		"lib/math.js": `
+import { base } from "./base.js";
+export const name = "math";
+export function twice(x) { return x * base; }
+export default function square(x) { return x * x; }`,
+		"lib/base.js": `export const base = 2;`,
+	}, nil)
+	got := logged(iterate(t, r))
+	want := []string{"4 6 math 10 1 default,name,twice true"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+func TestRequireCommonJSAndBuiltins(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+const lib = require("./lib.js");
+const again = require("./lib.js");
+const k6 = require("k6");
+const esm = require("./esm.js");
+import cjsDefault, { greet } from "./lib.js";
+export default function () {
+	console.log(lib.greet("a"), lib.count, lib === again, typeof k6.check, esm.value, cjsDefault.count, greet("b"));
+}`,
+		"lib.js": `
+let count = 0;
+count++;
+exports.greet = (who) => "hello " + who;
+module.exports.count = count;`,
+		"esm.js": `export const value = 42;`,
+	}, nil)
+	got := logged(iterate(t, r))
+	if len(got) != 1 || got[0] != "hello a 1 true function 42 1 hello b" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestCommonJSMainScript(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+module.exports.options = { iterations: 3 };
+module.exports.default = function () { console.log("cjs main"); };`,
+	}, nil)
+	if string(r.Script.Options()) != `{"iterations":3}` {
+		t.Fatalf("options %s", r.Script.Options())
+	}
+	if !r.Script.Exports("default") || r.Script.Exports("options") || r.Script.Exports("nope") {
+		t.Fatal("Exports is wrong for a CommonJS script")
+	}
+	if got := logged(iterate(t, r)); len(got) != 1 || got[0] != "cjs main" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestOptionsAndExports(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+export const options = { vus: 10, duration: "30s", thresholds: { http_req_duration: ["p(95)<200"] } };
+export function setup() {}
+export function apiFlow() {}
+export const notAFunction = 1;
+export default function () {}`,
+	}, nil)
+	want := `{"vus":10,"duration":"30s","thresholds":{"http_req_duration":["p(95)<200"]}}`
+	if string(r.Script.Options()) != want {
+		t.Fatalf("options %s, want %s", r.Script.Options(), want)
+	}
+	for name, want := range map[string]bool{"default": true, "setup": true, "apiFlow": true, "notAFunction": false, "teardown": false} {
+		if got := r.Script.Exports(name); got != want {
+			t.Errorf("Exports(%q) = %v, want %v", name, got, want)
+		}
+	}
+
+	r = jstest.Load(t, map[string]string{"script.js": `export default function () {}`}, nil)
+	if r.Script.Options() != nil {
+		t.Fatalf("a script without options has options %s", r.Script.Options())
+	}
+}
+
+func TestTypeScript(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.ts": `import { helper } from "./helper.ts";
+
+interface Point {
+	x: number;
+	y: number;
+}
+
+enum Color { Red, Green }
+
+export const options = { iterations: 1 };
+
+function explode(p: Point): number {
+	throw new Error("boom at " + p.x);
+}
+
+export default function (): void {
+	console.log(helper(2), Color.Green);
+	explode({ x: 1, y: 2 });
+}`,
+		"helper.ts": `export const helper = (n: number): number => n * 21;`,
+	}, &jstest.Config{Main: "script.ts"})
+	vu, _ := r.NewVU(t, 1)
+	res := jstest.Iterate(vu)
+	if res.Outcome != executor.Failed {
+		t.Fatalf("outcome %v, want Failed", res.Outcome)
+	}
+	out := r.Stderr.String()
+	if !strings.Contains(out, "42 1") {
+		t.Fatalf("the TypeScript code did not run: %s", out)
+	}
+	// The throw is on line 13 of script.ts; "new Error" starts in column 8.
+	if !regexp.MustCompile(`script\.ts:13:8: Error: boom at 1`).MatchString(out) {
+		t.Fatalf("the error does not name the .ts line: %s", out)
+	}
+}
+
+func TestSyntaxSobekLacksIsLowered(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+async function* numbers() { yield 1; yield 2; yield 3; }
+
+export default async function () {
+	let sum = 0;
+	for await (const n of numbers()) { sum += n; }
+	console.log("sum", sum);
+	null.boom;
+}`,
+	}, nil)
+	vu, _ := r.NewVU(t, 1)
+	res := jstest.Iterate(vu)
+	out := r.Stderr.String()
+	if res.Outcome != executor.Failed || !strings.Contains(out, "sum 6") {
+		t.Fatalf("outcome %v; stderr %s", res.Outcome, out)
+	}
+	// The lowered code keeps the original positions through its source map.
+	if !strings.Contains(out, "script.js:8:") {
+		t.Fatalf("the error does not name line 8: %s", out)
+	}
+}
+
+func scriptError(t *testing.T, files map[string]string) string {
+	t.Helper()
+	_, err := jstest.TryLoad(t, files, nil)
+	if err == nil {
+		t.Fatal("loading succeeded, want an error")
+	}
+	if code := exitcode.Of(err); code != exitcode.ScriptException {
+		t.Fatalf("exit code %d, want %d (%v)", code, exitcode.ScriptException, err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "goroutine") || strings.Contains(msg, ".go:") || strings.Contains(msg, "\n") {
+		t.Fatalf("the error is not one clean line: %q", msg)
+	}
+	return msg
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"unknown built-in module", map[string]string{
+			"script.js": "import { x } from \"k6/no-such-module\";\nexport default function () {}",
+		}, `script.js:1:1: unknown module "k6/no-such-module"`},
+		{"missing file", map[string]string{
+			"script.js": "\nimport { x } from \"./nope.js\";\nexport default function () {}",
+		}, `script.js:2:1: cannot import "./nope.js": `},
+		{"missing file names the path", map[string]string{
+			"script.js": "import \"./sub/nope.js\";\nexport default function () {}",
+		}, filepath.Join("sub", "nope.js") + " does not exist"},
+		{"bare specifier", map[string]string{
+			"script.js": "import _ from \"lodash\";\nexport default function () {}",
+		}, `script.js:1:1: unknown module "lodash"`},
+		{"syntax error", map[string]string{
+			"script.js": "export default function () {\n  let x = ;\n}",
+		}, "script.js:2:11: SyntaxError:"},
+		{"syntax error in an imported file", map[string]string{
+			"script.js": "import \"./lib.js\";\nexport default function () {}",
+			"lib.js":    "export const a = 1;\n\nexport const b = {;\n",
+		}, "lib.js:3:"},
+		{"exception in the init context", map[string]string{
+			"script.js": "const a = 1;\n\nfoo.bar();\nexport default function () {}",
+		}, "script.js:3:1: ReferenceError: foo is not defined"},
+		{"exception in an imported module's init", map[string]string{
+			"script.js": "import \"./lib.js\";\nexport default function () {}",
+			"lib.js":    "export const a = 1;\nthrow new Error(\"lib broke\");\n",
+		}, "lib.js:2:7: Error: lib broke"},
+		{"missing named export", map[string]string{
+			"script.js": "import { nope } from \"./lib.js\";\nexport default function () {}",
+			"lib.js":    "export const a = 1;\n",
+		}, `script.js:1:`},
+		{"missing export of a Go module", map[string]string{
+			"script.js": "import { nope } from \"k6\";\nexport default function () {}",
+		}, `does not provide an export named "nope"`},
+		{"TypeScript syntax error", map[string]string{
+			"script.js": "import \"./lib.ts\";\nexport default function () {}",
+			"lib.ts":    "const a: number = 1;\nconst b = (;\n",
+		}, "lib.ts:2:"},
+		{"require of a missing file", map[string]string{
+			"script.js": "\nconst x = require(\"./gone.js\");\nexport default function () {}",
+		}, "script.js:2:"},
+		{"open of a missing file", map[string]string{
+			"script.js": "const data = open(\"./data.txt\");\nexport default function () {}",
+		}, "script.js:1:"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := scriptError(t, tc.files)
+			t.Log(msg)
+			if !strings.Contains(msg, tc.want) {
+				t.Fatalf("error %q does not contain %q", msg, tc.want)
+			}
+		})
+	}
+}
+
+func TestMissingScript(t *testing.T) {
+	_, err := jstest.TryLoad(t, map[string]string{"other.js": ""}, nil)
+	if err == nil || exitcode.Of(err) != exitcode.ScriptException || !strings.Contains(err.Error(), "script.js") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestRemoteModule(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/lib/index.js":
+			_, _ = w.Write([]byte(`import { part } from "./part.js"; export const remote = "remote " + part;`))
+		case "/lib/part.js":
+			_, _ = w.Write([]byte(`export const part = "part";`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	r := jstest.Load(t, map[string]string{
+		"script.js": `import { remote } from "` + srv.URL + `/lib/index.js";
+export default function () { console.log(remote); }`,
+	}, nil)
+	if got := logged(iterate(t, r)); len(got) != 1 || got[0] != "remote part" {
+		t.Fatalf("got %q", got)
+	}
+
+	msg := scriptError(t, map[string]string{
+		"script.js": `import { x } from "` + srv.URL + `/missing.js";
+export default function () {}`,
+	})
+	if !strings.Contains(msg, "404") {
+		t.Fatalf("error %q does not say the module was not found", msg)
+	}
+}
+
+func TestOpen(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+import { readData } from "./lib/reader.js";
+const text = open("./data.txt");
+const bin = open("data.bin", "b");
+const nested = readData();
+export default function () {
+	const bytes = new Uint8Array(bin);
+	console.log(text.trim(), bin instanceof ArrayBuffer, bytes.length, bytes[0], bytes[3], nested.trim());
+}`,
+		"data.txt":        "hello file\n",
+		"data.bin":        "\x00\x01\x02\xff",
+		"lib/reader.js":   `const d = open("./nested.txt"); export function readData() { return d; }`,
+		"lib/nested.txt":  "nested relative to lib\n",
+		"lib/unused.json": "{}",
+	}, nil)
+	got := logged(iterate(t, r))
+	want := "hello file true 4 0 255 nested relative to lib"
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+
+	r = jstest.Load(t, map[string]string{
+		"script.js": `export default function () { open("./script.js"); }`,
+	}, nil)
+	vu, _ := r.NewVU(t, 1)
+	if res := jstest.Iterate(vu); res.Outcome != executor.Failed ||
+		!strings.Contains(r.Stderr.String(), "can only be called in the init context") {
+		t.Fatalf("open() outside init: outcome %v, stderr %s", res.Outcome, r.Stderr)
+	}
+}
+
+func TestOpenAbsolutePath(t *testing.T) {
+	other := t.TempDir()
+	p := filepath.Join(other, "abs.txt")
+	if err := os.WriteFile(p, []byte("absolute"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := jstest.Load(t, map[string]string{
+		"script.js": `const t = open(` + "`" + p + "`" + `); export default function () { console.log(t); }`,
+	}, nil)
+	if got := logged(iterate(t, r)); len(got) != 1 || got[0] != "absolute" {
+		t.Fatalf("got %q", got)
+	}
+}

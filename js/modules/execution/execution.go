@@ -1,0 +1,290 @@
+// Package execution implements the "k6/execution" module: what a script
+// can learn about the scenario, the instance, its VU and the test while it
+// runs, and exec.test.abort() and exec.test.fail().
+//
+// metronome adds exec.scenario.intendedStartTime: the intended start time
+// of the current iteration of an open-model scenario, in milliseconds
+// since the Unix epoch (a float); undefined for closed-model scenarios,
+// whose iterations have no intended time. Comparing it with Date.now()
+// tells how late the iteration started (its schedule_lag).
+package execution
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/js/modules"
+)
+
+func init() {
+	modules.Register("k6/execution", modules.ModuleFunc(New))
+}
+
+// New instantiates the module for one VU. The objects it exports are
+// views: every property is read from the VU's state when accessed.
+func New(vu modules.VU) (modules.Exports, error) {
+	rt := vu.Runtime()
+	m := &module{vu: vu}
+	scenario := rt.NewDynamicObject(&view{m: m, what: "exec.scenario", keys: scenarioKeys, get: m.scenario})
+	instance := rt.NewDynamicObject(&view{m: m, what: "exec.instance", keys: instanceKeys, get: m.instance})
+	tags := rt.NewDynamicObject(&tagsView{m: m})
+	metricsObj := rt.NewObject()
+	_ = metricsObj.Set("tags", tags)
+	m.vuTags = tags
+	m.vuMetrics = metricsObj
+	vuObj := rt.NewDynamicObject(&view{m: m, what: "exec.vu", keys: vuKeys, get: m.vuInfo})
+	test := rt.NewObject()
+	_ = test.Set("abort", m.abort)
+	_ = test.Set("fail", m.fail)
+	_ = test.DefineAccessorProperty("options", rt.ToValue(m.options), nil, sobek.FLAG_FALSE, sobek.FLAG_TRUE)
+	return modules.Exports{Named: map[string]any{
+		"scenario": scenario,
+		"instance": instance,
+		"vu":       vuObj,
+		"test":     test,
+	}}, nil
+}
+
+type module struct {
+	vu        modules.VU
+	vuTags    *sobek.Object
+	vuMetrics *sobek.Object
+
+	optsFor  *config.Options
+	optsJSON []byte
+}
+
+func throw(rt *sobek.Runtime, format string, args ...any) {
+	e, err := rt.New(rt.Get("Error"), rt.ToValue(fmt.Sprintf(format, args...)))
+	if err != nil {
+		panic(rt.NewGoError(fmt.Errorf(format, args...)))
+	}
+	panic(e)
+}
+
+func (m *module) state(what string) *modules.State {
+	st := m.vu.State()
+	if st == nil {
+		throw(m.vu.Runtime(), "%s is not available in the init context", what)
+	}
+	return st
+}
+
+// view is a read-only object whose properties come from get.
+type view struct {
+	m    *module
+	what string
+	keys []string
+	get  func(st *modules.State, key string) sobek.Value
+}
+
+func (v *view) Get(key string) sobek.Value {
+	if !v.Has(key) {
+		return nil
+	}
+	return v.get(v.m.state(v.what), key)
+}
+
+func (v *view) Set(key string, _ sobek.Value) bool {
+	throw(v.m.vu.Runtime(), "%s.%s is read-only", v.what, key)
+	return false
+}
+
+func (v *view) Has(key string) bool {
+	for _, k := range v.keys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *view) Delete(string) bool { return false }
+func (v *view) Keys() []string     { return v.keys }
+
+var scenarioKeys = []string{"name", "executor", "startTime", "progress", "iterationInInstance", "iterationInTest", "intendedStartTime"}
+
+func msSinceEpoch(t time.Time) float64 { return float64(t.UnixNano()) / 1e6 }
+
+func (m *module) scenario(st *modules.State, key string) sobek.Value {
+	rt := m.vu.Runtime()
+	sc := st.Current.Scenario
+	if sc == nil {
+		throw(rt, "exec.scenario is only available in scenario code, not in setup() or teardown()")
+	}
+	switch key {
+	case "name":
+		return rt.ToValue(sc.Name)
+	case "executor":
+		return rt.ToValue(sc.Executor)
+	case "startTime":
+		if st.Execution == nil || st.Execution.Start.IsZero() {
+			return rt.ToValue(0)
+		}
+		return rt.ToValue(msSinceEpoch(st.Execution.Start.Add(sc.StartTime)))
+	case "progress":
+		if st.Progress == nil {
+			return rt.ToValue(0)
+		}
+		return rt.ToValue(st.Progress())
+	case "iterationInInstance":
+		return rt.ToValue(st.Current.LocalIndex)
+	case "iterationInTest":
+		return rt.ToValue(st.Current.Index)
+	case "intendedStartTime":
+		if st.Current.Intended.IsZero() {
+			return sobek.Undefined()
+		}
+		return rt.ToValue(msSinceEpoch(st.Current.Intended))
+	}
+	return nil
+}
+
+var instanceKeys = []string{"iterationsCompleted", "iterationsInterrupted", "vusActive", "vusInitialized", "currentTestRunDuration"}
+
+func (m *module) instance(st *modules.State, key string) sobek.Value {
+	rt := m.vu.Runtime()
+	e := st.Execution
+	if e == nil {
+		return rt.ToValue(0)
+	}
+	switch key {
+	case "iterationsCompleted":
+		return rt.ToValue(e.IterationsCompleted.Load())
+	case "iterationsInterrupted":
+		return rt.ToValue(e.IterationsInterrupted.Load())
+	case "vusActive":
+		return rt.ToValue(e.VUsActive.Load())
+	case "vusInitialized":
+		return rt.ToValue(e.VUsInitialized.Load())
+	case "currentTestRunDuration":
+		if e.Start.IsZero() {
+			return rt.ToValue(0)
+		}
+		return rt.ToValue(float64(time.Since(e.Start)) / float64(time.Millisecond))
+	}
+	return nil
+}
+
+var vuKeys = []string{"idInInstance", "idInTest", "iterationInInstance", "iterationInScenario", "tags", "metrics"}
+
+func (m *module) vuInfo(st *modules.State, key string) sobek.Value {
+	rt := m.vu.Runtime()
+	switch key {
+	case "idInInstance":
+		return rt.ToValue(st.VUID)
+	case "idInTest":
+		return rt.ToValue(st.VUIDInTest)
+	case "iterationInInstance":
+		return rt.ToValue(st.Iteration)
+	case "iterationInScenario":
+		return rt.ToValue(st.IterationInScenario)
+	case "tags":
+		return m.vuTags
+	case "metrics":
+		return m.vuMetrics
+	}
+	return nil
+}
+
+// tagsView is exec.vu.tags: the tags of the samples the VU emits from now
+// on. Assigning a tag adds it to them (for the rest of the VU's life in
+// the scenario); deleting removes it.
+type tagsView struct{ m *module }
+
+func (t *tagsView) Get(key string) sobek.Value {
+	st := t.m.state("exec.vu.tags")
+	if v, ok := st.Tags.Get(key); ok {
+		return t.m.vu.Runtime().ToValue(v)
+	}
+	return nil
+}
+
+func (t *tagsView) Set(key string, val sobek.Value) bool {
+	st := t.m.state("exec.vu.tags")
+	rt := t.m.vu.Runtime()
+	if _, isObj := val.(*sobek.Object); isObj || sobek.IsUndefined(val) || sobek.IsNull(val) {
+		throw(rt, "exec.vu.tags[%q]: a tag value must be a string, number or boolean", key)
+	}
+	st.Tags = st.Tags.With(key, val.String())
+	return true
+}
+
+func (t *tagsView) Has(key string) bool {
+	_, ok := t.m.state("exec.vu.tags").Tags.Get(key)
+	return ok
+}
+
+func (t *tagsView) Delete(key string) bool {
+	st := t.m.state("exec.vu.tags")
+	st.Tags = st.Tags.Without(key)
+	return true
+}
+
+func (t *tagsView) Keys() []string {
+	st := t.m.state("exec.vu.tags")
+	keys := make([]string, 0, st.Tags.Len())
+	st.Tags.Range(func(k, _ string) bool {
+		keys = append(keys, k)
+		return true
+	})
+	return keys
+}
+
+// abort stops the whole test at once (exit code 108); teardown and the
+// summary still run.
+func (m *module) abort(call sobek.FunctionCall) sobek.Value {
+	st := m.vu.State()
+	if st == nil {
+		throw(m.vu.Runtime(), "exec.test.abort() is not available in the init context; throw an error to stop the test there")
+	}
+	reason := ""
+	if a := call.Argument(0); !sobek.IsUndefined(a) {
+		reason = a.String()
+	}
+	st.Abort(reason)
+	return sobek.Undefined()
+}
+
+// fail marks the test as failed (exit code 110) and lets it go on.
+func (m *module) fail(call sobek.FunctionCall) sobek.Value {
+	st := m.state("exec.test.fail()")
+	reason := ""
+	if a := call.Argument(0); !sobek.IsUndefined(a) {
+		reason = a.String()
+	}
+	if st.Fail != nil {
+		st.Fail(reason)
+	}
+	return sobek.Undefined()
+}
+
+// options is exec.test.options: the consolidated options as a plain
+// object, without the shortcut options (vus, duration, iterations,
+// stages) that become scenarios.
+func (m *module) options(sobek.FunctionCall) sobek.Value {
+	st := m.state("exec.test.options")
+	rt := m.vu.Runtime()
+	if st.Options != m.optsFor || m.optsJSON == nil {
+		o := config.Options{}
+		if st.Options != nil {
+			o = *st.Options
+		}
+		o.VUs, o.Duration, o.Iterations, o.Stages = nil, nil, nil, nil
+		b, err := json.Marshal(&o)
+		if err != nil {
+			throw(rt, "exec.test.options: %v", err)
+		}
+		m.optsFor, m.optsJSON = st.Options, b
+	}
+	parse, _ := sobek.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
+	v, err := parse(sobek.Undefined(), rt.ToValue(string(m.optsJSON)))
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -1,0 +1,181 @@
+package http
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"sync/atomic"
+	"time"
+
+	"github.com/metronome-load/metronome/config"
+)
+
+// NewClient returns the HTTP client of one VU. It has its own connection
+// pool, so connections are reused across the iterations of that VU only,
+// it never follows redirects itself (the module follows them so that every
+// hop is measured), and it counts the bytes its connections carry for
+// data_sent and data_received. opts may be nil.
+func NewClient(opts *config.Options) *http.Client {
+	return &http.Client{
+		Transport: newTransport(opts),
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}
+
+// NewJar returns an empty cookie jar for a VU. It behaves as
+// net/http/cookiejar's jar, but answers at no cost while nothing was stored
+// in it, which is the common case of a test that uses no cookies.
+func NewJar() http.CookieJar {
+	j, _ := cookiejar.New(nil)
+	return &jar{j: j}
+}
+
+type jar struct {
+	j    *cookiejar.Jar
+	used atomic.Bool
+}
+
+func (j *jar) SetCookies(u *url.URL, cookies []*http.Cookie) {
+	if len(cookies) == 0 {
+		return
+	}
+	j.used.Store(true)
+	j.j.SetCookies(u, cookies)
+}
+
+func (j *jar) Cookies(u *url.URL) []*http.Cookie {
+	if !j.used.Load() {
+		return nil
+	}
+	return j.j.Cookies(u)
+}
+
+// transport is the RoundTripper of a VU's client: a plain http.Transport
+// whose connections count the bytes they read and write.
+type transport struct {
+	*http.Transport
+	dialer net.Dialer
+	tls    *tls.Config
+
+	// sent and received count bytes on the wire since they were last taken
+	// by take; every connection of the VU adds to them.
+	sent, received atomic.Int64
+}
+
+func newTransport(opts *config.Options) *transport {
+	var o config.Options
+	if opts != nil {
+		o = *opts
+	}
+	idle := 100
+	if o.Batch != nil && int(*o.Batch) > idle {
+		idle = int(*o.Batch)
+	}
+	if o.BatchPerHost != nil && int(*o.BatchPerHost) > idle {
+		idle = int(*o.BatchPerHost)
+	}
+	t := &transport{
+		dialer: net.Dialer{KeepAlive: 30 * time.Second},
+		tls: &tls.Config{
+			InsecureSkipVerify: o.InsecureSkipTLSVerify != nil && *o.InsecureSkipTLSVerify, //nolint:gosec // the user asked for it
+			NextProtos:         []string{"h2", "http/1.1"},
+		},
+	}
+	t.Transport = &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           t.dial,
+		DialTLSContext:        t.dialTLS,
+		ForceAttemptHTTP2:     true,
+		DisableKeepAlives:     o.NoConnectionReuse != nil && *o.NoConnectionReuse,
+		DisableCompression:    true,
+		MaxIdleConnsPerHost:   idle,
+		IdleConnTimeout:       90 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	return t
+}
+
+// take returns the bytes sent and received since the previous call.
+func (t *transport) take() (sent, received int64) {
+	return t.sent.Swap(0), t.received.Swap(0)
+}
+
+func (t *transport) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	start := sinceEpoch()
+	c, err := t.dialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return &countingConn{Conn: c, t: t, dialStart: start, dialEnd: sinceEpoch()}, nil
+}
+
+// dialTLS dials and runs the TLS handshake itself, so that the handshake's
+// duration is known per connection rather than per request.
+func (t *transport) dialTLS(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := t.dial(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	cc := c.(*countingConn)
+	cfg := t.tls.Clone()
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		cfg.ServerName = host
+	} else {
+		cfg.ServerName = addr
+	}
+	tc := tls.Client(cc, cfg)
+	cc.tlsStart = sinceEpoch()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	cc.tlsEnd = sinceEpoch()
+	return tc, nil
+}
+
+// countingConn is a connection of a VU's transport. It adds every byte it
+// reads or writes to the transport's counters and remembers how long its
+// dial and TLS handshake took. Those times are written before the
+// connection is handed to the transport and never change afterwards.
+type countingConn struct {
+	net.Conn
+	t                  *transport
+	dialStart, dialEnd time.Duration
+	tlsStart, tlsEnd   time.Duration
+}
+
+func (c *countingConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 {
+		c.t.received.Add(int64(n))
+	}
+	return n, err
+}
+
+func (c *countingConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	if n > 0 {
+		c.t.sent.Add(int64(n))
+	}
+	return n, err
+}
+
+// connOf returns the countingConn under a connection the transport handed
+// out, or nil when it is not one of ours.
+func connOf(c net.Conn) *countingConn {
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
+	cc, _ := c.(*countingConn)
+	return cc
+}
+
+// epoch is the origin of the monotonic timestamps used for timings.
+var epoch = time.Now()
+
+func sinceEpoch() time.Duration { return time.Since(epoch) }

@@ -1,0 +1,93 @@
+package http
+
+import (
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// debugLevel is the --http-debug setting.
+type debugLevel uint8
+
+const (
+	debugOff debugLevel = iota
+	debugHeaders
+	debugFull
+)
+
+func parseDebug(s *string) debugLevel {
+	if s == nil {
+		return debugOff
+	}
+	switch strings.ToLower(*s) {
+	case "", "false", "0":
+		return debugOff
+	case "full":
+		return debugFull
+	}
+	return debugHeaders
+}
+
+// dumpRequest formats a request the way it goes on the wire: request
+// line, headers and, at full level, the body.
+func dumpRequest(req *http.Request, body string, lvl debugLevel) string {
+	var b strings.Builder
+	b.WriteString("Request:\n")
+	b.WriteString(req.Method)
+	b.WriteByte(' ')
+	b.WriteString(req.URL.RequestURI())
+	b.WriteString(" HTTP/1.1\nHost: ")
+	if req.Host != "" {
+		b.WriteString(req.Host)
+	} else {
+		b.WriteString(req.URL.Host)
+	}
+	b.WriteByte('\n')
+	if req.ContentLength > 0 {
+		b.WriteString("Content-Length: ")
+		b.WriteString(strconv.FormatInt(req.ContentLength, 10))
+		b.WriteByte('\n')
+	}
+	writeHeader(&b, req.Header)
+	if lvl == debugFull && body != "" {
+		b.WriteByte('\n')
+		b.WriteString(body)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// dumpResponse formats a response's status line, headers and, at full
+// level, its body.
+func dumpResponse(resp *http.Response, body string, lvl debugLevel) string {
+	var b strings.Builder
+	b.WriteString("Response:\n")
+	b.WriteString(resp.Proto)
+	b.WriteByte(' ')
+	b.WriteString(resp.Status)
+	b.WriteByte('\n')
+	writeHeader(&b, resp.Header)
+	if lvl == debugFull && body != "" {
+		b.WriteByte('\n')
+		b.WriteString(body)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func writeHeader(b *strings.Builder, h http.Header) {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, v := range h[k] {
+			b.WriteString(k)
+			b.WriteString(": ")
+			b.WriteString(v)
+			b.WriteByte('\n')
+		}
+	}
+}

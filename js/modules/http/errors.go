@@ -1,0 +1,131 @@
+package http
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// k6's error codes (response.error_code and the error_code tag).
+const (
+	codeGeneric          = 1000
+	codeNonTCPNetwork    = 1010
+	codeInvalidURL       = 1020
+	codeRequestTimeout   = 1050
+	codeDNS              = 1100
+	codeNoSuchHost       = 1101
+	codeTCP              = 1200
+	codeBrokenPipe       = 1201
+	codeUnknownErrno     = 1202
+	codeDial             = 1210
+	codeDialTimeout      = 1211
+	codeConnRefused      = 1212
+	codeDialUnknownErrno = 1213
+	codeConnReset        = 1220
+	codeTLS              = 1300
+	codeTLSHeader        = 1301
+	codeUnknownAuthority = 1310
+	codeHostnameMismatch = 1311
+	codeHTTP2GoAway      = 1610
+	codeHTTP2Stream      = 1630
+	codeHTTP2Connection  = 1650
+	codeDecompress       = 1701
+)
+
+// errorCode classifies a transport error with k6's codes.
+func errorCode(err error) int {
+	var (
+		ue  *url.Error
+		dns *net.DNSError
+		op  *net.OpError
+		ua  x509.UnknownAuthorityError
+		hn  x509.HostnameError
+		rh  tls.RecordHeaderError
+		de  *decompressError
+		ci  x509.CertificateInvalidError
+	)
+	switch {
+	case errors.As(err, &de):
+		return codeDecompress
+	case errors.As(err, &ue) && ue.Op == "parse":
+		return codeInvalidURL
+	case errors.As(err, &dns):
+		if dns.IsNotFound {
+			return codeNoSuchHost
+		}
+		return codeDNS
+	case errors.As(err, &ua):
+		return codeUnknownAuthority
+	case errors.As(err, &hn):
+		return codeHostnameMismatch
+	case errors.As(err, &ci):
+		return codeTLS
+	case errors.As(err, &rh):
+		return codeTLSHeader
+	case errors.As(err, &op):
+		return opErrorCode(op)
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "http2: server sent GOAWAY"):
+		return codeHTTP2GoAway
+	case strings.Contains(msg, "stream error"):
+		return codeHTTP2Stream
+	case strings.Contains(msg, "connection error"):
+		return codeHTTP2Connection
+	case strings.Contains(msg, "tls: "):
+		return codeTLS
+	case errors.Is(err, syscall.EPIPE):
+		return codeBrokenPipe
+	case errors.Is(err, syscall.ECONNRESET):
+		return codeConnReset
+	}
+	return codeGeneric
+}
+
+func opErrorCode(op *net.OpError) int {
+	if op.Net != "" && !strings.HasPrefix(op.Net, "tcp") {
+		return codeNonTCPNetwork
+	}
+	var errno syscall.Errno
+	hasErrno := errors.As(op.Err, &errno)
+	if op.Op == "dial" {
+		switch {
+		case op.Timeout():
+			return codeDialTimeout
+		case errors.Is(op.Err, syscall.ECONNREFUSED):
+			return codeConnRefused
+		case hasErrno:
+			return codeDialUnknownErrno
+		}
+		return codeDial
+	}
+	switch {
+	case errors.Is(op.Err, syscall.EPIPE):
+		return codeBrokenPipe
+	case errors.Is(op.Err, syscall.ECONNRESET):
+		return codeConnReset
+	case hasErrno:
+		return codeUnknownErrno
+	}
+	var se *os.SyscallError
+	if errors.As(op.Err, &se) {
+		return codeUnknownErrno
+	}
+	return codeTCP
+}
+
+// errorText is the message a failed request shows in response.error and
+// the error tag.
+func errorText(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Op != "parse" {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,114 @@
+package http
+
+import (
+	"math"
+
+	"github.com/grafana/sobek"
+)
+
+// expected is a response callback made by expectedStatuses: a status is
+// expected when it is in codes or in one of the inclusive ranges.
+type expected struct {
+	codes  []int
+	ranges [][2]int
+}
+
+// defaultExpected is k6's default callback, expectedStatuses({min: 200,
+// max: 399}).
+var defaultExpected = &expected{ranges: [][2]int{{200, 399}}}
+
+func (e *expected) match(status int) bool {
+	for _, c := range e.codes {
+		if c == status {
+			return true
+		}
+	}
+	for _, r := range e.ranges {
+		if status >= r[0] && status <= r[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// jsExpectedStatuses is http.expectedStatuses(...statuses): each argument
+// is an integer status or an object {min, max}.
+func (in *instance) jsExpectedStatuses(c sobek.FunctionCall) sobek.Value {
+	e := &expected{}
+	for i, a := range c.Arguments {
+		if o, ok := a.(*sobek.Object); ok {
+			lo, okLo := integer(o.Get("min"))
+			hi, okHi := integer(o.Get("max"))
+			if !okLo || !okHi {
+				panic(in.rt.NewTypeError("http.expectedStatuses: argument %d is an object but its min and max are not both integers", i+1))
+			}
+			e.ranges = append(e.ranges, [2]int{lo, hi})
+			continue
+		}
+		n, ok := integer(a)
+		if !ok {
+			panic(in.rt.NewTypeError("http.expectedStatuses: argument %d must be an integer status or an object {min, max}, not %s", i+1, describe(a)))
+		}
+		e.codes = append(e.codes, n)
+	}
+	return in.rt.ToValue(e)
+}
+
+// jsSetResponseCallback is http.setResponseCallback(cb): cb comes from
+// expectedStatuses, or is null to stop emitting http_req_failed.
+func (in *instance) jsSetResponseCallback(c sobek.FunctionCall) sobek.Value {
+	e, err := in.callbackOf(c.Argument(0))
+	if err != "" {
+		panic(in.rt.NewTypeError("http.setResponseCallback: " + err))
+	}
+	in.callback = e
+	return sobek.Undefined()
+}
+
+// callbackOf reads a response callback value: null or undefined is none.
+func (in *instance) callbackOf(v sobek.Value) (*expected, string) {
+	if sobek.IsUndefined(v) || sobek.IsNull(v) {
+		return nil, ""
+	}
+	if o, ok := v.(*sobek.Object); ok {
+		if e, ok := o.Export().(*expected); ok {
+			return e, ""
+		}
+	}
+	return nil, "the response callback must be the result of http.expectedStatuses(...) or null, not " + describe(v)
+}
+
+// integer reads an integral number.
+func integer(v sobek.Value) (int, bool) {
+	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
+		return 0, false
+	}
+	switch x := v.Export().(type) {
+	case int64:
+		return int(x), true
+	case float64:
+		if x == math.Trunc(x) && !math.IsInf(x, 0) {
+			return int(x), true
+		}
+	}
+	return 0, false
+}
+
+// describe names a JavaScript value's kind for error messages.
+func describe(v sobek.Value) string {
+	switch {
+	case v == nil || sobek.IsUndefined(v):
+		return "undefined"
+	case sobek.IsNull(v):
+		return "null"
+	case sobek.IsString(v):
+		return "a string"
+	}
+	if _, ok := sobek.AssertFunction(v); ok {
+		return "a function"
+	}
+	if _, ok := v.(*sobek.Object); ok {
+		return "an object"
+	}
+	return v.String()
+}

@@ -1,0 +1,197 @@
+package http
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/grafana/sobek"
+)
+
+// jsJar is the JavaScript face of a cookie jar. jar is nil for the VU's
+// own jar (http.cookieJar()), which is looked up at each use because the
+// runtime replaces it between iterations.
+type jsJar struct {
+	in  *instance
+	jar http.CookieJar
+}
+
+var jsJarType = reflect.TypeOf((*jsJar)(nil))
+
+func jarOf(v sobek.Value) (*jsJar, bool) {
+	o, ok := v.(*sobek.Object)
+	if !ok || o.ExportType() != jsJarType {
+		return nil, false
+	}
+	return o.Export().(*jsJar), true
+}
+
+// jarFor resolves j to the jar a request uses.
+func (in *instance) jarFor(j *jsJar) http.CookieJar {
+	if j.jar != nil {
+		return j.jar
+	}
+	if st := in.vu.State(); st != nil {
+		return st.Jar
+	}
+	return nil
+}
+
+// Get implements sobek.DynamicObject.
+func (j *jsJar) Get(key string) sobek.Value {
+	switch key {
+	case "cookiesForURL":
+		return j.in.fnJarGet
+	case "set":
+		return j.in.fnJarSet
+	case "clear":
+		return j.in.fnJarClear
+	case "delete":
+		return j.in.fnJarDelete
+	}
+	return nil
+}
+
+// Set implements sobek.DynamicObject; the object is read-only.
+func (j *jsJar) Set(string, sobek.Value) bool { return false }
+
+// Has implements sobek.DynamicObject.
+func (j *jsJar) Has(key string) bool { return j.Get(key) != nil }
+
+// Delete implements sobek.DynamicObject.
+func (j *jsJar) Delete(string) bool { return false }
+
+// Keys implements sobek.DynamicObject.
+func (j *jsJar) Keys() []string { return nil }
+
+// jsCookieJar is http.cookieJar(): the VU's own jar.
+func (in *instance) jsCookieJar(sobek.FunctionCall) sobek.Value {
+	if in.vu.State() == nil {
+		panic(in.rt.NewGoError(errors.New("http.cookieJar() is not available in the init context")))
+	}
+	return in.rt.NewDynamicObject(&jsJar{in: in})
+}
+
+// jsNewCookieJar is new http.CookieJar(): an empty jar of its own.
+func (in *instance) jsNewCookieJar(sobek.ConstructorCall) *sobek.Object {
+	return in.rt.NewDynamicObject(&jsJar{in: in, jar: NewJar()})
+}
+
+// jarCall resolves the receiver and the URL argument of a jar method.
+func (in *instance) jarCall(c sobek.FunctionCall, method string) (http.CookieJar, *url.URL) {
+	j, ok := jarOf(c.This)
+	if !ok {
+		panic(in.rt.NewTypeError("%s must be called on a cookie jar", method))
+	}
+	jar := in.jarFor(j)
+	if jar == nil {
+		panic(in.rt.NewGoError(errors.New("this VU has no cookie jar")))
+	}
+	raw := c.Argument(0)
+	if sobek.IsUndefined(raw) || sobek.IsNull(raw) {
+		panic(in.rt.NewTypeError("%s: the URL is missing", method))
+	}
+	u, err := url.Parse(raw.String())
+	if err != nil || u.Host == "" {
+		panic(in.rt.NewTypeError("%s: %q is not an absolute URL", method, raw.String()))
+	}
+	return jar, u
+}
+
+// jsJarCookiesForURL is jar.cookiesForURL(url): {name: [value, ...]}.
+func (in *instance) jsJarCookiesForURL(c sobek.FunctionCall) sobek.Value {
+	jar, u := in.jarCall(c, "cookiesForURL")
+	byName := map[string][]any{}
+	var names []string
+	for _, ck := range jar.Cookies(u) {
+		if _, ok := byName[ck.Name]; !ok {
+			names = append(names, ck.Name)
+		}
+		byName[ck.Name] = append(byName[ck.Name], ck.Value)
+	}
+	o := in.rt.NewObject()
+	for _, n := range names {
+		_ = o.Set(n, in.rt.NewArray(byName[n]...))
+	}
+	return o
+}
+
+// jsJarSet is jar.set(url, name, value, options?) with options domain,
+// path, expires (an HTTP date or milliseconds since the epoch), max_age,
+// secure and http_only.
+func (in *instance) jsJarSet(c sobek.FunctionCall) sobek.Value {
+	jar, u := in.jarCall(c, "set")
+	name := c.Argument(1)
+	if sobek.IsUndefined(name) || name.String() == "" {
+		panic(in.rt.NewTypeError("set: the cookie name is missing"))
+	}
+	ck := &http.Cookie{Name: name.String(), Value: c.Argument(2).String()}
+	if o, ok := c.Argument(3).(*sobek.Object); ok {
+		if v := o.Get("domain"); v != nil && !sobek.IsUndefined(v) && !sobek.IsNull(v) {
+			ck.Domain = v.String()
+		}
+		if v := o.Get("path"); v != nil && !sobek.IsUndefined(v) && !sobek.IsNull(v) {
+			ck.Path = v.String()
+		}
+		if v := o.Get("expires"); v != nil && !sobek.IsUndefined(v) && !sobek.IsNull(v) {
+			if ms, ok := integer(v); ok {
+				ck.Expires = time.UnixMilli(int64(ms))
+			} else {
+				t, err := http.ParseTime(v.String())
+				if err != nil {
+					panic(in.rt.NewTypeError("set: expires %q is neither an HTTP date nor a number of milliseconds", v.String()))
+				}
+				ck.Expires = t
+			}
+		}
+		if v, ok := integer(o.Get("max_age")); ok {
+			ck.MaxAge = v
+		}
+		ck.Secure = o.Get("secure") != nil && o.Get("secure").ToBoolean()
+		ck.HttpOnly = o.Get("http_only") != nil && o.Get("http_only").ToBoolean()
+	}
+	jar.SetCookies(u, []*http.Cookie{ck})
+	return sobek.Undefined()
+}
+
+// jsJarClear is jar.clear(url): forget every cookie sent to url.
+func (in *instance) jsJarClear(c sobek.FunctionCall) sobek.Value {
+	jar, u := in.jarCall(c, "clear")
+	for _, ck := range jar.Cookies(u) {
+		expire(jar, u, ck.Name)
+	}
+	return sobek.Undefined()
+}
+
+// jsJarDelete is jar.delete(url, name).
+func (in *instance) jsJarDelete(c sobek.FunctionCall) sobek.Value {
+	jar, u := in.jarCall(c, "delete")
+	expire(jar, u, c.Argument(1).String())
+	return sobek.Undefined()
+}
+
+// expire removes the cookie name that the jar would send to u. A jar only
+// reveals names and values, so the deletion is tried for every path that
+// can match u, host-only and for u's domain.
+func expire(jar http.CookieJar, u *url.URL, name string) {
+	paths := []string{"/"}
+	p := u.Path
+	for p != "" && p != "/" {
+		paths = append(paths, p)
+		i := strings.LastIndexByte(p, '/')
+		if i <= 0 {
+			break
+		}
+		p = p[:i]
+	}
+	var cs []*http.Cookie
+	for _, p := range paths {
+		cs = append(cs,
+			&http.Cookie{Name: name, Path: p, MaxAge: -1},
+			&http.Cookie{Name: name, Path: p, Domain: u.Hostname(), MaxAge: -1})
+	}
+	jar.SetCookies(u, cs)
+}

@@ -1,0 +1,406 @@
+// Package http is the "k6/http" JavaScript module: HTTP requests from VU
+// code, measured hop by hop into k6's http_req_* metrics.
+//
+// A request is parsed from JavaScript values into plain Go on the VU
+// goroutine, run by do (which touches no JavaScript, so batch and
+// asyncRequest run it elsewhere), and turned back into samples and a
+// response object on the VU goroutine. Each VU has its own client (see
+// NewClient), so connections are reused within a VU only.
+package http
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// DefaultUserAgent is sent when the userAgent option is not set.
+const DefaultUserAgent = "metronome (k6-compatible load tester)"
+
+// Defaults of the request options.
+const (
+	defaultTimeout      = 60 * time.Second
+	defaultRedirects    = 10
+	defaultBatch        = 20
+	defaultBatchPerHost = 6
+)
+
+// maxTargets bounds the per-VU cache of parsed URLs.
+const maxTargets = 512
+
+func init() {
+	modules.Register("k6/http", modules.ModuleFunc(instantiate))
+}
+
+var errInit = errors.New("making HTTP requests in the init context is not supported: move the request into the default function, setup() or teardown()")
+
+// instance is the module in one VU.
+type instance struct {
+	vu modules.VU
+	rt *sobek.Runtime
+
+	// callback is the VU-wide response callback; nil after
+	// setResponseCallback(null).
+	callback *expected
+	targets  map[string]*target
+	// own is the client used when the runtime put none into the State.
+	own *http.Client
+	d   defaults
+	// lane carries the synchronous requests.
+	lane *lane
+
+	jsonParse                     sobek.Callable
+	fnJSON, fnHTML, fnURLToString sobek.Value
+	fnJarGet, fnJarSet            sobek.Value
+	fnJarClear, fnJarDelete       sobek.Value
+}
+
+// defaults are what the options say about requests, derived once per State.
+type defaults struct {
+	state        *modules.State
+	sys          sysTags
+	header       http.Header
+	timeout      time.Duration
+	redirects    int
+	respType     responseType
+	throw        bool
+	debug        debugLevel
+	batch        int
+	batchPerHost int
+}
+
+func instantiate(vu modules.VU) (modules.Exports, error) {
+	rt := vu.Runtime()
+	in := &instance{vu: vu, rt: rt, callback: defaultExpected, targets: make(map[string]*target), lane: newLane()}
+	fn := func(f func(sobek.FunctionCall) sobek.Value) sobek.Value { return rt.ToValue(f) }
+	in.fnJSON = fn(in.jsJSON)
+	in.fnHTML = fn(in.jsHTML)
+	in.fnURLToString = fn(in.jsURLToString)
+	in.fnJarGet = fn(in.jsJarCookiesForURL)
+	in.fnJarSet = fn(in.jsJarSet)
+	in.fnJarClear = fn(in.jsJarClear)
+	in.fnJarDelete = fn(in.jsJarDelete)
+
+	named := map[string]any{
+		"request":             fn(in.jsRequest),
+		"get":                 fn(in.verb(http.MethodGet, false)),
+		"head":                fn(in.verb(http.MethodHead, false)),
+		"post":                fn(in.verb(http.MethodPost, true)),
+		"put":                 fn(in.verb(http.MethodPut, true)),
+		"patch":               fn(in.verb(http.MethodPatch, true)),
+		"del":                 fn(in.verb(http.MethodDelete, true)),
+		"options":             fn(in.verb(http.MethodOptions, true)),
+		"batch":               fn(in.jsBatch),
+		"asyncRequest":        fn(in.jsAsyncRequest),
+		"expectedStatuses":    fn(in.jsExpectedStatuses),
+		"setResponseCallback": fn(in.jsSetResponseCallback),
+		"url":                 fn(in.jsURL),
+		"cookieJar":           fn(in.jsCookieJar),
+		"CookieJar":           rt.ToValue(in.jsNewCookieJar),
+		"TLS_1_0":             "tls1.0",
+		"TLS_1_1":             "tls1.1",
+		"TLS_1_2":             "tls1.2",
+		"TLS_1_3":             "tls1.3",
+	}
+	return modules.Exports{Named: named}, nil
+}
+
+// verb is http.get and friends: (url, params) or (url, body, params).
+func (in *instance) verb(method string, withBody bool) func(sobek.FunctionCall) sobek.Value {
+	return func(c sobek.FunctionCall) sobek.Value {
+		st := in.state()
+		var body, params sobek.Value
+		if withBody {
+			body, params = c.Argument(1), c.Argument(2)
+		} else {
+			params = c.Argument(1)
+		}
+		return in.run(st, in.parse(st, method, c.Argument(0), body, params))
+	}
+}
+
+// jsRequest is http.request(method, url, body?, params?).
+func (in *instance) jsRequest(c sobek.FunctionCall) sobek.Value {
+	st := in.state()
+	return in.run(st, in.parse(st, in.method(c.Argument(0)), c.Argument(1), c.Argument(2), c.Argument(3)))
+}
+
+func (in *instance) method(v sobek.Value) string {
+	if sobek.IsUndefined(v) || sobek.IsNull(v) {
+		panic(in.rt.NewTypeError("http.request: the first argument must be the HTTP method"))
+	}
+	m := v.String()
+	for i := 0; i < len(m); i++ {
+		if c := m[i]; c >= 'a' && c <= 'z' {
+			return strings.ToUpper(m)
+		}
+	}
+	return m
+}
+
+// state returns the VU's State, throwing in the init context.
+func (in *instance) state() *modules.State {
+	st := in.vu.State()
+	if st == nil {
+		panic(in.rt.NewGoError(errInit))
+	}
+	in.prepare(st)
+	return st
+}
+
+// prepare derives the request defaults from st when st is new.
+func (in *instance) prepare(st *modules.State) {
+	if in.d.state == st {
+		return
+	}
+	d := defaults{
+		state:        st,
+		sys:          sysTagsOf(st.SystemTags),
+		timeout:      defaultTimeout,
+		redirects:    defaultRedirects,
+		batch:        defaultBatch,
+		batchPerHost: defaultBatchPerHost,
+	}
+	ua := DefaultUserAgent
+	if o := st.Options; o != nil {
+		if o.UserAgent != nil {
+			ua = *o.UserAgent
+		}
+		if o.MaxRedirects != nil {
+			d.redirects = int(*o.MaxRedirects)
+		}
+		if o.DiscardResponseBodies != nil && *o.DiscardResponseBodies {
+			d.respType = respNone
+		}
+		d.throw = o.Throw != nil && *o.Throw
+		d.debug = parseDebug(o.HTTPDebug)
+		if o.Batch != nil {
+			d.batch = int(*o.Batch)
+		}
+		if o.BatchPerHost != nil {
+			d.batchPerHost = int(*o.BatchPerHost)
+		}
+	}
+	d.header = http.Header{"User-Agent": {ua}}
+	in.d = d
+}
+
+// roundTripper is the transport of the VU's client.
+func (in *instance) roundTripper(st *modules.State) http.RoundTripper {
+	c := st.Client
+	if c == nil {
+		if in.own == nil {
+			in.own = NewClient(st.Options)
+		}
+		c = in.own
+	}
+	if c.Transport == nil {
+		return http.DefaultTransport
+	}
+	return c.Transport
+}
+
+// run performs a request synchronously and returns its response object.
+func (in *instance) run(st *modules.State, r *request) sobek.Value {
+	res := in.execute(in.vu.Context(), in.roundTripper(st), r, in.lane)
+	in.emit(st, res)
+	if r.throw {
+		if h := res.failure(); h != nil {
+			panic(in.rt.NewGoError(errors.New(errorText(h.err))))
+		}
+	}
+	return in.newResponse(res)
+}
+
+// execute runs r, or fails it at once when its URL did not parse.
+func (in *instance) execute(ctx context.Context, rt http.RoundTripper, r *request, l *lane) *result {
+	if r.url.u == nil {
+		res := &r.res
+		res.req = r
+		res.hops = append(res.inline[:0], hop{url: r.url, method: r.method, err: r.badURL, errCode: codeInvalidURL, end: time.Now()})
+		return res
+	}
+	return do(ctx, rt, r, l)
+}
+
+// emit records the samples of every hop of res and logs what the user
+// should know about it. Hops of requests that never reached the network
+// (an invalid URL) and hops cut off by the end of the iteration emit
+// nothing, as in k6.
+func (in *instance) emit(st *modules.State, res *result) {
+	r := res.req
+	logf := st.Logf
+	if r.url.u == nil {
+		if logf != nil {
+			logf("Request Failed: %s", errorText(res.hops[0].err))
+		}
+		return
+	}
+	b := st.Builtin
+	for i := range res.hops {
+		h := &res.hops[i]
+		if h.debug != "" && logf != nil {
+			logf("%s", h.debug)
+		}
+		if h.canceled {
+			continue
+		}
+		if h.err != nil && logf != nil {
+			logf("Request Failed: %s %s: %s", h.method, h.url.clean, errorText(h.err))
+		}
+		if b == nil || st.Recorder == nil {
+			continue
+		}
+		tags := in.hopTags(r, h)
+		rec := st.Recorder
+		t := &h.t
+		rec.Record(metrics.Sample{Metric: b.HTTPReqs, Tags: tags, Time: h.end, Value: 1})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqDuration, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.duration())})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqBlocked, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.blocked)})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqConnecting, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.connecting)})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqTLSHandshaking, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.tlsHandshaking)})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqSending, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.sending)})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqWaiting, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.waiting)})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqReceiving, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.receiving)})
+		if r.expect != nil {
+			failed := 1.0
+			if r.expect.match(h.status) {
+				failed = 0
+			}
+			rec.Record(metrics.Sample{Metric: b.HTTPReqFailed, Tags: tags, Time: h.end, Value: failed})
+		}
+		if h.sent > 0 || h.received > 0 {
+			vt := st.Tags
+			if vt == nil {
+				vt = metrics.EmptyTags
+			}
+			rec.Record(metrics.Sample{Metric: b.DataSent, Tags: vt, Time: h.end, Value: float64(h.sent)})
+			rec.Record(metrics.Sample{Metric: b.DataReceived, Tags: vt, Time: h.end, Value: float64(h.received)})
+		}
+	}
+	if res.redirectsExhausted && logf != nil {
+		logf("Stopped after %d redirects and returned the last redirect response; raise the limit with the redirects param or the maxRedirects option", r.redirects)
+	}
+}
+
+// hopTags adds the hop's outcome to the request's tags.
+func (in *instance) hopTags(r *request, h *hop) *metrics.TagSet {
+	sys := in.d.sys
+	expected := int8(-1)
+	if r.expect != nil {
+		expected = 0
+		if r.expect.match(h.status) {
+			expected = 1
+		}
+	}
+	var m *hopMemo
+	if h.err == nil && (h.url == r.url || r.named) {
+		m = &r.url.hopTags
+		if m.base == r.tags && m.status == h.status && m.proto == h.proto && m.tls == h.tlsVersion &&
+			m.expected == expected && m.sys == sys {
+			return m.tags
+		}
+	}
+	tags := r.tags
+	if h.url != r.url && !r.named {
+		if sys&sysName != 0 {
+			tags = tags.With("name", h.url.clean)
+		}
+		if sys&sysURL != 0 {
+			tags = tags.With("url", h.url.clean)
+		}
+	}
+	if sys&sysStatus != 0 {
+		tags = tags.With("status", statusString(h.status))
+	}
+	if sys&sysProto != 0 && h.proto != "" {
+		tags = tags.With("proto", h.proto)
+	}
+	if sys&sysTLSVersion != 0 && h.isTLS {
+		tags = tags.With("tls_version", tlsVersionName(h.tlsVersion))
+	}
+	if h.err != nil && sys&sysError != 0 {
+		tags = tags.With("error", errorText(h.err))
+	}
+	if h.errCode != 0 && sys&sysErrorCode != 0 {
+		tags = tags.With("error_code", strconv.Itoa(h.errCode))
+	}
+	if sys&sysIP != 0 && h.remote != nil {
+		if ip, _, ok := splitAddr(h.remote); ok {
+			tags = tags.With("ip", ip)
+		}
+		m = nil
+	}
+	if expected >= 0 && sys&sysExpected != 0 {
+		v := "false"
+		if expected == 1 {
+			v = "true"
+		}
+		tags = tags.With("expected_response", v)
+	}
+	if m != nil {
+		*m = hopMemo{base: r.tags, status: h.status, proto: h.proto, tls: h.tlsVersion, expected: expected, sys: sys, tags: tags}
+	}
+	return tags
+}
+
+// sysTags is the set of enabled HTTP system tags as bits.
+type sysTags uint16
+
+const (
+	sysMethod sysTags = 1 << iota
+	sysURL
+	sysName
+	sysStatus
+	sysProto
+	sysTLSVersion
+	sysError
+	sysErrorCode
+	sysExpected
+	sysIP
+)
+
+var sysTagNames = map[string]sysTags{
+	"method": sysMethod, "url": sysURL, "name": sysName, "status": sysStatus,
+	"proto": sysProto, "tls_version": sysTLSVersion, "error": sysError,
+	"error_code": sysErrorCode, "expected_response": sysExpected, "ip": sysIP,
+}
+
+// sysTagsOf reads State.SystemTags; nil means k6's default set.
+func sysTagsOf(m map[string]bool) sysTags {
+	if m == nil {
+		return sysMethod | sysURL | sysName | sysStatus | sysProto | sysTLSVersion | sysError | sysErrorCode | sysExpected
+	}
+	var s sysTags
+	for k, on := range m {
+		if on {
+			s |= sysTagNames[k]
+		}
+	}
+	return s
+}
+
+// statusStrings holds the tag values of the statuses 0 to 599 so that
+// tagging a status allocates nothing.
+var statusStrings = func() []string {
+	s := make([]string, 600)
+	for i := range s {
+		s[i] = strconv.Itoa(i)
+	}
+	return s
+}()
+
+func statusString(code int) string {
+	if code >= 0 && code < len(statusStrings) {
+		return statusStrings[code]
+	}
+	return strconv.Itoa(code)
+}

@@ -1,0 +1,565 @@
+package http
+
+import (
+	"crypto/tls"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"net/http"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/grafana/sobek"
+	"github.com/tidwall/gjson"
+
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// field is a data property of a response object.
+type field uint8
+
+const (
+	fStatus field = iota
+	fStatusText
+	fProto
+	fURL
+	fHeaders
+	fCookies
+	fBody
+	fTimings
+	fError
+	fErrorCode
+	fRequest
+	fTLSVersion
+	fTLSCipher
+	fOCSP
+	fRemoteIP
+	fRemotePort
+	nFields
+)
+
+var fieldNames = [nFields]string{
+	"status", "status_text", "proto", "url", "headers", "cookies", "body", "timings",
+	"error", "error_code", "request", "tls_version", "tls_cipher_suite", "ocsp",
+	"remote_ip", "remote_port",
+}
+
+func fieldOf(key string) (field, bool) {
+	switch key {
+	case "status":
+		return fStatus, true
+	case "status_text":
+		return fStatusText, true
+	case "proto":
+		return fProto, true
+	case "url":
+		return fURL, true
+	case "headers":
+		return fHeaders, true
+	case "cookies":
+		return fCookies, true
+	case "body":
+		return fBody, true
+	case "timings":
+		return fTimings, true
+	case "error":
+		return fError, true
+	case "error_code":
+		return fErrorCode, true
+	case "request":
+		return fRequest, true
+	case "tls_version":
+		return fTLSVersion, true
+	case "tls_cipher_suite":
+		return fTLSCipher, true
+	case "ocsp":
+		return fOCSP, true
+	case "remote_ip":
+		return fRemoteIP, true
+	case "remote_port":
+		return fRemotePort, true
+	}
+	return 0, false
+}
+
+// response is the JavaScript response object. It is a dynamic object: a
+// property's JavaScript value is built when the script reads it, so a
+// script that only checks res.status pays for nothing else. Object-valued
+// properties are built once and kept, so they keep their identity.
+type response struct {
+	in      *instance
+	res     *result
+	objs    [nSlots]sobek.Value
+	deleted uint32
+	// extra holds what the script assigned, over the built values.
+	extra map[string]sobek.Value
+	json  sobek.Value
+}
+
+// slots of the object-valued fields in response.objs.
+const (
+	slotHeaders = iota
+	slotCookies
+	slotBody
+	slotTimings
+	slotRequest
+	slotOCSP
+	nSlots
+)
+
+func slotOf(f field) int {
+	switch f {
+	case fHeaders:
+		return slotHeaders
+	case fCookies:
+		return slotCookies
+	case fBody:
+		return slotBody
+	case fTimings:
+		return slotTimings
+	case fRequest:
+		return slotRequest
+	case fOCSP:
+		return slotOCSP
+	}
+	return -1
+}
+
+func (in *instance) newResponse(res *result) sobek.Value {
+	r := &res.req.resp
+	r.in, r.res = in, res
+	return in.rt.NewDynamicObject(r)
+}
+
+// Get implements sobek.DynamicObject.
+func (r *response) Get(key string) sobek.Value {
+	if r.extra != nil {
+		if v, ok := r.extra[key]; ok {
+			return v
+		}
+	}
+	f, ok := fieldOf(key)
+	if !ok {
+		switch key {
+		case "json":
+			return r.in.fnJSON
+		case "html", "clickLink", "submitForm":
+			return r.in.fnHTML
+		}
+		return nil
+	}
+	if r.deleted&(1<<f) != 0 {
+		return nil
+	}
+	slot := slotOf(f)
+	if slot < 0 {
+		return r.build(f)
+	}
+	if v := r.objs[slot]; v != nil {
+		return v
+	}
+	v := r.build(f)
+	r.objs[slot] = v
+	return v
+}
+
+// Set implements sobek.DynamicObject.
+func (r *response) Set(key string, v sobek.Value) bool {
+	if f, ok := fieldOf(key); ok {
+		r.deleted &^= 1 << f
+	}
+	if r.extra == nil {
+		r.extra = make(map[string]sobek.Value, 1)
+	}
+	r.extra[key] = v
+	return true
+}
+
+// Has implements sobek.DynamicObject.
+func (r *response) Has(key string) bool {
+	if _, ok := r.extra[key]; ok {
+		return true
+	}
+	if f, ok := fieldOf(key); ok {
+		return r.deleted&(1<<f) == 0
+	}
+	switch key {
+	case "json", "html", "clickLink", "submitForm":
+		return true
+	}
+	return false
+}
+
+// Delete implements sobek.DynamicObject.
+func (r *response) Delete(key string) bool {
+	if f, ok := fieldOf(key); ok {
+		r.deleted |= 1 << f
+	}
+	delete(r.extra, key)
+	return true
+}
+
+// Keys implements sobek.DynamicObject.
+func (r *response) Keys() []string {
+	keys := make([]string, 0, int(nFields)+len(r.extra))
+	for f := field(0); f < nFields; f++ {
+		if r.deleted&(1<<f) == 0 {
+			keys = append(keys, fieldNames[f])
+		}
+	}
+	for k := range r.extra {
+		if _, ok := fieldOf(k); !ok {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+func (r *response) build(f field) sobek.Value {
+	rt := r.in.rt
+	res := r.res
+	h := res.last()
+	switch f {
+	case fStatus:
+		return rt.ToValue(h.status)
+	case fStatusText:
+		return rt.ToValue(res.statusText)
+	case fProto:
+		return rt.ToValue(h.proto)
+	case fURL:
+		return rt.ToValue(h.url.clean)
+	case fHeaders:
+		o := rt.NewObject()
+		for k, vs := range res.header {
+			_ = o.Set(k, strings.Join(vs, ", "))
+		}
+		return o
+	case fCookies:
+		return r.cookies()
+	case fBody:
+		switch {
+		case res.header == nil || res.req.respType == respNone:
+			return sobek.Null()
+		case res.req.respType == respBinary:
+			b := res.bin
+			if b == nil {
+				b = []byte{}
+			}
+			return rt.ToValue(rt.NewArrayBuffer(b))
+		}
+		return rt.ToValue(res.body)
+	case fTimings:
+		t := &h.t
+		o := rt.NewObject()
+		_ = o.Set("duration", ms(t.duration()))
+		_ = o.Set("blocked", ms(t.blocked))
+		_ = o.Set("looking_up", 0)
+		_ = o.Set("connecting", ms(t.connecting))
+		_ = o.Set("tls_handshaking", ms(t.tlsHandshaking))
+		_ = o.Set("sending", ms(t.sending))
+		_ = o.Set("waiting", ms(t.waiting))
+		_ = o.Set("receiving", ms(t.receiving))
+		return o
+	case fError:
+		if h.err == nil {
+			return rt.ToValue("")
+		}
+		return rt.ToValue(errorText(h.err))
+	case fErrorCode:
+		return rt.ToValue(h.errCode)
+	case fRequest:
+		return r.request()
+	case fTLSVersion:
+		if !h.isTLS {
+			return rt.ToValue("")
+		}
+		return rt.ToValue(tlsVersionName(h.tlsVersion))
+	case fTLSCipher:
+		if !h.isTLS {
+			return rt.ToValue("")
+		}
+		return rt.ToValue(tls.CipherSuiteName(h.tlsCipher))
+	case fOCSP:
+		o := rt.NewObject()
+		_ = o.Set("produced_at", 0)
+		_ = o.Set("this_update", 0)
+		_ = o.Set("next_update", 0)
+		_ = o.Set("revoked_at", 0)
+		_ = o.Set("revocation_reason", "")
+		_ = o.Set("status", "unknown")
+		return o
+	case fRemoteIP:
+		ip, _, _ := splitAddr(h.remote)
+		return rt.ToValue(ip)
+	case fRemotePort:
+		_, port, _ := splitAddr(h.remote)
+		return rt.ToValue(port)
+	}
+	return sobek.Undefined()
+}
+
+// cookies is the response's Set-Cookie headers as {name: [cookie, ...]}.
+func (r *response) cookies() sobek.Value {
+	rt := r.in.rt
+	o := rt.NewObject()
+	if len(r.res.header["Set-Cookie"]) == 0 {
+		return o
+	}
+	byName := map[string][]any{}
+	var names []string
+	for _, c := range (&http.Response{Header: r.res.header}).Cookies() {
+		co := rt.NewObject()
+		_ = co.Set("name", c.Name)
+		_ = co.Set("value", c.Value)
+		_ = co.Set("domain", c.Domain)
+		_ = co.Set("path", c.Path)
+		_ = co.Set("http_only", c.HttpOnly)
+		_ = co.Set("secure", c.Secure)
+		_ = co.Set("max_age", c.MaxAge)
+		var exp int64
+		if !c.Expires.IsZero() {
+			exp = c.Expires.UnixMilli()
+		}
+		_ = co.Set("expires", exp)
+		if _, ok := byName[c.Name]; !ok {
+			names = append(names, c.Name)
+		}
+		byName[c.Name] = append(byName[c.Name], co)
+	}
+	for _, n := range names {
+		_ = o.Set(n, rt.NewArray(byName[n]...))
+	}
+	return o
+}
+
+// request is the response's request field: what the last hop sent.
+func (r *response) request() sobek.Value {
+	rt := r.in.rt
+	res := r.res
+	o := rt.NewObject()
+	_ = o.Set("method", res.sentMethod)
+	url := res.last().url.clean
+	if res.sentURL != nil {
+		url = res.sentURL.clean
+	}
+	_ = o.Set("url", url)
+	ho := rt.NewObject()
+	keys := make([]string, 0, len(res.sentHeader))
+	for k := range res.sentHeader {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		vs := make([]any, len(res.sentHeader[k]))
+		for i, v := range res.sentHeader[k] {
+			vs[i] = v
+		}
+		_ = ho.Set(k, rt.NewArray(vs...))
+	}
+	_ = o.Set("headers", ho)
+	if res.req.hasBody && res.sentMethod == res.req.method {
+		_ = o.Set("body", res.req.body)
+	} else {
+		_ = o.Set("body", "")
+	}
+	co := rt.NewObject()
+	byName := map[string][]any{}
+	var names []string
+	for _, c := range res.sentCookies {
+		entry := rt.NewObject()
+		_ = entry.Set("name", c.name)
+		_ = entry.Set("value", c.value)
+		_ = entry.Set("replace", c.replace)
+		if _, ok := byName[c.name]; !ok {
+			names = append(names, c.name)
+		}
+		byName[c.name] = append(byName[c.name], entry)
+	}
+	for _, n := range names {
+		_ = co.Set(n, rt.NewArray(byName[n]...))
+	}
+	_ = o.Set("cookies", co)
+	return o
+}
+
+// text is the body as text for json(); ok is false when there is none.
+func (r *response) text() (string, bool) {
+	res := r.res
+	if res.header == nil {
+		return "", false
+	}
+	switch res.req.respType {
+	case respBinary:
+		return string(res.bin), true
+	case respNone:
+		return "", false
+	}
+	return res.body, true
+}
+
+// jsJSON is res.json(selector?): the body parsed as JSON, or the value a
+// gjson path selects from it (undefined when nothing matches).
+func (in *instance) jsJSON(c sobek.FunctionCall) sobek.Value {
+	r, ok := thisResponse(c.This)
+	if !ok {
+		panic(in.rt.NewTypeError("json() must be called on a response"))
+	}
+	body, ok := r.text()
+	if !ok {
+		panic(in.rt.NewGoError(fmt.Errorf("the response of %s has no body to parse as JSON (the request failed or its responseType is \"none\")", r.res.last().url.clean)))
+	}
+	sel := c.Argument(0)
+	if sobek.IsUndefined(sel) || sobek.IsNull(sel) {
+		if r.json == nil {
+			r.json = in.parseJSON(r, body)
+		}
+		return r.json
+	}
+	if !gjson.Valid(body) {
+		panic(in.rt.NewGoError(fmt.Errorf("the response body of %s is not valid JSON", r.res.last().url.clean)))
+	}
+	v := gjson.Get(body, sel.String())
+	switch v.Type {
+	case gjson.Null:
+		if !v.Exists() {
+			return sobek.Undefined()
+		}
+		return sobek.Null()
+	case gjson.False:
+		return in.rt.ToValue(false)
+	case gjson.True:
+		return in.rt.ToValue(true)
+	case gjson.Number:
+		return in.rt.ToValue(v.Num)
+	case gjson.String:
+		return in.rt.ToValue(v.Str)
+	}
+	return in.parseJSON(r, v.Raw)
+}
+
+func (in *instance) parseJSON(r *response, text string) sobek.Value {
+	if in.jsonParse == nil {
+		j := in.rt.Get("JSON").ToObject(in.rt)
+		f, ok := sobek.AssertFunction(j.Get("parse"))
+		if !ok {
+			panic(in.rt.NewTypeError("JSON.parse is not available"))
+		}
+		in.jsonParse = f
+	}
+	v, err := in.jsonParse(sobek.Undefined(), in.rt.ToValue(text))
+	if err != nil {
+		msg := err.Error()
+		if ex, ok := err.(*sobek.Exception); ok {
+			msg = ex.Value().String()
+		}
+		panic(in.rt.NewGoError(fmt.Errorf("the response body of %s is not valid JSON: %s", r.res.last().url.clean, msg)))
+	}
+	return v
+}
+
+// jsHTML stands in for the HTML helpers metronome does not implement.
+func (in *instance) jsHTML(sobek.FunctionCall) sobek.Value {
+	panic(in.rt.NewGoError(fmt.Errorf("res.html(), res.clickLink() and res.submitForm() are not supported by metronome")))
+}
+
+func thisResponse(v sobek.Value) (*response, bool) {
+	o, ok := v.(*sobek.Object)
+	if !ok || o.ExportType() != responseObjType {
+		return nil, false
+	}
+	r, ok := o.Export().(*response)
+	return r, ok
+}
+
+var (
+	responseObjType = reflect.TypeOf((*response)(nil))
+	taggedURLType   = reflect.TypeOf((*taggedURL)(nil))
+)
+
+// taggedURL is what the http.url template tag returns: the URL and the
+// template with ${} placeholders, which becomes the name tag.
+type taggedURL struct {
+	in        *instance
+	url, name string
+}
+
+// Get implements sobek.DynamicObject.
+func (t *taggedURL) Get(key string) sobek.Value {
+	switch key {
+	case "url":
+		return t.in.rt.ToValue(t.url)
+	case "name":
+		return t.in.rt.ToValue(t.name)
+	case "toString":
+		return t.in.fnURLToString
+	}
+	return nil
+}
+
+// Set implements sobek.DynamicObject; the object is read-only.
+func (t *taggedURL) Set(string, sobek.Value) bool { return false }
+
+// Has implements sobek.DynamicObject.
+func (t *taggedURL) Has(key string) bool {
+	return key == "url" || key == "name" || key == "toString"
+}
+
+// Delete implements sobek.DynamicObject.
+func (t *taggedURL) Delete(string) bool { return false }
+
+// Keys implements sobek.DynamicObject.
+func (t *taggedURL) Keys() []string { return []string{"url", "name"} }
+
+// jsURL is the http.url template tag.
+func (in *instance) jsURL(c sobek.FunctionCall) sobek.Value {
+	strs, ok := c.Argument(0).(*sobek.Object)
+	if !ok {
+		panic(in.rt.NewTypeError("http.url is a template tag: write http.url`https://host/items/${id}`"))
+	}
+	n := strs.Get("length").ToInteger()
+	var u, name strings.Builder
+	for i := int64(0); i < n; i++ {
+		part := strs.Get(itoa(i)).String()
+		u.WriteString(part)
+		name.WriteString(part)
+		if i+1 < n {
+			u.WriteString(c.Argument(int(i + 1)).String())
+			name.WriteString("${}")
+		}
+	}
+	return in.rt.NewDynamicObject(&taggedURL{in: in, url: u.String(), name: name.String()})
+}
+
+func (in *instance) jsURLToString(c sobek.FunctionCall) sobek.Value {
+	if o, ok := c.This.(*sobek.Object); ok && o.ExportType() == taggedURLType {
+		return in.rt.ToValue(o.Export().(*taggedURL).url)
+	}
+	return in.rt.ToValue("[object URL]")
+}
+
+func ms(d time.Duration) float64 { return metrics.Milliseconds(d) }
+
+func itoa(i int64) string { return strconv.FormatInt(i, 10) }
+
+func basicAuth(user, pass string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+}
+
+// splitAddr returns the IP and port of a remote address.
+func splitAddr(a net.Addr) (string, int, bool) {
+	switch x := a.(type) {
+	case *net.TCPAddr:
+		return x.IP.String(), x.Port, true
+	case nil:
+		return "", 0, false
+	}
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "", 0, false
+	}
+	p, _ := strconv.Atoi(port)
+	return host, p, true
+}

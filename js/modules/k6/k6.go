@@ -1,0 +1,215 @@
+// Package k6 implements the "k6" module: check, group, sleep, fail and
+// randomSeed.
+package k6
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+func init() {
+	modules.Register("k6", modules.ModuleFunc(New))
+}
+
+// New instantiates the module for one VU.
+func New(vu modules.VU) (modules.Exports, error) {
+	m := &module{vu: vu}
+	return modules.Exports{Named: map[string]any{
+		"check":      m.check,
+		"group":      m.group,
+		"sleep":      m.sleep,
+		"fail":       m.fail,
+		"randomSeed": m.randomSeed,
+	}}, nil
+}
+
+type module struct {
+	vu modules.VU
+}
+
+// throw throws a JavaScript Error from a Go function called by JavaScript.
+func throw(rt *sobek.Runtime, format string, args ...any) {
+	e, err := rt.New(rt.Get("Error"), rt.ToValue(fmt.Sprintf(format, args...)))
+	if err != nil {
+		panic(rt.NewGoError(fmt.Errorf(format, args...)))
+	}
+	panic(e)
+}
+
+// rethrow lets an exception (or an interruption) a JavaScript callback
+// raised continue through the Go function that called it.
+func rethrow(rt *sobek.Runtime, err error) {
+	switch err.(type) {
+	case *sobek.Exception, *sobek.InterruptedError:
+		panic(err)
+	}
+	panic(rt.NewGoError(err))
+}
+
+func (m *module) state(fn string) *modules.State {
+	st := m.vu.State()
+	if st == nil {
+		throw(m.vu.Runtime(), "%s can only be used in VU code (exec functions, setup and teardown), not in the init context", fn)
+	}
+	return st
+}
+
+// check(val, sets, tags?) evaluates each named check against val and
+// records one checks sample per check, tagged with its name. A check is a
+// function of val or a plain value; a function that throws counts as
+// failed and the exception continues once its sample is recorded.
+func (m *module) check(call sobek.FunctionCall) sobek.Value {
+	rt := m.vu.Runtime()
+	st := m.state("check()")
+	val := call.Argument(0)
+	sets, ok := call.Argument(1).(*sobek.Object)
+	if !ok {
+		throw(rt, "check() needs an object of named checks as its second argument")
+	}
+	tags := st.Tags
+	if t, ok := call.Argument(2).(*sobek.Object); ok {
+		for _, k := range t.Keys() {
+			tags = tags.With(k, t.Get(k).String())
+		}
+	}
+	withName := st.SystemTags["check"]
+	all := true
+	for _, name := range sets.Keys() {
+		if strings.Contains(name, "::") {
+			throw(rt, "check names may not contain '::' (%q)", name)
+		}
+		item := sets.Get(name)
+		pass := false
+		var thrown error
+		if fn, ok := sobek.AssertFunction(item); ok {
+			r, err := fn(sobek.Undefined(), val)
+			switch {
+			case err != nil:
+				thrown = err
+			case isPromise(r):
+				throw(rt, "check %q returned a promise: check() does not support async functions", name)
+			default:
+				pass = r.ToBoolean()
+			}
+		} else {
+			pass = item.ToBoolean()
+		}
+		ct := tags
+		if withName {
+			ct = tags.With("check", name)
+		}
+		v := 0.0
+		if pass {
+			v = 1
+		}
+		st.Recorder.Record(metrics.Sample{Metric: st.Builtin.Checks, Tags: ct, Time: time.Now(), Value: v})
+		if thrown != nil {
+			rethrow(rt, thrown)
+		}
+		if !pass {
+			all = false
+		}
+	}
+	return rt.ToValue(all)
+}
+
+func isPromise(v sobek.Value) bool {
+	o, ok := v.(*sobek.Object)
+	return ok && o.ExportType() == typePromise
+}
+
+var typePromise = reflect.TypeOf((*sobek.Promise)(nil))
+
+// group(name, fn) runs fn with the group path extended by name (and the
+// group tag set to it) and records group_duration.
+func (m *module) group(call sobek.FunctionCall) sobek.Value {
+	rt := m.vu.Runtime()
+	st := m.state("group()")
+	name := call.Argument(0).String()
+	if strings.Contains(name, "::") {
+		throw(rt, "group names may not contain '::' (%q)", name)
+	}
+	fn, ok := sobek.AssertFunction(call.Argument(1))
+	if !ok {
+		throw(rt, "group(%q, fn) needs a function as its second argument", name)
+	}
+	if isAsync(call.Argument(1)) {
+		throw(rt, "group(%q) does not support async functions", name)
+	}
+	parent, parentTags := st.Group, st.Tags
+	st.Group = parent + "::" + name
+	if st.SystemTags["group"] {
+		st.Tags = parentTags.With("group", st.Group)
+	}
+	tags := st.Tags
+	start := time.Now()
+	ret, err := fn(sobek.Undefined())
+	end := time.Now()
+	st.Group, st.Tags = parent, parentTags
+	st.Recorder.Record(metrics.Sample{Metric: st.Builtin.GroupDuration, Tags: tags, Time: end,
+		Value: metrics.Milliseconds(end.Sub(start))})
+	if err != nil {
+		rethrow(rt, err)
+	}
+	return ret
+}
+
+func isAsync(fn sobek.Value) bool {
+	o, ok := fn.(*sobek.Object)
+	if !ok {
+		return false
+	}
+	c, ok := o.Get("constructor").(*sobek.Object)
+	if !ok {
+		return false
+	}
+	n := c.Get("name")
+	return n != nil && n.String() == "AsyncFunction"
+}
+
+// sleep(seconds) pauses the VU; it returns early when the iteration is
+// interrupted.
+func (m *module) sleep(call sobek.FunctionCall) sobek.Value {
+	secs := call.Argument(0).ToFloat()
+	if !(secs > 0) {
+		return sobek.Undefined()
+	}
+	sleep(m.vu.Context(), time.Duration(secs*float64(time.Second)))
+	return sobek.Undefined()
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// fail(msg) throws an Error with msg, ending the iteration as failed.
+func (m *module) fail(call sobek.FunctionCall) sobek.Value {
+	msg := ""
+	if a := call.Argument(0); !sobek.IsUndefined(a) {
+		msg = a.String()
+	}
+	throw(m.vu.Runtime(), "%s", msg)
+	return nil
+}
+
+// randomSeed(n) makes Math.random of this VU repeatable.
+func (m *module) randomSeed(call sobek.FunctionCall) sobek.Value {
+	seed := call.Argument(0).ToInteger()
+	r := rand.New(rand.NewPCG(uint64(seed), 0x6d657472))
+	m.vu.Runtime().SetRandSource(r.Float64)
+	return sobek.Undefined()
+}

@@ -1,0 +1,128 @@
+// Package metrics implements the "k6/metrics" module: the constructors of
+// custom metrics, Counter, Gauge, Rate and Trend.
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"time"
+
+	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+func init() {
+	modules.Register("k6/metrics", modules.ModuleFunc(New))
+}
+
+// New instantiates the module for one VU.
+func New(vu modules.VU) (modules.Exports, error) {
+	m := &module{vu: vu}
+	return modules.Exports{Named: map[string]any{
+		"Counter": m.constructor(metrics.Counter),
+		"Gauge":   m.constructor(metrics.Gauge),
+		"Rate":    m.constructor(metrics.Rate),
+		"Trend":   m.constructor(metrics.Trend),
+	}}, nil
+}
+
+type module struct {
+	vu modules.VU
+}
+
+func throw(rt *sobek.Runtime, format string, args ...any) {
+	e, err := rt.New(rt.Get("Error"), rt.ToValue(fmt.Sprintf(format, args...)))
+	if err != nil {
+		panic(rt.NewGoError(fmt.Errorf(format, args...)))
+	}
+	panic(e)
+}
+
+func typeName(t metrics.Type) string {
+	switch t {
+	case metrics.Counter:
+		return "Counter"
+	case metrics.Gauge:
+		return "Gauge"
+	case metrics.Rate:
+		return "Rate"
+	}
+	return "Trend"
+}
+
+// constructor returns the JavaScript constructor of one metric type:
+// new Trend(name, isTime?). Metrics can only be declared in the init
+// context, where they are defined in the run's registry.
+func (m *module) constructor(t metrics.Type) func(sobek.ConstructorCall) *sobek.Object {
+	return func(call sobek.ConstructorCall) *sobek.Object {
+		rt := m.vu.Runtime()
+		env := m.vu.InitEnv()
+		name := call.Argument(0).String()
+		if env == nil {
+			throw(rt, "new %s(%q): metrics can only be declared in the init context", typeName(t), name)
+		}
+		if !metrics.ValidName(name) {
+			throw(rt, "new %s(%q): invalid metric name: a name starts with a letter or '_' and has 2 to 129 letters, digits or '_'", typeName(t), name)
+		}
+		contains := metrics.Default
+		if call.Argument(1).ToBoolean() {
+			contains = metrics.Time
+		}
+		def, err := env.Registry.New(name, t, contains)
+		if err != nil {
+			throw(rt, "new %s(%q): %v", typeName(t), name, err)
+		}
+		mt := &metric{vu: m.vu, def: def}
+		o := call.This
+		_ = o.DefineDataProperty("name", rt.ToValue(name), sobek.FLAG_FALSE, sobek.FLAG_FALSE, sobek.FLAG_TRUE)
+		_ = o.Set("add", mt.add)
+		return nil
+	}
+}
+
+var typeBool = reflect.TypeOf(true)
+
+type metric struct {
+	vu  modules.VU
+	def *metrics.Metric
+}
+
+// add(value, tags?) records one sample with the current tags plus tags.
+// Booleans count as 1 and 0; a value that is not a number is refused with
+// a warning, and add returns false.
+func (mt *metric) add(call sobek.FunctionCall) sobek.Value {
+	rt := mt.vu.Runtime()
+	st := mt.vu.State()
+	if st == nil {
+		throw(rt, "%s.add(): metrics can only be added to in VU code, not in the init context", mt.def.Name)
+	}
+	arg := call.Argument(0)
+	var v float64
+	switch {
+	case sobek.IsUndefined(arg) || sobek.IsNull(arg):
+		v = math.NaN()
+	case arg.ExportType() == typeBool:
+		if arg.ToBoolean() {
+			v = 1
+		}
+	default:
+		v = arg.ToFloat()
+	}
+	if math.IsNaN(v) {
+		if st.Logf != nil {
+			st.Logf("%s.add(%s): the value is not a number; no sample was recorded", mt.def.Name, arg.String())
+		}
+		return rt.ToValue(false)
+	}
+	tags := st.Tags
+	if t, ok := call.Argument(1).(*sobek.Object); ok {
+		for _, k := range t.Keys() {
+			tags = tags.With(k, t.Get(k).String())
+		}
+	}
+	st.Recorder.Record(metrics.Sample{Metric: mt.def, Tags: tags, Time: time.Now(), Value: v})
+	return rt.ToValue(true)
+}

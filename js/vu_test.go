@@ -1,0 +1,359 @@
+package js_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/js/jstest"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+func TestEnv(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+const atInit = __ENV.BASE;
+export function other() {
+	console.log(__ENV.BASE, __ENV.MODE, "MODE" in __ENV, __ENV.NONE === undefined);
+}
+export default function () {
+	__ENV.ADDED = "yes";
+	console.log(atInit, __ENV.BASE, "MODE" in __ENV, Object.keys(__ENV).join(","), JSON.stringify(__ENV));
+}`,
+	}, &jstest.Config{Env: map[string]string{"BASE": "http://x", "MODE": "global"}})
+	vu, _ := r.NewVU(t, 1)
+	jstest.Iterate(vu)
+	sc := &executor.Scenario{Name: "s2", Exec: "other", Env: map[string]string{"MODE": "scenario"}}
+	if res := vu.Run(context.Background(), executor.Iteration{Scenario: sc}); res.Outcome != executor.Completed {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
+	}
+	got := logged(r.Stderr.String())
+	want := []string{
+		`http://x http://x true ADDED,BASE,MODE {"ADDED":"yes","BASE":"http://x","MODE":"global"}`,
+		`http://x scenario true true`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestConsole(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+export default function () {
+	console.log("plain", 1, true, null, undefined);
+	console.info({ a: [1, 2], b: "x" });
+	console.warn("careful");
+	console.error(new TypeError("bad thing"));
+	console.debug("hidden unless verbose");
+	console.log("two\nlines");
+}`,
+	}, nil)
+	iterate(t, r)
+	// The seconds since the start vary with the machine's speed.
+	out := regexp.MustCompile(`\[\d{4}\]`).ReplaceAllString(r.Stderr.String(), "[0000]")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := []string{
+		`INFO[0000] plain 1 true null undefined source=console`,
+		`INFO[0000] {"a":[1,2],"b":"x"} source=console`,
+		`WARN[0000] careful source=console`,
+		`ERRO[0000] TypeError: bad thing source=console`,
+		`INFO[0000] two`,
+		`lines source=console`,
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+
+	r = jstest.Load(t, map[string]string{
+		"script.js": `export default function () { console.debug("shown"); }`,
+	}, &jstest.Config{Verbose: true})
+	iterate(t, r)
+	if !strings.Contains(r.Stderr.String(), "] shown source=console") || !strings.HasPrefix(r.Stderr.String(), "DEBU[") {
+		t.Fatalf("verbose debug output missing: %q", r.Stderr)
+	}
+}
+
+func TestGlobalsVUAndIter(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+console.log("init", __VU, __ITER);
+export default function () { console.log("iter", __VU, __ITER); }`,
+	}, nil)
+	vu, _ := r.NewVU(t, 7)
+	jstest.Iterate(vu)
+	jstest.Iterate(vu)
+	got := logged(r.Stderr.String())
+	// The first line is the service VU's init that read the options.
+	want := []string{"init 0 0", "init 7 0", "iter 7 0", "iter 7 1"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+func TestIterationExceptionFailsAndNextRuns(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+export default function () {
+	if (__ITER === 0) {
+		throw new Error("first iteration breaks");
+	}
+	console.log("second runs", __ITER);
+}`,
+	}, nil)
+	vu, _ := r.NewVU(t, 1)
+	first := jstest.Iterate(vu)
+	second := jstest.Iterate(vu)
+	if first.Outcome != executor.Failed || second.Outcome != executor.Completed {
+		t.Fatalf("outcomes %v, %v; want Failed, Completed", first.Outcome, second.Outcome)
+	}
+	out := r.Stderr.String()
+	if !strings.Contains(out, "script.js:4:9: Error: first iteration breaks") || !strings.Contains(out, "second runs 1") {
+		t.Fatalf("stderr:\n%s", out)
+	}
+	if first.End.Before(first.Start) || first.Tags == nil {
+		t.Fatalf("bad result %+v", first)
+	}
+}
+
+func TestInterruptInfiniteLoop(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+export default function () {
+	if (__ITER === 0) { while (true) {} }
+	console.log("reused", __ITER);
+}`,
+	}, nil)
+	vu, _ := r.NewVU(t, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan executor.Result)
+	go func() { done <- vu.Run(ctx, executor.Iteration{Scenario: jstest.DefaultScenario}) }()
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	select {
+	case res := <-done:
+		if res.Outcome != executor.Interrupted {
+			t.Fatalf("outcome %v, want Interrupted", res.Outcome)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the loop was not interrupted")
+	}
+	// The runtime is usable again.
+	if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
+		t.Fatalf("after an interruption: %v: %s", res.Outcome, r.Stderr)
+	}
+	if !strings.Contains(r.Stderr.String(), "reused 1") {
+		t.Fatalf("stderr %s", r.Stderr)
+	}
+	if strings.Contains(r.Stderr.String(), "ERRO") {
+		t.Fatalf("an interruption was logged as an error: %s", r.Stderr)
+	}
+}
+
+func TestInterruptSleepAndTimers(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+import { sleep } from "k6";
+export default async function () {
+	if (__ITER === 0) { sleep(3600); }
+	if (__ITER === 1) { await new Promise((resolve) => setTimeout(resolve, 3600 * 1000)); }
+	console.log("done", __ITER);
+}`,
+	}, nil)
+	vu, _ := r.NewVU(t, 1)
+	for i := range 2 {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+		start := time.Now()
+		res := vu.Run(ctx, executor.Iteration{Scenario: jstest.DefaultScenario})
+		cancel()
+		if res.Outcome != executor.Interrupted || time.Since(start) > 10*time.Second {
+			t.Fatalf("iteration %d: outcome %v after %v", i, res.Outcome, time.Since(start))
+		}
+	}
+	if res := jstest.Iterate(vu); res.Outcome != executor.Completed || !strings.Contains(r.Stderr.String(), "done 2") {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
+	}
+}
+
+func TestAsyncDefaultWithTimers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := jstest.Load(t, map[string]string{
+			"script.js": `
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+export default async function () {
+	const order = [];
+	const t0 = Date.now();
+	setTimeout((a, b) => order.push("timeout " + a + b), 50, "x", "y");
+	const cancelled = setTimeout(() => order.push("never"), 10);
+	clearTimeout(cancelled);
+	let ticks = 0;
+	const id = setInterval(() => { ticks++; if (ticks === 3) clearInterval(id); }, 20);
+	await wait(100);
+	order.push("awaited");
+	console.log(order.join(","), ticks, Date.now() - t0);
+}`,
+		}, nil)
+		vu, _ := r.NewVU(t, 1)
+		res := jstest.Iterate(vu)
+		if res.Outcome != executor.Completed {
+			t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
+		}
+		got := logged(r.Stderr.String())
+		if len(got) != 1 || got[0] != "timeout xy,awaited 3 100" {
+			t.Fatalf("got %q", got)
+		}
+		// The iteration lasted as long as its timers: 100 ms of virtual time.
+		if d := res.End.Sub(res.Start); d != 100*time.Millisecond {
+			t.Fatalf("iteration took %v, want 100ms", d)
+		}
+	})
+}
+
+func TestAsyncRejectionFails(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+export default async function () {
+	await null;
+	if (__ITER === 0) throw new Error("async failure");
+	if (__ITER === 1) { Promise.reject(new Error("nobody handles me")); return; }
+	setTimeout(() => { throw new Error("timer failure"); }, 1);
+}`,
+	}, nil)
+	vu, _ := r.NewVU(t, 1)
+	for i, want := range []string{
+		"script.js:4:26: Error: async failure",
+		"Uncaught (in promise) ",
+		"script.js:6:27: Error: timer failure",
+	} {
+		if res := jstest.Iterate(vu); res.Outcome != executor.Failed {
+			t.Fatalf("iteration %d: outcome %v", i, res.Outcome)
+		}
+		if !strings.Contains(r.Stderr.String(), want) {
+			t.Fatalf("iteration %d: stderr lacks %q:\n%s", i, want, r.Stderr)
+		}
+	}
+}
+
+func TestTopLevelAwait(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+const value = await new Promise((resolve) => setTimeout(() => resolve(42), 5));
+export default function () { console.log("tla", value); }`,
+	}, nil)
+	if got := logged(iterate(t, r)); len(got) != 1 || got[0] != "tla 42" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestScenarioExecTagsAndCounters(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+import { check } from "k6";
+import exec from "k6/execution";
+export function api() {
+	check(true, { ok: () => true });
+	console.log("api", __ITER, exec.vu.iterationInScenario, exec.scenario.name);
+}
+export default function () {
+	console.log("default", __ITER, exec.vu.iterationInScenario, exec.scenario.name);
+}`,
+	}, &jstest.Config{Options: &config.Options{
+		Tags:       map[string]string{"run": "r1"},
+		SystemTags: []string{"scenario", "check"},
+	}})
+	vu, rec := r.NewVU(t, 1)
+	api := &executor.Scenario{Name: "api", Exec: "api", Tags: map[string]string{"kind": "api"}}
+	runs := []*executor.Scenario{jstest.DefaultScenario, api, api, jstest.DefaultScenario}
+	var results []executor.Result
+	for _, sc := range runs {
+		results = append(results, vu.Run(context.Background(), executor.Iteration{Scenario: sc}))
+	}
+	got := logged(r.Stderr.String())
+	want := []string{"default 0 0 default", "api 1 0 api", "api 2 1 api", "default 3 1 default"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if tags := results[1].Tags.Map(); len(tags) != 3 || tags["run"] != "r1" || tags["kind"] != "api" || tags["scenario"] != "api" {
+		t.Fatalf("api iteration tags %v", tags)
+	}
+	// systemTags has no "group": no group tag.
+	checks := jstest.Samples(rec, r.Builtin.Checks)
+	if len(checks) != 2 {
+		t.Fatalf("%d checks samples", len(checks))
+	}
+	if tags := checks[0].Tags.Map(); len(tags) != 4 || tags["check"] != "ok" || tags["scenario"] != "api" {
+		t.Fatalf("check tags %v", tags)
+	}
+}
+
+func TestMissingExecFunction(t *testing.T) {
+	r := jstest.Load(t, map[string]string{"script.js": `export default function () {}`}, nil)
+	vu, _ := r.NewVU(t, 1)
+	res := vu.Run(context.Background(), executor.Iteration{Scenario: &executor.Scenario{Name: "x", Exec: "nope"}})
+	if res.Outcome != executor.Failed || !strings.Contains(r.Stderr.String(), `does not export a function named "nope"`) {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
+	}
+}
+
+func TestMinIterationDuration(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		min := duration.Duration(300 * time.Millisecond)
+		r := jstest.Load(t, map[string]string{
+			"script.js": `import { sleep } from "k6"; export default function () { sleep(0.1); }`,
+		}, &jstest.Config{Options: &config.Options{MinIterationDuration: &min}})
+		vu, _ := r.NewVU(t, 1)
+		start := time.Now()
+		res := jstest.Iterate(vu)
+		if d := res.End.Sub(res.Start); d != 100*time.Millisecond {
+			t.Fatalf("iteration measured %v, want 100ms", d)
+		}
+		if d := time.Since(start); d != 300*time.Millisecond {
+			t.Fatalf("Run returned after %v, want 300ms", d)
+		}
+	})
+}
+
+// flushRecorder counts Flush calls.
+type flushRecorder struct {
+	samples []metrics.Sample
+	flushes int
+}
+
+func (f *flushRecorder) Record(s metrics.Sample) { f.samples = append(f.samples, s) }
+func (f *flushRecorder) Flush()                  { f.flushes++ }
+
+func TestRecorderFlushedEachIteration(t *testing.T) {
+	r := jstest.Load(t, map[string]string{"script.js": `export default function () {}`}, nil)
+	rec := &flushRecorder{}
+	vu, err := r.Script.NewVU(context.Background(), 1, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jstest.Iterate(vu)
+	jstest.Iterate(vu)
+	if rec.flushes != 2 {
+		t.Fatalf("%d flushes, want 2", rec.flushes)
+	}
+	if vu.Recorder() != rec || vu.ID() != 1 {
+		t.Fatal("Recorder or ID is wrong")
+	}
+}
+
+func TestInitContextInterruptedByContext(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `if (__VU > 0) { while (true) {} }
+export default function () {}`,
+	}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	_, err := r.Script.NewVU(ctx, 1, nil)
+	if err == nil {
+		t.Fatal("an endless init context was not interrupted")
+	}
+}

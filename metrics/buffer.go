@@ -1,0 +1,85 @@
+package metrics
+
+import "time"
+
+// A Buffer hands its samples over when it holds BufferSize of them, or when
+// a sample arrives BufferMaxAge (in sample time) after the first one it
+// holds.
+const (
+	BufferSize   = 512
+	BufferMaxAge = 100 * time.Millisecond
+)
+
+// Buffer is the recorder of one VU: it collects samples in a local slice,
+// without locking, and hands them to its flush function in batches. It is
+// used by one goroutine at a time.
+//
+// A flushed batch belongs to the flush function and its callees; the
+// buffer starts a new slice. Whoever is the last to read a batch may give
+// it back with ReleaseBatch, which makes recording allocation-free in
+// steady state.
+type Buffer struct {
+	flush func([]Sample)
+	buf   []Sample
+}
+
+var _ Recorder = (*Buffer)(nil)
+
+// NewBuffer returns a buffer that hands its batches to flush.
+func NewBuffer(flush func([]Sample)) *Buffer {
+	return &Buffer{flush: flush}
+}
+
+// Record adds s, flushing when the buffer is full or s is BufferMaxAge
+// after the first buffered sample. A flush includes s.
+func (b *Buffer) Record(s Sample) {
+	if b.buf == nil {
+		b.buf = newBatch()
+	}
+	b.buf = append(b.buf, s)
+	if len(b.buf) >= BufferSize || s.Time.Sub(b.buf[0].Time) >= BufferMaxAge {
+		b.Flush()
+	}
+}
+
+// Flush hands over the buffered samples, if any.
+func (b *Buffer) Flush() {
+	if len(b.buf) == 0 {
+		return
+	}
+	batch := b.buf
+	b.buf = nil
+	b.flush(batch)
+}
+
+// Len returns the number of buffered samples.
+func (b *Buffer) Len() int { return len(b.buf) }
+
+// freeBatches holds released batches for buffers to reuse. A channel keeps
+// taking and giving back allocation-free; its capacity bounds the memory
+// kept idle (64 batches of BufferSize samples, under 2 MB).
+var freeBatches = make(chan []Sample, 64)
+
+func newBatch() []Sample {
+	select {
+	case b := <-freeBatches:
+		return b
+	default:
+		return make([]Sample, 0, BufferSize)
+	}
+}
+
+// ReleaseBatch gives a batch that a Buffer flushed back for reuse. Call it
+// only when nothing reads or keeps the batch any more (after the engine
+// ingested it and no output kept it). Other slices are ignored.
+func ReleaseBatch(batch []Sample) {
+	if cap(batch) != BufferSize {
+		return
+	}
+	batch = batch[:BufferSize]
+	clear(batch)
+	select {
+	case freeBatches <- batch[:0]:
+	default:
+	}
+}

@@ -1,0 +1,139 @@
+package metrics
+
+import (
+	"testing"
+	"time"
+)
+
+type batchLog struct{ batches [][]Sample }
+
+func (l *batchLog) flush(b []Sample) { l.batches = append(l.batches, b) }
+
+func TestBufferFlushesWhenFull(t *testing.T) {
+	m := &Metric{Name: "x"}
+	var log batchLog
+	b := NewBuffer(log.flush)
+	t0 := time.Unix(100, 0)
+	for i := range BufferSize - 1 {
+		b.Record(Sample{Metric: m, Time: t0, Value: float64(i)})
+	}
+	if len(log.batches) != 0 || b.Len() != BufferSize-1 {
+		t.Fatalf("flushed %d batches holding %d before being full", len(log.batches), b.Len())
+	}
+	b.Record(Sample{Metric: m, Time: t0, Value: BufferSize - 1})
+	if len(log.batches) != 1 || len(log.batches[0]) != BufferSize || b.Len() != 0 {
+		t.Fatalf("after %d samples: %d batches, buffer holds %d", BufferSize, len(log.batches), b.Len())
+	}
+	for i, s := range log.batches[0] {
+		if s.Value != float64(i) {
+			t.Fatalf("sample %d has value %v", i, s.Value)
+		}
+	}
+}
+
+func TestBufferFlushesOnAge(t *testing.T) {
+	var log batchLog
+	b := NewBuffer(log.flush)
+	t0 := time.Unix(100, 0)
+	for _, d := range []time.Duration{0, 50 * time.Millisecond, 99 * time.Millisecond, 20 * time.Millisecond} {
+		b.Record(Sample{Time: t0.Add(d), Value: float64(d)})
+	}
+	if len(log.batches) != 0 {
+		t.Fatalf("flushed before %v of sample time", BufferMaxAge)
+	}
+	b.Record(Sample{Time: t0.Add(BufferMaxAge), Value: 1})
+	if len(log.batches) != 1 || len(log.batches[0]) != 5 {
+		t.Fatalf("want one batch of 5 at %v, got %d batches", BufferMaxAge, len(log.batches))
+	}
+	// The age counts from the first sample of the new batch.
+	b.Record(Sample{Time: t0.Add(150 * time.Millisecond)})
+	b.Record(Sample{Time: t0.Add(249 * time.Millisecond)})
+	if len(log.batches) != 1 || b.Len() != 2 {
+		t.Fatalf("second batch flushed early: %d batches, %d buffered", len(log.batches), b.Len())
+	}
+	b.Record(Sample{Time: t0.Add(250 * time.Millisecond)})
+	if len(log.batches) != 2 || len(log.batches[1]) != 3 {
+		t.Fatalf("second batch: %d batches", len(log.batches))
+	}
+}
+
+func TestBufferFlush(t *testing.T) {
+	var log batchLog
+	b := NewBuffer(log.flush)
+	b.Flush()
+	if len(log.batches) != 0 {
+		t.Fatalf("Flush of an empty buffer handed over a batch")
+	}
+	now := time.Unix(1, 0)
+	b.Record(Sample{Time: now, Value: 1})
+	b.Record(Sample{Time: now, Value: 2})
+	b.Flush()
+	if len(log.batches) != 1 || len(log.batches[0]) != 2 || b.Len() != 0 {
+		t.Fatalf("Flush: %d batches, %d buffered", len(log.batches), b.Len())
+	}
+	b.Flush()
+	if len(log.batches) != 1 {
+		t.Fatalf("second Flush handed over a batch again")
+	}
+}
+
+// TestBufferDoesNotReuseHandedOverBatches checks that a batch the receiver
+// did not release keeps its contents while the buffer goes on.
+func TestBufferDoesNotReuseHandedOverBatches(t *testing.T) {
+	var log batchLog
+	b := NewBuffer(log.flush)
+	now := time.Unix(1, 0)
+	for i := range 3 * BufferSize {
+		b.Record(Sample{Time: now, Value: float64(i)})
+	}
+	if len(log.batches) != 3 {
+		t.Fatalf("%d batches", len(log.batches))
+	}
+	for k, batch := range log.batches {
+		for i, s := range batch {
+			if want := float64(k*BufferSize + i); s.Value != want {
+				t.Fatalf("batch %d sample %d = %v, want %v", k, i, s.Value, want)
+			}
+		}
+	}
+}
+
+func TestBufferRecordIsAllocationFreeWithRelease(t *testing.T) {
+	m := &Metric{Name: "x"}
+	tags := EmptyTags.With("a", "b")
+	b := NewBuffer(ReleaseBatch)
+	now := time.Unix(1, 0)
+	allocs := testing.AllocsPerRun(1, func() {
+		for range 20 * BufferSize {
+			b.Record(Sample{Metric: m, Tags: tags, Time: now, Value: 1})
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations for %d samples", allocs, 20*BufferSize)
+	}
+}
+
+func TestReleaseBatchClearsAndIgnoresForeignSlices(t *testing.T) {
+	ReleaseBatch(make([]Sample, 3)) // not a buffer's batch: ignored
+	md := map[string]string{"vu": "1"}
+	var got []Sample
+	b := NewBuffer(func(s []Sample) { got = s })
+	for range BufferSize {
+		b.Record(Sample{Metadata: md})
+	}
+	ReleaseBatch(got)
+	if got[0].Metadata != nil {
+		t.Errorf("released batch still references its samples' metadata")
+	}
+}
+
+func BenchmarkBufferRecord(b *testing.B) {
+	m := &Metric{Name: "x"}
+	tags := EmptyTags.With("a", "b")
+	buf := NewBuffer(ReleaseBatch)
+	now := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		buf.Record(Sample{Metric: m, Tags: tags, Time: now, Value: 1})
+	}
+}
