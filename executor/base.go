@@ -155,7 +155,12 @@ func jsonKind(t reflect.Type) string {
 		return "a number"
 	case reflect.String:
 		return "a string"
-	case reflect.Slice, reflect.Array:
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a base64 string"
+		}
+		return "an array"
+	case reflect.Array:
 		return "an array"
 	case reflect.Map, reflect.Struct:
 		return "an object"
@@ -195,7 +200,7 @@ func locate(raw []byte, t reflect.Type) (string, error) {
 			if merr != nil {
 				return false
 			}
-			one := append(append(append(append([]byte{'{'}, name...), ':'), val...), '}')
+			one := slices.Concat([]byte("{"), name, []byte(":"), val, []byte("}"))
 			kerr := decodeStrict(one, reflect.New(t).Interface())
 			if kerr == nil {
 				return false

@@ -30,6 +30,7 @@ type strictOptions struct {
 	Stages   []strictStage          `json:"stages"`
 	Limits   map[string]strictStage `json:"limits"`
 	Quoted   int64                  `json:"quoted,string"`
+	Blob     []byte                 `json:"blob"`
 	Secret   string                 `json:"-"`
 }
 
@@ -52,6 +53,7 @@ func TestDecodeStrictMessages(t *testing.T) {
 		{`{"exec":{}}`, `scenarios.x.exec: expected a string, got a JSON object`},
 		{`{"tags":[]}`, `scenarios.x.tags: expected an object, got a JSON array`},
 		{`{"stages":{}}`, `scenarios.x.stages: expected an array, got a JSON object`},
+		{`{"blob":1}`, `scenarios.x.blob: expected a base64 string, got a JSON number`},
 		// Inside maps and arrays the path goes down to the value.
 		{`{"env":{"A":"1","B":2}}`, `scenarios.x.env.B: expected a string, got a JSON number`},
 		{`{"stages":[{"target":1},{"target":"2"}]}`, `scenarios.x.stages[1].target: expected an integer, got a JSON string`},
