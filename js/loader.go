@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +39,7 @@ type loader struct {
 	byRecord map[sobek.ModuleRecord]*fileModule
 	goMods   map[string]*goModule
 	opened   map[string]string // open() cache: path → content
+	wrappers map[moduleRef]*sobek.SourceTextModuleRecord
 
 	// resolved caches the resolve hook's answers, which every VU asks for
 	// every import while it evaluates its init context.
@@ -85,6 +87,7 @@ func newLoader(s *Script) *loader {
 		byRecord: map[sobek.ModuleRecord]*fileModule{},
 		goMods:   map[string]*goModule{},
 		opened:   map[string]string{},
+		wrappers: map[moduleRef]*sobek.SourceTextModuleRecord{},
 		client:   &http.Client{Timeout: 60 * time.Second},
 	}
 }
@@ -139,6 +142,42 @@ func (l *loader) resolveHook(ref any, spec string) (sobek.ModuleRecord, error) {
 	r := m.record()
 	l.resolved.Store(key, r)
 	return r, nil
+}
+
+// dynamicRecord returns the record import() evaluates for ref. sobek
+// evaluates the result of import() directly, which only works for source
+// text modules: a Go or CommonJS module is wrapped in a one-line module
+// that re-exports it.
+func (l *loader) dynamicRecord(ref moduleRef) (sobek.ModuleRecord, error) {
+	var spec string
+	switch m := ref.(type) {
+	case *goModule:
+		spec = m.name
+	case *fileModule:
+		if m.esm != nil {
+			return m.esm, nil
+		}
+		spec = m.key
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if w, ok := l.wrappers[ref]; ok {
+		return w, nil
+	}
+	q := strconv.Quote(spec)
+	src := "export { default } from " + q + ";\n"
+	if _, ok := ref.(*goModule); ok {
+		src = "export * from " + q + ";\n" + src
+	}
+	w, err := sobek.ParseModule("metronome:import/"+spec, src, l.resolveHook)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Link(); err != nil {
+		return nil, err
+	}
+	l.wrappers[ref] = w
+	return w, nil
 }
 
 // urlOf returns the URL of a module record, nil when it is not a file.

@@ -356,3 +356,22 @@ func TestOpenAbsolutePath(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+func TestDynamicImport(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+const early = await import("./lib/a.js");
+export default async function () {
+	const b = await import("./lib/b.js");
+	const k6 = await import("k6");
+	let failed = "";
+	try { await import("./nope.js"); } catch (e) { failed = String(e).includes("nope.js") ? "missing" : String(e); }
+	console.log(early.a, b.b, b.fromA, typeof k6.check, failed);
+}`,
+		"lib/a.js": `export const a = "A";`,
+		"lib/b.js": `export const b = "B"; export const fromA = (await import("./a.js")).a;`,
+	}, nil)
+	if got := logged(iterate(t, r)); len(got) != 1 || got[0] != "A B A function missing" {
+		t.Fatalf("got %q; stderr %s", got, r.Stderr)
+	}
+}

@@ -58,12 +58,16 @@ type vu struct {
 	setupVal sobek.Value
 	args     [1]sobek.Value
 
-	jar        *vuJar
-	prepared   bool
-	interrupts sync.WaitGroup
-	rejected   []*sobek.Promise
-	stringifyF sobek.Callable
-	parseF     sobek.Callable
+	jar         *vuJar
+	prepared    bool
+	interrupts  sync.WaitGroup
+	interruptFn func()
+	execFn      func() error
+	callGo      sobek.Callable
+	goFn        func()
+	rejected    []*sobek.Promise
+	stringifyF  sobek.Callable
+	parseF      sobek.Callable
 }
 
 var (
@@ -76,6 +80,7 @@ func (s *Script) newVU(ctx context.Context, id uint64, rec metrics.Recorder) (*v
 	conf := s.config()
 	v := &vu{s: s, id: id, rec: rec, conf: conf, rt: sobek.New()}
 	v.rt.SetFieldNameMapper(fieldNames{})
+	v.rt.SetImportModuleDynamically(v.importDynamically)
 	v.initEnv = conf.initEnv
 	v.installGlobals()
 	s.vus.Store(v.rt, v)
@@ -128,11 +133,14 @@ func (v *vu) guard(ctx context.Context, f func() error) error {
 		v.afterCall(err)
 		return err
 	}
+	if v.interruptFn == nil {
+		v.interruptFn = func() {
+			v.rt.Interrupt(errInterrupted)
+			v.interrupts.Done()
+		}
+	}
 	v.interrupts.Add(1)
-	stop := context.AfterFunc(ctx, func() {
-		v.rt.Interrupt(errInterrupted)
-		v.interrupts.Done()
-	})
+	stop := context.AfterFunc(ctx, v.interruptFn)
 	err := f()
 	if stop() {
 		v.interrupts.Done()
@@ -328,7 +336,10 @@ func (v *vu) Run(ctx context.Context, it executor.Iteration) executor.Result {
 		err = v.fnErr
 	default:
 		v.args[0] = v.setupValue()
-		err = v.guard(ctx, v.callExec)
+		if v.execFn == nil {
+			v.execFn = v.callExec
+		}
+		err = v.guard(ctx, v.execFn)
 	}
 	end := time.Now()
 	v.running = false
@@ -534,6 +545,53 @@ func (v *vu) commonJS(f *fileModule) (*sobek.Object, error) {
 		return nil, err
 	}
 	return mod, nil
+}
+
+// importDynamically starts an import() expression: the module is loaded
+// (once per test) at once, and the import finishes from the event loop,
+// as sobek requires.
+func (v *vu) importDynamically(referrer any, specifier sobek.Value, payload any) {
+	spec := specifier.String()
+	var base *url.URL
+	if rec, ok := referrer.(sobek.ModuleRecord); ok {
+		base = v.s.loader.urlOf(rec)
+	}
+	if base == nil {
+		base = v.callerURL()
+	}
+	ref, err := v.s.loader.resolve(base, spec)
+	cb := v.loop.register()
+	cb(func() error {
+		var rec sobek.ModuleRecord
+		var reason any
+		if err == nil {
+			rec, err = v.s.loader.dynamicRecord(ref)
+		}
+		if err != nil {
+			reason = v.rt.NewGoError(errors.New(v.s.describe(err)))
+		}
+		return v.topLevel(func() {
+			v.rt.FinishLoadingImportModule(referrer, specifier, payload, rec, reason)
+		})
+	})
+}
+
+// topLevel runs f as if JavaScript had called it, so that the promise jobs
+// it queues run before topLevel returns, with the VU findable from its
+// runtime for the modules that f evaluates.
+func (v *vu) topLevel(f func()) error {
+	if v.callGo == nil {
+		v.callGo, _ = sobek.AssertFunction(v.rt.ToValue(func(sobek.FunctionCall) sobek.Value {
+			v.goFn()
+			return sobek.Undefined()
+		}))
+	}
+	v.goFn = f
+	v.s.vus.Store(v.rt, v)
+	_, err := v.callGo(sobek.Undefined())
+	v.s.vus.Delete(v.rt)
+	v.goFn = nil
+	return err
 }
 
 // callerURL is the URL of the module whose code called the running Go

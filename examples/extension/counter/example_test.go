@@ -126,7 +126,7 @@ func TestExampleEndToEnd(t *testing.T) {
 	}
 
 	// The executor: each VU kept its beat, the second one half an interval
-	// behind the first. Real time, so allow scheduling jitter of iv/4 —
+	// behind the first. Real time, so allow scheduling jitter of iv/2 —
 	// a loop without pacing would be off by whole intervals within a few
 	// iterations.
 	if len(byVU) != vus {

@@ -25,27 +25,16 @@ func init() {
 }
 
 // New instantiates the module for one VU. The objects it exports are
-// views: every property is read from the VU's state when accessed.
+// views: every property is read from the VU's state when accessed, and
+// functions are made on first use.
 func New(vu modules.VU) (modules.Exports, error) {
 	rt := vu.Runtime()
 	m := &module{vu: vu}
-	scenario := rt.NewDynamicObject(&view{m: m, what: "exec.scenario", keys: scenarioKeys, get: m.scenario})
-	instance := rt.NewDynamicObject(&view{m: m, what: "exec.instance", keys: instanceKeys, get: m.instance})
-	tags := rt.NewDynamicObject(&tagsView{m: m})
-	metricsObj := rt.NewObject()
-	_ = metricsObj.Set("tags", tags)
-	m.vuTags = tags
-	m.vuMetrics = metricsObj
-	vuObj := rt.NewDynamicObject(&view{m: m, what: "exec.vu", keys: vuKeys, get: m.vuInfo})
-	test := rt.NewObject()
-	_ = test.Set("abort", m.abort)
-	_ = test.Set("fail", m.fail)
-	_ = test.DefineAccessorProperty("options", rt.ToValue(m.options), nil, sobek.FLAG_FALSE, sobek.FLAG_TRUE)
 	return modules.Exports{Named: map[string]any{
-		"scenario": scenario,
-		"instance": instance,
-		"vu":       vuObj,
-		"test":     test,
+		"scenario": rt.NewDynamicObject(&view{m: m, what: "exec.scenario", keys: scenarioKeys, get: m.scenario}),
+		"instance": rt.NewDynamicObject(&view{m: m, what: "exec.instance", keys: instanceKeys, get: m.instance}),
+		"vu":       rt.NewDynamicObject(&view{m: m, what: "exec.vu", keys: vuKeys, get: m.vuInfo}),
+		"test":     rt.NewDynamicObject(&testObject{m: m}),
 	}}, nil
 }
 
@@ -53,6 +42,8 @@ type module struct {
 	vu        modules.VU
 	vuTags    *sobek.Object
 	vuMetrics *sobek.Object
+	abortFn   sobek.Value
+	failFn    sobek.Value
 
 	optsFor  *config.Options
 	optsJSON []byte
@@ -184,12 +175,58 @@ func (m *module) vuInfo(st *modules.State, key string) sobek.Value {
 	case "iterationInScenario":
 		return rt.ToValue(st.IterationInScenario)
 	case "tags":
-		return m.vuTags
+		return m.tags()
 	case "metrics":
+		if m.vuMetrics == nil {
+			m.vuMetrics = rt.NewObject()
+			_ = m.vuMetrics.Set("tags", m.tags())
+		}
 		return m.vuMetrics
 	}
 	return nil
 }
+
+func (m *module) tags() *sobek.Object {
+	if m.vuTags == nil {
+		m.vuTags = m.vu.Runtime().NewDynamicObject(&tagsView{m: m})
+	}
+	return m.vuTags
+}
+
+// testObject is exec.test: abort, fail and options.
+type testObject struct{ m *module }
+
+func (t *testObject) Get(key string) sobek.Value {
+	m := t.m
+	rt := m.vu.Runtime()
+	switch key {
+	case "abort":
+		if m.abortFn == nil {
+			m.abortFn = rt.ToValue(m.abort)
+		}
+		return m.abortFn
+	case "fail":
+		if m.failFn == nil {
+			m.failFn = rt.ToValue(m.fail)
+		}
+		return m.failFn
+	case "options":
+		return m.options()
+	}
+	return nil
+}
+
+func (t *testObject) Set(key string, _ sobek.Value) bool {
+	throw(t.m.vu.Runtime(), "exec.test.%s is read-only", key)
+	return false
+}
+
+func (t *testObject) Has(key string) bool {
+	return key == "abort" || key == "fail" || key == "options"
+}
+
+func (t *testObject) Delete(string) bool { return false }
+func (t *testObject) Keys() []string     { return []string{"abort", "fail", "options"} }
 
 // tagsView is exec.vu.tags: the tags of the samples the VU emits from now
 // on. Assigning a tag adds it to them (for the rest of the VU's life in
@@ -266,7 +303,7 @@ func (m *module) fail(call sobek.FunctionCall) sobek.Value {
 // options is exec.test.options: the consolidated options as a plain
 // object, without the shortcut options (vus, duration, iterations,
 // stages) that become scenarios.
-func (m *module) options(sobek.FunctionCall) sobek.Value {
+func (m *module) options() sobek.Value {
 	st := m.state("exec.test.options")
 	rt := m.vu.Runtime()
 	if st.Options != m.optsFor || m.optsJSON == nil {

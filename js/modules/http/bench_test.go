@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,8 +16,9 @@ import (
 	"github.com/metronome-load/metronome/metrics"
 )
 
-// benchVU is one VU whose iteration is a single http.get of url.
-func benchVU(b *testing.B, url string, count *atomic.Int64) sobek.Callable {
+// benchVU is one VU whose iteration is a single http.get of url. Every
+// iteration runs under a context of its own, as a runtime's do.
+func benchVU(b *testing.B, url string, count *atomic.Int64) func() error {
 	e := newEnv(b, nil)
 	e.st.Recorder = metrics.RecorderFunc(func(metrics.Sample) { count.Add(1) })
 	e.run(fmt.Sprintf(`var url = %q; function iteration() { return http.get(url).status }`, url))
@@ -24,7 +26,13 @@ func benchVU(b *testing.B, url string, count *atomic.Int64) sobek.Callable {
 	if !ok {
 		b.Fatal("no iteration function")
 	}
-	return fn
+	return func() error {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		e.vu.ctx = ctx
+		_, err := fn(sobek.Undefined())
+		return err
+	}
 }
 
 // BenchmarkGet measures one VU calling http.get against a loopback
@@ -33,10 +41,10 @@ func BenchmarkGet(b *testing.B) {
 	srv := httptest.NewServer(okHandler)
 	defer srv.Close()
 	var samples atomic.Int64
-	fn := benchVU(b, srv.URL+"/", &samples)
+	iteration := benchVU(b, srv.URL+"/", &samples)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := fn(sobek.Undefined()); err != nil {
+		if err := iteration(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -52,9 +60,9 @@ func BenchmarkGet50VUs(b *testing.B) {
 	b.SetParallelism((50 + 1) / 2)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
-		fn := benchVU(b, srv.URL+"/", &samples)
+		iteration := benchVU(b, srv.URL+"/", &samples)
 		for pb.Next() {
-			if _, err := fn(sobek.Undefined()); err != nil {
+			if err := iteration(); err != nil {
 				b.Error(err)
 				return
 			}
@@ -124,6 +132,28 @@ func BenchmarkBareClient50(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		c := NewClient(nil)
+		defer c.CloseIdleConnections()
+		for pb.Next() {
+			resp, err := c.Get(srv.URL + "/")
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+		}
+	})
+}
+
+// BenchmarkNetHTTP50 is BenchmarkBareClient50 on a stock http.Transport,
+// to compare the fast path against.
+func BenchmarkNetHTTP50(b *testing.B) {
+	srv := httptest.NewServer(okHandler)
+	defer srv.Close()
+	b.SetParallelism((50 + 1) / 2)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 100}}
 		defer c.CloseIdleConnections()
 		for pb.Next() {
 			resp, err := c.Get(srv.URL + "/")

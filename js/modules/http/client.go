@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -62,9 +63,29 @@ type transport struct {
 	dialer net.Dialer
 	tls    *tls.Config
 
+	// fast runs plain-HTTP/1.1 requests in place; nil when a proxy is
+	// configured or keep-alive is off.
+	fast *fastPool
+
 	// sent and received count bytes on the wire since they were last taken
 	// by take; every connection of the VU adds to them.
 	sent, received atomic.Int64
+}
+
+// RoundTrip runs req on the fast path when it can, else on http.Transport.
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.fast != nil && t.fast.handles(req) {
+		return t.fast.roundTrip(req)
+	}
+	return t.Transport.RoundTrip(req)
+}
+
+// CloseIdleConnections closes the idle connections of both paths.
+func (t *transport) CloseIdleConnections() {
+	if t.fast != nil {
+		t.fast.closeIdle()
+	}
+	t.Transport.CloseIdleConnections()
 }
 
 func newTransport(opts *config.Options) *transport {
@@ -94,10 +115,27 @@ func newTransport(opts *config.Options) *transport {
 		DisableKeepAlives:     o.NoConnectionReuse != nil && *o.NoConnectionReuse,
 		DisableCompression:    true,
 		MaxIdleConnsPerHost:   idle,
-		IdleConnTimeout:       90 * time.Second,
+		IdleConnTimeout:       idleTimeout,
 		ExpectContinueTimeout: time.Second,
 	}
+	if !t.Transport.DisableKeepAlives && !proxyConfigured() {
+		t.fast = newFastPool(t, idle, idleTimeout)
+	}
 	return t
+}
+
+// idleTimeout is how long an unused connection is kept.
+const idleTimeout = 90 * time.Second
+
+// proxyConfigured reports whether the environment asks for an HTTP proxy,
+// which only http.Transport implements.
+func proxyConfigured() bool {
+	for _, k := range []string{"HTTP_PROXY", "http_proxy"} {
+		if os.Getenv(k) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // take returns the bytes sent and received since the previous call.

@@ -312,7 +312,7 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 	var ctx context.Context
 	if l != nil && l.arm(parent, r.timeout, start) {
 		defer l.disarm()
-		ctx = l.base
+		ctx = l.ctx
 	} else {
 		l = nil
 		var cancel context.CancelFunc
@@ -321,7 +321,7 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 	}
 	timedOut := func() bool {
 		if l != nil {
-			return l.timedOut()
+			return l.err() == errTimeout
 		}
 		return ctx.Err() == context.DeadlineExceeded
 	}

@@ -2,94 +2,163 @@ package http
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"sync"
 	"time"
 )
 
-// lane carries the synchronous requests of one VU, one at a time. It keeps
-// what would otherwise be built for every request: the request's context
-// (cancelled by the VU's context or by one reusable timer), the tracer and
-// a request template holding that context. It is rebuilt only when the
-// VU's context changes, a timeout fired, or a tracer may still receive a
-// late callback.
+// lane carries the synchronous requests of one VU, one at a time, and
+// keeps what would otherwise be built for every request: the request's
+// context, the tracer and a request template holding both.
 //
-// The timer goroutine only touches the fields under mu; everything else
-// is used on the VU goroutine alone.
+// The context (a laneCtx) outlives requests and iterations; only after it
+// was cancelled is a new one made. One reusable timer cancels it, when the
+// request's timeout passed or when the timer finds the VU's context ended:
+// while a request runs the timer looks at the VU's context every
+// pollParent. Watching each new VU context instead (they change every
+// iteration) would cost allocations per iteration. A fast-path connection
+// in use is interrupted directly, so a request on it allocates no context.
 type lane struct {
 	mu       sync.Mutex
 	parent   context.Context
-	base     context.Context // cancelled by parent, or by the timer with errTimeout
-	cancel   context.CancelCauseFunc
-	deadline time.Duration // since epoch; the timer acts only after it
+	ctx      *laneCtx
+	deadline time.Duration // since epoch
+	armed    bool
 	timer    *time.Timer
+	conn     net.Conn // the fast-path connection in use, if any
 
+	// Used on the VU goroutine only.
 	tr   *tracer
-	tmpl *http.Request // carries base and tr's trace
+	tmpl *http.Request // carries ctx and tr's trace
 }
+
+// pollParent is how often a running request checks the VU's context, so
+// the longest an ended iteration waits for its request to stop.
+const pollParent = 20 * time.Millisecond
 
 func newLane() *lane {
 	l := &lane{}
-	l.timer = time.AfterFunc(time.Hour, l.fire)
+	l.timer = time.AfterFunc(time.Hour, l.onTimer)
 	l.timer.Stop()
 	return l
 }
 
 // arm prepares the lane for a request, started at now, that may last
-// timeout. It returns
-// false when the lane cannot be used because parent already carries a
-// trace of its own (which the lane's tracer would have to be composed with).
+// timeout, under the VU's context parent. It returns false when the lane
+// cannot be used because parent carries a trace of its own (which the
+// lane's tracer would have to be composed with).
 func (l *lane) arm(parent context.Context, timeout, now time.Duration) bool {
+	if l.parent != parent && httptrace.ContextClientTrace(parent) != nil {
+		return false
+	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.parent != parent || l.base == nil || l.base.Err() != nil {
-		if httptrace.ContextClientTrace(parent) != nil {
-			return false
-		}
-		if l.cancel != nil {
-			l.cancel(context.Canceled)
-		}
-		l.parent = parent
-		l.base, l.cancel = context.WithCancelCause(parent)
+	if l.ctx == nil || l.ctx.err != nil {
+		l.ctx = &laneCtx{l: l, done: make(chan struct{})}
 		l.tmpl = nil
 	}
+	l.parent = parent
+	l.deadline = now + timeout
+	l.armed = true
+	l.mu.Unlock()
+	if err := parent.Err(); err != nil {
+		l.cancel(err)
+	}
+	l.timer.Reset(min(timeout, pollParent))
 	if l.tr == nil {
 		l.tr = newTracer()
 		l.tmpl = nil
 	}
 	if l.tmpl == nil {
-		l.tmpl = (&http.Request{}).WithContext(httptrace.WithClientTrace(l.base, &l.tr.trace))
+		l.tmpl = (&http.Request{}).WithContext(httptrace.WithClientTrace(l.ctx, &l.tr.trace))
 	}
-	l.deadline = now + timeout
-	l.timer.Reset(timeout)
 	return true
 }
 
 // disarm stops the timer after a request.
-func (l *lane) disarm() { l.timer.Stop() }
-
-// fire cancels the current request when its deadline passed. A timer that
-// fires late for an earlier request finds a later deadline and does
-// nothing.
-func (l *lane) fire() {
+func (l *lane) disarm() {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.cancel != nil && sinceEpoch() >= l.deadline {
+	l.armed = false
+	l.mu.Unlock()
+	l.timer.Stop()
+}
+
+// onTimer cancels the running request when its deadline passed or the VU's
+// context ended, and otherwise looks again later.
+func (l *lane) onTimer() {
+	now := sinceEpoch()
+	l.mu.Lock()
+	armed, left, parent := l.armed, l.deadline-now, l.parent
+	l.mu.Unlock()
+	switch {
+	case !armed:
+	case left <= 0:
 		l.cancel(errTimeout)
+	case parent.Err() != nil:
+		l.cancel(parent.Err())
+	default:
+		l.timer.Reset(min(left, pollParent))
 	}
 }
 
-// timedOut reports whether the current request was cut by its timeout.
-func (l *lane) timedOut() bool {
-	return context.Cause(l.base) == errTimeout
+// cancel ends the current context with err and interrupts the connection
+// in use.
+func (l *lane) cancel(err error) {
+	l.mu.Lock()
+	c := l.ctx
+	if c == nil || c.err != nil {
+		l.mu.Unlock()
+		return
+	}
+	c.err = err
+	close(c.done)
+	funcs := c.funcs
+	c.funcs = nil
+	if l.conn != nil {
+		_ = l.conn.SetDeadline(aLongTimeAgo)
+	}
+	l.mu.Unlock()
+	for _, f := range funcs {
+		if f != nil {
+			go f.f()
+		}
+	}
+}
+
+// attach makes conn the connection a cancellation interrupts. It returns
+// false when ctx was already cancelled.
+func (l *lane) attach(ctx *laneCtx, conn net.Conn) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ctx.err != nil || l.ctx != ctx {
+		return false
+	}
+	l.conn = conn
+	return true
+}
+
+// detach forgets the connection in use. It returns false when a
+// cancellation interrupted it, so it must not be reused.
+func (l *lane) detach(ctx *laneCtx) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.conn = nil
+	return ctx.err == nil
+}
+
+// err is why the current request's context ended, or nil.
+func (l *lane) err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ctx.err
 }
 
 // tracer returns the lane's tracer, reset for a new hop.
 func (l *lane) tracer() *tracer {
 	if l.tr == nil {
 		l.tr = newTracer()
-		l.tmpl = (&http.Request{}).WithContext(httptrace.WithClientTrace(l.base, &l.tr.trace))
+		l.tmpl = (&http.Request{}).WithContext(httptrace.WithClientTrace(l.ctx, &l.tr.trace))
 	}
 	l.tr.reset()
 	return l.tr
@@ -104,11 +173,68 @@ func (l *lane) request() *http.Request {
 
 // release gives up the tracer when a callback may still arrive for it.
 func (l *lane) release(tr *tracer) {
-	if tr.done() {
-		return
-	}
-	if l.tr == tr {
+	if !tr.done() && l.tr == tr {
 		l.tr = nil
 		l.tmpl = nil
+	}
+}
+
+// laneCtx is the context of a lane's requests. Values come from the VU's
+// context of the moment.
+type laneCtx struct {
+	l     *lane
+	done  chan struct{}
+	err   error // under l.mu
+	funcs []*afterFunc
+}
+
+type afterFunc struct{ f func() }
+
+// laneKey finds the laneCtx under a request's context.
+type laneKey struct{}
+
+func (c *laneCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c *laneCtx) Done() <-chan struct{}       { return c.done }
+
+func (c *laneCtx) Err() error {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	return c.err
+}
+
+func (c *laneCtx) Value(key any) any {
+	if key == (laneKey{}) {
+		return c
+	}
+	c.l.mu.Lock()
+	p := c.l.parent
+	c.l.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	return p.Value(key)
+}
+
+// AfterFunc lets contexts derived from c (net/http makes one per request)
+// follow its cancellation without a goroutine each.
+func (c *laneCtx) AfterFunc(f func()) func() bool {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	if c.err != nil {
+		go f()
+		return func() bool { return false }
+	}
+	af := &afterFunc{f: f}
+	c.funcs = append(c.funcs, af)
+	return func() bool {
+		c.l.mu.Lock()
+		defer c.l.mu.Unlock()
+		for i, g := range c.funcs {
+			if g == af {
+				c.funcs = append(c.funcs[:i], c.funcs[i+1:]...)
+				return true
+			}
+		}
+		return false
 	}
 }

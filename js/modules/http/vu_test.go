@@ -41,11 +41,12 @@ func (r *recorder) Record(s metrics.Sample) { r.samples = append(r.samples, s) }
 
 // env is one VU with the module imported as the global `http`.
 type env struct {
-	t    testing.TB
-	vu   *fakeVU
-	rec  *recorder
-	st   *modules.State
-	logs *logs
+	t      testing.TB
+	cancel context.CancelFunc
+	vu     *fakeVU
+	rec    *recorder
+	st     *modules.State
+	logs   *logs
 }
 
 type logs struct {
@@ -88,7 +89,7 @@ func newEnv(t testing.TB, opts *config.Options) *env {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	vu := &fakeVU{rt: sobek.New(), ctx: ctx, state: st, queue: make(chan func() error, 16)}
-	e := &env{t: t, vu: vu, rec: rec, st: st, logs: l}
+	e := &env{t: t, cancel: cancel, vu: vu, rec: rec, st: st, logs: l}
 	exports, err := instantiate(vu)
 	if err != nil {
 		t.Fatal(err)

@@ -142,9 +142,6 @@ func (m *module) group(call sobek.FunctionCall) sobek.Value {
 	if !ok {
 		throw(rt, "group(%q, fn) needs a function as its second argument", name)
 	}
-	if isAsync(call.Argument(1)) {
-		throw(rt, "group(%q) does not support async functions", name)
-	}
 	parent, parentTags := st.Group, st.Tags
 	st.Group = parent + "::" + name
 	if st.SystemTags["group"] {
@@ -155,25 +152,15 @@ func (m *module) group(call sobek.FunctionCall) sobek.Value {
 	ret, err := fn(sobek.Undefined())
 	end := time.Now()
 	st.Group, st.Tags = parent, parentTags
+	if err == nil && isPromise(ret) {
+		throw(rt, "group(%q) does not support async functions: the group would end before the function's promise settles", name)
+	}
 	st.Recorder.Record(metrics.Sample{Metric: st.Builtin.GroupDuration, Tags: tags, Time: end,
 		Value: metrics.Milliseconds(end.Sub(start))})
 	if err != nil {
 		rethrow(rt, err)
 	}
 	return ret
-}
-
-func isAsync(fn sobek.Value) bool {
-	o, ok := fn.(*sobek.Object)
-	if !ok {
-		return false
-	}
-	c, ok := o.Get("constructor").(*sobek.Object)
-	if !ok {
-		return false
-	}
-	n := c.Get("name")
-	return n != nil && n.String() == "AsyncFunction"
 }
 
 // sleep(seconds) pauses the VU; it returns early when the iteration is

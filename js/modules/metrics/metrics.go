@@ -30,7 +30,8 @@ func New(vu modules.VU) (modules.Exports, error) {
 }
 
 type module struct {
-	vu modules.VU
+	vu  modules.VU
+	add sobek.Value
 }
 
 func throw(rt *sobek.Runtime, format string, args ...any) {
@@ -55,7 +56,9 @@ func typeName(t metrics.Type) string {
 
 // constructor returns the JavaScript constructor of one metric type:
 // new Trend(name, isTime?). Metrics can only be declared in the init
-// context, where they are defined in the run's registry.
+// context, where they are defined in the run's registry. An instance is a
+// small Go-backed object whose add method is shared by all the VU's
+// metrics.
 func (m *module) constructor(t metrics.Type) func(sobek.ConstructorCall) *sobek.Object {
 	return func(call sobek.ConstructorCall) *sobek.Object {
 		rt := m.vu.Runtime()
@@ -75,27 +78,55 @@ func (m *module) constructor(t metrics.Type) func(sobek.ConstructorCall) *sobek.
 		if err != nil {
 			throw(rt, "new %s(%q): %v", typeName(t), name, err)
 		}
-		mt := &metric{vu: m.vu, def: def}
-		o := call.This
-		_ = o.DefineDataProperty("name", rt.ToValue(name), sobek.FLAG_FALSE, sobek.FLAG_FALSE, sobek.FLAG_TRUE)
-		_ = o.Set("add", mt.add)
-		return nil
+		return rt.NewDynamicObject(&metric{m: m, def: def})
 	}
 }
 
-var typeBool = reflect.TypeOf(true)
-
+// metric is one custom metric object: name and add.
 type metric struct {
-	vu  modules.VU
+	m   *module
 	def *metrics.Metric
 }
 
-// add(value, tags?) records one sample with the current tags plus tags.
-// Booleans count as 1 and 0; a value that is not a number is refused with
-// a warning, and add returns false.
-func (mt *metric) add(call sobek.FunctionCall) sobek.Value {
-	rt := mt.vu.Runtime()
-	st := mt.vu.State()
+func (mt *metric) Get(key string) sobek.Value {
+	switch key {
+	case "name":
+		return mt.m.vu.Runtime().ToValue(mt.def.Name)
+	case "add":
+		return mt.m.addFunc()
+	}
+	return nil
+}
+
+func (mt *metric) Set(key string, _ sobek.Value) bool {
+	throw(mt.m.vu.Runtime(), "%s.%s cannot be assigned", mt.def.Name, key)
+	return false
+}
+
+func (mt *metric) Has(key string) bool { return key == "name" || key == "add" }
+func (mt *metric) Delete(string) bool  { return false }
+func (mt *metric) Keys() []string      { return []string{"name"} }
+
+var typeBool = reflect.TypeOf(true)
+
+// addFunc is the add method every metric object of the VU shares.
+func (m *module) addFunc() sobek.Value {
+	if m.add == nil {
+		m.add = m.vu.Runtime().ToValue(m.addSample)
+	}
+	return m.add
+}
+
+// addSample is metric.add(value, tags?): it records one sample with the
+// current tags plus tags. Booleans count as 1 and 0; a value that is not
+// a number is refused with a warning, and add returns false.
+func (m *module) addSample(call sobek.FunctionCall) sobek.Value {
+	rt := m.vu.Runtime()
+	mt, ok := call.This.Export().(*metric)
+	if !ok {
+		panic(rt.NewTypeError("add() must be called as a method of a metric"))
+	}
+	st := m.vu.State()
 	if st == nil {
 		throw(rt, "%s.add(): metrics can only be added to in VU code, not in the init context", mt.def.Name)
 	}
