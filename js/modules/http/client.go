@@ -5,8 +5,6 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
-	"net/http/cookiejar"
-	"net/url"
 	"os"
 	"sync/atomic"
 	"time"
@@ -28,40 +26,12 @@ func NewClient(opts *config.Options) *http.Client {
 	}
 }
 
-// NewJar returns an empty cookie jar for a VU. It behaves as
-// net/http/cookiejar's jar, but answers at no cost while nothing was stored
-// in it, which is the common case of a test that uses no cookies.
-func NewJar() http.CookieJar {
-	j, _ := cookiejar.New(nil)
-	return &jar{j: j}
-}
-
-type jar struct {
-	j    *cookiejar.Jar
-	used atomic.Bool
-}
-
-func (j *jar) SetCookies(u *url.URL, cookies []*http.Cookie) {
-	if len(cookies) == 0 {
-		return
-	}
-	j.used.Store(true)
-	j.j.SetCookies(u, cookies)
-}
-
-func (j *jar) Cookies(u *url.URL) []*http.Cookie {
-	if !j.used.Load() {
-		return nil
-	}
-	return j.j.Cookies(u)
-}
-
 // transport is the RoundTripper of a VU's client: a plain http.Transport
 // whose connections count the bytes they read and write.
 type transport struct {
 	*http.Transport
-	dialer net.Dialer
-	tls    *tls.Config
+	dialer  net.Dialer
+	tlsConf *tls.Config
 
 	// fast runs plain-HTTP/1.1 requests in place; nil when a proxy is
 	// configured or keep-alive is off.
@@ -102,7 +72,7 @@ func newTransport(opts *config.Options) *transport {
 	}
 	t := &transport{
 		dialer: net.Dialer{KeepAlive: 30 * time.Second},
-		tls: &tls.Config{
+		tlsConf: &tls.Config{
 			InsecureSkipVerify: o.InsecureSkipTLSVerify != nil && *o.InsecureSkipTLSVerify, //nolint:gosec // the user asked for it
 			NextProtos:         []string{"h2", "http/1.1"},
 		},
@@ -111,6 +81,7 @@ func newTransport(opts *config.Options) *transport {
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           t.dial,
 		DialTLSContext:        t.dialTLS,
+		TLSClientConfig:       t.tlsConf, // for HTTPS through a proxy
 		ForceAttemptHTTP2:     true,
 		DisableKeepAlives:     o.NoConnectionReuse != nil && *o.NoConnectionReuse,
 		DisableCompression:    true,
@@ -160,7 +131,7 @@ func (t *transport) dialTLS(ctx context.Context, network, addr string) (net.Conn
 		return nil, err
 	}
 	cc := c.(*countingConn)
-	cfg := t.tls.Clone()
+	cfg := t.tlsConf.Clone()
 	if host, _, err := net.SplitHostPort(addr); err == nil {
 		cfg.ServerName = host
 	} else {

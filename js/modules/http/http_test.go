@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"math"
 	"net"
 	"net/http"
@@ -76,7 +78,7 @@ func TestBodies(t *testing.T) {
 		{"object keeps content type", `{a: "1"}`, "a=1", "text/plain"},
 	}
 	for _, c := range cases {
-		params := "{}"
+		params := "{headers: null}"
 		if c.name == "object keeps content type" {
 			params = `{headers: {"content-type": "text/plain"}}`
 		}
@@ -87,6 +89,10 @@ func TestBodies(t *testing.T) {
 		if got.ContentType != c.ctype {
 			t.Errorf("%s: Content-Type %q, want %q", c.name, got.ContentType, c.ctype)
 		}
+	}
+	// A form body must not leave its Content-Type on later requests.
+	if got := decodeEcho(t, e.run(fmt.Sprintf("http.post(%q, 'raw').body", u))); got.ContentType != "" {
+		t.Errorf("a later request inherited Content-Type %q", got.ContentType)
 	}
 	// The request field of the response shows what was sent.
 	v := e.run(fmt.Sprintf(`var r = http.put(%q, "payload", {headers: {"X-A": "1"}}).request;
@@ -478,7 +484,7 @@ func TestResponseCallback(t *testing.T) {
 }
 
 func TestCookies(t *testing.T) {
-	t.Run("NewJar", func(t *testing.T) { testCookies(t, NewJar()) })
+	t.Run("newJar", func(t *testing.T) { testCookies(t, newJar()) })
 	t.Run("cookiejar", func(t *testing.T) {
 		j, _ := cookiejar.New(nil)
 		testCookies(t, j)
@@ -705,6 +711,7 @@ func TestAsyncRequest(t *testing.T) {
 func TestHTTP2AndTLS(t *testing.T) {
 	srv := httptest.NewUnstartedServer(okHandler)
 	srv.EnableHTTP2 = true
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused certificate below
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	e := newEnv(t, &config.Options{InsecureSkipTLSVerify: ptr(true)})

@@ -85,31 +85,41 @@ func (l *lane) disarm() {
 }
 
 // onTimer cancels the running request when its deadline passed or the VU's
-// context ended, and otherwise looks again later.
+// context ended, and otherwise looks again later. It decides and cancels
+// under the lock, so a timer that fired for a request that has just ended
+// cannot cancel the next one.
 func (l *lane) onTimer() {
 	now := sinceEpoch()
+	var funcs []*afterFunc
 	l.mu.Lock()
-	armed, left, parent := l.armed, l.deadline-now, l.parent
-	l.mu.Unlock()
 	switch {
-	case !armed:
-	case left <= 0:
-		l.cancel(errTimeout)
-	case parent.Err() != nil:
-		l.cancel(parent.Err())
+	case !l.armed:
+	case l.deadline <= now:
+		funcs = l.cancelLocked(errTimeout)
+	case l.parent.Err() != nil:
+		funcs = l.cancelLocked(l.parent.Err())
 	default:
-		l.timer.Reset(min(left, pollParent))
+		l.timer.Reset(min(l.deadline-now, pollParent))
 	}
+	l.mu.Unlock()
+	runAfter(funcs)
 }
 
 // cancel ends the current context with err and interrupts the connection
 // in use.
 func (l *lane) cancel(err error) {
 	l.mu.Lock()
+	funcs := l.cancelLocked(err)
+	l.mu.Unlock()
+	runAfter(funcs)
+}
+
+// cancelLocked is cancel under l.mu. It returns the functions registered
+// with laneCtx.AfterFunc, to be run once the lock is released.
+func (l *lane) cancelLocked(err error) []*afterFunc {
 	c := l.ctx
 	if c == nil || c.err != nil {
-		l.mu.Unlock()
-		return
+		return nil
 	}
 	c.err = err
 	close(c.done)
@@ -118,11 +128,12 @@ func (l *lane) cancel(err error) {
 	if l.conn != nil {
 		_ = l.conn.SetDeadline(aLongTimeAgo)
 	}
-	l.mu.Unlock()
+	return funcs
+}
+
+func runAfter(funcs []*afterFunc) {
 	for _, f := range funcs {
-		if f != nil {
-			go f.f()
-		}
+		go f.f()
 	}
 }
 

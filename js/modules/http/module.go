@@ -10,6 +10,7 @@ package http
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net/http"
 	"strconv"
@@ -232,9 +233,9 @@ func (in *instance) execute(ctx context.Context, rt http.RoundTripper, r *reques
 }
 
 // emit records the samples of every hop of res and logs what the user
-// should know about it. Hops of requests that never reached the network
-// (an invalid URL) and hops cut off by the end of the iteration emit
-// nothing, as in k6.
+// should know about it. A request that never reached the network (an
+// invalid URL) emits nothing; a hop cut off by the end of the iteration
+// emits only the bytes it moved, as in k6.
 func (in *instance) emit(st *modules.State, res *result) {
 	r := res.req
 	logf := st.Logf
@@ -244,38 +245,14 @@ func (in *instance) emit(st *modules.State, res *result) {
 		}
 		return
 	}
-	b := st.Builtin
+	b, rec := st.Builtin, st.Recorder
 	for i := range res.hops {
 		h := &res.hops[i]
 		if h.debug != "" && logf != nil {
 			logf("%s", h.debug)
 		}
-		if h.canceled {
+		if b == nil || rec == nil {
 			continue
-		}
-		if h.err != nil && logf != nil {
-			logf("Request Failed: %s %s: %s", h.method, h.url.clean, errorText(h.err))
-		}
-		if b == nil || st.Recorder == nil {
-			continue
-		}
-		tags := in.hopTags(r, h)
-		rec := st.Recorder
-		t := &h.t
-		rec.Record(metrics.Sample{Metric: b.HTTPReqs, Tags: tags, Time: h.end, Value: 1})
-		rec.Record(metrics.Sample{Metric: b.HTTPReqDuration, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.duration())})
-		rec.Record(metrics.Sample{Metric: b.HTTPReqBlocked, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.blocked)})
-		rec.Record(metrics.Sample{Metric: b.HTTPReqConnecting, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.connecting)})
-		rec.Record(metrics.Sample{Metric: b.HTTPReqTLSHandshaking, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.tlsHandshaking)})
-		rec.Record(metrics.Sample{Metric: b.HTTPReqSending, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.sending)})
-		rec.Record(metrics.Sample{Metric: b.HTTPReqWaiting, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.waiting)})
-		rec.Record(metrics.Sample{Metric: b.HTTPReqReceiving, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.receiving)})
-		if r.expect != nil {
-			failed := 1.0
-			if r.expect.match(h.status) {
-				failed = 0
-			}
-			rec.Record(metrics.Sample{Metric: b.HTTPReqFailed, Tags: tags, Time: h.end, Value: failed})
 		}
 		if h.sent > 0 || h.received > 0 {
 			vt := st.Tags
@@ -285,22 +262,42 @@ func (in *instance) emit(st *modules.State, res *result) {
 			rec.Record(metrics.Sample{Metric: b.DataSent, Tags: vt, Time: h.end, Value: float64(h.sent)})
 			rec.Record(metrics.Sample{Metric: b.DataReceived, Tags: vt, Time: h.end, Value: float64(h.received)})
 		}
+		if h.canceled {
+			continue
+		}
+		if h.err != nil && logf != nil {
+			logf("Request Failed: %s %s: %s", h.method, h.url.clean, errorText(h.err))
+		}
+		expected := int8(-1)
+		if r.expect != nil {
+			expected = 0
+			if r.expect.match(h.status) {
+				expected = 1
+			}
+		}
+		tags := in.hopTags(r, h, expected)
+		t := &h.t
+		rec.Record(metrics.Sample{Metric: b.HTTPReqs, Tags: tags, Time: h.end, Value: 1})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqDuration, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.duration())})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqBlocked, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.blocked)})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqConnecting, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.connecting)})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqTLSHandshaking, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.tlsHandshaking)})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqSending, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.sending)})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqWaiting, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.waiting)})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqReceiving, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.receiving)})
+		if expected >= 0 {
+			rec.Record(metrics.Sample{Metric: b.HTTPReqFailed, Tags: tags, Time: h.end, Value: float64(1 - expected)})
+		}
 	}
 	if res.redirectsExhausted && logf != nil {
 		logf("Stopped after %d redirects and returned the last redirect response; raise the limit with the redirects param or the maxRedirects option", r.redirects)
 	}
 }
 
-// hopTags adds the hop's outcome to the request's tags.
-func (in *instance) hopTags(r *request, h *hop) *metrics.TagSet {
+// hopTags adds the hop's outcome to the request's tags. expected is the
+// response callback's verdict: 1 expected, 0 not, -1 no callback.
+func (in *instance) hopTags(r *request, h *hop, expected int8) *metrics.TagSet {
 	sys := in.d.sys
-	expected := int8(-1)
-	if r.expect != nil {
-		expected = 0
-		if r.expect.match(h.status) {
-			expected = 1
-		}
-	}
 	var m *hopMemo
 	if h.err == nil && (h.url == r.url || r.named) {
 		m = &r.url.hopTags
@@ -403,4 +400,19 @@ func statusString(code int) string {
 		return statusStrings[code]
 	}
 	return strconv.Itoa(code)
+}
+
+// tlsVersionName is k6's name of a TLS version.
+func tlsVersionName(v uint16) string {
+	switch v {
+	case tls.VersionTLS10:
+		return "tls1.0"
+	case tls.VersionTLS11:
+		return "tls1.1"
+	case tls.VersionTLS12:
+		return "tls1.2"
+	case tls.VersionTLS13:
+		return "tls1.3"
+	}
+	return ""
 }

@@ -53,20 +53,9 @@ func (in *instance) parse(st *modules.State, method string, urlV, bodyV, paramsV
 	}
 
 	sys := d.sys
-	if name != "" {
-		r.named = true
-		if sys&sysMethod != 0 {
-			tags = tags.With("method", method)
-		}
-		tags = tags.With("name", name)
-		if sys&sysURL != 0 {
-			tags = tags.With("url", name)
-		}
-		r.tags = tags
-		return r
-	}
+	r.named = name != ""
 	m := &r.url.reqTags
-	if m.base == tags && m.method == method && m.sys == sys {
+	if m.base == tags && m.method == method && m.name == name && m.sys == sys {
 		r.tags = m.tags
 		return r
 	}
@@ -74,13 +63,21 @@ func (in *instance) parse(st *modules.State, method string, urlV, bodyV, paramsV
 	if sys&sysMethod != 0 {
 		tags = tags.With("method", method)
 	}
-	if sys&sysName != 0 {
-		tags = tags.With("name", r.url.clean)
+	switch {
+	case r.named:
+		tags = tags.With("name", name)
+		if sys&sysURL != 0 {
+			tags = tags.With("url", name)
+		}
+	default:
+		if sys&sysName != 0 {
+			tags = tags.With("name", r.url.clean)
+		}
+		if sys&sysURL != 0 {
+			tags = tags.With("url", r.url.clean)
+		}
 	}
-	if sys&sysURL != 0 {
-		tags = tags.With("url", r.url.clean)
-	}
-	*m = tagMemo{base: base, method: method, sys: sys, tags: tags}
+	*m = tagMemo{base: base, method: method, name: name, sys: sys, tags: tags}
 	r.tags = tags
 	return r
 }
@@ -132,8 +129,7 @@ func (in *instance) parseParams(r *request, v sobek.Value, tags *metrics.TagSet,
 		}
 		switch k {
 		case "headers":
-			in.parseHeaders(r, pv)
-			ownHeader = true
+			ownHeader = in.parseHeaders(r, pv)
 		case "tags":
 			to, ok := pv.(*sobek.Object)
 			if !ok {
@@ -216,10 +212,11 @@ func (in *instance) parseParams(r *request, v sobek.Value, tags *metrics.TagSet,
 }
 
 // parseHeaders gives r its own header: the default User-Agent and the
-// script's headers. A Host header sets the request's host instead.
-func (in *instance) parseHeaders(r *request, v sobek.Value) {
+// script's headers. A Host header sets the request's host instead. It
+// reports whether r got a header of its own.
+func (in *instance) parseHeaders(r *request, v sobek.Value) bool {
 	if sobek.IsNull(v) {
-		return
+		return false
 	}
 	o, ok := v.(*sobek.Object)
 	if !ok {
@@ -243,6 +240,7 @@ func (in *instance) parseHeaders(r *request, v sobek.Value) {
 		h[ck] = []string{hv.String()}
 	}
 	r.header = h
+	return true
 }
 
 // parseCookies reads params.cookies: {name: value} or

@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -83,7 +84,7 @@ func newEnv(t testing.TB, opts *config.Options) *env {
 		Recorder: rec,
 		Tags:     metrics.NewTags(map[string]string{"scenario": "default", "group": ""}),
 		Client:   client,
-		Jar:      NewJar(),
+		Jar:      newJar(),
 		Logf:     l.logf,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -131,7 +132,7 @@ func (e *env) try(src string) (sobek.Value, error) {
 				return nil, err
 			}
 		case <-timeout:
-			e.t.Fatal("event loop did not drain within 10s")
+			return nil, errors.New("the event loop did not drain within 10s")
 		}
 	}
 	return v, nil

@@ -1,0 +1,25 @@
+//go:build !unix
+
+package http
+
+import (
+	"errors"
+	"net"
+	"os"
+	"time"
+)
+
+// peekAlive waits a moment for something to read: a live idle connection
+// has nothing, a closed one an EOF. Peeking consumes nothing that matters,
+// since an idle connection must not have received data.
+func peekAlive(c net.Conn) bool {
+	if err := c.SetReadDeadline(time.Now().Add(time.Millisecond)); err != nil {
+		return false
+	}
+	var b [1]byte
+	n, err := c.Read(b[:])
+	if n > 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+		return false
+	}
+	return c.SetReadDeadline(time.Time{}) == nil
+}

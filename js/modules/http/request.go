@@ -1,0 +1,192 @@
+package http
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// responseType says what happens to a response body.
+type responseType uint8
+
+const (
+	respText responseType = iota
+	respBinary
+	respNone
+)
+
+// target is a parsed request URL, cached per VU by its source string.
+type target struct {
+	u *url.URL // without user info
+	// clean is the URL without credentials: the url and name tags and the
+	// response's url field.
+	clean string
+	// auth is the Authorization header value built from credentials in
+	// the URL, or "".
+	auth string
+
+	// Tag sets built last time for a request to this URL, so that
+	// repeating a request repeats no tag work. Only the VU goroutine
+	// touches them.
+	reqTags tagMemo
+	hopTags hopMemo
+}
+
+// tagMemo remembers the tags of a request: base (State and per-request
+// tags) plus method, name and url.
+type tagMemo struct {
+	base   *metrics.TagSet
+	method string
+	name   string // the name the script chose, or ""
+	sys    sysTags
+	tags   *metrics.TagSet
+}
+
+// hopMemo remembers the tags of a hop without a transport error.
+type hopMemo struct {
+	base     *metrics.TagSet
+	status   int
+	proto    string
+	tls      uint16
+	expected int8
+	sys      sysTags
+	tags     *metrics.TagSet
+}
+
+func parseTarget(raw string) (*target, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		if u.Scheme == "" {
+			return nil, &url.Error{Op: "parse", URL: raw, Err: errors.New("the URL has no scheme; it must start with http:// or https://")}
+		}
+		return nil, &url.Error{Op: "parse", URL: raw, Err: errors.New("unsupported scheme " + u.Scheme)}
+	}
+	if u.Host == "" {
+		return nil, &url.Error{Op: "parse", URL: raw, Err: errors.New("the URL has no host")}
+	}
+	return targetOf(u), nil
+}
+
+func targetOf(u *url.URL) *target {
+	t := &target{u: u}
+	if u.User != nil {
+		user := u.User.Username()
+		pass, _ := u.User.Password()
+		t.auth = basicAuth(user, pass)
+		c := *u
+		c.User = nil
+		t.u = &c
+	}
+	t.clean = t.u.String()
+	return t
+}
+
+// sentCookie is a cookie a request carries, from the jar or from params.
+type sentCookie struct {
+	name, value string
+	replace     bool
+}
+
+// request is a request as the script described it, parsed on the VU
+// goroutine into plain Go so that it can run on any goroutine. It holds
+// its result and its response object too, so one request costs one
+// allocation for all three.
+type request struct {
+	res  result
+	resp response
+
+	method string
+	url    *target
+	// badURL is why the URL did not parse; url.u is nil then.
+	badURL error
+	// header is what every hop sends before cookies and credentials are
+	// added. It is shared and never modified.
+	header  http.Header
+	host    string
+	body    string
+	hasBody bool
+
+	// tags are State.Tags, the per-request tags and the method, url and
+	// name system tags.
+	tags *metrics.TagSet
+	// named is set when the script chose the name tag.
+	named     bool
+	timeout   time.Duration
+	redirects int
+	respType  responseType
+	expect    *expected // nil: no response callback
+	cookies   []sentCookie
+	jar       http.CookieJar
+	throw     bool
+	debug     debugLevel
+}
+
+// hop is one request on the wire: the original one or one redirect.
+type hop struct {
+	url        *target
+	method     string
+	status     int
+	proto      string
+	tlsVersion uint16
+	tlsCipher  uint16
+	isTLS      bool
+	remote     net.Addr
+	err        error
+	errCode    int
+	// canceled is set when the VU's context ended during the hop: such
+	// hops emit no samples.
+	canceled bool
+	t        timings
+	end      time.Time
+	// sent and received are the bytes the VU's connections moved since
+	// the previous hop ended: exactly this hop's for sequential requests;
+	// concurrent ones (batch, asyncRequest) share them out unevenly, but
+	// the totals stay exact.
+	sent     int64
+	received int64
+	// debug is the --http-debug dump of the hop.
+	debug string
+}
+
+// timings are the phases of one hop.
+type timings struct {
+	blocked, connecting, tlsHandshaking, sending, waiting, receiving time.Duration
+}
+
+func (t *timings) duration() time.Duration { return t.sending + t.waiting + t.receiving }
+
+// result is what a request produced: its hops and the final response.
+type result struct {
+	req    *request
+	hops   []hop
+	inline [1]hop
+
+	header     http.Header // of the final response
+	statusText string
+	body       string
+	bin        []byte
+	// sentHeader and sentCookies are what the last hop sent.
+	sentHeader  http.Header
+	sentCookies []sentCookie
+	sentURL     *target
+	sentMethod  string
+
+	redirectsExhausted bool
+}
+
+func (r *result) last() *hop { return &r.hops[len(r.hops)-1] }
+
+// failure returns the error of the request, if any hop failed.
+func (r *result) failure() *hop {
+	if h := r.last(); h.err != nil {
+		return h
+	}
+	return nil
+}
