@@ -42,14 +42,38 @@ func (b *Buffer) Record(s Sample) {
 	}
 }
 
+// smallBatch is the size under which Flush copies the samples into a
+// right-sized batch and keeps its own slice: flushing a VU's few samples at
+// the end of every iteration must not cost a whole new BufferSize slice.
+const smallBatch = BufferSize / 8
+
 // Flush hands over the buffered samples, if any.
 func (b *Buffer) Flush() {
-	if len(b.buf) == 0 {
+	n := len(b.buf)
+	if n == 0 {
+		return
+	}
+	if n < smallBatch {
+		batch := make([]Sample, n)
+		copy(batch, b.buf)
+		clear(b.buf)
+		b.buf = b.buf[:0]
+		b.flush(batch)
 		return
 	}
 	batch := b.buf
 	b.buf = nil
 	b.flush(batch)
+}
+
+// FlushIfOlder flushes when the oldest buffered sample is at least
+// BufferMaxAge older than now. VUs call it when an iteration ends, so that
+// samples of a VU that goes quiet still reach the thresholds within about
+// BufferMaxAge, without a flush per iteration.
+func (b *Buffer) FlushIfOlder(now time.Time) {
+	if len(b.buf) > 0 && now.Sub(b.buf[0].Time) >= BufferMaxAge {
+		b.Flush()
+	}
 }
 
 // Len returns the number of buffered samples.
