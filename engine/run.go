@@ -65,6 +65,7 @@ type testRun struct {
 	// abort is set once, by whatever stops the test early.
 	abortMu   sync.Mutex
 	abortErr  error
+	failErr   error
 	cancelRun context.CancelFunc
 }
 
@@ -99,6 +100,20 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 
 	if err := cfg.Script.Configure(r.opts, r.reg, r.builtin); err != nil {
 		return nil, err
+	}
+	if re, ok := cfg.Script.(runEnvSetter); ok {
+		re.SetRunEnv(r.state,
+			func(reason string) {
+				msg := "test aborted by the script"
+				if reason != "" {
+					msg += ": " + reason
+				}
+				r.setAbort(exitcode.Errorf(exitcode.ScriptAborted, "%s", msg))
+			},
+			func(reason string) {
+				r.markFailed(reason)
+			},
+			r.scenarioProgress)
 	}
 	r.pool = newPool(cfg.Script, r.state, r.newBuffer)
 	// At least one VU is initialised even when no scenario needs one at
@@ -192,13 +207,55 @@ func (r *testRun) ingest() {
 	}
 }
 
+// runEnvSetter is implemented by scripts whose VUs need the run's
+// counters and hooks (k6/execution's exec.instance, exec.test.abort and
+// exec.test.fail, exec.scenario.progress).
+type runEnvSetter interface {
+	SetRunEnv(state *executor.State, abort, fail func(reason string), progress func(scenario string) float64)
+}
+
+// markFailed records exec.test.fail(): the test goes on, but ends with
+// exit code 110.
+func (r *testRun) markFailed(reason string) {
+	r.abortMu.Lock()
+	defer r.abortMu.Unlock()
+	if r.failErr == nil {
+		msg := "test marked as failed by the script"
+		if reason != "" {
+			msg += ": " + reason
+		}
+		r.failErr = exitcode.Errorf(exitcode.MarkedAsFailed, "%s", msg)
+	}
+}
+
+// scenarioProgress is exec.scenario.progress: the fraction of the
+// scenario's duration that has passed.
+func (r *testRun) scenarioProgress(name string) float64 {
+	for _, sc := range r.scenarios {
+		if sc.cfg.Base().Name != name {
+			continue
+		}
+		p := sc.progress()
+		if p.Done {
+			return 1
+		}
+		if p.Total <= 0 {
+			return 0
+		}
+		return min(float64(p.Elapsed)/float64(p.Total), 1)
+	}
+	return 0
+}
+
 // setAbort records the first reason the test stops early and cancels it.
 func (r *testRun) setAbort(err error) {
 	r.abortMu.Lock()
 	defer r.abortMu.Unlock()
 	if r.abortErr == nil {
 		r.abortErr = err
-		r.cancelRun()
+		if r.cancelRun != nil {
+			r.cancelRun()
+		}
 	}
 }
 
@@ -272,6 +329,8 @@ func (r *testRun) run(parent context.Context) error {
 		return r.abortError()
 	case sumErr != nil:
 		return sumErr
+	case r.failErr != nil:
+		return r.failErr
 	case !isTrue(r.opts.NoThresholds) && report.Failed():
 		return exitcode.Errorf(exitcode.ThresholdsFailed, "thresholds on metrics '%s' have been crossed",
 			strings.Join(report.FailedMetrics(), "', '"))

@@ -2,12 +2,16 @@ package js_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"testing"
 
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/js/jstest"
 	"github.com/metronome-load/metronome/metrics"
+
+	_ "github.com/metronome-load/metronome/js/modules/http"
 )
 
 // BenchmarkVURunEmptyIteration measures the runtime's own cost per
@@ -56,8 +60,10 @@ export default function () {
 	}
 }
 
-// smallScript is a typical small test script for the memory measurement.
+// smallScript is a typical small test script for the memory measurement;
+// it sends one request per iteration when __ENV.BASE_URL is set.
 const smallScript = `
+import http from "k6/http";
 import { check, group, sleep } from "k6";
 import { Counter, Trend } from "k6/metrics";
 import exec from "k6/execution";
@@ -65,18 +71,14 @@ import exec from "k6/execution";
 export const options = { vus: 1000, duration: "1m", thresholds: { checks: ["rate>0.99"] } };
 const pages = new Counter("pages");
 const latency = new Trend("page_latency", true);
-const base = __ENV.BASE_URL || "http://127.0.0.1:8080";
-
-function visit(path) {
-	const started = Date.now();
-	pages.add(1, { path: path });
-	latency.add(Date.now() - started);
-	return { status: 200, body: "ok " + path };
-}
+const base = __ENV.BASE_URL;
 
 export default function () {
 	group("home", () => {
-		const res = visit(base + "/");
+		const started = Date.now();
+		const res = base ? http.get(base + "/") : { status: 200, body: "ok" };
+		pages.add(1, { path: "/" });
+		latency.add(Date.now() - started);
 		check(res, { "status is 200": (r) => r.status === 200, "has body": (r) => r.body.length > 0 });
 	});
 	if (exec.vu.iterationInScenario > 1e9) sleep(1);
@@ -84,9 +86,22 @@ export default function () {
 
 // BenchmarkVUHeap reports the live heap each idle VU holds (KB/VU) after
 // its init context and one iteration of a small script: the number that
-// decides how many VUs fit in memory.
+// decides how many VUs fit in memory. The http variant sends a request to
+// a loopback server in that iteration, so each VU also holds its
+// keep-alive connection.
 func BenchmarkVUHeap(b *testing.B) {
-	r := jstest.Load(b, map[string]string{"script.js": smallScript}, nil)
+	b.Run("no-request", func(b *testing.B) { benchVUHeap(b, nil) })
+	b.Run("http", func(b *testing.B) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = w.Write([]byte("hello"))
+		}))
+		defer srv.Close()
+		benchVUHeap(b, map[string]string{"BASE_URL": srv.URL})
+	})
+}
+
+func benchVUHeap(b *testing.B, env map[string]string) {
+	r := jstest.Load(b, map[string]string{"script.js": smallScript}, &jstest.Config{Env: env})
 	const n = 200
 	noop := metrics.RecorderFunc(func(metrics.Sample) {})
 	it := executor.Iteration{Scenario: jstest.DefaultScenario}

@@ -72,7 +72,7 @@ func (s *Script) describe(err error) string {
 		}
 		return "interrupted"
 	case *thrownError:
-		return s.describeValue(e.val)
+		return s.describeValue(e.val, e.prefix)
 	}
 	return err.Error()
 }
@@ -100,14 +100,11 @@ func (s *Script) describeException(ex *sobek.Exception) string {
 
 // describeValue renders a thrown value that reached Go without its
 // exception, such as a rejected promise's reason.
-func (s *Script) describeValue(v sobek.Value) string {
+func (s *Script) describeValue(v sobek.Value, prefix string) string {
 	if v == nil {
-		return "undefined"
+		return prefix + "undefined"
 	}
-	if ex, ok := v.Export().(*sobek.Exception); ok {
-		return s.describeException(ex)
-	}
-	msg := valueString(v)
+	msg := prefix + valueString(v)
 	if pos := s.stackPosition(v); pos != "" {
 		return pos + ": " + msg
 	}
@@ -181,7 +178,10 @@ func (s *Script) display(name string) string {
 }
 
 // thrownError carries a JavaScript value that was thrown or a promise
-// rejected with.
-type thrownError struct{ val sobek.Value }
+// rejected with; prefix says how it went unhandled.
+type thrownError struct {
+	val    sobek.Value
+	prefix string
+}
 
-func (e *thrownError) Error() string { return valueString(e.val) }
+func (e *thrownError) Error() string { return e.prefix + valueString(e.val) }

@@ -75,6 +75,7 @@ type runConfig struct {
 	builtin     *metrics.Builtin
 	initEnv     *modules.InitEnv
 	systemTags  map[string]bool
+	groupTag    bool // the group system tag is enabled
 	runTags     *metrics.TagSet
 	noCookies   bool
 	minIterDur  time.Duration
@@ -92,13 +93,6 @@ type runHooks struct {
 
 // setupData is setup()'s result as JSON; VUs parse it once each.
 type setupData struct{ raw []byte }
-
-// DefaultSystemTags are the system tags enabled when the systemTags option
-// is not set (k6's default set).
-var DefaultSystemTags = []string{
-	"proto", "subproto", "status", "method", "url", "name", "group", "check",
-	"error", "error_code", "tls_version", "scenario", "service", "expected_response",
-}
 
 // Load reads the script at path with everything it imports, links it and
 // evaluates its init context once, in a service VU, to read its options.
@@ -134,6 +128,7 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 		if err := main.esm.Link(); err != nil {
 			return nil, s.scriptError(err)
 		}
+		main.linked = true
 	}
 	reg := metrics.NewRegistry()
 	s.conf = s.newRunConfig(&config.Options{}, reg, metrics.RegisterBuiltin(reg))
@@ -201,14 +196,15 @@ func (s *Script) newRunConfig(opts *config.Options, reg *metrics.Registry, b *me
 	c.systemTags = map[string]bool{}
 	tags := opts.SystemTags
 	if tags == nil {
-		tags = DefaultSystemTags
+		tags = config.DefaultSystemTags
 	}
 	for _, t := range tags {
 		c.systemTags[t] = true
 	}
+	c.groupTag = c.systemTags["group"]
 	c.runTags = metrics.NewTags(opts.Tags)
 	c.rootTags = c.runTags
-	if c.systemTags["group"] {
+	if c.groupTag {
 		c.rootTags = c.rootTags.With("group", "")
 	}
 	c.noCookies = opts.NoCookiesReset != nil && *opts.NoCookiesReset

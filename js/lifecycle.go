@@ -118,6 +118,11 @@ func (v *vu) lifecycle(ctx context.Context, name string, arg sobek.Value) (sobek
 		return nil, fmt.Errorf("the script does not export a function named %s", name)
 	}
 	v.prepare()
+	if v.suspect {
+		if err := v.repair(ctx); err != nil {
+			return nil, err
+		}
+	}
 	st := &v.state
 	st.Tags = v.conf.rootTags
 	st.Group = ""

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -108,16 +109,24 @@ func (l *loader) loadMain(u *url.URL) (*fileModule, error) {
 // linked, ready to evaluate.
 func (l *loader) resolve(base *url.URL, spec string) (moduleRef, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	ref, err := l.resolveLocked(base, spec)
+	var link *fileModule
+	if f, ok := ref.(*fileModule); ok && err == nil && f.esm != nil && !f.linked {
+		link = f
+	}
+	l.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	if f, ok := ref.(*fileModule); ok && f.esm != nil && !f.linked {
-		if err := f.esm.Link(); err != nil {
+	if link != nil {
+		// Linking resolves imports through the resolve hook, which takes
+		// l.mu: link outside it. Linking twice is harmless.
+		if err := link.esm.Link(); err != nil {
 			return nil, err
 		}
-		f.linked = true
+		l.mu.Lock()
+		link.linked = true
+		l.mu.Unlock()
 	}
 	return ref, nil
 }
@@ -160,8 +169,9 @@ func (l *loader) dynamicRecord(ref moduleRef) (sobek.ModuleRecord, error) {
 		spec = m.key
 	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if w, ok := l.wrappers[ref]; ok {
+	w, ok := l.wrappers[ref]
+	l.mu.Unlock()
+	if ok {
 		return w, nil
 	}
 	q := strconv.Quote(spec)
@@ -173,8 +183,15 @@ func (l *loader) dynamicRecord(ref moduleRef) (sobek.ModuleRecord, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Linking resolves the wrapped module through the resolve hook, which
+	// takes l.mu: link outside it.
 	if err := w.Link(); err != nil {
 		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if prev, ok := l.wrappers[ref]; ok {
+		return prev, nil
 	}
 	l.wrappers[ref] = w
 	return w, nil
@@ -263,6 +280,18 @@ func (l *loader) loadFileLocked(u *url.URL, spec string) (*fileModule, error) {
 		return nil, err
 	}
 	f := &fileModule{url: u, key: key}
+	if strings.EqualFold(path.Ext(u.Path), ".json") {
+		// A JSON file is a CommonJS module exporting its content.
+		p, err := sobek.Compile(key, "(function (module, exports) {module.exports = "+string(src)+"\n})", false)
+		if err != nil {
+			return nil, fmt.Errorf("%s is not valid JSON: %v", key, err)
+		}
+		f.cjs = p
+		f.rec = &cjsRecord{l: l, f: f}
+		l.files[key] = f
+		l.byRecord[f.rec] = f
+		return f, nil
+	}
 	prog, code, err := l.parse(key, u.Path, string(src))
 	if err != nil {
 		return nil, err
@@ -408,12 +437,15 @@ func (l *loader) sourceMap(p string) ([]byte, error) {
 }
 
 // transform runs esbuild on one file: TypeScript to JavaScript, and async
-// generators and for await lowered, keeping ES module syntax. The inline
-// source map names the file by key, so stack traces show its lines.
+// generators and for await lowered. The module format is kept as it is:
+// ES modules stay ES modules, and a CommonJS file stays CommonJS (esbuild's
+// ESM format would wrap it into a module whose default export is
+// module.exports). The inline source map names the file by key, so stack
+// traces show its lines.
 func transform(key, src string, loader api.Loader) (string, error) {
 	res := api.Transform(src, api.TransformOptions{
 		Loader:         loader,
-		Format:         api.FormatESModule,
+		Format:         api.FormatDefault,
 		Target:         api.ESNext,
 		Supported:      map[string]bool{"async-generator": false, "for-await": false},
 		Sourcemap:      api.SourceMapInline,

@@ -375,3 +375,47 @@ export default async function () {
 		t.Fatalf("got %q; stderr %s", got, r.Stderr)
 	}
 }
+
+func TestRequireJSONAndTypeScriptCommonJS(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+const cfg = require("./config.json");
+import other from "./other.json";
+const helper = require("./helper.ts");
+export default function () { console.log(cfg.name, cfg.list.length, other.x, helper.twice(4)); }`,
+		"config.json": `{"name": "cfg", "list": [1, 2, 3]}`,
+		"other.json":  `{"x": true}`,
+		"helper.ts":   "const twice = (n: number): number => n * 2;\nmodule.exports = { twice };\n",
+	}, nil)
+	if got := logged(iterate(t, r)); len(got) != 1 || got[0] != "cfg 3 true 8" {
+		t.Fatalf("got %q; stderr %s", got, r.Stderr)
+	}
+}
+
+func TestTopLevelAwaitThatNeverSettles(t *testing.T) {
+	msg := scriptError(t, map[string]string{
+		"script.js": "await new Promise(() => {});\nexport default function () {}",
+	})
+	if !strings.Contains(msg, "top-level await never finished") {
+		t.Fatalf("got %q", msg)
+	}
+}
+
+func TestRequireAndImportModulesWithImports(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+const viaRequire = require("./lib/req.js");
+export default async function () {
+	const viaImport = await import("./lib/dyn.js");
+	console.log(viaRequire.value, viaImport.value);
+}`,
+		"lib/req.js":    `import { base } from "./base.js"; import { check } from "k6"; export const value = base + (typeof check);`,
+		"lib/dyn.js":    `import { base } from "./base.js"; import cjs from "./cjs.js"; export const value = base + cjs.n;`,
+		"lib/base.js":   `export const base = "base:";`,
+		"lib/cjs.js":    `module.exports = { n: 7 };`,
+		"lib/unused.js": `export const nothing = 0;`,
+	}, nil)
+	if got := logged(iterate(t, r)); len(got) != 1 || got[0] != "base:function base:7" {
+		t.Fatalf("got %q; stderr %s", got, r.Stderr)
+	}
+}

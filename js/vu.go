@@ -14,6 +14,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/js/modules"
 	mhttp "github.com/metronome-load/metronome/js/modules/http"
 	"github.com/metronome-load/metronome/metrics"
@@ -62,7 +63,11 @@ type vu struct {
 	prepared    bool
 	interrupts  sync.WaitGroup
 	interruptFn func()
+	watched     context.Context
+	stopWatch   func() bool
 	execFn      func() error
+	suspect     bool // an interrupt or panic may have broken the runtime
+	probe       sobek.Callable
 	callGo      sobek.Callable
 	goFn        func()
 	rejected    []*sobek.Promise
@@ -78,20 +83,86 @@ var (
 // newVU makes a runtime and evaluates the init context in it.
 func (s *Script) newVU(ctx context.Context, id uint64, rec metrics.Recorder) (*vu, error) {
 	conf := s.config()
-	v := &vu{s: s, id: id, rec: rec, conf: conf, rt: sobek.New()}
-	v.rt.SetFieldNameMapper(fieldNames{})
-	v.rt.SetImportModuleDynamically(v.importDynamically)
-	v.initEnv = conf.initEnv
-	v.installGlobals()
-	s.vus.Store(v.rt, v)
-	err := v.guard(ctx, v.evaluateInit)
-	s.vus.Delete(v.rt)
-	v.initEnv = nil
-	v.ctx = nil
-	if err != nil {
+	if rec == nil {
+		rec = discard{}
+	}
+	v := &vu{s: s, id: id, rec: rec, conf: conf}
+	if err := v.initRuntime(ctx); err != nil {
 		return nil, s.scriptError(err)
 	}
 	return v, nil
+}
+
+// initRuntime gives the VU a fresh runtime that evaluated the init
+// context.
+func (v *vu) initRuntime(ctx context.Context) error {
+	v.unwatch() // the watch interrupts v.rt
+	v.rt = sobek.New()
+	v.rt.SetFieldNameMapper(fieldNames{})
+	v.rt.SetImportModuleDynamically(v.importDynamically)
+	v.initEnv = v.s.config().initEnv
+	v.installGlobals()
+	v.s.vus.Store(v.rt, v)
+	err := v.guard(ctx, v.evaluateInit)
+	v.s.vus.Delete(v.rt)
+	v.initEnv = nil
+	v.ctx = nil
+	v.suspect = false
+	return err
+}
+
+// healthy tells whether the runtime still runs promise jobs. An interrupt
+// that lands inside an async function leaves sobek's call stack unwound
+// only partly, after which the runtime never runs promise reactions again;
+// a sync interruption leaves it sound.
+func (v *vu) healthy() bool {
+	if v.probe == nil {
+		p, err := v.rt.RunProgram(healthProbe)
+		if err != nil {
+			return false
+		}
+		if v.probe, _ = sobek.AssertFunction(p); v.probe == nil {
+			return false
+		}
+	}
+	check, err := v.probe(sobek.Undefined())
+	if err != nil {
+		return false
+	}
+	fn, ok := sobek.AssertFunction(check)
+	if !ok {
+		return false
+	}
+	ok2, err := fn(sobek.Undefined())
+	return err == nil && ok2.ToBoolean()
+}
+
+// healthProbe returns a function that queues a promise job and returns a
+// function that says whether the job ran.
+var healthProbe = sobek.MustCompile("health-probe.js",
+	"(function () { let ran = false; Promise.resolve().then(() => { ran = true; }); return () => ran; })", true)
+
+// repair makes the VU usable after an interrupted or failed call that
+// may have broken its runtime: when the runtime no longer runs promise
+// jobs, the VU evaluates its init context again in a fresh one. It returns
+// an error only when that fails.
+func (v *vu) repair(ctx context.Context) error {
+	v.suspect = false
+	if v.healthy() {
+		return nil
+	}
+	v.loop.reset()
+	v.goMods, v.cjs, v.exports = nil, nil, nil
+	v.setup, v.setupVal = nil, nil
+	v.stringifyF, v.parseF, v.callGo, v.probe = nil, nil, nil, nil
+	v.rejected = nil
+	if err := v.initRuntime(ctx); err != nil {
+		return fmt.Errorf("VU %d could not be initialised again after an interruption: %s", v.id, v.s.describe(err))
+	}
+	if v.started {
+		v.lookupExec()
+	}
+	return nil
 }
 
 // vuOf returns the VU whose init context is running in rt.
@@ -105,8 +176,7 @@ func (s *Script) vuOf(rt *sobek.Runtime) *vu {
 func (v *vu) evaluateInit() error {
 	m := v.s.main
 	if m.esm != nil {
-		p := v.rt.CyclicModuleRecordEvaluate(m.esm, v.s.loader.resolveHook)
-		if _, err := v.settle(p, nil); err != nil {
+		if err := v.evaluateModule(m); err != nil {
 			return err
 		}
 		v.exports = v.rt.NamespaceObjectFor(m.esm)
@@ -124,15 +194,59 @@ func (v *vu) evaluateInit() error {
 	return nil
 }
 
+// evaluateModule evaluates an ES module and what it imports in the VU,
+// waiting for top-level awaits.
+func (v *vu) evaluateModule(f *fileModule) error {
+	p := v.rt.CyclicModuleRecordEvaluate(f.esm, v.s.loader.resolveHook)
+	if _, err := v.settle(p, nil); err != nil {
+		return err
+	}
+	if p.State() == sobek.PromiseStatePending {
+		return fmt.Errorf("%s: a top-level await never finished", v.s.display(f.key))
+	}
+	return nil
+}
+
 // guard runs f, interrupting the runtime when ctx ends, and leaves the
 // runtime ready for the next call.
 func (v *vu) guard(ctx context.Context, f func() error) error {
 	v.ctx = ctx
 	if ctx.Done() == nil {
-		err := f()
+		if v.stopWatch != nil {
+			v.unwatch()
+			v.rt.ClearInterrupt()
+		}
+		err := protect(f)
+		v.rt.ClearInterrupt() // exec.test.abort() interrupts too
 		v.afterCall(err)
 		return err
 	}
+	v.watch(ctx)
+	err := protect(f)
+	if ctx.Err() != nil {
+		// Let the watch finish interrupting before the interrupt is
+		// cleared.
+		v.unwatch()
+		if err == nil && v.loop.pending > 0 {
+			err = errInterrupted
+		}
+	}
+	v.rt.ClearInterrupt()
+	v.afterCall(err)
+	return err
+}
+
+// watch makes sure the runtime is interrupted when ctx ends. The watch
+// stays in place across calls with the same context, which is what the
+// executors pass for a VU's iterations, so that it costs nothing per
+// iteration.
+func (v *vu) watch(ctx context.Context) {
+	if v.watched == ctx {
+		return
+	}
+	v.unwatch()
+	// A context watched before may have ended while the VU was idle.
+	v.rt.ClearInterrupt()
 	if v.interruptFn == nil {
 		v.interruptFn = func() {
 			v.rt.Interrupt(errInterrupted)
@@ -140,24 +254,41 @@ func (v *vu) guard(ctx context.Context, f func() error) error {
 		}
 	}
 	v.interrupts.Add(1)
-	stop := context.AfterFunc(ctx, v.interruptFn)
-	err := f()
-	if stop() {
+	v.watched = ctx
+	v.stopWatch = context.AfterFunc(ctx, v.interruptFn)
+}
+
+// unwatch removes the watch, waiting for it if it is interrupting now.
+func (v *vu) unwatch() {
+	if v.stopWatch == nil {
+		return
+	}
+	if v.stopWatch() {
 		v.interrupts.Done()
 	}
 	v.interrupts.Wait()
-	v.rt.ClearInterrupt()
-	if err == nil && ctx.Err() != nil && v.loop.pending > 0 {
-		err = errInterrupted
-	}
-	v.afterCall(err)
-	return err
+	v.stopWatch, v.watched = nil, nil
 }
 
-// afterCall drops what an unfinished call left in the event loop.
+// protect runs f, turning a Go panic (a bug in a module) into an error
+// rather than a crash of the whole test.
+func protect(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = exitcode.Errorf(exitcode.GoPanic, "internal error (a Go panic) while running the script: %v", r)
+		}
+	}()
+	return f()
+}
+
+// afterCall drops what an unfinished call left in the event loop, and
+// marks the runtime for a health check after an interruption or a panic.
 func (v *vu) afterCall(err error) {
 	if err != nil || v.loop.pending > 0 {
 		v.loop.reset()
+	}
+	if err != nil && (isInterrupt(err) || exitcode.Of(err) == exitcode.GoPanic) {
+		v.suspect = true
 	}
 	v.rejected = v.rejected[:0]
 }
@@ -192,7 +323,12 @@ func (v *vu) settle(p *sobek.Promise, ret sobek.Value) (sobek.Value, error) {
 	}
 	for _, r := range v.rejected {
 		if r != p && r.State() == sobek.PromiseStateRejected {
-			return nil, fmt.Errorf("Uncaught (in promise) %w", v.rejection(r.Result()))
+			err := v.rejection(r.Result())
+			if te, ok := err.(*thrownError); ok {
+				te.prefix = "Uncaught (in promise) "
+				return nil, te
+			}
+			return nil, fmt.Errorf("Uncaught (in promise) %w", err)
 		}
 	}
 	return ret, nil
@@ -313,6 +449,10 @@ func (v *vu) prepare() {
 // Run runs one iteration of the scenario's exec function.
 func (v *vu) Run(ctx context.Context, it executor.Iteration) executor.Result {
 	v.prepare()
+	var broken error
+	if v.suspect {
+		broken = v.repair(ctx)
+	}
 	if !v.started || it.Scenario != v.scenario {
 		v.enterScenario(it.Scenario)
 	}
@@ -332,6 +472,9 @@ func (v *vu) Run(ctx context.Context, it executor.Iteration) executor.Result {
 	switch {
 	case ctx.Err() != nil:
 		err = errInterrupted
+	case broken != nil:
+		err = broken
+		v.suspect = true
 	case v.fn == nil:
 		err = v.fnErr
 	default:
@@ -345,7 +488,7 @@ func (v *vu) Run(ctx context.Context, it executor.Iteration) executor.Result {
 	v.running = false
 
 	v.tags = st.Tags
-	if v.conf.systemTags["group"] {
+	if v.conf.groupTag {
 		v.tags = v.tags.With("group", "")
 	}
 	v.iter++
@@ -365,7 +508,13 @@ func (v *vu) Run(ctx context.Context, it executor.Iteration) executor.Result {
 			sleepCtx(ctx, rest)
 		}
 	}
-	if f, ok := v.rec.(interface{ Flush() }); ok {
+	// Samples older than the buffer's age limit go to the engine now, so
+	// thresholds see a quiet VU's samples; fresher ones ride with the next
+	// iteration's.
+	switch f := v.rec.(type) {
+	case interface{ FlushIfOlder(time.Time) }:
+		f.FlushIfOlder(end)
+	case interface{ Flush() }:
 		f.Flush()
 	}
 	return executor.Result{Outcome: outcome, Start: start, End: end, Tags: v.tags}
@@ -405,15 +554,22 @@ func (v *vu) enterScenario(sc *executor.Scenario) {
 	v.started = true
 	v.scenario = sc
 	v.scenIter = v.scenIters[sc]
-	exec := "default"
-	name := "default"
-	var env map[string]string
-	if sc != nil {
+	v.lookupExec()
+	v.tags = v.conf.scenarioTags(sc)
+}
+
+// lookupExec finds the current scenario's exec function.
+func (v *vu) lookupExec() {
+	exec, name := "default", "default"
+	if sc := v.scenario; sc != nil {
+		name = sc.Name
 		if sc.Exec != "" {
 			exec = sc.Exec
 		}
-		name = sc.Name
-		env = sc.Env
+	}
+	v.env.overlay = nil
+	if v.scenario != nil {
+		v.env.overlay = v.scenario.Env
 	}
 	v.fn, v.fnErr = nil, nil
 	if f, ok := sobek.AssertFunction(v.exports.Get(exec)); ok {
@@ -421,8 +577,6 @@ func (v *vu) enterScenario(sc *executor.Scenario) {
 	} else {
 		v.fnErr = fmt.Errorf("scenario %s: the script does not export a function named %q", name, exec)
 	}
-	v.tags = v.conf.scenarioTags(sc)
-	v.env.overlay = env
 }
 
 // scenarioTags are the tags of a scenario's samples: run tags, scenario
@@ -441,7 +595,7 @@ func (c *runConfig) scenarioTags(sc *executor.Scenario) *metrics.TagSet {
 	if c.systemTags["scenario"] {
 		t = t.With("scenario", sc.Name)
 	}
-	if c.systemTags["group"] {
+	if c.groupTag {
 		t = t.With("group", "")
 	}
 	c.scenarioTag.Store(sc, t)
@@ -521,8 +675,7 @@ func (v *vu) commonJS(f *fileModule) (*sobek.Object, error) {
 	}
 	mod := v.rt.NewObject()
 	if f.esm != nil {
-		p := v.rt.CyclicModuleRecordEvaluate(f.esm, v.s.loader.resolveHook)
-		if _, err := v.settle(p, nil); err != nil {
+		if err := v.evaluateModule(f); err != nil {
 			return nil, err
 		}
 		_ = mod.Set("exports", v.rt.NamespaceObjectFor(f.esm))

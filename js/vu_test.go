@@ -2,6 +2,7 @@ package js_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -125,12 +126,14 @@ export default function () {
 func TestInterruptInfiniteLoop(t *testing.T) {
 	r := jstest.Load(t, map[string]string{
 		"script.js": `
+console.log("init");
 export default function () {
 	if (__ITER === 0) { while (true) {} }
 	console.log("reused", __ITER);
 }`,
 	}, nil)
 	vu, _ := r.NewVU(t, 1)
+	inits := strings.Count(r.Stderr.String(), "] init ")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan executor.Result)
 	go func() { done <- vu.Run(ctx, executor.Iteration{Scenario: jstest.DefaultScenario}) }()
@@ -153,6 +156,11 @@ export default function () {
 	}
 	if strings.Contains(r.Stderr.String(), "ERRO") {
 		t.Fatalf("an interruption was logged as an error: %s", r.Stderr)
+	}
+	// A sync function's interruption leaves the runtime sound: no new
+	// init context.
+	if n := strings.Count(r.Stderr.String(), "] init "); n != inits {
+		t.Fatalf("the VU initialised again after a sync interruption")
 	}
 }
 
@@ -228,7 +236,7 @@ export default async function () {
 	vu, _ := r.NewVU(t, 1)
 	for i, want := range []string{
 		"script.js:4:26: Error: async failure",
-		"Uncaught (in promise) ",
+		"script.js:5:37: Uncaught (in promise) Error: nobody handles me",
 		"script.js:6:27: Error: timer failure",
 	} {
 		if res := jstest.Iterate(vu); res.Outcome != executor.Failed {
@@ -355,5 +363,83 @@ export default function () {}`,
 	_, err := r.Script.NewVU(ctx, 1, nil)
 	if err == nil {
 		t.Fatal("an endless init context was not interrupted")
+	}
+}
+
+func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}
+
+func TestInterruptInsideAsyncFunction(t *testing.T) {
+	// An interrupt inside an async function breaks a sobek runtime for
+	// good; the VU must notice and evaluate its init context again, while
+	// a sync interruption needs no such repair.
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+console.log("init");
+export default async function () {
+	if (__ENV.MODE === "sync") { while (true) {} }
+	if (__ENV.MODE === "before-await") { while (true) {} }
+	if (__ENV.MODE === "after-await") { await null; while (true) {} }
+	await new Promise((resolve) => setTimeout(resolve, 1));
+	console.log("healthy", __ITER);
+}`,
+	}, nil)
+	vu, _ := r.NewVU(t, 1)
+	inits := func() int { return strings.Count(r.Stderr.String(), "] init ") }
+	for i, mode := range []string{"before-await", "after-await", "sync"} {
+		sc := &executor.Scenario{Name: mode, Env: map[string]string{"MODE": mode}}
+		ctx, cancel := contextWithTimeout(20 * time.Millisecond)
+		res := vu.Run(ctx, executor.Iteration{Scenario: sc})
+		cancel()
+		if res.Outcome != executor.Interrupted {
+			t.Fatalf("%s: %v", mode, res.Outcome)
+		}
+		before := inits()
+		if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
+			t.Fatalf("after %s: %v: %s", mode, res.Outcome, r.Stderr)
+		}
+		if want := fmt.Sprintf("healthy %d", 2*i+1); !strings.Contains(r.Stderr.String(), want) {
+			t.Fatalf("after %s: stderr lacks %q:\n%s", mode, want, r.Stderr)
+		}
+		// Each of these interrupts an async function, which breaks the
+		// runtime: the VU initialises once more.
+		if reinit := inits() - before; reinit != 1 {
+			t.Fatalf("after %s the VU ran its init context %d times, want 1", mode, reinit)
+		}
+	}
+}
+
+func TestContextReusedAcrossIterations(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `export default function () { let s = 0; for (let i = 0; i < 1000; i++) s += i; console.log("ran", __ITER, s); }`,
+	}, nil)
+	vu, _ := r.NewVU(t, 1)
+	it := executor.Iteration{Scenario: jstest.DefaultScenario}
+	ctx, cancel := context.WithCancel(context.Background())
+	for range 3 {
+		if res := vu.Run(ctx, it); res.Outcome != executor.Completed {
+			t.Fatalf("outcome %v", res.Outcome)
+		}
+	}
+	// The context ends while the VU is idle: it interrupts nothing the VU
+	// runs later on another context.
+	cancel()
+	time.Sleep(10 * time.Millisecond)
+	if res := vu.Run(ctx, it); res.Outcome != executor.Interrupted {
+		t.Fatalf("on the ended context: %v", res.Outcome)
+	}
+	other, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	if res := vu.Run(other, it); res.Outcome != executor.Completed {
+		t.Fatalf("on a new context: %v: %s", res.Outcome, r.Stderr)
+	}
+	cancel2()
+	time.Sleep(10 * time.Millisecond)
+	if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
+		t.Fatalf("on a background context: %v: %s", res.Outcome, r.Stderr)
+	}
+	if n := strings.Count(r.Stderr.String(), "ran "); n != 5 {
+		t.Fatalf("%d iterations ran, want 5", n)
 	}
 }

@@ -163,23 +163,35 @@ func (m *module) group(call sobek.FunctionCall) sobek.Value {
 	return ret
 }
 
-// sleep(seconds) pauses the VU; it returns early when the iteration is
-// interrupted.
+// sleep(seconds) pauses the VU. When the iteration is interrupted
+// meanwhile, the script stops right there rather than running on until the
+// runtime notices.
 func (m *module) sleep(call sobek.FunctionCall) sobek.Value {
 	secs := call.Argument(0).ToFloat()
 	if !(secs > 0) {
 		return sobek.Undefined()
 	}
-	sleep(m.vu.Context(), time.Duration(secs*float64(time.Second)))
+	ctx := m.vu.Context()
+	if st := m.vu.State(); st != nil && st.Execution != nil && !st.Current.Intended.IsZero() {
+		// Sleeping inside an open-model iteration adds to its
+		// corrected_latency; the summary warns about it.
+		st.Execution.SleepsInOpenModel.Add(1)
+	}
+	if !sleep(ctx, time.Duration(secs*float64(time.Second))) {
+		m.vu.Runtime().Interrupt(ctx.Err())
+	}
 	return sobek.Undefined()
 }
 
-func sleep(ctx context.Context, d time.Duration) {
+// sleep waits for d; it returns false when ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return true
 	case <-ctx.Done():
+		return false
 	}
 }
 
