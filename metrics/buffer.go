@@ -21,6 +21,9 @@ const (
 type Buffer struct {
 	flush func([]Sample)
 	buf   []Sample
+	// full is set when the last flush handed over a full batch: the VU is
+	// busy, so the next slice is a full-size one from the free list.
+	full bool
 }
 
 var _ Recorder = (*Buffer)(nil)
@@ -33,8 +36,8 @@ func NewBuffer(flush func([]Sample)) *Buffer {
 // Record adds s, flushing when the buffer is full or s is BufferMaxAge
 // after the first buffered sample. A flush includes s.
 func (b *Buffer) Record(s Sample) {
-	if b.buf == nil {
-		b.buf = newBatch()
+	if len(b.buf) == cap(b.buf) {
+		b.grow()
 	}
 	b.buf = append(b.buf, s)
 	if len(b.buf) >= BufferSize || s.Time.Sub(b.buf[0].Time) >= BufferMaxAge {
@@ -53,6 +56,7 @@ func (b *Buffer) Flush() {
 	if n == 0 {
 		return
 	}
+	b.full = n >= BufferSize
 	if n < smallBatch {
 		batch := make([]Sample, n)
 		copy(batch, b.buf)
@@ -74,6 +78,26 @@ func (b *Buffer) FlushIfOlder(now time.Time) {
 	if len(b.buf) > 0 && now.Sub(b.buf[0].Time) >= BufferMaxAge {
 		b.Flush()
 	}
+}
+
+// initialCap is a fresh buffer's capacity. Buffers start small and grow
+// towards BufferSize, so that a thousand mostly idle VUs do not each hold a
+// whole batch (32 KB) of memory.
+const initialCap = 16
+
+// grow makes room for more samples: a small slice at first, then a
+// released full-size batch when one is free, else a doubled slice.
+func (b *Buffer) grow() {
+	var next []Sample
+	switch {
+	case cap(b.buf) == 0 && !b.full:
+		next = make([]Sample, 0, initialCap)
+	case cap(b.buf) == 0 || cap(b.buf) >= smallBatch:
+		next = newBatch()
+	default:
+		next = make([]Sample, 0, 2*cap(b.buf))
+	}
+	b.buf = append(next, b.buf...)
 }
 
 // Len returns the number of buffered samples.

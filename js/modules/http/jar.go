@@ -46,13 +46,13 @@ func (in *instance) jarFor(j *jsJar) http.CookieJar {
 func (j *jsJar) Get(key string) sobek.Value {
 	switch key {
 	case "cookiesForURL":
-		return j.in.fnJarGet
+		return j.in.lazyFn(&j.in.fnJarGet, j.in.jsJarCookiesForURL)
 	case "set":
-		return j.in.fnJarSet
+		return j.in.lazyFn(&j.in.fnJarSet, j.in.jsJarSet)
 	case "clear":
-		return j.in.fnJarClear
+		return j.in.lazyFn(&j.in.fnJarClear, j.in.jsJarClear)
 	case "delete":
-		return j.in.fnJarDelete
+		return j.in.lazyFn(&j.in.fnJarDelete, j.in.jsJarDelete)
 	}
 	return nil
 }

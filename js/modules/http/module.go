@@ -58,7 +58,9 @@ type instance struct {
 	// lane carries the synchronous requests.
 	lane *lane
 
-	jsonParse                     sobek.Callable
+	jsonParse sobek.Callable
+	// The methods of responses, url templates and cookie jars, made on
+	// first use (see lazyFn) so that idle VUs do not hold them.
 	fnJSON, fnHTML, fnURLToString sobek.Value
 	fnJarGet, fnJarSet            sobek.Value
 	fnJarClear, fnJarDelete       sobek.Value
@@ -81,31 +83,26 @@ type defaults struct {
 func instantiate(vu modules.VU) (modules.Exports, error) {
 	rt := vu.Runtime()
 	in := &instance{vu: vu, rt: rt, callback: defaultExpected, targets: make(map[string]*target), lane: newLane()}
-	fn := func(f func(sobek.FunctionCall) sobek.Value) sobek.Value { return rt.ToValue(f) }
-	in.fnJSON = fn(in.jsJSON)
-	in.fnHTML = fn(in.jsHTML)
-	in.fnURLToString = fn(in.jsURLToString)
-	in.fnJarGet = fn(in.jsJarCookiesForURL)
-	in.fnJarSet = fn(in.jsJarSet)
-	in.fnJarClear = fn(in.jsJarClear)
-	in.fnJarDelete = fn(in.jsJarDelete)
 
+	// The exports are Go functions, not sobek values: the runtime converts
+	// each on first use, so a VU that never calls, say, http.batch does
+	// not pay for its function object.
 	named := map[string]any{
-		"request":             fn(in.jsRequest),
-		"get":                 fn(in.verb(http.MethodGet, false)),
-		"head":                fn(in.verb(http.MethodHead, false)),
-		"post":                fn(in.verb(http.MethodPost, true)),
-		"put":                 fn(in.verb(http.MethodPut, true)),
-		"patch":               fn(in.verb(http.MethodPatch, true)),
-		"del":                 fn(in.verb(http.MethodDelete, true)),
-		"options":             fn(in.verb(http.MethodOptions, true)),
-		"batch":               fn(in.jsBatch),
-		"asyncRequest":        fn(in.jsAsyncRequest),
-		"expectedStatuses":    fn(in.jsExpectedStatuses),
-		"setResponseCallback": fn(in.jsSetResponseCallback),
-		"url":                 fn(in.jsURL),
-		"cookieJar":           fn(in.jsCookieJar),
-		"CookieJar":           rt.ToValue(in.jsNewCookieJar),
+		"request":             in.jsRequest,
+		"get":                 in.verb(http.MethodGet, false),
+		"head":                in.verb(http.MethodHead, false),
+		"post":                in.verb(http.MethodPost, true),
+		"put":                 in.verb(http.MethodPut, true),
+		"patch":               in.verb(http.MethodPatch, true),
+		"del":                 in.verb(http.MethodDelete, true),
+		"options":             in.verb(http.MethodOptions, true),
+		"batch":               in.jsBatch,
+		"asyncRequest":        in.jsAsyncRequest,
+		"expectedStatuses":    in.jsExpectedStatuses,
+		"setResponseCallback": in.jsSetResponseCallback,
+		"url":                 in.jsURL,
+		"cookieJar":           in.jsCookieJar,
+		"CookieJar":           in.jsNewCookieJar,
 		"TLS_1_0":             "tls1.0",
 		"TLS_1_1":             "tls1.1",
 		"TLS_1_2":             "tls1.2",
@@ -415,4 +412,12 @@ func tlsVersionName(v uint16) string {
 		return "tls1.3"
 	}
 	return ""
+}
+
+// lazyFn returns *slot, converting f into a function value the first time.
+func (in *instance) lazyFn(slot *sobek.Value, f func(sobek.FunctionCall) sobek.Value) sobek.Value {
+	if *slot == nil {
+		*slot = in.rt.ToValue(f)
+	}
+	return *slot
 }

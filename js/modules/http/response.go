@@ -145,9 +145,9 @@ func (r *response) Get(key string) sobek.Value {
 	if !ok {
 		switch key {
 		case "json":
-			return r.in.fnJSON
+			return r.in.lazyFn(&r.in.fnJSON, r.in.jsJSON)
 		case "html", "clickLink", "submitForm":
-			return r.in.fnHTML
+			return r.in.lazyFn(&r.in.fnHTML, r.in.jsHTML)
 		}
 		return nil
 	}
@@ -494,7 +494,7 @@ func (t *taggedURL) Get(key string) sobek.Value {
 	case "name":
 		return t.in.rt.ToValue(t.name)
 	case "toString":
-		return t.in.fnURLToString
+		return t.in.lazyFn(&t.in.fnURLToString, t.in.jsURLToString)
 	}
 	return nil
 }
