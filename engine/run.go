@@ -285,7 +285,7 @@ func (r *testRun) run(parent context.Context) error {
 	defer stopWatch()
 
 	r.start = r.clock.Now()
-	r.state.Start = r.start
+	r.state.RunStart = r.start
 	service := r.newBuffer()
 
 	var setupData []byte
@@ -353,6 +353,7 @@ func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
 	go func() { defer loopsDone.Done(); r.thresholdLoop(loops) }()
 
 	execStart := r.clock.Now()
+	r.state.Start = execStart
 	errs := make(chan error, len(r.scenarios))
 	for _, sc := range r.scenarios {
 		base := sc.cfg.Base()

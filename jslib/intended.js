@@ -19,21 +19,27 @@
 //   corrected_latency  end − intended start, ms (Trend, time)
 //   schedule_lag       actual start − intended start, ms (Trend, time)
 // Iterations that never started are charged in teardown with
-// end − intended start and tagged outcome=dropped: a lower bound.
+// end − intended start and tagged outcome=dropped (see teardown for how
+// the intended starts are recovered there, and when that is a lower bound).
 //
 // How it works: the scenario is k6's shared-iterations executor with one
 // iteration per intended arrival, so every arrival has a global index
 // (exec.scenario.iterationInTest) and therefore an intended start time
-// t_i = scenario start + Λ⁻¹(i), the same schedule metronome's executors use
-// (uniform arrivals; a constant rate starts at t = 0, a ramp when its area
-// reaches 1, as k6's arrival-rate executors do). A VU that picks up
-// iteration i early sleeps until t_i; a VU that picks it up late starts at
-// once and the delay is charged to the iteration.
+// t_i = exec.scenario.startTime + Λ⁻¹(i). Λ⁻¹ is computed with k6's own
+// arrival-rate arithmetic, to the nanosecond (and tested against
+// metronome's Go schedule): a constant rate repeats a period truncated to
+// whole nanoseconds from t = 0, as constant-arrival-rate does; a ramp
+// places arrival i where the area under the rate reaches i + 1, as
+// ramping-arrival-rate does. A VU that picks up iteration i early sleeps
+// until t_i; a VU that picks it up late starts at once and the delay is
+// charged to the iteration.
 //
 // Limits, compared with metronome's intended-arrival-rate executor: the VU
 // count is fixed (no VUs are added in the background when the backlog
-// grows), the clock is JavaScript's millisecond Date.now() and sleep() has
-// timer precision, and arrivals are evenly spaced only (no Poisson).
+// grows; give vus room for rate × the longest stall), the clock is
+// JavaScript's millisecond Date.now() and sleep() has timer precision,
+// arrivals are evenly spaced only (no Poisson), and the test should hold
+// one intended scenario (teardown counts the instance's iterations).
 
 import { sleep } from 'k6';
 import exec from 'k6/execution';
@@ -91,15 +97,23 @@ export class Schedule {
       }
       this.ramp = false;
       this.periodNs = Math.trunc(this.timeUnitNs / rate);
+      if (this.periodNs < 1) {
+        throw new Error('intended.js: rate must not exceed one arrival per nanosecond');
+      }
       this.lengthNs = durationNs(cfg.duration);
-      this.count = Math.ceil(this.lengthNs / this.periodNs);
+      if (!(this.lengthNs > 0)) {
+        throw new Error('intended.js: duration must be longer than 0s');
+      }
+      // Offsets 0, P, 2P, … before the end of the duration.
+      this.count = Math.floor((this.lengthNs - 1) / this.periodNs) + 1;
     }
     this._cursor = null;
   }
 
   _rampCount() {
     // Arrivals whose 1-based index i satisfies i <= total area, the area
-    // being the integral of the rate over the stages.
+    // being the integral of the rate over the stages, summed in floating
+    // point as k6 does (so an area meant to be 1980 may hold 1979).
     let area = 0;
     let r0 = this.startRate / this.timeUnitNs;
     for (const st of this.stages) {
@@ -107,7 +121,7 @@ export class Schedule {
       area += (st.durationNs * (r0 + r1)) / 2;
       r0 = r1;
     }
-    return Math.floor(area + 1e-9);
+    return Math.floor(area);
   }
 
   // offsetNs returns the intended offset of 0-based arrival i.
@@ -120,7 +134,9 @@ export class Schedule {
 
   // _rampOffset solves, stage by stage, r0·x + (r1−r0)·x²/(2D) = i − C for
   // the 1-based index i, C being the arrivals of earlier stages (k6's
-  // ramping-arrival-rate arithmetic, in floating point, truncated to ns).
+  // ramping-arrival-rate arithmetic, in floating point). x is truncated to
+  // whole nanoseconds before the stage's start is added, so that a large
+  // start cannot round the sum up.
   _rampOffset(i) {
     let c = 0;
     let start = 0;
@@ -137,7 +153,7 @@ export class Schedule {
           const rad = Math.max(d * (r0 * r0 * d + 2 * (i - c) * (r1 - r0)), 0);
           x = (r0 * d - Math.sqrt(rad)) / (r0 - r1);
         }
-        return Math.trunc(start + x);
+        return start + Math.trunc(x);
       }
       c += area;
       r0 = r1;
@@ -154,12 +170,15 @@ export class Schedule {
 // startTime and gracefulStop.
 export function intendedScenario(cfg) {
   const sched = new Schedule(cfg);
+  if (sched.count < 1) {
+    throw new Error('intended.js: the schedule holds no arrivals; raise the rate or lengthen the duration');
+  }
   const vus = Number(cfg.vus || 1);
   const graceNs = durationNs(cfg.grace || '30s');
   const sc = {
     executor: 'shared-iterations',
-    vus: Math.min(vus, Math.max(sched.count, 1)),
-    iterations: Math.max(sched.count, 1),
+    vus: Math.min(vus, sched.count),
+    iterations: sched.count,
     maxDuration: `${Math.ceil((sched.lengthNs + graceNs) / 1e6)}ms`,
     env: Object.assign({}, cfg.env || {}, { INTENDED_SCHEDULE: JSON.stringify(scheduleConfig(cfg)) }),
   };
@@ -237,33 +256,51 @@ export function chargeDropped(sched, started, scenarioStartMs, now) {
   return charged;
 }
 
-// teardown charges the arrivals that never started, from the counts k6
-// exposes: with one intended scenario per test, iterations completed plus
-// interrupted are the arrivals that started. It needs the schedule and the
-// scenario start, which setup() cannot know, so the wrapper's first
-// iteration cannot hand them over either; instead teardown reads them from
-// the environment of the options (__ENV.INTENDED_SCHEDULE is scenario-local)
-// and the run's start from exec.instance.currentTestRunDuration.
+// teardown charges the arrivals that never started.
+//
+// It runs once after the scenarios, where exec.scenario does not exist, so
+// it rebuilds what it needs from the public API:
+//   - the schedule, the scenario's startTime and its maxDuration from
+//     exec.test.options (the first scenario made by intendedScenario);
+//   - the arrivals that started from exec.instance: iterations completed
+//     plus interrupted, which are arrivals 0 … started−1 because
+//     shared-iterations hands out indices in order (this assumes that the
+//     intended scenario is the only scenario of the test);
+//   - the scenario's start. now − exec.instance.currentTestRunDuration is
+//     when the test run began, before setup(); adding the scenario's
+//     startTime gives a start that is early by setup()'s duration. When
+//     arrivals were left over, the scenario ran out its whole maxDuration,
+//     so it began no later than now − maxDuration, which is then the better
+//     estimate. The later of the two is used: after a scenario that ran out
+//     of time the charges are lower bounds; after an aborted test they can
+//     include setup()'s duration.
 export function teardown() {
-  const raw = __ENV.INTENDED_SCHEDULE;
-  let sched;
-  if (raw) {
-    sched = new Schedule(JSON.parse(raw));
-  } else {
-    const scs = (exec.test.options && exec.test.options.scenarios) || {};
-    for (const name of Object.keys(scs)) {
-      const env = scs[name].env || {};
-      if (env.INTENDED_SCHEDULE) {
-        sched = new Schedule(JSON.parse(env.INTENDED_SCHEDULE));
-        break;
-      }
-    }
-  }
-  if (!sched) {
+  const found = intendedScenarioOptions();
+  if (!found) {
     return;
   }
+  const sched = new Schedule(JSON.parse(found.env.INTENDED_SCHEDULE));
   const started = exec.instance.iterationsCompleted + exec.instance.iterationsInterrupted;
+  if (started >= sched.count) {
+    return;
+  }
   const now = Date.now();
-  const testStart = now - exec.instance.currentTestRunDuration;
-  chargeDropped(sched, started, testStart, now);
+  let scenarioStart = now - exec.instance.currentTestRunDuration + durationNs(found.startTime || 0) / NS_PER_MS;
+  if (found.maxDuration !== undefined) {
+    scenarioStart = Math.max(scenarioStart, now - durationNs(found.maxDuration) / NS_PER_MS);
+  }
+  chargeDropped(sched, started, scenarioStart, now);
+}
+
+// intendedScenarioOptions returns the options of the first scenario made
+// by intendedScenario, or undefined.
+function intendedScenarioOptions() {
+  const scs = (exec.test.options && exec.test.options.scenarios) || {};
+  for (const name of Object.keys(scs)) {
+    const sc = scs[name];
+    if (sc && sc.env && sc.env.INTENDED_SCHEDULE) {
+      return sc;
+    }
+  }
+  return undefined;
 }

@@ -153,10 +153,10 @@ func (m *module) instance(st *modules.State, key string) sobek.Value {
 	case "vusInitialized":
 		return rt.ToValue(e.VUsInitialized.Load())
 	case "currentTestRunDuration":
-		if e.Start.IsZero() {
+		if e.RunStart.IsZero() {
 			return rt.ToValue(0)
 		}
-		return rt.ToValue(float64(time.Since(e.Start)) / float64(time.Millisecond))
+		return rt.ToValue(float64(time.Since(e.RunStart)) / float64(time.Millisecond))
 	}
 	return nil
 }

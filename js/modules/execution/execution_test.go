@@ -56,6 +56,7 @@ func TestExecValues(t *testing.T) {
 	})
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	r.State.Start = start
+	r.State.RunStart = start
 	r.State.IterationsCompleted.Store(11)
 	r.State.IterationsInterrupted.Store(2)
 	r.State.VUsActive.Store(3)

@@ -1,0 +1,276 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/metronome-load/metronome/executor"
+)
+
+// scheduleCase is one schedule, written once for jslib/intended.js and
+// once for the Go schedule. intended.js implements k6's arrival-rate
+// arithmetic (constant-arrival-rate's truncated period,
+// ramping-arrival-rate's floating-point closed form), which the Go
+// schedule reproduces with K6Arithmetic.
+type scheduleCase struct {
+	name string
+	js   map[string]any
+	spec executor.ScheduleSpec
+}
+
+var scheduleCases = []scheduleCase{
+	{
+		// Period 1s/7 = 142857142.857… ns, truncated.
+		name: "constant 7/s for 30m",
+		js:   map[string]any{"rate": 7, "timeUnit": "1s", "duration": "30m"},
+		spec: executor.ScheduleSpec{TimeUnit: time.Second, Rate: 7, Duration: 30 * time.Minute},
+	},
+	{
+		name: "constant 999/min for 12m",
+		js:   map[string]any{"rate": 999, "timeUnit": "1m", "duration": "12m"},
+		spec: executor.ScheduleSpec{TimeUnit: time.Minute, Rate: 999, Duration: 12 * time.Minute},
+	},
+	{
+		// Up, flat, a jump (a stage of 0s), down, up, down to 0.
+		name: "ramp in seconds",
+		js: map[string]any{"timeUnit": "1s", "startRate": 0, "stages": []map[string]any{
+			{"duration": "5s", "target": 500}, {"duration": "4s", "target": 500}, {"duration": "0s", "target": 800},
+			{"duration": "3s", "target": 100}, {"duration": "10s", "target": 900}, {"duration": "2s", "target": 0}}},
+		spec: executor.ScheduleSpec{TimeUnit: time.Second, StartRate: 0, Stages: []executor.RateStage{
+			{Duration: 5 * time.Second, Target: 500}, {Duration: 4 * time.Second, Target: 500}, {Duration: 0, Target: 800},
+			{Duration: 3 * time.Second, Target: 100}, {Duration: 10 * time.Second, Target: 900}, {Duration: 2 * time.Second, Target: 0}}},
+	},
+	{
+		// Rates per minute: areas that are not whole in floating point.
+		name: "ramp per minute",
+		js: map[string]any{"timeUnit": "1m", "startRate": 120, "stages": []map[string]any{
+			{"duration": "20s", "target": 33000}, {"duration": "10s", "target": 33000}, {"duration": "45s", "target": 6000}}},
+		spec: executor.ScheduleSpec{TimeUnit: time.Minute, StartRate: 120, Stages: []executor.RateStage{
+			{Duration: 20 * time.Second, Target: 33000}, {Duration: 10 * time.Second, Target: 33000}, {Duration: 45 * time.Second, Target: 6000}}},
+	},
+	{
+		// 11/s for 5s has an area of 55 in exact arithmetic but of
+		// 54.99999… in k6's floating point: 54 arrivals.
+		name: "flat ramp 11/s for 5s",
+		js:   map[string]any{"timeUnit": "1s", "startRate": 11, "stages": []map[string]any{{"duration": "5s", "target": 11}}},
+		spec: executor.ScheduleSpec{TimeUnit: time.Second, StartRate: 11, Stages: []executor.RateStage{{Duration: 5 * time.Second, Target: 11}}},
+	},
+}
+
+// intended.js computes, in metronome's JavaScript runtime, the same
+// intended offsets as the Go schedule with k6's arithmetic, to the
+// nanosecond, for the first 10,000 arrivals (all of them in a schedule
+// that holds fewer), and the same arrival count.
+func TestIntendedJSScheduleMatchesGo(t *testing.T) {
+	t.Parallel()
+	const n = 10_000
+	specs := make([]map[string]any, len(scheduleCases))
+	for i, c := range scheduleCases {
+		specs[i] = c.js
+	}
+	raw, err := json.Marshal(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "offsets.json")
+	r := metronome(t, runSpec{args: []string{"run", "-q", "-e", "SPECS=" + string(raw), "-e", "N=10000", "-e", "OUT=" + out,
+		script("intended/schedule.js")}})
+	if r.code != 0 {
+		t.Fatalf("exit code %d, want 0\nstderr:\n%s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("the script's offsets: %v", err)
+	}
+	var got []struct {
+		Count   int64   `json:"count"`
+		Offsets []int64 `json:"offsets"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("the script's offsets: %v", err)
+	}
+	if len(got) != len(scheduleCases) {
+		t.Fatalf("the script computed %d schedules, want %d", len(got), len(scheduleCases))
+	}
+	for k, c := range scheduleCases {
+		spec := c.spec
+		spec.K6Arithmetic = true
+		s, err := executor.NewSchedule(spec)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		js := got[k]
+		if js.Count != s.Count() {
+			t.Errorf("%s: intended.js counts %d arrivals, the Go schedule %d", c.name, js.Count, s.Count())
+		}
+		m := min(n, s.Count())
+		if len(js.Offsets) != int(min(n, js.Count)) {
+			t.Fatalf("%s: the script wrote %d offsets for %d arrivals", c.name, len(js.Offsets), js.Count)
+		}
+		if int64(len(js.Offsets)) < m {
+			t.Fatalf("%s: %d JS offsets, want %d", c.name, len(js.Offsets), m)
+		}
+		bad := 0
+		for i := range m {
+			want, ok := s.Offset(i)
+			if !ok {
+				t.Fatalf("%s: Go offset %d out of the schedule", c.name, i)
+			}
+			if time.Duration(js.Offsets[i]) != want {
+				if bad++; bad <= 5 {
+					t.Errorf("%s: arrival %d: intended.js %dns, Go %dns", c.name, i, js.Offsets[i], int64(want))
+				}
+			}
+		}
+		if bad > 5 {
+			t.Errorf("%s: %d of %d offsets differ", c.name, bad, m)
+		}
+	}
+}
+
+// The example for stock k6 users, run through metronome against the stall
+// server: intended.js's corrected_latency follows the same stall arithmetic
+// as metronome's own open model (tolerances in stall_test.go; the
+// library's clock is Date.now(), whose millisecond is inside the 10 ms
+// jitter allowance).
+func TestIntendedJSStall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 6 s load in real time")
+	}
+	dir := t.TempDir()
+	jsonPath, exp := filepath.Join(dir, "out.json"), filepath.Join(dir, "summary.json")
+	srv := startStallServer(t)
+	r := metronome(t, runSpec{args: []string{"run", "-q", "-o", "json=" + jsonPath, "--summary-export", exp,
+		"--summary-trend-stats", "avg,min,med,max,p(90),p(95),p(99),count",
+		"-e", "TARGET=" + srv.URL(), "-e", "RATE=" + strconv.Itoa(stallRate), "-e", "DURATION=" + stallDuration.String(),
+		"-e", "VUS=" + strconv.Itoa(stallVUs), filepath.Join("..", "examples", "intended-stock-k6.js")}})
+	if r.code != 0 {
+		t.Fatalf("exit code %d, want 0 (the example's threshold corrected_latency p(99)<1000 fails when the intended "+
+			"times are wrong, e.g. when exec.scenario.startTime is not the scenario's start)\nstderr:\n%s", r.code, r.stderr)
+	}
+	arrivals := arrivalsFromJSON(t, readJSONOutput(t, jsonPath))
+	total := int(stallRate * stallDuration / time.Second)
+	if len(arrivals) != total {
+		t.Fatalf("%d corrected_latency samples, want one per intended arrival: %d", len(arrivals), total)
+	}
+	for i, a := range arrivals {
+		if a.outcome != "" {
+			t.Errorf("arrival %d has outcome %q; with %d VUs every arrival should start", i, a.outcome, stallVUs)
+		}
+	}
+	// The samples are stamped when the script adds them, a little after
+	// it read Date.now() for the end: the intended times reconstructed
+	// from them lie on the 5 ms grid within the jitter allowance.
+	if dev := onSchedule(arrivals, time.Second/stallRate); dev > stallJitter {
+		t.Errorf("the intended times stray up to %v from a 5 ms grid", dev)
+	}
+	want := expectStalls(srv, arrivals)
+	if want.stalls < 2 {
+		t.Fatalf("the run began %v after the server and met %d stalls; the test needs 2",
+			arrivals[0].intended.Sub(srv.Started()), want.stalls)
+	}
+	t.Logf("run began %v after the server started", arrivals[0].intended.Sub(srv.Started()).Round(time.Millisecond))
+	slow, early := 0, 0
+	for _, a := range arrivals {
+		if a.latency > slowCut {
+			slow++
+		}
+		if a.latency < idealLatency(srv, a.intended)-stallJitter {
+			if early++; early <= 3 {
+				t.Errorf("arrival intended %v after the server start: corrected latency %v, but the stall held it %v",
+					a.intended.Sub(srv.Started()), a.latency, idealLatency(srv, a.intended))
+			}
+		}
+	}
+	checkSlowCount(t, "intended.js corrected_latency", slow, want, total)
+
+	e := readExport(t, exp)
+	checkP99(t, "intended.js corrected_latency", e.num(t, "corrected_latency", "p(99)"), want)
+	t.Logf("http_req_duration p(99) = %.1f ms; schedule_lag p(99) = %.1f ms",
+		e.num(t, "http_req_duration", "p(99)"), e.num(t, "schedule_lag", "p(99)"))
+	if n := e.num(t, "schedule_lag", "count"); n != float64(total) {
+		t.Errorf("schedule_lag count = %v, want %d", n, total)
+	}
+	if n := e.num(t, "iterations", "count"); n != float64(total) {
+		t.Errorf("iterations = %v, want %d", n, total)
+	}
+}
+
+// Arrivals left over when the scenario's maxDuration runs out are charged
+// by intended.js's teardown, tagged outcome=dropped: one sample each, and
+// no more than they really waited (a lower bound).
+func TestIntendedJSChargesDropped(t *testing.T) {
+	t.Parallel()
+	jsonPath := filepath.Join(t.TempDir(), "out.json")
+	r := metronome(t, runSpec{args: []string{"run", "-q", "-o", "json=" + jsonPath, script("intended/drops.js")}})
+	if r.code != 0 {
+		t.Fatalf("exit code %d, want 0\nstderr:\n%s", r.code, r.stderr)
+	}
+	arrivals := arrivalsFromJSON(t, readJSONOutput(t, jsonPath))
+	var done, dropped []arrival
+	for _, a := range arrivals {
+		switch a.outcome {
+		case "":
+			done = append(done, a)
+		case "dropped":
+			dropped = append(dropped, a)
+		default:
+			t.Errorf("corrected_latency sample with outcome %q", a.outcome)
+		}
+	}
+	// 100 arrivals over 1 s; one VU with 50 ms iterations starts about 21
+	// of them before maxDuration (1 s) runs out.
+	if len(done)+len(dropped) != 100 {
+		t.Errorf("%d completed and %d dropped arrivals, want 100 in all", len(done), len(dropped))
+	}
+	if len(done) < 10 || len(done) > 25 {
+		t.Errorf("%d arrivals completed, want about 20 (one VU, 50 ms each, for 1 s)", len(done))
+	}
+	if len(done) == 0 || len(dropped) == 0 {
+		t.FailNow()
+	}
+	// The charges: teardown estimates the scenario start as now −
+	// maxDuration, no earlier than the real start (arrival 0's intended
+	// time), so the charges are lower bounds. It is later by the last
+	// iteration's 50 ms and by the time from the scenario's end to
+	// teardown; 50 ms more is allowed for that on a loaded machine, and
+	// 2 ms for Date.now()'s milliseconds.
+	start := done[0].intended
+	var worst time.Duration
+	for i, a := range dropped {
+		want := start.Add(time.Duration(len(done)+i) * 10 * time.Millisecond)
+		shift := a.intended.Sub(want)
+		worst = max(worst, shift)
+		if shift < -2*time.Millisecond || shift > 102*time.Millisecond {
+			t.Errorf("dropped arrival %d charged %v: its intended start is estimated %v after the real one, want 0…100 ms",
+				len(done)+i, a.latency, shift)
+		}
+	}
+	t.Logf("%d arrivals completed, %d charged as dropped; intended starts estimated up to %v late",
+		len(done), len(dropped), worst.Round(time.Millisecond))
+}
+
+// The schedule counts from exec.scenario.startTime, which is when the
+// scenario started, after setup(): a setup() of 1 s makes no arrival late.
+func TestIntendedJSAfterSetup(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	exp := filepath.Join(t.TempDir(), "summary.json")
+	r := metronome(t, runSpec{args: []string{"run", "-q", "-e", "TARGET=" + tg.URL, "--summary-export", exp, script("intended/setup.js")}})
+	if r.code != 0 {
+		t.Fatalf("exit code %d, want 0\nstderr:\n%s", r.code, r.stderr)
+	}
+	e := readExport(t, exp)
+	if n := e.num(t, "iterations", "count"); n != 50 {
+		t.Errorf("iterations = %v, want 50", n)
+	}
+	// A request to an idle loopback server takes about a millisecond;
+	// 100 ms is far above any jitter and far below setup's 1 s.
+	if lag := e.num(t, "schedule_lag", "max"); lag > 100 {
+		t.Errorf("schedule_lag max = %.1f ms, want < 100 ms: the schedule must start with the scenario, after setup() (1 s)", lag)
+	}
+}

@@ -1,0 +1,388 @@
+package e2e
+
+import (
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/metronome-load/metronome/examples/stallserver"
+)
+
+// The stall experiment of DESIGN §7, in real time: a server that answers
+// at once but freezes S = 500 ms every 3 s, the first freeze 1.5 s after
+// it starts, loaded at R = 200 arrivals/s for 6 s.
+//
+// The arithmetic: an arrival intended at t is answered when the stall it
+// meets ends, so its corrected latency is (stall end − t), or about 0
+// outside stalls. A stall delays S·R = 100 arrivals, of which those in its
+// first S − 100 ms, R·0.4 s = 80, wait more than 100 ms. The run starts
+// shortly after the server, so it meets the stalls at server times 1.5 s
+// and 4.5 s (7.5 s too, should it start more than 1.5 s late); the test
+// computes the expected numbers from each arrival's intended time rather
+// than assuming where the stalls fall.
+//
+// Tolerances, stated once:
+//   - Each stall has two edges where an arrival's class can flip: its start
+//     (a request intended just before it reaches the server just after it)
+//     and the 100 ms cut near its end. With up to J = 10 ms of timer and
+//     dispatch jitter, R·J = 2 arrivals per edge: ±4 per stall.
+//   - The R·S = 100 responses a stall holds are released at once. Through
+//     the stall server, which runs inside this race-instrumented test
+//     process, on a 2-core machine shared with other builds, the last of
+//     them reaches metronome up to B = 40 ms after the stall's end
+//     (measured: about 10 ms without -race, 25–38 ms with it). That only
+//     adds latency: arrivals up to J + B before the 100 ms cut may be
+//     pushed over it, so the upper bound allows R·J at a stall's start and
+//     R·(J+B) at its cut, 12 per stall; and the p99 may be up to J + B
+//     above the arithmetic's (but no more than J below it).
+//   - A loaded machine can also make arrivals outside stalls late by more
+//     than 100 ms. That too only adds slow arrivals; 3% of all arrivals (36
+//     of 1,200) are allowed on top, and the test logs what it saw.
+const (
+	stallRate      = 200 // arrivals per second
+	stallDuration  = 6 * time.Second
+	stallVUs       = 150 // > R·S = 100 held at once
+	stallJitter    = 10 * time.Millisecond
+	burstAllowance = 40 * time.Millisecond
+	slowCut        = 100 * time.Millisecond
+	loadAllowance  = 0.03
+)
+
+var stallSchedule = stallserver.Schedule{Length: 500 * time.Millisecond, Period: 3 * time.Second, First: 1500 * time.Millisecond}
+
+// startStallServer starts a stall server on loopback right before a run,
+// so that the run meets its stalls early on.
+func startStallServer(t *testing.T) *stallserver.Server {
+	t.Helper()
+	srv := stallserver.New(stallSchedule)
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatalf("stall server: %v", err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv
+}
+
+// arrival is one open-model arrival as an output recorded it.
+type arrival struct {
+	intended time.Time
+	latency  time.Duration // corrected latency
+	outcome  string        // "", "dropped" or "interrupted"
+}
+
+// arrivalsFromJSON reads the corrected_latency points of a JSON output:
+// a point's time is the end of its iteration and its value end − intended.
+func arrivalsFromJSON(t *testing.T, lines []jsonLine) []arrival {
+	t.Helper()
+	var out []arrival
+	for _, l := range lines {
+		if l.Type != "Point" || l.Metric != "corrected_latency" {
+			continue
+		}
+		end, err := time.Parse(time.RFC3339Nano, l.Data.Time)
+		if err != nil {
+			t.Fatalf("corrected_latency point time %q: %v", l.Data.Time, err)
+		}
+		lat := time.Duration(*l.Data.Value * float64(time.Millisecond))
+		out = append(out, arrival{intended: end.Add(-lat), latency: lat, outcome: l.Data.Tags["outcome"]})
+	}
+	slices.SortFunc(out, func(a, b arrival) int { return a.intended.Compare(b.intended) })
+	return out
+}
+
+// onSchedule replaces the arrivals' intended times, reconstructed from
+// sample timestamps (which can trail the measured end of an iteration), by
+// the schedule's: base + i·period, base being the median of the
+// reconstructed offsets. It returns the largest correction it made.
+func onSchedule(arrivals []arrival, period time.Duration) time.Duration {
+	if len(arrivals) == 0 {
+		return 0
+	}
+	first := arrivals[0].intended
+	offs := make([]time.Duration, len(arrivals))
+	for i, a := range arrivals {
+		offs[i] = a.intended.Sub(first) - time.Duration(i)*period
+	}
+	sorted := slices.Clone(offs)
+	slices.Sort(sorted)
+	base := first.Add(sorted[len(sorted)/2])
+	var worst time.Duration
+	for i := range arrivals {
+		want := base.Add(time.Duration(i) * period)
+		worst = max(worst, want.Sub(arrivals[i].intended).Abs())
+		arrivals[i].intended = want
+	}
+	return worst
+}
+
+// idealLatency is the corrected latency the stall arithmetic gives an
+// arrival intended at the given wall time: the rest of the stall it meets,
+// or 0.
+func idealLatency(srv *stallserver.Server, intended time.Time) time.Duration {
+	off := intended.Sub(srv.Started())
+	if end, ok := srv.Schedule.StallEnd(off); ok {
+		return end - off
+	}
+	return 0
+}
+
+// k6Percentile is k6's estimator: linear interpolation between closest
+// ranks of the sorted values.
+func k6Percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	h := p * float64(len(sorted)-1)
+	lo, hi := math.Floor(h), math.Ceil(h)
+	return sorted[int(lo)] + (sorted[int(hi)]-sorted[int(lo)])*(h-lo)
+}
+
+// stallExpectation is what the arithmetic says about a set of arrivals.
+type stallExpectation struct {
+	slow   int     // arrivals with an ideal latency over 100 ms
+	stalls int     // stalls that delayed at least one arrival
+	p99    float64 // ms, over the ideal latencies
+}
+
+func expectStalls(srv *stallserver.Server, arrivals []arrival) stallExpectation {
+	var e stallExpectation
+	lat := make([]float64, len(arrivals))
+	seen := map[time.Duration]bool{}
+	for i, a := range arrivals {
+		d := idealLatency(srv, a.intended)
+		lat[i] = float64(d) / float64(time.Millisecond)
+		if d > slowCut {
+			e.slow++
+		}
+		if end, ok := srv.Schedule.StallEnd(a.intended.Sub(srv.Started())); ok {
+			seen[end] = true
+		}
+	}
+	e.stalls = len(seen)
+	slices.Sort(lat)
+	e.p99 = k6Percentile(lat, 0.99)
+	return e
+}
+
+// perStall is the number of arrivals in d at the stall rate.
+func perStall(d time.Duration) int { return int(stallRate * d / time.Second) }
+
+// checkSlowCount compares a measured count of slow arrivals with the
+// arithmetic, within the tolerances stated above.
+func checkSlowCount(t *testing.T, what string, got int, want stallExpectation, total int) {
+	t.Helper()
+	lo := want.slow - want.stalls*2*perStall(stallJitter)
+	hi := want.slow + want.stalls*(perStall(stallJitter)+perStall(stallJitter+burstAllowance)) + int(loadAllowance*float64(total))
+	t.Logf("%s: %d of %d arrivals over 100 ms; the stall arithmetic says %d (%d stalls), accepted %d…%d",
+		what, got, total, want.slow, want.stalls, lo, hi)
+	if got < lo || got > hi {
+		t.Errorf("%s: %d arrivals over 100 ms, want %d within [%d, %d] (edges of %d stalls, late release, machine load)",
+			what, got, want.slow, lo, hi, want.stalls)
+	}
+}
+
+// checkP99 compares a measured p99 with the arithmetic's.
+func checkP99(t *testing.T, what string, got float64, want stallExpectation) {
+	t.Helper()
+	j, b := float64(stallJitter/time.Millisecond), float64(burstAllowance/time.Millisecond)
+	lo, hi := want.p99-j-0.0005*want.p99, want.p99+j+b+0.0005*want.p99
+	t.Logf("%s p(99) = %.1f ms; the stall arithmetic says %.1f ms, accepted %.1f…%.1f", what, got, want.p99, lo, hi)
+	if got < lo || got > hi {
+		t.Errorf("%s p(99) = %.1f ms, want %.1f within [%.1f, %.1f]", what, got, want.p99, lo, hi)
+	}
+}
+
+// The open model charges every arrival a stall delayed: the count over
+// 100 ms and the p99 of corrected_latency follow the stall arithmetic.
+// With enough VUs every arrival starts on time and waits at the server.
+func TestStallOpenModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 6 s load in real time")
+	}
+	e, want := runOpenModel(t, stallVUs)
+	// Nothing waits for a VU, so the requests are as slow as the arrivals.
+	slow, fast := e.num(t, "slow_requests", "passes"), e.num(t, "slow_requests", "fails")
+	checkSlowCount(t, "http_req_duration", int(slow), want, int(slow+fast))
+}
+
+// With fewer VUs than a stall holds requests (20 < R·S = 100), the
+// arrivals a stall delays wait for a VU instead of at the server: the
+// requests themselves show one slow request per VU per stall, as a closed
+// loop would, while corrected_latency still charges every delayed arrival
+// by the same stall arithmetic.
+func TestStallOpenModelFewVUs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 6 s load in real time")
+	}
+	const vus = 20
+	e, want := runOpenModel(t, vus)
+	slowReqs := int(e.num(t, "slow_requests", "passes"))
+	reqs := int(e.num(t, "slow_requests", "passes") + e.num(t, "slow_requests", "fails"))
+	// The first 20 arrivals of a stall (its first 100 ms) take the VUs
+	// and are held ≥ 400 ms; the rest wait for a VU and are answered at
+	// once. Edges and load as for the arrivals.
+	raw := vus * want.stalls
+	lo := raw - want.stalls*2*perStall(stallJitter)
+	hi := raw + want.stalls*2*perStall(stallJitter) + int(loadAllowance*float64(reqs))
+	t.Logf("http_req_duration: %d of %d requests over 100 ms; %d VUs × %d stalls = %d, accepted %d…%d",
+		slowReqs, reqs, vus, want.stalls, raw, lo, hi)
+	if slowReqs < lo || slowReqs > hi {
+		t.Errorf("%d requests over 100 ms, want %d (one per VU per stall) within [%d, %d]", slowReqs, raw, lo, hi)
+	}
+	// The wait for a VU is schedule_lag: the last arrivals a stall holds
+	// back wait for most of it.
+	if lag := e.num(t, "schedule_lag", "max"); lag < 300 {
+		t.Errorf("schedule_lag max = %.1f ms, want ≥ 300 ms: arrivals waited for a VU through the stall", lag)
+	}
+}
+
+// runOpenModel runs stall/open.js with vus VUs against a fresh stall
+// server, checks corrected_latency against the stall arithmetic and
+// returns the summary export and the arithmetic's expectation.
+func runOpenModel(t *testing.T, vus int) (export, stallExpectation) {
+	t.Helper()
+	dir := t.TempDir()
+	jsonPath, exp := filepath.Join(dir, "out.json"), filepath.Join(dir, "summary.json")
+	srv := startStallServer(t)
+	r := metronome(t, runSpec{args: []string{"run", "-q", "-o", "json=" + jsonPath, "--summary-export", exp,
+		"-e", "TARGET=" + srv.URL(), "-e", "RATE=" + strconv.Itoa(stallRate), "-e", "DURATION=" + stallDuration.String(),
+		"-e", "VUS=" + strconv.Itoa(vus), script("stall/open.js")}})
+	if r.code != 0 {
+		t.Fatalf("exit code %d, want 0\nstderr:\n%s", r.code, r.stderr)
+	}
+	arrivals := arrivalsFromJSON(t, readJSONOutput(t, jsonPath))
+	total := int(stallRate * stallDuration / time.Second)
+	if len(arrivals) != total {
+		t.Fatalf("%d corrected_latency samples, want one per intended arrival: %d", len(arrivals), total)
+	}
+	for i, a := range arrivals {
+		if a.outcome != "" {
+			t.Errorf("arrival %d has outcome %q; intended-arrival-rate keeps every arrival while the schedule runs", i, a.outcome)
+		}
+	}
+	// The intended times are the schedule's, every 5 ms from the start;
+	// metronome stamps each sample with the iteration's end, so they
+	// come back to the microsecond.
+	if dev := onSchedule(arrivals, time.Second/stallRate); dev > time.Millisecond {
+		t.Errorf("the intended times stray up to %v from a 5 ms grid", dev)
+	}
+	want := expectStalls(srv, arrivals)
+	if want.stalls < 2 {
+		t.Fatalf("the run began %v after the server and met %d stalls; the test needs 2",
+			arrivals[0].intended.Sub(srv.Started()), want.stalls)
+	}
+	t.Logf("%d VUs; the run began %v after the server started", vus, arrivals[0].intended.Sub(srv.Started()).Round(time.Millisecond))
+
+	slowJSON, early := 0, 0
+	for _, a := range arrivals {
+		if a.latency > slowCut {
+			slowJSON++
+		}
+		// No arrival can be answered before the stall it met ended.
+		if a.latency < idealLatency(srv, a.intended)-stallJitter {
+			if early++; early <= 3 {
+				t.Errorf("arrival intended %v after the server start: corrected latency %v, but the stall held it %v",
+					a.intended.Sub(srv.Started()), a.latency, idealLatency(srv, a.intended))
+			}
+		}
+	}
+	checkSlowCount(t, "corrected_latency points", slowJSON, want, total)
+
+	e := readExport(t, exp)
+	if n := int(e.num(t, "slow_arrivals", "passes") + e.num(t, "slow_arrivals", "fails")); n != total {
+		t.Errorf("slow_arrivals has %d samples, want %d", n, total)
+	}
+	// The script's own count uses Date.now(): whole milliseconds, inside
+	// the jitter allowance.
+	checkSlowCount(t, "the script's slow_arrivals", int(e.num(t, "slow_arrivals", "passes")), want, total)
+	checkP99(t, "corrected_latency", e.num(t, "corrected_latency", "p(99)"), want)
+	t.Logf("http_req_duration p(99) = %.1f ms, max %.1f ms; schedule_lag p(99) = %.1f ms, max %.1f ms",
+		e.num(t, "http_req_duration", "p(99)"), e.num(t, "http_req_duration", "max"),
+		e.num(t, "schedule_lag", "p(99)"), e.num(t, "schedule_lag", "max"))
+	if n := e.num(t, "iterations", "count"); n != float64(total) {
+		t.Errorf("iterations = %v, want %d", n, total)
+	}
+	return e, want
+}
+
+// A closed loop on the same server stops sending while it is frozen: each
+// stall costs each VU one slow request, so the stall shows in the max but
+// not in the p99.
+func TestStallClosedModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 6 s load in real time")
+	}
+	const vus = 2
+	dir := t.TempDir()
+	jsonPath, exp := filepath.Join(dir, "out.json"), filepath.Join(dir, "summary.json")
+	srv := startStallServer(t)
+	r := metronome(t, runSpec{args: []string{"run", "-q", "-o", "json=" + jsonPath, "--summary-export", exp,
+		"-e", "TARGET=" + srv.URL(), "-e", "DURATION=" + stallDuration.String(), "-e", "VUS=" + strconv.Itoa(vus),
+		script("stall/closed.js")}})
+	if r.code != 0 {
+		t.Fatalf("exit code %d, want 0\nstderr:\n%s", r.code, r.stderr)
+	}
+	// The run's span from its requests: first start to last end.
+	var first, last time.Time
+	for _, l := range readJSONOutput(t, jsonPath) {
+		if l.Type != "Point" || l.Metric != "http_req_duration" {
+			continue
+		}
+		end, err := time.Parse(time.RFC3339Nano, l.Data.Time)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := end.Add(-time.Duration(*l.Data.Value * float64(time.Millisecond)))
+		if first.IsZero() || start.Before(first) {
+			first = start
+		}
+		if end.After(last) {
+			last = end
+		}
+	}
+	// Stalls that began while the VUs were sending and ended before the
+	// run did hold every VU once; one cut off by the end of the run may
+	// hold them for less than 100 ms.
+	full, partial := 0, 0
+	for k := 0; ; k++ {
+		a := srv.Started().Add(stallSchedule.First + time.Duration(k)*stallSchedule.Period)
+		if a.After(last) {
+			break
+		}
+		switch {
+		case a.Before(first):
+		case a.Add(stallSchedule.Length).Before(last):
+			full++
+		default:
+			partial++
+		}
+	}
+	if full < 2 {
+		t.Fatalf("the run (%v to %v after the server started) met %d whole stalls; the test needs 2",
+			first.Sub(srv.Started()), last.Sub(srv.Started()), full)
+	}
+	e := readExport(t, exp)
+	slow := int(e.num(t, "slow_requests", "passes"))
+	reqs := int(e.num(t, "http_reqs", "count"))
+	p99, max := e.num(t, "http_req_duration", "p(99)"), e.num(t, "http_req_duration", "max")
+	t.Logf("closed loop, %d VUs: %d of %d requests over 100 ms (arithmetic: %d VUs × %d stalls = %d, + up to %d for a cut-off stall); p(99) %.1f ms, max %.1f ms",
+		vus, slow, reqs, vus, full, vus*full, vus*partial, p99, max)
+	// Under load a VU can also be slow outside a stall; allow the same 3%
+	// of requests as the open model.
+	if lo, hi := vus*full, vus*(full+partial)+int(loadAllowance*float64(reqs)); slow < lo || slow > hi {
+		t.Errorf("%d requests over 100 ms, want %d (one per VU per stall) within [%d, %d]", slow, vus*full, lo, hi)
+	}
+	// Every VU meets a stall within its 10 ms pause of the stall's start,
+	// so the longest wait is close to the whole 500 ms.
+	if min := float64(stallSchedule.Length/time.Millisecond) - 10 - float64(stallJitter/time.Millisecond); max < min {
+		t.Errorf("http_req_duration max = %.1f ms, want ≥ %.0f ms: a VU caught at a stall's start waits it out", max, min)
+	}
+	if p99 >= float64(slowCut/time.Millisecond) {
+		t.Errorf("http_req_duration p(99) = %.1f ms, want < 100 ms: %d slow requests of %d are under 1%%", p99, slow, reqs)
+	}
+	if m, ok := e.Metrics["corrected_latency"]; ok {
+		t.Errorf("a closed-model scenario without expectedInterval recorded corrected_latency: %v", m)
+	}
+}

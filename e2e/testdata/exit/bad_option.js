@@ -1,0 +1,5 @@
+export const options = {
+  scenarios: { s: { executor: 'constant-vus', vus: 1, duration: 'ten seconds' } },
+};
+
+export default function () {}

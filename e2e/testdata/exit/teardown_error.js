@@ -1,0 +1,7 @@
+export const options = { iterations: 1 };
+
+export default function () {}
+
+export function teardown() {
+  throw new Error('teardown could not clean up');
+}

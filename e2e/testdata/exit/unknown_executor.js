@@ -1,0 +1,5 @@
+export const options = {
+  scenarios: { s: { executor: 'constant-everything', vus: 1, duration: '1s' } },
+};
+
+export default function () {}

@@ -1,0 +1,15 @@
+// One VU, 100 arrivals/s for 1 s, iterations of 50 ms and no grace: about
+// 20 arrivals start, the rest are left when maxDuration runs out and
+// intended.js's teardown charges them (outcome=dropped).
+import { sleep } from 'k6';
+import { intendedScenario, wrap } from '../../../jslib/intended.js';
+
+export const options = {
+  scenarios: { slow: intendedScenario({ rate: 100, duration: '1s', vus: 1, grace: '0s' }) },
+};
+
+export default wrap(function () {
+  sleep(0.05);
+});
+
+export { teardown } from '../../../jslib/intended.js';

@@ -1,0 +1,2 @@
+exports.value = 'helper-value';
+exports.libData = open('../data/words.txt').split('\n')[1];
