@@ -135,9 +135,17 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 		if r.debug != debugOff {
 			h.debug += dumpResponse(resp, res.body, r.debug)
 		}
-		if err != nil {
+		switch {
+		case err != nil:
 			h.fail(err, parent, timedOut())
-		} else if h.status >= 400 {
+		case parent.Err() != nil || timedOut():
+			// The iteration ended or the deadline passed while the
+			// response arrived (an HTTP/2 server may even answer because
+			// the cancelled stream ended its handler): the request did not
+			// finish in time.
+			h.status = 0
+			h.fail(context.DeadlineExceeded, parent, timedOut())
+		case h.status >= 400:
 			h.errCode = 1000 + h.status
 		}
 		return res
