@@ -15,6 +15,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -104,7 +105,34 @@ func markStart(cmd *cobra.Command, g *globals) {
 
 // Execute runs metronome on os.Args and returns the process exit code.
 func Execute() int {
-	return execute(os.Args[1:], os.Stdout, os.Stderr, environ())
+	env := environ()
+	if path := env["METRONOME_CPUPROFILE"]; path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "ERROR: METRONOME_CPUPROFILE: %v\n", err)
+			return exitcode.Generic
+		}
+		defer stop()
+	}
+	return execute(os.Args[1:], os.Stdout, os.Stderr, env)
+}
+
+// startCPUProfile writes a CPU profile of the whole process to path until
+// the returned function is called: METRONOME_CPUPROFILE=cpu.prof, for
+// profiling metronome itself under load.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // execute runs the command line args and returns the exit code. A panic
