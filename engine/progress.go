@@ -24,7 +24,7 @@ const progressScale = 1000
 
 func startProgress(w io.Writer, runs []*scenarioRun) *progressBars {
 	pb := &progressBars{
-		p:    mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond)),
+		p:    mpb.New(mpb.WithOutput(w), mpb.WithAutoRefresh(), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond)),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
 	}
