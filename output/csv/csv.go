@@ -21,21 +21,18 @@ package csv
 
 import (
 	"bufio"
-	"compress/gzip"
 	stdcsv "encoding/csv"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
+	"github.com/metronome-load/metronome/output/file"
 )
 
 func init() { output.Register("csv", New) }
@@ -131,18 +128,19 @@ var nonIndexable = map[string]bool{"vu": true, "iter": true}
 
 // Output writes samples as CSV rows.
 type Output struct {
-	params  output.Params
 	cfg     config
-	columns []string       // system tag columns, sorted
-	column  map[string]int // tag name → index in columns
+	columns []string // system tag columns, sorted
+	file    *file.Writer
+}
 
-	mu       sync.Mutex
-	pending  [][]metrics.Sample
-	stopped  bool
-	stopOnce sync.Once
+// rows is the file encoder: samples as CSV rows after a header. It caches
+// each interned tag set's columns.
+type rows struct {
+	timeFormat string
+	columns    []string       // system tag columns, sorted
+	column     map[string]int // tag name → index in columns
+	header     []string
 
-	// Owned by the writing goroutine (and by Stop once it has ended).
-	spare  [][]metrics.Sample
 	rec    []string
 	tags   map[*metrics.TagSet]*tagColumns
 	keys   []string
@@ -151,11 +149,6 @@ type Output struct {
 	lastTV string
 	bw     *bufio.Writer
 	cw     *stdcsv.Writer
-	gz     *gzip.Writer
-	file   *os.File
-	err    error
-	stop   chan struct{}
-	done   chan struct{}
 }
 
 // tagColumns is a tag set spread over the columns: the system tag values
@@ -171,10 +164,7 @@ func New(p output.Params) (output.Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Logf == nil {
-		p.Logf = func(string, ...any) {}
-	}
-	o := &Output{params: p, cfg: cfg, column: map[string]int{}, tags: map[*metrics.TagSet]*tagColumns{}}
+	o := &Output{cfg: cfg}
 	seen := map[string]bool{}
 	for _, t := range p.SystemTags {
 		if !nonIndexable[t] && !seen[t] {
@@ -183,10 +173,25 @@ func New(p output.Params) (output.Output, error) {
 		}
 	}
 	sort.Strings(o.columns)
-	for i, c := range o.columns {
-		o.column[c] = i
+	r := &rows{
+		timeFormat: cfg.timeFormat,
+		columns:    o.columns,
+		column:     make(map[string]int, len(o.columns)),
+		header:     o.Header(),
+		rec:        make([]string, 3+len(o.columns)+2),
+		tags:       map[*metrics.TagSet]*tagColumns{},
 	}
-	o.rec = make([]string, 3+len(o.columns)+2)
+	for i, c := range o.columns {
+		r.column[c] = i
+	}
+	o.file = file.New(file.Config{
+		Name:        cfg.fileName,
+		Stdout:      p.Stdout,
+		Interval:    cfg.saveInterval,
+		Prefix:      "csv output",
+		Description: o.Description(),
+		Logf:        p.Logf,
+	}, r)
 	return o, nil
 }
 
@@ -205,116 +210,60 @@ func (o *Output) Header() []string {
 }
 
 // Start opens the destination, writes the header and starts the writer.
-func (o *Output) Start() error {
-	var w io.Writer
-	if o.cfg.fileName == "-" {
-		w = o.params.Stdout
-		if w == nil {
-			w = os.Stdout
-		}
-	} else {
-		f, err := os.Create(o.cfg.fileName)
-		if err != nil {
-			if u := errors.Unwrap(err); u != nil {
-				err = u
-			}
-			return fmt.Errorf("csv output: cannot create %s: %w", o.cfg.fileName, err)
-		}
-		o.file = f
-		w = f
-		if strings.HasSuffix(o.cfg.fileName, ".gz") {
-			o.gz = gzip.NewWriter(f)
-			w = o.gz
-		}
-	}
-	o.bw = bufio.NewWriterSize(w, 64<<10)
-	o.cw = stdcsv.NewWriter(o.bw)
-	if err := o.cw.Write(o.Header()); err != nil {
-		return fmt.Errorf("csv output: writing the header of %s: %w", o.cfg.fileName, err)
-	}
-	o.stop = make(chan struct{})
-	o.done = make(chan struct{})
-	go o.run()
-	return nil
-}
+func (o *Output) Start() error { return o.file.Start() }
 
 // AddSamples queues a batch; the writer encodes it on its next tick. It
 // only appends the slice under a short lock.
-func (o *Output) AddSamples(batch []metrics.Sample) {
-	if len(batch) == 0 {
-		return
-	}
-	o.mu.Lock()
-	if !o.stopped {
-		o.pending = append(o.pending, batch)
-	}
-	o.mu.Unlock()
+func (o *Output) AddSamples(batch []metrics.Sample) { o.file.Add(batch) }
+
+// Stop writes what is queued, then closes the file. Calling it again
+// returns the first call's result.
+func (o *Output) Stop() error { return o.file.Stop() }
+
+func (r *rows) Begin(w io.Writer) error {
+	r.bw = bufio.NewWriterSize(w, 64<<10)
+	r.cw = stdcsv.NewWriter(r.bw)
+	return r.cw.Write(r.header)
 }
 
-func (o *Output) run() {
-	defer close(o.done)
-	t := time.NewTicker(o.cfg.saveInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			o.flush()
-		case <-o.stop:
-			return
+func (r *rows) Encode(batch []metrics.Sample) error {
+	for i := range batch {
+		if batch[i].Metric == nil {
+			continue
+		}
+		if err := r.cw.Write(r.row(&batch[i])); err != nil {
+			return err
 		}
 	}
+	return nil
 }
 
-// flush writes the queued batches as rows.
-func (o *Output) flush() {
-	o.mu.Lock()
-	batches := o.pending
-	o.pending = o.spare[:0]
-	o.mu.Unlock()
-
-	for i, batch := range batches {
-		for j := range batch {
-			if o.err != nil {
-				break
-			}
-			if batch[j].Metric == nil {
-				continue
-			}
-			if err := o.cw.Write(o.row(&batch[j])); err != nil {
-				o.fail(err)
-			}
-		}
-		batches[i] = nil
+func (r *rows) Flush() error {
+	r.cw.Flush()
+	if err := r.cw.Error(); err != nil {
+		return err
 	}
-	o.spare = batches
-	if o.err == nil {
-		o.cw.Flush()
-		if err := o.cw.Error(); err != nil {
-			o.fail(err)
-		} else if err := o.bw.Flush(); err != nil {
-			o.fail(err)
-		}
-	}
+	return r.bw.Flush()
 }
 
 // row fills the reused record with s's fields.
-func (o *Output) row(s *metrics.Sample) []string {
-	r := o.rec
-	r[0] = s.Metric.Name
-	r[1] = o.timestamp(s.Time)
-	r[2] = strconv.FormatFloat(s.Value, 'f', 6, 64)
-	tc := o.tagColumns(s.Tags)
-	copy(r[3:], tc.values)
-	n := 3 + len(o.columns)
-	r[n] = tc.extra
-	r[n+1] = o.joinMap(s.Metadata)
-	return r
+func (r *rows) row(s *metrics.Sample) []string {
+	rec := r.rec
+	rec[0] = s.Metric.Name
+	rec[1] = r.timestamp(s.Time)
+	rec[2] = strconv.FormatFloat(s.Value, 'f', 6, 64)
+	tc := r.tagColumns(s.Tags)
+	copy(rec[3:], tc.values)
+	n := 3 + len(r.columns)
+	rec[n] = tc.extra
+	rec[n+1] = r.joinMap(s.Metadata)
+	return rec
 }
 
 // timestamp formats t in the configured format. Consecutive samples in the
 // same second share one string in the default unix format.
-func (o *Output) timestamp(t time.Time) string {
-	switch o.cfg.timeFormat {
+func (r *rows) timestamp(t time.Time) string {
+	switch r.timeFormat {
 	case UnixMilli:
 		return strconv.FormatInt(t.UnixMilli(), 10)
 	case UnixMicro:
@@ -327,27 +276,27 @@ func (o *Output) timestamp(t time.Time) string {
 		return t.Format(time.RFC3339Nano)
 	}
 	sec := t.Unix()
-	if sec != o.lastTS || o.lastTV == "" {
-		o.lastTS, o.lastTV = sec, strconv.FormatInt(sec, 10)
+	if sec != r.lastTS || r.lastTV == "" {
+		r.lastTS, r.lastTV = sec, strconv.FormatInt(sec, 10)
 	}
-	return o.lastTV
+	return r.lastTV
 }
 
 // tagColumns spreads a tag set over the columns, cached per interned set.
-func (o *Output) tagColumns(t *metrics.TagSet) *tagColumns {
+func (r *rows) tagColumns(t *metrics.TagSet) *tagColumns {
 	if t == nil {
 		t = metrics.EmptyTags
 	}
-	if tc, ok := o.tags[t]; ok {
+	if tc, ok := r.tags[t]; ok {
 		return tc
 	}
-	if len(o.tags) >= maxTagCache {
-		clear(o.tags)
+	if len(r.tags) >= maxTagCache {
+		clear(r.tags)
 	}
-	tc := &tagColumns{values: make([]string, len(o.columns))}
+	tc := &tagColumns{values: make([]string, len(r.columns))}
 	var extra strings.Builder
 	t.Range(func(k, v string) bool {
-		if i, ok := o.column[k]; ok {
+		if i, ok := r.column[k]; ok {
 			tc.values[i] = v
 			return true
 		}
@@ -360,63 +309,28 @@ func (o *Output) tagColumns(t *metrics.TagSet) *tagColumns {
 		return true
 	})
 	tc.extra = extra.String()
-	o.tags[t] = tc
+	r.tags[t] = tc
 	return tc
 }
 
 // joinMap writes m as k=v pairs joined by '&', keys sorted.
-func (o *Output) joinMap(m map[string]string) string {
+func (r *rows) joinMap(m map[string]string) string {
 	if len(m) == 0 {
 		return ""
 	}
-	o.keys = o.keys[:0]
+	r.keys = r.keys[:0]
 	for k := range m {
-		o.keys = append(o.keys, k)
+		r.keys = append(r.keys, k)
 	}
-	sort.Strings(o.keys)
-	o.sb.Reset()
-	for i, k := range o.keys {
+	sort.Strings(r.keys)
+	r.sb.Reset()
+	for i, k := range r.keys {
 		if i > 0 {
-			o.sb.WriteByte('&')
+			r.sb.WriteByte('&')
 		}
-		o.sb.WriteString(k)
-		o.sb.WriteByte('=')
-		o.sb.WriteString(m[k])
+		r.sb.WriteString(k)
+		r.sb.WriteByte('=')
+		r.sb.WriteString(m[k])
 	}
-	return o.sb.String()
-}
-
-// fail records the first write error; later samples are dropped.
-func (o *Output) fail(err error) {
-	o.err = fmt.Errorf("csv output: writing %s: %w", o.Description(), err)
-	o.params.Logf("%v; no more samples will be written", o.err)
-}
-
-// Stop writes what is queued, then closes the file. Calling it again
-// returns the first call's result.
-func (o *Output) Stop() error {
-	o.stopOnce.Do(o.shutdown)
-	return o.err
-}
-
-func (o *Output) shutdown() {
-	o.mu.Lock()
-	o.stopped = true
-	o.mu.Unlock()
-	if o.stop == nil { // never started
-		return
-	}
-	close(o.stop)
-	<-o.done
-	o.flush()
-	if o.gz != nil {
-		if err := o.gz.Close(); err != nil && o.err == nil {
-			o.err = fmt.Errorf("csv output: compressing %s: %w", o.cfg.fileName, err)
-		}
-	}
-	if o.file != nil {
-		if err := o.file.Close(); err != nil && o.err == nil {
-			o.err = fmt.Errorf("csv output: closing %s: %w", o.cfg.fileName, err)
-		}
-	}
+	return r.sb.String()
 }

@@ -13,17 +13,13 @@
 package json
 
 import (
-	"compress/gzip"
-	"errors"
-	"fmt"
 	"io"
-	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
+	"github.com/metronome-load/metronome/output/file"
 )
 
 // FlushInterval is how often buffered lines are written out.
@@ -36,24 +32,8 @@ func init() { output.Register("json", New) }
 
 // Output writes samples as JSON lines.
 type Output struct {
-	params output.Params
-	name   string // file name, "" for standard output
-
-	mu       sync.Mutex
-	pending  [][]metrics.Sample
-	stopped  bool
-	stopOnce sync.Once
-
-	// Owned by the writing goroutine (and by Stop once it has ended).
-	enc   *encoder
-	buf   []byte
-	spare [][]metrics.Sample
-	w     io.Writer
-	gz    *gzip.Writer
-	file  *os.File
-	err   error
-	stop  chan struct{}
-	done  chan struct{}
+	name string // file name, "" for standard output
+	file *file.Writer
 }
 
 // New builds the output from -o json=ARG.
@@ -62,10 +42,20 @@ func New(p output.Params) (output.Output, error) {
 	if name == "-" {
 		name = ""
 	}
-	if p.Logf == nil {
-		p.Logf = func(string, ...any) {}
+	o := &Output{name: name}
+	dest := name
+	if dest == "" {
+		dest = "-"
 	}
-	return &Output{params: p, name: name, enc: newEncoder(p.Thresholds)}, nil
+	o.file = file.New(file.Config{
+		Name:        dest,
+		Stdout:      p.Stdout,
+		Interval:    FlushInterval,
+		Prefix:      "json output",
+		Description: o.Description(),
+		Logf:        p.Logf,
+	}, &lines{enc: newEncoder(p.Thresholds)})
+	return o, nil
 }
 
 // Description names the output and its destination.
@@ -77,127 +67,49 @@ func (o *Output) Description() string {
 }
 
 // Start opens the destination and starts the writer.
-func (o *Output) Start() error {
-	var w io.Writer
-	if o.name == "" {
-		w = o.params.Stdout
-		if w == nil {
-			w = os.Stdout
-		}
-	} else {
-		f, err := os.Create(o.name)
-		if err != nil {
-			if u := errors.Unwrap(err); u != nil {
-				err = u
-			}
-			return fmt.Errorf("json output: cannot create %s: %w", o.name, err)
-		}
-		o.file = f
-		w = f
-		if strings.HasSuffix(o.name, ".gz") {
-			o.gz = gzip.NewWriter(f)
-			w = o.gz
-		}
-	}
-	o.w = w
-	o.stop = make(chan struct{})
-	o.done = make(chan struct{})
-	go o.run()
-	return nil
-}
+func (o *Output) Start() error { return o.file.Start() }
 
 // AddSamples queues a batch; the writer encodes it on its next tick. It
 // only appends the slice under a short lock.
-func (o *Output) AddSamples(batch []metrics.Sample) {
-	if len(batch) == 0 {
-		return
-	}
-	o.mu.Lock()
-	if !o.stopped {
-		o.pending = append(o.pending, batch)
-	}
-	o.mu.Unlock()
-}
-
-func (o *Output) run() {
-	defer close(o.done)
-	t := time.NewTicker(FlushInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			o.flush()
-		case <-o.stop:
-			return
-		}
-	}
-}
-
-// flush encodes the queued batches and writes them out.
-func (o *Output) flush() {
-	o.mu.Lock()
-	batches := o.pending
-	o.pending = o.spare[:0]
-	o.mu.Unlock()
-
-	for i, batch := range batches {
-		if o.err == nil {
-			for j := range batch {
-				if batch[j].Metric == nil {
-					continue
-				}
-				o.buf = o.enc.appendSample(o.buf, &batch[j])
-				if len(o.buf) >= writeSize {
-					o.write()
-				}
-			}
-		}
-		batches[i] = nil
-	}
-	o.spare = batches
-	o.write()
-}
-
-func (o *Output) write() {
-	if o.err == nil && len(o.buf) > 0 {
-		if _, err := o.w.Write(o.buf); err != nil {
-			o.fail(err)
-		}
-	}
-	o.buf = o.buf[:0]
-}
-
-// fail records the first write error; later samples are dropped.
-func (o *Output) fail(err error) {
-	o.err = fmt.Errorf("json output: writing %s: %w", o.Description(), err)
-	o.params.Logf("%v; no more samples will be written", o.err)
-}
+func (o *Output) AddSamples(batch []metrics.Sample) { o.file.Add(batch) }
 
 // Stop writes what is queued, then closes the file. Calling it again
 // returns the first call's result.
-func (o *Output) Stop() error {
-	o.stopOnce.Do(o.shutdown)
-	return o.err
+func (o *Output) Stop() error { return o.file.Stop() }
+
+// lines is the file encoder: samples as JSON lines, gathered into writes
+// of about writeSize bytes.
+type lines struct {
+	enc *encoder
+	buf []byte
+	w   io.Writer
 }
 
-func (o *Output) shutdown() {
-	o.mu.Lock()
-	o.stopped = true
-	o.mu.Unlock()
-	if o.stop == nil { // never started
-		return
-	}
-	close(o.stop)
-	<-o.done
-	o.flush()
-	if o.gz != nil {
-		if err := o.gz.Close(); err != nil && o.err == nil {
-			o.err = fmt.Errorf("json output: compressing %s: %w", o.name, err)
+func (l *lines) Begin(w io.Writer) error {
+	l.w = w
+	return nil
+}
+
+func (l *lines) Encode(batch []metrics.Sample) error {
+	for i := range batch {
+		if batch[i].Metric == nil {
+			continue
+		}
+		l.buf = l.enc.appendSample(l.buf, &batch[i])
+		if len(l.buf) >= writeSize {
+			if err := l.Flush(); err != nil {
+				return err
+			}
 		}
 	}
-	if o.file != nil {
-		if err := o.file.Close(); err != nil && o.err == nil {
-			o.err = fmt.Errorf("json output: closing %s: %w", o.name, err)
-		}
+	return nil
+}
+
+func (l *lines) Flush() error {
+	if len(l.buf) == 0 {
+		return nil
 	}
+	_, err := l.w.Write(l.buf)
+	l.buf = l.buf[:0]
+	return err
 }
