@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// server is the target of every load: a Go net/http server on loopback
+// whose handler writes a short body, so that the generator, not the
+// server, is what the figures are about.
+type server struct {
+	URL string
+	srv *http.Server
+	// conns counts the connections the server accepted, to tell whether
+	// the client keeps its connections alive.
+	conns atomic.Int64
+}
+
+func startServer() (*server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	body := []byte("ok\n")
+	srv := &server{URL: "http://" + ln.Addr().String() + "/"}
+	srv.srv = &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = w.Write(body)
+		}),
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				srv.conns.Add(1)
+			}
+		},
+		ReadHeaderTimeout: 30 * time.Second,
+	}
+	go func() { _ = srv.srv.Serve(ln) }()
+	return srv, nil
+}
+
+// Close stops the server and closes its connections.
+func (s *server) Close() { _ = s.srv.Close() }
+
+// loadResult is what one metronome run left behind.
+type loadResult struct {
+	Wall time.Duration
+	// MaxRSS is the metronome process's peak resident set, in bytes.
+	MaxRSS int64
+	// CPU is the metronome process's user+system time.
+	CPU time.Duration
+	// ServerCPU is this process's user+system time during the run: the
+	// loopback server's share of the machine.
+	ServerCPU time.Duration
+	// Summary is the decoded --summary-export file or the JSON the
+	// script's handleSummary wrote.
+	Summary map[string]any
+	// Conns is the number of connections the server accepted.
+	Conns int64
+	// Load is the load average when the run began.
+	Load string
+}
+
+// load describes one metronome run.
+type load struct {
+	name   string // for file names and messages
+	script string // the JavaScript test
+	args   []string
+	// summary is the summary file's name in the scratch directory; the
+	// caller passes it with --summary-export or to handleSummary via -e.
+	summary string
+	// limit bounds the whole run; the process is killed after it.
+	limit time.Duration
+}
+
+// run writes the script, runs `metronome run` on it and collects the
+// process's resource usage and the summary it wrote.
+func (b *bench) run(ctx context.Context, l load) (*loadResult, error) {
+	path := filepath.Join(b.dir, l.name+".js")
+	if err := os.WriteFile(path, []byte(l.script), 0o644); err != nil {
+		return nil, err
+	}
+	sumPath := filepath.Join(b.dir, l.summary)
+	_ = os.Remove(sumPath)
+	args := append([]string{"run"}, l.args...)
+	args = append(args, "-e", "TARGET="+b.target, path)
+
+	ctx, cancel := context.WithTimeout(ctx, l.limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, b.bin, args...)
+	cmd.Dir = b.dir
+	cmd.WaitDelay = 5 * time.Second
+	var out tail
+	cmd.Stdout, cmd.Stderr = &out, &out
+
+	res := &loadResult{Load: loadAvg()}
+	b.logf("%s: load average %s; %s %s", l.name, res.Load, filepath.Base(b.bin), strings.Join(args, " "))
+	conns0, cpu0, start := b.srv.conns.Load(), selfCPU(), time.Now()
+	err := cmd.Run()
+	res.Wall, res.ServerCPU, res.Conns = time.Since(start), selfCPU()-cpu0, b.srv.conns.Load()-conns0
+	if ctx.Err() == context.DeadlineExceeded {
+		return nil, fmt.Errorf("%s did not finish within %s; output ends with:\n%s", l.name, l.limit, out.String())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v; output ends with:\n%s", l.name, err, out.String())
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		res.MaxRSS = ru.Maxrss * 1024 // kilobytes on Linux
+		res.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	data, err := os.ReadFile(sumPath)
+	if err != nil {
+		return nil, fmt.Errorf("%s wrote no summary: %v; output ends with:\n%s", l.name, err, out.String())
+	}
+	if err := json.Unmarshal(data, &res.Summary); err != nil {
+		return nil, fmt.Errorf("%s: summary %s: %v", l.name, sumPath, err)
+	}
+	return res, nil
+}
+
+// metric returns one value of a metric from a summary: the flat
+// --summary-export shape ({"iterations": {"count": …}}) or handleSummary's
+// data ({"iterations": {"values": {"count": …}}}).
+func (r *loadResult) metric(name, key string) (float64, bool) {
+	ms, _ := r.Summary["metrics"].(map[string]any)
+	m, _ := ms[name].(map[string]any)
+	if vals, ok := m["values"].(map[string]any); ok {
+		m = vals
+	}
+	v, ok := m[key].(float64)
+	return v, ok
+}
+
+// mustMetric is metric for values the run must have produced.
+func (r *loadResult) mustMetric(name, key string) (float64, error) {
+	v, ok := r.metric(name, key)
+	if !ok {
+		return 0, fmt.Errorf("the summary has no %s %s", name, key)
+	}
+	return v, nil
+}
+
+// tail keeps the last few kilobytes written to it, for error messages.
+type tail struct{ buf []byte }
+
+const tailSize = 4 << 10
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*tailSize {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailSize:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	b := t.buf
+	if len(b) > tailSize {
+		b = b[len(b)-tailSize:]
+	}
+	return string(bytes.TrimSpace(b))
+}
+
+// selfCPU is this process's user+system CPU time.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// selfRSS is this process's resident set in bytes, from /proc/self/status.
+func selfRSS() (int64, error) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				return 0, err
+			}
+			return kb * 1024, nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, errors.New("/proc/self/status has no VmRSS line")
+}

@@ -1,0 +1,231 @@
+// Command bench measures metronome end to end against the performance
+// targets of DESIGN §8: one-GET throughput at 50 VUs, the memory of 1,000
+// sleeping VUs, the memory of a Trend fed ten million samples, the open
+// model at 10,000 arrivals/s, and the cost of recording corrected_latency
+// and schedule_lag. It runs the metronome binary given by -metronome
+// against an HTTP server of its own on loopback, prints a table and, with
+// -out, writes the table as JSON. See bench/README.md for the method.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// A row is one line of the results table. Pass is nil for a figure that
+// has no target and is shown for context.
+type row struct {
+	Measure string  `json:"measure"`
+	Value   float64 `json:"value"`
+	Unit    string  `json:"unit"`
+	Target  string  `json:"target,omitempty"`
+	Pass    *bool   `json:"pass,omitempty"`
+	Note    string  `json:"note,omitempty"`
+}
+
+// report is what -out receives.
+type report struct {
+	Started   time.Time `json:"started"`
+	Finished  time.Time `json:"finished"`
+	GoVersion string    `json:"go"`
+	CPUs      int       `json:"cpus"`
+	Metronome string    `json:"metronome"`
+	Scale     float64   `json:"scale"`
+	LoadStart string    `json:"loadavg_start"`
+	LoadEnd   string    `json:"loadavg_end"`
+	Rows      []row     `json:"rows"`
+}
+
+// bench holds the settings and the collected rows of one bench run.
+type bench struct {
+	bin    string
+	repo   string
+	goCmd  string
+	scale  float64
+	pairs  int
+	srv    *server // the loopback target
+	target string  // its URL
+	dir    string  // scratch directory for scripts and summaries
+	log    io.Writer
+	rows   []row
+
+	// throughput keeps the 50-VU run's figures for the cost relation.
+	throughput *loadResult
+}
+
+// A measure is one of the targets; it adds its rows to the bench.
+type measure struct {
+	name string
+	run  func(*bench, context.Context) error
+}
+
+// measures in the order they run; -only selects some by name.
+var measures = []measure{
+	{"trend", (*bench).measureTrend},
+	{"throughput", (*bench).measureThroughput},
+	{"memory", (*bench).measureMemory},
+	{"open", (*bench).measureOpen},
+	{"cost", (*bench).measureCost},
+}
+
+func main() {
+	var (
+		bin   = flag.String("metronome", "bin/metronome", "the metronome binary to measure")
+		out   = flag.String("out", "", "also write the results as JSON to this file")
+		only  = flag.String("only", "", "comma-separated measures to run (trend, throughput, memory, open, cost); all when empty")
+		scale = flag.Float64("scale", 1, "multiply every load duration by this (below 1 for a quick check; targets assume 1)")
+		pairs = flag.Int("cost-pairs", 2, "A/B pairs of closed-loop runs for the end-to-end cost check (0 skips it)")
+		repo  = flag.String("repo", ".", "the metronome module's root, where the Go micro-benchmark runs")
+		goCmd = flag.String("go", "go", "the go command")
+	)
+	flag.Parse()
+	if *scale <= 0 {
+		fmt.Fprintln(os.Stderr, "bench: -scale must be greater than 0")
+		os.Exit(2)
+	}
+	selected := map[string]bool{}
+	for _, n := range strings.Split(*only, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			if !slices.ContainsFunc(measures, func(m measure) bool { return m.name == n }) {
+				fmt.Fprintf(os.Stderr, "bench: -only: unknown measure %q\n", n)
+				os.Exit(2)
+			}
+			selected[n] = true
+		}
+	}
+	if abs, err := filepath.Abs(*bin); err == nil {
+		*bin = abs
+	}
+	if _, err := os.Stat(*bin); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: -metronome %s: %v (build it with `make build`)\n", *bin, err)
+		os.Exit(2)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	dir, err := os.MkdirTemp("", "metronome-bench-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	defer os.RemoveAll(dir)
+
+	srv, err := startServer()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: starting the loopback server:", err)
+		os.Exit(1)
+	}
+	defer srv.Close()
+
+	b := &bench{bin: *bin, repo: *repo, goCmd: *goCmd, scale: *scale, pairs: *pairs,
+		srv: srv, target: srv.URL, dir: dir, log: os.Stderr}
+	rep := report{Started: time.Now(), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
+		Metronome: *bin, Scale: *scale, LoadStart: loadAvg()}
+	b.logf("load average %s; server %s", rep.LoadStart, b.target)
+
+	failed := false
+	for _, m := range measures {
+		if len(selected) > 0 && !selected[m.name] {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if err := m.run(b, ctx); err != nil {
+			failed = true
+			b.logf("%s: %v", m.name, err)
+			first, _, _ := strings.Cut(err.Error(), "\n")
+			b.rows = append(b.rows, row{Measure: m.name, Note: "error: " + first, Pass: boolp(false)})
+		}
+	}
+	rep.Finished, rep.LoadEnd, rep.Rows = time.Now(), loadAvg(), b.rows
+
+	printTable(os.Stdout, rep)
+	if *out != "" {
+		data, err := json.MarshalIndent(rep, "", "  ")
+		if err == nil {
+			err = os.WriteFile(*out, append(data, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: -out:", err)
+			failed = true
+		}
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+func (b *bench) logf(format string, args ...any) {
+	fmt.Fprintf(b.log, "bench: "+format+"\n", args...)
+}
+
+// add appends a row; a target of "" makes it informational.
+func (b *bench) add(r row) { b.rows = append(b.rows, r) }
+
+// dur scales a load duration, rounding to whole seconds (at least one).
+func (b *bench) dur(d time.Duration) time.Duration {
+	return max(time.Second, (time.Duration(float64(d) * b.scale)).Round(time.Second))
+}
+
+func boolp(v bool) *bool { return &v }
+
+func printTable(w io.Writer, rep report) {
+	fmt.Fprintf(w, "\nmetronome bench — %s, %d CPUs, load average %s → %s, duration scale %g\n\n",
+		rep.GoVersion, rep.CPUs, rep.LoadStart, rep.LoadEnd, rep.Scale)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "measure\tvalue\ttarget\tresult\tnote")
+	for _, r := range rep.Rows {
+		res := "-"
+		if r.Pass != nil {
+			res = "FAIL"
+			if *r.Pass {
+				res = "pass"
+			}
+		}
+		val := "-"
+		if r.Unit != "" {
+			val = formatValue(r.Value) + " " + r.Unit
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Measure, val, r.Target, res, r.Note)
+	}
+	tw.Flush()
+}
+
+func formatValue(v float64) string {
+	switch av := max(v, -v); {
+	case av >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case av >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case av >= 0.1:
+		return fmt.Sprintf("%.3f", v)
+	default:
+		return fmt.Sprintf("%.4g", v)
+	}
+}
+
+// loadAvg returns the 1, 5 and 15 minute load averages of /proc/loadavg.
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -1,0 +1,153 @@
+//go:build unix
+
+package executor_test
+
+import (
+	"context"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// BenchmarkAccount measures what the corrected measurement costs per
+// iteration on the real metrics path: Deps.Account recording into a VU's
+// metrics.Buffer, whose batches go through a channel to one goroutine that
+// runs metrics.Engine.Ingest and gives the batch back, as the engine's
+// ingest loop does. The open variants set Iteration.Intended, so Account
+// records schedule_lag and corrected_latency besides iteration_duration and
+// iterations (4 samples instead of 2); the difference between a pair is the
+// cost of the measurement.
+//
+// The "get" variants also record the eleven samples one k6/http request
+// emits, so that a pair shows the difference against the whole metrics
+// cost of a one-GET iteration. After each iteration's samples the VU's
+// buffer gets FlushIfOlder, as the JavaScript VU calls it at the end of
+// each Run; the "flush-each" variants call Flush instead, handing over a
+// small batch per iteration, to show what that would cost. The
+// "backfill" variants are closed iterations of a scenario with an
+// expectedInterval far above their duration: one more sample each, the
+// corrected_latency BackFill records, as in the bench program's end-to-end
+// A/B check.
+//
+// Besides ns/op (wall time of one goroutine driving iterations while the
+// ingest goroutine runs beside it), each variant reports cpu-ns/op: the
+// process's user+system CPU time per iteration, ingest and GC included,
+// which is what an iteration takes away from a saturated machine.
+func BenchmarkAccount(b *testing.B) {
+	for _, bc := range []struct {
+		name                  string
+		http, open, flushEach bool
+		interval              time.Duration
+	}{
+		{"bare/closed", false, false, false, 0},
+		{"bare/open", false, true, false, 0},
+		{"bare/closed/backfill", false, false, false, time.Hour},
+		{"get/closed", true, false, false, 0},
+		{"get/open", true, true, false, 0},
+		{"get/closed/backfill", true, false, false, time.Hour},
+		{"get/closed/flush-each", true, false, true, 0},
+		{"get/open/flush-each", true, true, true, 0},
+	} {
+		b.Run(bc.name, func(b *testing.B) { benchAccount(b, bc.http, bc.open, bc.flushEach, bc.interval) })
+	}
+}
+
+// accountVU is a VU that is never run: the benchmark calls Account with
+// results it makes itself.
+type accountVU struct{ buf *metrics.Buffer }
+
+func (v *accountVU) ID() uint64                                              { return 1 }
+func (v *accountVU) Recorder() metrics.Recorder                              { return v.buf }
+func (v *accountVU) Run(context.Context, executor.Iteration) executor.Result { panic("not run") }
+
+func benchAccount(b *testing.B, withHTTP, open, flushEach bool, interval time.Duration) {
+	reg := metrics.NewRegistry()
+	bi := metrics.RegisterBuiltin(reg)
+	// The submetrics the engine package creates for one open-model scenario
+	// called "default" (engine.summarySubmetrics), and the one for the
+	// expected_response system tag: the same for both variants, so that the
+	// difference includes matching the added samples against them.
+	eng, err := metrics.NewEngine(reg, metrics.EngineOptions{
+		ExpectedResponseSubmetric: true,
+		Submetrics: []string{
+			"corrected_latency{backfilled:true}",
+			"http_req_duration{scenario:default}",
+			"corrected_latency{scenario:default}",
+		},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	batches := make(chan []metrics.Sample, 4096)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for batch := range batches {
+			eng.Ingest(batch)
+			metrics.ReleaseBatch(batch)
+		}
+	}()
+	vu := &accountVU{buf: metrics.NewBuffer(func(batch []metrics.Sample) { batches <- batch })}
+
+	iterTags := metrics.NewTags(map[string]string{"scenario": "default", "group": ""})
+	reqTags := iterTags.Merge(metrics.NewTags(map[string]string{
+		"method": "GET", "url": "http://127.0.0.1:8080/", "name": "http://127.0.0.1:8080/",
+		"status": "200", "proto": "HTTP/1.1", "expected_response": "true",
+	}))
+	httpMetrics := []*metrics.Metric{
+		bi.HTTPReqs, bi.HTTPReqDuration, bi.HTTPReqBlocked, bi.HTTPReqConnecting,
+		bi.HTTPReqTLSHandshaking, bi.HTTPReqSending, bi.HTTPReqWaiting, bi.HTTPReqReceiving,
+		bi.HTTPReqFailed, bi.DataSent, bi.DataReceived,
+	}
+	deps := executor.Deps{Metrics: bi, IterationTags: iterTags, State: &executor.State{}}
+	sc := &executor.Scenario{Name: "default", Executor: executor.IntendedArrivalRateName}
+
+	// Iterations follow each other every 50µs of sample time, each taking
+	// 40µs and starting 3µs after its intended time, so values vary a little
+	// and the buffer's age rule behaves as in a real run.
+	t0 := time.Now()
+	const step = 50 * time.Microsecond
+	cpu0 := cpuTime()
+	var i int64
+	for b.Loop() {
+		intended := t0.Add(time.Duration(i) * step)
+		start := intended.Add(3*time.Microsecond + time.Duration(i&7)*time.Microsecond)
+		end := start.Add(40*time.Microsecond + time.Duration(i&15)*time.Microsecond)
+		if withHTTP {
+			for k, m := range httpMetrics {
+				vu.buf.Record(metrics.Sample{Metric: m, Tags: reqTags, Time: end, Value: float64(k) + float64(i&31)/8})
+			}
+		}
+		if flushEach {
+			vu.buf.Flush()
+		} else {
+			vu.buf.FlushIfOlder(end)
+		}
+		it := executor.Iteration{Scenario: sc, Index: i, LocalIndex: i}
+		if open {
+			it.Intended = intended
+		}
+		deps.Account(vu, it, executor.Result{Outcome: executor.Completed, Start: start, End: end, Tags: iterTags}, interval)
+		i++
+	}
+	vu.buf.Flush()
+	close(batches)
+	<-done
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	if got := deps.State.IterationsCompleted.Load(); got != int64(b.N) {
+		b.Fatalf("accounted %d iterations, want %d", got, b.N)
+	}
+}
+
+// cpuTime is the user plus system CPU time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
