@@ -16,7 +16,6 @@ import (
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/js/modules"
-	mhttp "github.com/metronome-load/metronome/js/modules/http"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -428,7 +427,6 @@ func (v *vu) prepare() {
 		}
 	}
 	st.Jar = v.jar
-	st.Client = mhttp.NewClient(conf.opts)
 	st.Logf = v.s.logf
 	st.Fail = hooks.fail
 	if st.Fail == nil {

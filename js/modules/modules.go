@@ -117,7 +117,9 @@ type State struct {
 	Progress func() float64
 
 	// Client is the VU's HTTP client: its own connection pool, so
-	// connections are reused across iterations of this VU only.
+	// connections are reused across iterations of this VU only. It is nil
+	// until k6/http makes it, on the VU's first request; other modules
+	// that need one may make it with k6/http's NewClient.
 	Client *http.Client
 	// Jar is the VU's cookie jar, reset each iteration unless
 	// noCookiesReset.

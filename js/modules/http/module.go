@@ -195,10 +195,13 @@ func (in *instance) prepare(st *modules.State) {
 func (in *instance) roundTripper(st *modules.State) http.RoundTripper {
 	c := st.Client
 	if c == nil {
+		// The client is made on the VU's first request, so VUs of scripts
+		// that send none do not carry a transport.
 		if in.own == nil {
 			in.own = NewClient(st.Options)
 		}
 		c = in.own
+		st.Client = c
 	}
 	if c.Transport == nil {
 		return http.DefaultTransport
