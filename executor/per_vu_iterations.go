@@ -7,8 +7,6 @@ import (
 	"math"
 	"sync"
 	"time"
-
-	"github.com/metronome-load/metronome/duration"
 )
 
 // PerVUIterationsName is the executor name scripts use.
@@ -20,67 +18,19 @@ func init() {
 
 // PerVUIterationsConfig is a parsed per-vu-iterations scenario: each of
 // VUs VUs runs Iterations iterations, unless Limit passes first.
-type PerVUIterationsConfig struct {
-	Scenario   *Scenario
-	VUs        int64
-	Iterations int64
-	// Limit is the maxDuration option: no iteration starts after it.
-	Limit time.Duration
-	// ExpectedInterval, when set, back-fills corrected_latency (DESIGN §2.3).
-	ExpectedInterval time.Duration
-}
-
-type perVUIterationsOptions struct {
-	BaseOptions
-	VUs              *int64             `json:"vus"`
-	Iterations       *int64             `json:"iterations"`
-	MaxDuration      *duration.Duration `json:"maxDuration"`
-	ExpectedInterval *duration.Duration `json:"expectedInterval"`
-}
+type PerVUIterationsConfig struct{ IterationsConfig }
 
 func parsePerVUIterations(name string, raw json.RawMessage) (Config, error) {
-	var o perVUIterationsOptions
-	if err := decodeClosedOptions(name, raw, &o); err != nil {
-		return nil, err
-	}
-	s, err := o.Scenario(name)
+	c, err := parseIterations(name, raw, func(c *IterationsConfig) error {
+		if c.Iterations > math.MaxInt64/c.VUs {
+			return fmt.Errorf("scenarios.%s.iterations: %d iterations for each of %d VUs is too many", name, c.Iterations, c.VUs)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	c := &PerVUIterationsConfig{Scenario: s}
-	if c.VUs, err = countOption(name, "vus", o.VUs, 1); err != nil {
-		return nil, err
-	}
-	if c.Iterations, err = countOption(name, "iterations", o.Iterations, 1); err != nil {
-		return nil, err
-	}
-	if c.Iterations > math.MaxInt64/c.VUs {
-		return nil, fmt.Errorf("scenarios.%s.iterations: %d iterations for each of %d VUs is too many", name, c.Iterations, c.VUs)
-	}
-	if c.Limit, err = durationOption(name, "maxDuration", o.MaxDuration, defaultMaxDuration); err != nil {
-		return nil, err
-	}
-	if err = fitsHardStop(s, "maxDuration", c.Limit); err != nil {
-		return nil, err
-	}
-	if c.ExpectedInterval, err = expectedIntervalOption(name, o.ExpectedInterval); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// Base returns the common options.
-func (c *PerVUIterationsConfig) Base() *Scenario { return c.Scenario }
-
-// MaxVUs is the number of VUs.
-func (c *PerVUIterationsConfig) MaxVUs() int { return int(c.VUs) }
-
-// InitialVUs is the number of VUs.
-func (c *PerVUIterationsConfig) InitialVUs() int { return int(c.VUs) }
-
-// MaxDuration is maxDuration plus gracefulStop.
-func (c *PerVUIterationsConfig) MaxDuration() time.Duration {
-	return c.Limit + c.Scenario.GracefulStop
+	return &PerVUIterationsConfig{c}, nil
 }
 
 // Description is the banner line.
@@ -91,7 +41,7 @@ func (c *PerVUIterationsConfig) Description() string {
 
 // New builds the executor.
 func (c *PerVUIterationsConfig) New(deps Deps) Executor {
-	return &perVUIterations{cfg: c, run: newClosedRun(deps, c.Scenario, c.Limit, c.ExpectedInterval, int(c.VUs))}
+	return &perVUIterations{cfg: c, run: c.newRun(deps)}
 }
 
 type perVUIterations struct {

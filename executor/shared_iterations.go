@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
-	"time"
-
-	"github.com/metronome-load/metronome/duration"
 )
 
 // SharedIterationsName is the executor name scripts use.
@@ -20,67 +17,19 @@ func init() {
 // SharedIterationsConfig is a parsed shared-iterations scenario: VUs VUs
 // take turns at one pool of Iterations iterations until all were started
 // or Limit passed.
-type SharedIterationsConfig struct {
-	Scenario   *Scenario
-	VUs        int64
-	Iterations int64
-	// Limit is the maxDuration option: no iteration starts after it.
-	Limit time.Duration
-	// ExpectedInterval, when set, back-fills corrected_latency (DESIGN §2.3).
-	ExpectedInterval time.Duration
-}
-
-type sharedIterationsOptions struct {
-	BaseOptions
-	VUs              *int64             `json:"vus"`
-	Iterations       *int64             `json:"iterations"`
-	MaxDuration      *duration.Duration `json:"maxDuration"`
-	ExpectedInterval *duration.Duration `json:"expectedInterval"`
-}
+type SharedIterationsConfig struct{ IterationsConfig }
 
 func parseSharedIterations(name string, raw json.RawMessage) (Config, error) {
-	var o sharedIterationsOptions
-	if err := decodeClosedOptions(name, raw, &o); err != nil {
-		return nil, err
-	}
-	s, err := o.Scenario(name)
+	c, err := parseIterations(name, raw, func(c *IterationsConfig) error {
+		if c.Iterations < c.VUs {
+			return fmt.Errorf("scenarios.%s.iterations: must be at least the number of VUs (%d), got %d", name, c.VUs, c.Iterations)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	c := &SharedIterationsConfig{Scenario: s}
-	if c.VUs, err = countOption(name, "vus", o.VUs, 1); err != nil {
-		return nil, err
-	}
-	if c.Iterations, err = countOption(name, "iterations", o.Iterations, 1); err != nil {
-		return nil, err
-	}
-	if c.Iterations < c.VUs {
-		return nil, fmt.Errorf("scenarios.%s.iterations: must be at least the number of VUs (%d), got %d", name, c.VUs, c.Iterations)
-	}
-	if c.Limit, err = durationOption(name, "maxDuration", o.MaxDuration, defaultMaxDuration); err != nil {
-		return nil, err
-	}
-	if err = fitsHardStop(s, "maxDuration", c.Limit); err != nil {
-		return nil, err
-	}
-	if c.ExpectedInterval, err = expectedIntervalOption(name, o.ExpectedInterval); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// Base returns the common options.
-func (c *SharedIterationsConfig) Base() *Scenario { return c.Scenario }
-
-// MaxVUs is the number of VUs.
-func (c *SharedIterationsConfig) MaxVUs() int { return int(c.VUs) }
-
-// InitialVUs is the number of VUs.
-func (c *SharedIterationsConfig) InitialVUs() int { return int(c.VUs) }
-
-// MaxDuration is maxDuration plus gracefulStop.
-func (c *SharedIterationsConfig) MaxDuration() time.Duration {
-	return c.Limit + c.Scenario.GracefulStop
+	return &SharedIterationsConfig{c}, nil
 }
 
 // Description is the banner line.
@@ -91,7 +40,7 @@ func (c *SharedIterationsConfig) Description() string {
 
 // New builds the executor.
 func (c *SharedIterationsConfig) New(deps Deps) Executor {
-	return &sharedIterations{cfg: c, run: newClosedRun(deps, c.Scenario, c.Limit, c.ExpectedInterval, int(c.VUs))}
+	return &sharedIterations{cfg: c, run: c.newRun(deps)}
 }
 
 type sharedIterations struct {

@@ -1,0 +1,80 @@
+package executor
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/metronome-load/metronome/duration"
+)
+
+// IterationsConfig is what the two iterations executors share: VUs VUs run
+// Iterations iterations (in all, or each) unless Limit passes first.
+type IterationsConfig struct {
+	Scenario   *Scenario
+	VUs        int64
+	Iterations int64
+	// Limit is the maxDuration option: no iteration starts after it.
+	Limit time.Duration
+	// ExpectedInterval, when set, back-fills corrected_latency (DESIGN §2.3).
+	ExpectedInterval time.Duration
+}
+
+// iterationsOptions are the JSON options of the iterations executors.
+type iterationsOptions struct {
+	BaseOptions
+	VUs              *int64             `json:"vus"`
+	Iterations       *int64             `json:"iterations"`
+	MaxDuration      *duration.Duration `json:"maxDuration"`
+	ExpectedInterval *duration.Duration `json:"expectedInterval"`
+}
+
+// parseIterations decodes and validates the options of an iterations
+// executor; check adds the executor's own rule on vus and iterations.
+func parseIterations(name string, raw json.RawMessage, check func(c *IterationsConfig) error) (IterationsConfig, error) {
+	var o iterationsOptions
+	if err := decodeClosedOptions(name, raw, &o); err != nil {
+		return IterationsConfig{}, err
+	}
+	s, err := o.Scenario(name)
+	if err != nil {
+		return IterationsConfig{}, err
+	}
+	c := IterationsConfig{Scenario: s}
+	if c.VUs, err = countOption(name, "vus", o.VUs, 1); err != nil {
+		return c, err
+	}
+	if c.Iterations, err = countOption(name, "iterations", o.Iterations, 1); err != nil {
+		return c, err
+	}
+	if err := check(&c); err != nil {
+		return c, err
+	}
+	if c.Limit, err = durationOption(name, "maxDuration", o.MaxDuration, defaultMaxDuration); err != nil {
+		return c, err
+	}
+	if err = fitsHardStop(s, "maxDuration", c.Limit); err != nil {
+		return c, err
+	}
+	if c.ExpectedInterval, err = expectedIntervalOption(name, o.ExpectedInterval); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// Base returns the common options.
+func (c *IterationsConfig) Base() *Scenario { return c.Scenario }
+
+// MaxVUs is the number of VUs.
+func (c *IterationsConfig) MaxVUs() int { return int(c.VUs) }
+
+// InitialVUs is the number of VUs.
+func (c *IterationsConfig) InitialVUs() int { return int(c.VUs) }
+
+// MaxDuration is maxDuration plus gracefulStop.
+func (c *IterationsConfig) MaxDuration() time.Duration {
+	return c.Limit + c.Scenario.GracefulStop
+}
+
+func (c *IterationsConfig) newRun(deps Deps) *closedRun {
+	return newClosedRun(deps, c.Scenario, c.Limit, c.ExpectedInterval, int(c.VUs))
+}
