@@ -199,10 +199,6 @@ func (r *testRun) scenarioReports() ([]summary.ScenarioReport, []string) {
 					"each is charged to corrected_latency{outcome:dropped} (a lower bound) — raise preAllocatedVUs/maxVUs or use intended-arrival-rate",
 					name, a.Dropped))
 			}
-			if n := r.state.SleepsInOpenModel.Load(); n > 0 && sc.cfg.Base().Executor == executor.IntendedArrivalRateName {
-				warns = append(warns, fmt.Sprintf("sleep() ran %d times inside open-model iterations; it adds to corrected_latency, "+
-					"so corrected numbers include the script's own waiting", n))
-			}
 			continue
 		}
 		t, ok := r.engine.Sink(metrics.IterationDurationName + "{scenario:" + name + "}").(*metrics.TrendSink)
@@ -215,6 +211,10 @@ func (r *testRun) scenarioReports() ([]summary.ScenarioReport, []string) {
 				"measure with intended-arrival-rate, or set expectedInterval to back-fill corrected_latency",
 				name, t.Max(), t.Max()/tail, tail))
 		}
+	}
+	if n := r.state.SleepsInOpenModel.Load(); n > 0 {
+		warns = append(warns, fmt.Sprintf("sleep() ran %d times inside open-model iterations; it adds to corrected_latency, "+
+			"so corrected numbers include the script's own waiting", n))
 	}
 	return reps, warns
 }
