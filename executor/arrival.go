@@ -682,3 +682,17 @@ func (p arrivalOptions) schedule(spec ScheduleSpec) (*Schedule, error) {
 	}
 	return s, nil
 }
+
+// config builds the part of a config the three arrival-rate executors
+// share: the schedule of spec and the VU budget. queue makes due arrivals
+// wait for a VU instead of being dropped.
+func (p arrivalOptions) config(sc *Scenario, spec ScheduleSpec, pre, maxVUs int, queue bool) (arrivalConfig, error) {
+	if pre < 0 || maxVUs < pre {
+		return arrivalConfig{}, fmt.Errorf("scenarios.%s: need 0 ≤ preAllocatedVUs ≤ maxVUs, got %d and %d", p.scenario, pre, maxVUs)
+	}
+	s, err := p.schedule(spec)
+	if err != nil {
+		return arrivalConfig{}, err
+	}
+	return arrivalConfig{scenario: sc, schedule: s, preAllocated: pre, maxVUs: maxVUs, queue: queue}, nil
+}

@@ -3,7 +3,6 @@ package executor
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/metronome-load/metronome/duration"
 )
@@ -34,20 +33,6 @@ type constantArrivalRateOptions struct {
 // duration ended).
 type ConstantArrivalRateConfig struct{ arrivalConfig }
 
-// NewConstantArrivalRate returns the config of a constant-arrival-rate
-// scenario of rate iterations per timeUnit for d. It checks only what the
-// schedule needs; Parse applies k6's option rules.
-func NewConstantArrivalRate(sc *Scenario, rate int64, timeUnit, d time.Duration, preAllocatedVUs, maxVUs int) (*ConstantArrivalRateConfig, error) {
-	s, err := NewSchedule(ScheduleSpec{TimeUnit: timeUnit, Rate: rate, Duration: d, K6Arithmetic: true})
-	if err != nil {
-		return nil, err
-	}
-	if preAllocatedVUs < 0 || maxVUs < preAllocatedVUs {
-		return nil, fmt.Errorf("need 0 ≤ preAllocatedVUs ≤ maxVUs, got %d and %d", preAllocatedVUs, maxVUs)
-	}
-	return &ConstantArrivalRateConfig{arrivalConfig{scenario: sc, schedule: s, preAllocated: preAllocatedVUs, maxVUs: maxVUs}}, nil
-}
-
 func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	var o constantArrivalRateOptions
 	if err := DecodeStrict(name, raw, &o); err != nil {
@@ -74,11 +59,11 @@ func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) 
 	if err != nil {
 		return nil, err
 	}
-	s, err := p.schedule(ScheduleSpec{TimeUnit: unit, Rate: rate, Duration: d, K6Arithmetic: true})
+	c, err := p.config(sc, ScheduleSpec{TimeUnit: unit, Rate: rate, Duration: d, K6Arithmetic: true}, pre, maxVUs, false)
 	if err != nil {
 		return nil, err
 	}
-	return &ConstantArrivalRateConfig{arrivalConfig{scenario: sc, schedule: s, preAllocated: pre, maxVUs: maxVUs}}, nil
+	return &ConstantArrivalRateConfig{c}, nil
 }
 
 // Description is the banner line, as k6 prints it:

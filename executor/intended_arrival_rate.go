@@ -45,14 +45,14 @@ type IntendedArrivalRateConfig struct{ arrivalConfig }
 // scenario following spec. It checks only what the schedule needs; Parse
 // applies the option rules. spec.K6Arithmetic is honoured as given.
 func NewIntendedArrivalRate(sc *Scenario, spec ScheduleSpec, preAllocatedVUs, maxVUs int) (*IntendedArrivalRateConfig, error) {
-	s, err := NewSchedule(spec)
+	if maxVUs == 0 {
+		return nil, fmt.Errorf("maxVUs must be greater than 0")
+	}
+	c, err := arrivalOptions{sc.Name}.config(sc, spec, preAllocatedVUs, maxVUs, true)
 	if err != nil {
 		return nil, err
 	}
-	if preAllocatedVUs < 0 || maxVUs < preAllocatedVUs || maxVUs == 0 {
-		return nil, fmt.Errorf("need 0 ≤ preAllocatedVUs ≤ maxVUs and maxVUs > 0, got %d and %d", preAllocatedVUs, maxVUs)
-	}
-	return &IntendedArrivalRateConfig{arrivalConfig{scenario: sc, schedule: s, preAllocated: preAllocatedVUs, maxVUs: maxVUs, queue: true}}, nil
+	return &IntendedArrivalRateConfig{c}, nil
 }
 
 func parseIntendedArrivalRate(name string, raw json.RawMessage) (Config, error) {
@@ -116,11 +116,11 @@ func parseIntendedArrivalRate(name string, raw json.RawMessage) (Config, error) 
 	if err != nil {
 		return nil, err
 	}
-	s, err := p.schedule(spec)
+	c, err := p.config(sc, spec, pre, maxVUs, true)
 	if err != nil {
 		return nil, err
 	}
-	return &IntendedArrivalRateConfig{arrivalConfig{scenario: sc, schedule: s, preAllocated: pre, maxVUs: maxVUs, queue: true}}, nil
+	return &IntendedArrivalRateConfig{c}, nil
 }
 
 // Description is the banner line, k6-style:

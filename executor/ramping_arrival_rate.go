@@ -3,7 +3,6 @@ package executor
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/metronome-load/metronome/duration"
 )
@@ -32,23 +31,6 @@ type rampingArrivalRateOptions struct {
 // their measurement are those of constant-arrival-rate.
 type RampingArrivalRateConfig struct{ arrivalConfig }
 
-// NewRampingArrivalRate returns the config of a ramping-arrival-rate
-// scenario. It checks only what the schedule needs; Parse applies k6's
-// option rules.
-func NewRampingArrivalRate(sc *Scenario, startRate int64, stages []RateStage, timeUnit time.Duration, preAllocatedVUs, maxVUs int) (*RampingArrivalRateConfig, error) {
-	if len(stages) == 0 {
-		return nil, fmt.Errorf("at least one stage is required")
-	}
-	s, err := NewSchedule(ScheduleSpec{TimeUnit: timeUnit, StartRate: startRate, Stages: stages, K6Arithmetic: true})
-	if err != nil {
-		return nil, err
-	}
-	if preAllocatedVUs < 0 || maxVUs < preAllocatedVUs {
-		return nil, fmt.Errorf("need 0 ≤ preAllocatedVUs ≤ maxVUs, got %d and %d", preAllocatedVUs, maxVUs)
-	}
-	return &RampingArrivalRateConfig{arrivalConfig{scenario: sc, schedule: s, preAllocated: preAllocatedVUs, maxVUs: maxVUs}}, nil
-}
-
 func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	var o rampingArrivalRateOptions
 	if err := DecodeStrict(name, raw, &o); err != nil {
@@ -71,11 +53,11 @@ func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := p.schedule(ScheduleSpec{TimeUnit: unit, StartRate: start, Stages: stages, K6Arithmetic: true})
+	c, err := p.config(sc, ScheduleSpec{TimeUnit: unit, StartRate: start, Stages: stages, K6Arithmetic: true}, pre, maxVUs, false)
 	if err != nil {
 		return nil, err
 	}
-	return &RampingArrivalRateConfig{arrivalConfig{scenario: sc, schedule: s, preAllocated: pre, maxVUs: maxVUs}}, nil
+	return &RampingArrivalRateConfig{c}, nil
 }
 
 // Description is the banner line, as k6 prints it:
