@@ -31,7 +31,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -76,14 +75,12 @@ type Output struct {
 	logf  func(string, ...any)
 	now   func() time.Time
 
-	in       chan []metrics.Sample
+	in       *output.Inbox
 	stop     chan struct{}
 	done     chan struct{}
 	stopOnce sync.Once
 	started  bool
 	err      error
-
-	droppedSamples atomic.Int64
 
 	// Owned by the goroutine.
 	base    time.Time
@@ -126,7 +123,7 @@ func New(p output.Params) (output.Output, error) {
 		grace:    max(iv, 2*time.Second),
 		logf:     p.Logf,
 		now:      p.Now,
-		in:       make(chan []metrics.Sample, inputBuffer),
+		in:       output.NewInbox(inputBuffer),
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 		keys:     map[seriesKey]int{},
@@ -186,16 +183,7 @@ func firstErr(errs ...error) error {
 
 // AddSamples hands the batch over without waiting; when the output is that
 // far behind, the batch is counted as dropped.
-func (o *Output) AddSamples(batch []metrics.Sample) {
-	if len(batch) == 0 {
-		return
-	}
-	select {
-	case o.in <- batch:
-	default:
-		o.droppedSamples.Add(int64(len(batch)))
-	}
-}
+func (o *Output) AddSamples(batch []metrics.Sample) { o.in.Offer(batch) }
 
 // Stop writes every open interval and closes the file.
 func (o *Output) Stop() error {
@@ -213,7 +201,7 @@ func (o *Output) Stop() error {
 				o.err = err
 			}
 		}
-		if n := o.droppedSamples.Load(); n > 0 {
+		if n := o.in.Dropped(); n > 0 {
 			o.logf("hdrlog: %d samples were dropped because the output's buffer was full; %s is incomplete", n, o.path)
 		}
 		if o.skipped > 0 {
@@ -235,20 +223,12 @@ func (o *Output) run() {
 	defer ticker.Stop()
 	for {
 		select {
-		case b := <-o.in:
+		case b := <-o.in.C:
 			o.ingest(b)
 		case <-ticker.C:
 			o.writeClosed(o.now())
 		case <-o.stop:
-			for {
-				select {
-				case b := <-o.in:
-					o.ingest(b)
-					continue
-				default:
-				}
-				break
-			}
+			o.in.Drain(o.ingest)
 			o.writeClosed(time.Time{})
 			return
 		}

@@ -37,7 +37,6 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/metronome-load/metronome/metrics"
@@ -82,14 +81,12 @@ type Output struct {
 	transport http.RoundTripper // nil: a default transport; tests inject one
 	api       *remote.API
 
-	in       chan []metrics.Sample
+	in       *output.Inbox
 	stop     chan struct{}
 	stopOnce sync.Once
 	aggDone  chan struct{}
 	sendDone chan struct{}
 	started  bool
-
-	droppedSamples atomic.Int64
 
 	// Owned by the aggregator goroutine.
 	series map[seriesKey]*series
@@ -124,7 +121,7 @@ func newOutput(p output.Params, transport http.RoundTripper) (*Output, error) {
 		logf:      p.Logf,
 		now:       p.Now,
 		transport: transport,
-		in:        make(chan []metrics.Sample, inputBuffer),
+		in:        output.NewInbox(inputBuffer),
 		stop:      make(chan struct{}),
 		aggDone:   make(chan struct{}),
 		sendDone:  make(chan struct{}),
@@ -185,16 +182,7 @@ func (o *Output) Start() error {
 
 // AddSamples hands the batch to the aggregator without waiting; when the
 // aggregator is that far behind, the batch is counted as dropped.
-func (o *Output) AddSamples(batch []metrics.Sample) {
-	if len(batch) == 0 {
-		return
-	}
-	select {
-	case o.in <- batch:
-	default:
-		o.droppedSamples.Add(int64(len(batch)))
-	}
-}
+func (o *Output) AddSamples(batch []metrics.Sample) { o.in.Offer(batch) }
 
 // Stop pushes what is left and reports what was lost. It returns within
 // about stopBacklogTimeout + finalPushTimeout however the server behaves.
@@ -218,7 +206,7 @@ func (o *Output) Stop() error {
 }
 
 func (o *Output) report() {
-	if n := o.droppedSamples.Load(); n > 0 {
+	if n := o.in.Dropped(); n > 0 {
 		o.logf("prometheus remote write: %d samples were dropped because the output's buffer was full", n)
 	}
 	if o.queue.overflowPushes > 0 {
@@ -238,20 +226,12 @@ func (o *Output) aggregate() {
 	defer ticker.Stop()
 	for {
 		select {
-		case b := <-o.in:
+		case b := <-o.in.C:
 			o.ingest(b)
 		case <-ticker.C:
 			o.flush(false)
 		case <-o.stop:
-			for {
-				select {
-				case b := <-o.in:
-					o.ingest(b)
-					continue
-				default:
-				}
-				break
-			}
+			o.in.Drain(o.ingest)
 			o.flush(true)
 			if o.cfg.StaleMarkers {
 				o.staleMarkers()
