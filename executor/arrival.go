@@ -120,40 +120,16 @@ type arrivalExecutor struct {
 	cfg  *arrivalConfig
 	deps Deps
 
-	start   atomic.Pointer[time.Time]
-	done    atomic.Bool
-	elapsed atomic.Int64 // the run's length, once done
-
-	active      atomic.Int64 // VUs running an iteration
+	Tracker
 	intended    atomic.Int64
 	onTime      atomic.Int64
 	late        atomic.Int64
-	completed   atomic.Int64
-	interrupted atomic.Int64
-	dropped     atomic.Int64
-	backlog     atomic.Int64
 	peakBacklog atomic.Int64
 }
 
 // Progress reports where the scenario is.
 func (e *arrivalExecutor) Progress() Progress {
-	p := Progress{
-		Total:       e.cfg.MaxDuration(),
-		ActiveVUs:   int(e.active.Load()),
-		MaxVUs:      e.cfg.maxVUs,
-		Completed:   e.completed.Load(),
-		Interrupted: e.interrupted.Load(),
-		Dropped:     e.dropped.Load(),
-		Backlog:     e.backlog.Load(),
-		Done:        e.done.Load(),
-	}
-	switch st := e.start.Load(); {
-	case p.Done:
-		p.Elapsed = time.Duration(e.elapsed.Load())
-	case st != nil:
-		p.Elapsed = min(e.deps.Clock.Now().Sub(*st), p.Total)
-	}
-	return p
+	return e.Tracker.Progress(e.deps.Clock.Now(), e.cfg.MaxDuration(), e.cfg.maxVUs)
 }
 
 // Account returns the scenario's account so far; it is final once Run has
@@ -163,9 +139,9 @@ func (e *arrivalExecutor) Account() Account {
 		Intended:    e.intended.Load(),
 		OnTime:      e.onTime.Load(),
 		Late:        e.late.Load(),
-		Completed:   e.completed.Load(),
-		Interrupted: e.interrupted.Load(),
-		Dropped:     e.dropped.Load(),
+		Completed:   e.Completed.Load(),
+		Interrupted: e.Interrupted.Load(),
+		Dropped:     e.Dropped.Load(),
 		PeakBacklog: e.peakBacklog.Load(),
 	}
 }
@@ -219,7 +195,13 @@ type arrivalRun struct {
 // once every VU it took is back in the pool.
 func (e *arrivalExecutor) Run(ctx context.Context) error {
 	deps := &e.deps
-	defer e.done.Store(true)
+	defer func() {
+		var el time.Duration
+		if s := e.Began(); !s.IsZero() {
+			el = deps.Clock.Now().Sub(s)
+		}
+		e.End(el)
+	}()
 	hardCtx, hardCancel := context.WithCancel(ctx)
 	defer hardCancel()
 	initCtx, stopInits := context.WithCancel(hardCtx)
@@ -244,7 +226,7 @@ func (e *arrivalExecutor) Run(ctx context.Context) error {
 		r.idle = append(r.idle, r.addWorker(vu))
 	}
 	r.start = deps.Clock.Now()
-	e.start.Store(&r.start)
+	e.Begin(r.start)
 	r.loop(ctx)
 
 	// The end: whatever is still due and unresolved is dropped, whatever
@@ -256,7 +238,6 @@ func (e *arrivalExecutor) Run(ctx context.Context) error {
 		r.running--
 	}
 	r.release()
-	e.elapsed.Store(int64(deps.Clock.Now().Sub(r.start)))
 	return r.initErr
 }
 
@@ -341,7 +322,7 @@ func (r *arrivalRun) arrive(el time.Duration) {
 		default:
 			// k6: no idle VU, so the arrival is dropped; its charge waits
 			// for the next VU to become free.
-			e.dropped.Add(1)
+			e.Dropped.Add(1)
 			r.grow()
 		}
 	}
@@ -365,7 +346,7 @@ func (r *arrivalRun) dispatch() {
 
 func (r *arrivalRun) setBacklog() {
 	b := r.due - r.head
-	r.e.backlog.Store(b)
+	r.e.Backlog.Store(b)
 	if b > r.e.peakBacklog.Load() {
 		r.e.peakBacklog.Store(b)
 	}
@@ -397,7 +378,7 @@ func (r *arrivalRun) resolve(giveUp time.Time) {
 		return
 	}
 	if r.e.cfg.queue {
-		r.e.dropped.Add(r.due - r.head)
+		r.e.Dropped.Add(r.due - r.head)
 	}
 	for ; r.head < r.due; r.head++ {
 		off, _ := r.headCur.Offset(r.head)
@@ -486,7 +467,7 @@ func (r *arrivalRun) work(w *arrivalWorker) {
 	defer r.wg.Done()
 	e, deps := r.e, r.deps
 	for it := range w.work {
-		e.active.Add(1)
+		e.Active.Add(1)
 		if deps.State != nil {
 			deps.State.VUsActive.Add(1)
 		}
@@ -494,16 +475,16 @@ func (r *arrivalRun) work(w *arrivalWorker) {
 		if deps.State != nil {
 			deps.State.VUsActive.Add(-1)
 		}
-		e.active.Add(-1)
+		e.Active.Add(-1)
 		if res.Start.Sub(it.Intended) <= OnTimeTolerance {
 			e.onTime.Add(1)
 		} else {
 			e.late.Add(1)
 		}
 		if deps.Account(w.vu, it, res, 0) {
-			e.completed.Add(1)
+			e.Completed.Add(1)
 		} else {
-			e.interrupted.Add(1)
+			e.Interrupted.Add(1)
 		}
 		r.doneCh <- w
 	}

@@ -36,14 +36,8 @@ type closedRun struct {
 	regular  time.Duration
 	maxVUs   int
 
-	start       atomic.Pointer[time.Time]
-	elapsed     atomic.Int64 // the final elapsed time, valid once done is set
-	done        atomic.Bool
-	active      atomic.Int64
-	completed   atomic.Int64
-	interrupted atomic.Int64
-	dropped     atomic.Int64
-	index       atomic.Int64 // next global iteration index
+	Tracker
+	index atomic.Int64 // next global iteration index
 
 	errOnce sync.Once
 	err     error
@@ -58,15 +52,14 @@ func newClosedRun(deps Deps, s *Scenario, regular, interval time.Duration, maxVU
 // regular end, after which no iteration starts.
 func (r *closedRun) begin(ctx context.Context) (context.Context, context.CancelFunc, time.Time) {
 	now := r.deps.Clock.Now()
-	r.start.Store(&now)
+	r.Begin(now)
 	hard, cancel := withClockTimeout(ctx, r.deps.Clock, r.regular+r.scenario.GracefulStop)
 	return hard, cancel, now.Add(r.regular)
 }
 
 // finish freezes the elapsed time and marks the run done.
 func (r *closedRun) finish() {
-	r.elapsed.Store(int64(min(r.deps.Clock.Now().Sub(*r.start.Load()), r.regular+r.scenario.GracefulStop)))
-	r.done.Store(true)
+	r.End(min(r.deps.Clock.Now().Sub(r.Began()), r.regular+r.scenario.GracefulStop))
 }
 
 // canStart reports whether a VU may start another iteration: the run was
@@ -86,7 +79,7 @@ func (r *closedRun) acquire(hard context.Context, stop context.CancelFunc) (VU, 
 		}
 		return nil, false
 	}
-	r.active.Add(1)
+	r.Active.Add(1)
 	if r.deps.State != nil {
 		r.deps.State.VUsActive.Add(1)
 	}
@@ -96,7 +89,7 @@ func (r *closedRun) acquire(hard context.Context, stop context.CancelFunc) (VU, 
 // release returns a held VU to the pool.
 func (r *closedRun) release(vu VU) {
 	r.deps.Pool.Put(vu)
-	r.active.Add(-1)
+	r.Active.Add(-1)
 	if r.deps.State != nil {
 		r.deps.State.VUsActive.Add(-1)
 	}
@@ -107,37 +100,23 @@ func (r *closedRun) iterate(ctx context.Context, vu VU, i int64) {
 	it := Iteration{Scenario: r.scenario, Index: i, LocalIndex: i}
 	res := vu.Run(ctx, it)
 	if r.deps.Account(vu, it, res, r.interval) {
-		r.completed.Add(1)
+		r.Completed.Add(1)
 	} else {
-		r.interrupted.Add(1)
+		r.Interrupted.Add(1)
 	}
 }
 
 // drop emits one dropped_iterations sample of n iterations that never
 // started, with the executor-level tags.
 func (r *closedRun) drop(at time.Time, n int64) {
-	r.dropped.Add(n)
+	r.Dropped.Add(n)
 	r.deps.Recorder.Record(metrics.Sample{Metric: r.deps.Metrics.DroppedIterations, Tags: r.deps.Tags, Time: at, Value: float64(n)})
 }
 
 // progress reports Total as the regular duration plus gracefulStop, as
 // Config.MaxDuration does, so a scenario's bar ends where its time can end.
 func (r *closedRun) progress() Progress {
-	p := Progress{
-		Total:       r.regular + r.scenario.GracefulStop,
-		ActiveVUs:   int(r.active.Load()),
-		MaxVUs:      r.maxVUs,
-		Completed:   r.completed.Load(),
-		Interrupted: r.interrupted.Load(),
-		Dropped:     r.dropped.Load(),
-	}
-	if r.done.Load() {
-		p.Elapsed = time.Duration(r.elapsed.Load())
-		p.Done = true
-	} else if s := r.start.Load(); s != nil {
-		p.Elapsed = min(r.deps.Clock.Now().Sub(*s), p.Total)
-	}
-	return p
+	return r.Progress(r.deps.Clock.Now(), r.regular+r.scenario.GracefulStop, r.maxVUs)
 }
 
 // withClockTimeout is context.WithTimeout on the given clock, so that the

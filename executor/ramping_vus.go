@@ -292,7 +292,7 @@ func (e *rampingVUs) Run(ctx context.Context) error {
 	hard, stop, regularEnd := r.begin(ctx)
 	defer stop()
 	clk := r.deps.Clock
-	start := *r.start.Load()
+	start := r.Began()
 	c := &rampController{r: r, hard: hard, stop: stop, regularEnd: regularEnd, rampDown: e.cfg.GracefulRampDown}
 	steps := &rampStepper{stages: e.cfg.Stages, from: e.cfg.StartVUs}
 	at, vus, more := steps.next()

@@ -139,19 +139,13 @@ func (c *PacingVUsConfig) New(deps executor.Deps) executor.Executor {
 }
 
 // pacingVUs runs one pacing-vus scenario. Progress reads it from other
-// goroutines, so everything that changes during the run is atomic.
+// goroutines; executor.Tracker keeps the counters it reports.
 type pacingVUs struct {
 	cfg  *PacingVUsConfig
 	deps executor.Deps
 
-	start       atomic.Pointer[time.Time]
-	elapsed     atomic.Int64 // the final elapsed time, valid once done is set
-	done        atomic.Bool
-	active      atomic.Int64
-	completed   atomic.Int64
-	interrupted atomic.Int64
-	dropped     atomic.Int64
-	index       atomic.Int64 // next iteration index
+	executor.Tracker
+	index atomic.Int64 // next iteration index
 
 	errOnce sync.Once
 	err     error
@@ -162,7 +156,7 @@ type pacingVUs struct {
 func (e *pacingVUs) Run(ctx context.Context) error {
 	c := e.deps.Clock
 	start := c.Now()
-	e.start.Store(&start)
+	e.Begin(start)
 
 	// The hard stop: the regular duration plus gracefulStop, or an abort.
 	hard, stop := context.WithCancel(ctx)
@@ -188,9 +182,8 @@ func (e *pacingVUs) Run(ctx context.Context) error {
 	}
 	wg.Wait()
 
-	e.elapsed.Store(int64(min(c.Now().Sub(start), e.cfg.MaxDuration())))
-	e.done.Store(true)
-	if d := e.dropped.Load(); d > 0 && e.deps.Logf != nil {
+	e.End(min(c.Now().Sub(start), e.cfg.MaxDuration()))
+	if d := e.Dropped.Load(); d > 0 && e.deps.Logf != nil {
 		e.deps.Logf("scenarios.%s: %d iterations were dropped because their VU was not free when their slot came (the interval is %s)",
 			e.cfg.Scenario.Name, d, iv)
 	}
@@ -238,15 +231,15 @@ func (e *pacingVUs) loop(hard context.Context, stop context.CancelFunc, slot, en
 				e.deps.Drop(slot, now)
 				slot = slot.Add(iv)
 			}
-			e.dropped.Add(skip)
+			e.Dropped.Add(skip)
 		}
 		i := e.index.Add(1) - 1
 		it := executor.Iteration{Scenario: e.cfg.Scenario, Index: i, LocalIndex: i, Intended: slot}
 		res := vu.Run(hard, it)
 		if e.deps.Account(vu, it, res, 0) {
-			e.completed.Add(1)
+			e.Completed.Add(1)
 		} else {
-			e.interrupted.Add(1)
+			e.Interrupted.Add(1)
 		}
 		slot = slot.Add(iv)
 		if !slot.Before(end) {
@@ -263,12 +256,12 @@ func (e *pacingVUs) loop(hard context.Context, stop context.CancelFunc, slot, en
 		e.deps.Drop(slot, now)
 		n++
 	}
-	e.dropped.Add(n)
+	e.Dropped.Add(n)
 }
 
 // hold counts a VU taken (+1) or given back (-1).
 func (e *pacingVUs) hold(d int64) {
-	e.active.Add(d)
+	e.Active.Add(d)
 	if e.deps.State != nil {
 		e.deps.State.VUsActive.Add(d)
 	}
@@ -276,19 +269,5 @@ func (e *pacingVUs) hold(d int64) {
 
 // Progress reports Total as duration plus gracefulStop, as MaxDuration does.
 func (e *pacingVUs) Progress() executor.Progress {
-	p := executor.Progress{
-		Total:       e.cfg.MaxDuration(),
-		ActiveVUs:   int(e.active.Load()),
-		MaxVUs:      e.cfg.VUs,
-		Completed:   e.completed.Load(),
-		Interrupted: e.interrupted.Load(),
-		Dropped:     e.dropped.Load(),
-	}
-	if e.done.Load() {
-		p.Elapsed = time.Duration(e.elapsed.Load())
-		p.Done = true
-	} else if s := e.start.Load(); s != nil {
-		p.Elapsed = min(e.deps.Clock.Now().Sub(*s), p.Total)
-	}
-	return p
+	return e.Tracker.Progress(e.deps.Clock.Now(), e.cfg.MaxDuration(), e.cfg.VUs)
 }
