@@ -110,20 +110,8 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	for _, w := range opts.Warnings {
 		fmt.Fprintf(g.stderr, "WARN[0000] %s\n", w)
 	}
-	scenarios, err := config.Scenarios(opts)
-	if err != nil {
+	if _, err := engine.Scenarios(opts, script); err != nil {
 		return err
-	}
-	for _, sc := range scenarios {
-		b := sc.Base()
-		if !script.Exports(b.Exec) {
-			path := "scenarios." + b.Name + ".exec"
-			if b.Exec == "default" {
-				return exitcode.Errorf(exitcode.InvalidConfig,
-					"%s: the script has no default export; export a default function or give the scenario an exec function", path)
-			}
-			return exitcode.Errorf(exitcode.InvalidConfig, "%s: the script does not export a function named %q", path, b.Exec)
-		}
 	}
 
 	ctx, signalled, stop := g.signalContext(cmd.Context())

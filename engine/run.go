@@ -86,15 +86,11 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 	}
 	r.runTags = metrics.NewTags(r.opts.Tags)
 
-	cfgs, err := config.Scenarios(r.opts)
+	cfgs, err := Scenarios(r.opts, cfg.Script)
 	if err != nil {
 		return nil, err
 	}
 	for _, c := range cfgs {
-		if !cfg.Script.Exports(c.Base().Exec) {
-			return nil, exitcode.Errorf(exitcode.InvalidConfig,
-				"scenarios.%s.exec: the script does not export a function named %q", c.Base().Name, c.Base().Exec)
-		}
 		r.scenarios = append(r.scenarios, &scenarioRun{cfg: c})
 	}
 
@@ -135,6 +131,29 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// Scenarios parses the run's scenarios and checks that the script exports
+// each one's exec function. The CLI calls it too, to reject a bad script
+// before anything starts.
+func Scenarios(opts *config.Options, s Script) ([]executor.Config, error) {
+	cfgs, err := config.Scenarios(opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cfgs {
+		b := c.Base()
+		if s.Exports(b.Exec) {
+			continue
+		}
+		path := "scenarios." + b.Name + ".exec"
+		if b.Exec == "default" {
+			return nil, exitcode.Errorf(exitcode.InvalidConfig,
+				"%s: the script has no default export; export a default function or give the scenario an exec function", path)
+		}
+		return nil, exitcode.Errorf(exitcode.InvalidConfig, "%s: the script does not export a function named %q", path, b.Exec)
+	}
+	return cfgs, nil
 }
 
 func thresholdDefs(o *config.Options) map[string][]metrics.ThresholdDef {
