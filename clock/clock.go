@@ -61,6 +61,84 @@ func Sleep(c Clock, d time.Duration, done <-chan struct{}) bool {
 	}
 }
 
+// Precise is Real with precise waits: a Sleeper on it ends each wait on a
+// kernel timer (on Linux), waking within tens of microseconds of the
+// instant asked for, where a Go timer can be a millisecond late when the
+// process is idle. Each such wait costs the process one more wake-up;
+// Sleeper.Coarse turns it off where that is not worth paying.
+var Precise Clock = preciseClock{}
+
+type preciseClock struct{ realClock }
+
+// preciseSpan is the part of a wait a precise Sleeper spends on the kernel
+// timer. It exceeds the lateness of Go's timers (about a millisecond), so
+// that the Go timer covering the rest of a longer wait fires before the
+// instant asked for.
+const preciseSpan = 2 * time.Millisecond
+
+// Sleeper waits on one reusable timer, for a goroutine that sleeps once
+// per iteration and should not make a timer each time. Set Clock before
+// the first Until; a Sleeper is not safe for concurrent use.
+type Sleeper struct {
+	Clock Clock
+	// Coarse makes a Sleeper on Precise wait on Go's timers alone.
+	Coarse bool
+	t      Timer
+}
+
+// Until blocks until at, returning early with false if done closes first.
+// It never returns true before at. On Precise the last preciseSpan of the
+// wait does not watch done, so a cancellation can take that long to be
+// seen.
+func (s *Sleeper) Until(at time.Time, done <-chan struct{}) bool {
+	_, precise := s.Clock.(preciseClock)
+	precise = precise && !s.Coarse
+	d := at.Sub(s.Clock.Now())
+	if precise && d > preciseSpan {
+		if !s.wait(d-preciseSpan, done) {
+			return false
+		}
+		d = at.Sub(s.Clock.Now())
+	}
+	if d <= 0 || (precise && sleepPrecisely(d)) {
+		select {
+		case <-done:
+			return false
+		default:
+			return true
+		}
+	}
+	return s.wait(d, done)
+}
+
+// wait sleeps d > 0 on the reusable timer.
+func (s *Sleeper) wait(d time.Duration, done <-chan struct{}) bool {
+	if s.t == nil {
+		s.t = s.Clock.NewTimer(d)
+	} else {
+		s.t.Reset(d)
+	}
+	select {
+	case <-s.t.C():
+		return true
+	case <-done:
+		s.Stop()
+		return false
+	}
+}
+
+// Stop releases the timer; a fire it already delivered is discarded, so
+// that a later Until cannot return early.
+func (s *Sleeper) Stop() {
+	if s.t == nil || s.t.Stop() {
+		return
+	}
+	select {
+	case <-s.t.C():
+	default:
+	}
+}
+
 // Manual is a clock that moves only when Advance is called. Timers fire, in
 // deadline order, as Advance passes them.
 type Manual struct {

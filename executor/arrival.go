@@ -1,15 +1,18 @@
 package executor
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/duration"
 )
 
@@ -20,6 +23,14 @@ import (
 // of handing the iteration to a VU, not a sign that the generator fell
 // behind.
 const OnTimeTolerance = time.Millisecond
+
+// PreciseMaxRate is the highest arrival rate, per second, at which the VUs
+// of an open-model scenario end their waits on a precise kernel timer when
+// the clock offers one (clock.Precise). Such a wait costs one more wake-up
+// of the process, about 20 µs of CPU here; above this rate that would
+// take a noticeable share of the generator's CPU, and the traffic itself
+// keeps Go's timers prompt (the netpoller wakes for every response).
+const PreciseMaxRate = 2000
 
 // Account is the end-of-test account of one open-model scenario
 // (DESIGN §2.4). Every arrival that became due ends exactly once, so
@@ -112,16 +123,18 @@ func (s ScheduleSpec) peakRate() int64 {
 	return peak
 }
 
-// arrivalExecutor runs an arrival-rate scenario. One dispatcher goroutine
-// (the one in Run) owns the schedule and the idle VUs; each VU the scenario
-// holds has a goroutine that runs the iterations handed to it and reports
-// back when it is free again.
+// arrivalExecutor runs an arrival-rate scenario. Each VU the scenario holds
+// has a goroutine that claims the oldest unclaimed arrival, sleeps until its
+// intended start and runs it: one wake-up per iteration and no hand-off
+// between goroutines on the way, so a VU that is free starts on time. The
+// goroutine in Run watches the schedule: it sees arrivals come due while
+// every VU is busy (the backlog, or k6's drops), initialises VUs in the
+// background, and ends the scenario.
 type arrivalExecutor struct {
 	cfg  *arrivalConfig
 	deps Deps
 
 	Tracker
-	intended    atomic.Int64
 	onTime      atomic.Int64
 	late        atomic.Int64
 	peakBacklog atomic.Int64
@@ -133,24 +146,26 @@ func (e *arrivalExecutor) Progress() Progress {
 }
 
 // Account returns the scenario's account so far; it is final once Run has
-// returned.
+// returned. Every arrival that came due either started (on time or late)
+// or was dropped, so Intended is their sum.
 func (e *arrivalExecutor) Account() Account {
+	onTime, late, dropped := e.onTime.Load(), e.late.Load(), e.Dropped.Load()
 	return Account{
-		Intended:    e.intended.Load(),
-		OnTime:      e.onTime.Load(),
-		Late:        e.late.Load(),
+		Intended:    onTime + late + dropped,
+		OnTime:      onTime,
+		Late:        late,
 		Completed:   e.Completed.Load(),
 		Interrupted: e.Interrupted.Load(),
-		Dropped:     e.Dropped.Load(),
+		Dropped:     dropped,
 		PeakBacklog: e.peakBacklog.Load(),
 	}
 }
 
-// arrivalWorker is one VU the scenario holds, with the channel its
-// goroutine takes iterations from.
+// arrivalWorker is one VU the scenario holds, with the sleeper its
+// goroutine waits on.
 type arrivalWorker struct {
-	vu   VU
-	work chan Iteration
+	vu    VU
+	sleep clock.Sleeper
 }
 
 // arrivalInit is the outcome of one background VU initialisation.
@@ -159,36 +174,48 @@ type arrivalInit struct {
 	err error
 }
 
-// arrivalRun is the dispatcher's state for one Run.
-type arrivalRun struct {
-	e     *arrivalExecutor
-	deps  *Deps
-	start time.Time
+// arrivalClaim is an arrival a worker claimed and gave back unstarted.
+type arrivalClaim struct {
+	index int64
+	off   time.Duration
+}
 
-	hardCtx   context.Context // cancelled at the hard stop: interrupts iterations
+// arrivalRun is the state of one Run.
+type arrivalRun struct {
+	e                 *arrivalExecutor
+	deps              *Deps
+	start             time.Time
+	regular, hardStop time.Duration
+	coarse            bool // sleep on Go's timers alone (see PreciseMaxRate)
+
+	hardCtx   context.Context // cancelled at the end: interrupts iterations, wakes sleepers
 	initCtx   context.Context // cancelled when no more VUs can be of use
 	stopInits context.CancelFunc
 	wg        sync.WaitGroup
+	live      atomic.Int64  // worker goroutines that have not ended
+	exited    chan struct{} // a worker ended (capacity 1, never blocks)
 
+	// Owned by the goroutine in Run.
 	workers []*arrivalWorker
-	idle    []*arrivalWorker
-	doneCh  chan *arrivalWorker
 	initCh  chan arrivalInit
-	running int // iterations handed out and not yet reported back
 	initing int // background initialisations in flight
 	initErr error
 	warned  bool
 
-	// Arrivals with index < head are resolved (started, or dropped and
-	// charged). Those in [head, due) are due and unresolved: the backlog
-	// when queueing, the drops awaiting their charge otherwise. dueOff is
-	// the offset of index due-1, the last arrival that became due.
-	due, head   int64
-	dueOff      time.Duration
-	dueCur      *Cursor
-	headCur     *Cursor
-	exhausted   bool // every arrival of the schedule is due
-	regularOver bool
+	// mu guards the claims. Arrivals with index < next are claimed or
+	// dropped; next is the oldest unclaimed one, due at nextOff. Arrivals
+	// with index < due have come due; dueOff is the offset of arrival due.
+	mu        sync.Mutex
+	next, due int64
+	nextOff   time.Duration
+	dueOff    time.Duration
+	nextCur   *Cursor
+	dueCur    *Cursor
+	exhausted bool // every arrival is claimed or dropped
+	allDue    bool // every arrival has come due
+	closed    bool // no more claims: k6's regular end, the hard stop, an abort
+	fresh     int  // workers started that have not claimed yet
+	returned  []arrivalClaim
 }
 
 // Run runs the scenario: the schedule, then the graceful stop. It returns
@@ -209,44 +236,49 @@ func (e *arrivalExecutor) Run(ctx context.Context) error {
 
 	r := &arrivalRun{
 		e: e, deps: deps, hardCtx: hardCtx, initCtx: initCtx, stopInits: stopInits,
-		doneCh:  make(chan *arrivalWorker, min(e.cfg.maxVUs, 1024)),
-		initCh:  make(chan arrivalInit),
-		dueCur:  e.cfg.schedule.Cursor(),
-		headCur: e.cfg.schedule.Cursor(),
+		regular:  e.cfg.schedule.Duration(),
+		hardStop: e.cfg.schedule.Duration() + e.cfg.scenario.GracefulStop,
+		coarse:   arrivalRatePerSecond(e.cfg.schedule.Spec().peakRate(), e.cfg.schedule.Spec().TimeUnit) > PreciseMaxRate,
+		exited:   make(chan struct{}, 1),
+		initCh:   make(chan arrivalInit),
+		nextCur:  e.cfg.schedule.Cursor(),
+		dueCur:   e.cfg.schedule.Cursor(),
 	}
+	var ok bool
+	r.nextOff, ok = r.nextCur.Offset(0)
+	r.exhausted = !ok
+	r.dueOff, ok = r.dueCur.Offset(0)
+	r.allDue = !ok
+
+	vus := make([]VU, 0, e.cfg.preAllocated)
 	for range e.cfg.preAllocated {
 		vu, err := deps.Pool.Get(ctx)
 		if err != nil {
-			r.release()
+			for _, vu := range vus {
+				deps.Pool.Put(vu)
+			}
 			if ctx.Err() != nil {
 				return nil
 			}
 			return fmt.Errorf("scenario %s: %w", e.cfg.scenario.Name, err)
 		}
-		r.idle = append(r.idle, r.addWorker(vu))
+		vus = append(vus, vu)
 	}
 	r.start = deps.Clock.Now()
 	e.Begin(r.start)
-	r.loop(ctx)
-
-	// The end: whatever is still due and unresolved is dropped, whatever
-	// still runs is interrupted.
-	r.resolve(deps.Clock.Now())
-	hardCancel()
-	for r.running > 0 {
-		r.idle = append(r.idle, <-r.doneCh)
-		r.running--
+	for _, vu := range vus {
+		r.addWorker(vu)
 	}
-	r.release()
+	r.watch(ctx)
+	r.finish(hardCancel)
 	return r.initErr
 }
 
-// loop dispatches arrivals until the scenario ends: at the hard stop, on
-// abort, or once the schedule is over and nothing runs or waits.
-func (r *arrivalRun) loop(ctx context.Context) {
+// watch follows the schedule until the scenario ends: at the hard stop, on
+// abort, or once every arrival has been claimed and run and the regular
+// duration is over.
+func (r *arrivalRun) watch(ctx context.Context) {
 	e, clk := r.e, r.deps.Clock
-	regular := e.cfg.schedule.Duration()
-	hardStop := regular + e.cfg.scenario.GracefulStop
 	timer := clk.NewTimer(time.Hour)
 	defer timer.Stop()
 	armed := time.Duration(-1) // the offset the timer is set for
@@ -254,30 +286,44 @@ func (r *arrivalRun) loop(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		el := clk.Now().Sub(r.start)
-		r.arrive(el)
-		if !r.regularOver && r.exhausted && el >= regular {
-			r.regularOver = true
-			if !e.cfg.queue {
-				// k6 starts nothing after the regular duration: charge
-				// the pending drops and stop initialising VUs.
-				r.resolve(r.start.Add(el))
-				r.stopInits()
-			}
-		}
-		if el >= hardStop {
+		now := clk.Now()
+		el := now.Sub(r.start)
+		if el >= r.hardStop {
 			return
 		}
-		if r.regularOver && r.running == 0 && r.head == r.due {
-			return
+		r.mu.Lock()
+		r.advance(el)
+		if !e.cfg.queue && el >= r.regular && !r.closed {
+			// k6 starts nothing after the regular duration: the arrivals
+			// that found every VU busy are charged up to now.
+			r.closed = true
+			r.dropUnclaimed(r.due, now)
 		}
-
-		wake := hardStop
+		// An unclaimed arrival that is due found every VU busy (a VU that
+		// just joined is about to claim it).
+		waiting := !r.closed && !r.exhausted && r.nextOff <= el && r.fresh == 0
+		backlog := r.setBacklog()
+		wake := r.hardStop
 		switch {
-		case !r.exhausted:
-			wake, _ = r.dueCur.Offset(r.due)
-		case !r.regularOver:
-			wake = regular
+		case r.closed:
+		case waiting && !r.allDue:
+			wake = r.dueOff // watch the backlog grow
+		case !waiting && !r.exhausted:
+			wake = r.nextOff // is it claimed by then?
+		}
+		if el < r.regular {
+			wake = min(wake, r.regular)
+		}
+		done := r.exhausted || r.closed
+		r.mu.Unlock()
+
+		if done {
+			r.stopInits()
+			if r.live.Load() == 0 && el >= r.regular {
+				return
+			}
+		} else if waiting {
+			r.grow(backlog)
 		}
 		if wake != armed {
 			timer.Reset(wake - el)
@@ -286,119 +332,136 @@ func (r *arrivalRun) loop(ctx context.Context) {
 		select {
 		case <-timer.C():
 			armed = -1
-		case w := <-r.doneCh:
-			r.running--
-			r.free(w, clk.Now())
+		case <-r.exited:
 		case in := <-r.initCh:
 			r.initing--
-			r.joined(in, clk.Now())
+			r.joined(in)
 		case <-ctx.Done():
 		}
 	}
 }
 
-// arrive makes every arrival with an offset up to el due, and hands out
-// what it can.
-func (r *arrivalRun) arrive(el time.Duration) {
-	e := r.e
-	for !r.exhausted {
-		off, ok := r.dueCur.Offset(r.due)
-		if !ok {
-			r.exhausted = true
-			break
-		}
-		if off > el {
-			break
-		}
+// advance makes every arrival with an offset up to el due. r.mu is held.
+func (r *arrivalRun) advance(el time.Duration) {
+	for !r.allDue && r.dueOff <= el {
 		r.due++
-		r.dueOff = off
-		e.intended.Add(1)
-		switch {
-		case e.cfg.queue:
-			r.dispatch()
-		case len(r.idle) > 0 && r.head == r.due-1:
-			r.startIteration(r.due-1, off)
-			r.head = r.due
-		default:
-			// k6: no idle VU, so the arrival is dropped; its charge waits
-			// for the next VU to become free.
-			e.Dropped.Add(1)
-			r.grow()
-		}
-	}
-	if e.cfg.queue {
-		r.setBacklog()
-		r.grow()
+		var ok bool
+		r.dueOff, ok = r.dueCur.Offset(r.due)
+		r.allDue = !ok
 	}
 }
 
-// dispatch starts backlog arrivals, oldest first, while VUs are idle.
-func (r *arrivalRun) dispatch() {
-	for r.head < r.due && len(r.idle) > 0 {
-		off := r.dueOff
-		if r.head != r.due-1 {
-			off, _ = r.headCur.Offset(r.head)
-		}
-		r.startIteration(r.head, off)
-		r.head++
+// setBacklog publishes the number of due, unclaimed arrivals of
+// intended-arrival-rate (k6's executors drop those) and returns it. r.mu is
+// held.
+func (r *arrivalRun) setBacklog() int64 {
+	if !r.e.cfg.queue {
+		return 0
 	}
-}
-
-func (r *arrivalRun) setBacklog() {
-	b := r.due - r.head
+	b := max(r.due-r.next, 0)
 	r.e.Backlog.Store(b)
 	if b > r.e.peakBacklog.Load() {
 		r.e.peakBacklog.Store(b)
 	}
+	return b
 }
 
-// startIteration hands arrival i to an idle VU.
-func (r *arrivalRun) startIteration(i int64, off time.Duration) {
-	w := r.idle[len(r.idle)-1]
-	r.idle = r.idle[:len(r.idle)-1]
-	r.running++
-	w.work <- Iteration{Scenario: r.e.cfg.scenario, Index: i, LocalIndex: i, Intended: r.start.Add(off)}
+// claim gives a free worker the oldest unclaimed arrival, at now. For k6's
+// executors the arrivals that came due while every VU was busy are dropped
+// first and charged up to now, the moment this VU became free. It returns
+// false when there is nothing left to claim.
+func (r *arrivalRun) claim(now time.Time, first bool) (int64, time.Duration, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if first {
+		r.fresh--
+	}
+	el := now.Sub(r.start)
+	r.advance(el)
+	if !r.e.cfg.queue && !r.closed {
+		r.dropMissed(el, now)
+	}
+	if r.closed || r.exhausted {
+		return 0, 0, false
+	}
+	i, off := r.next, r.nextOff
+	r.next++
+	var ok bool
+	r.nextOff, ok = r.nextCur.Offset(r.next)
+	r.exhausted = !ok
+	r.setBacklog()
+	return i, off, true
 }
 
-// free takes back a VU that finished an iteration, or a new one, at now.
-func (r *arrivalRun) free(w *arrivalWorker, now time.Time) {
-	r.idle = append(r.idle, w)
-	if r.e.cfg.queue {
-		r.dispatch()
-		r.setBacklog()
-		return
+// dropMissed drops the unclaimed arrivals due before el, charged up to
+// giveUp. r.mu is held.
+func (r *arrivalRun) dropMissed(el time.Duration, giveUp time.Time) {
+	for !r.exhausted && r.nextOff < el {
+		r.dropNext(giveUp)
 	}
-	// k6: the drops since the last free VU are charged up to now.
-	r.resolve(now)
 }
 
-// resolve charges every due, unresolved arrival as dropped at giveUp.
-func (r *arrivalRun) resolve(giveUp time.Time) {
-	if r.head == r.due {
-		return
+// dropUnclaimed drops the unclaimed arrivals with an index below end,
+// charged up to giveUp. r.mu is held.
+func (r *arrivalRun) dropUnclaimed(end int64, giveUp time.Time) {
+	for !r.exhausted && r.next < end {
+		r.dropNext(giveUp)
 	}
-	if r.e.cfg.queue {
-		r.e.Dropped.Add(r.due - r.head)
+}
+
+// dropNext drops arrival next. r.mu is held.
+func (r *arrivalRun) dropNext(giveUp time.Time) {
+	r.e.Dropped.Add(1)
+	r.deps.Drop(r.start.Add(r.nextOff), giveUp)
+	r.next++
+	var ok bool
+	r.nextOff, ok = r.nextCur.Offset(r.next)
+	r.exhausted = !ok
+}
+
+// giveBack returns an arrival a worker claimed but did not start before
+// the end.
+func (r *arrivalRun) giveBack(i int64, off time.Duration) {
+	r.mu.Lock()
+	r.returned = append(r.returned, arrivalClaim{i, off})
+	r.mu.Unlock()
+}
+
+// finish ends the scenario at this moment: iterations still running are
+// interrupted, and arrivals that came due but never started are dropped,
+// charged up to now.
+func (r *arrivalRun) finish(hardCancel context.CancelFunc) {
+	end := r.deps.Clock.Now()
+	r.mu.Lock()
+	r.closed = true
+	r.advance(end.Sub(r.start))
+	r.mu.Unlock()
+	hardCancel()
+	r.release()
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	slices.SortFunc(r.returned, func(a, b arrivalClaim) int { return cmp.Compare(a.index, b.index) })
+	for _, c := range r.returned {
+		if c.index < r.due {
+			r.e.Dropped.Add(1)
+			r.deps.Drop(r.start.Add(c.off), end)
+		}
 	}
-	for ; r.head < r.due; r.head++ {
-		off, _ := r.headCur.Offset(r.head)
-		r.deps.Drop(r.start.Add(off), giveUp)
-	}
-	if r.e.cfg.queue {
-		r.setBacklog()
-	}
+	r.dropUnclaimed(r.due, end)
+	r.e.Backlog.Store(0)
 }
 
 // grow starts background VU initialisations where the scenario needs more
-// VUs: k6's executors one at a time after a drop, intended-arrival-rate as
-// many as the backlog asks for (at most one per CPU at once). The
-// dispatcher never waits for them.
-func (r *arrivalRun) grow() {
+// VUs: k6's executors one at a time while arrivals find every VU busy,
+// intended-arrival-rate as many as the backlog asks for (at most one per
+// CPU at once). Nothing waits for them.
+func (r *arrivalRun) grow(backlog int64) {
 	e := r.e
 	need := 1
 	limit := 1
 	if e.cfg.queue {
-		need = int(min(r.due-r.head, int64(e.cfg.maxVUs))) - r.initing
+		need = int(min(backlog, int64(e.cfg.maxVUs))) - r.initing
 		limit = runtime.GOMAXPROCS(0)
 	}
 	if need <= 0 || r.initErr != nil || r.initCtx.Err() != nil {
@@ -433,7 +496,7 @@ func (r *arrivalRun) warn() {
 }
 
 // joined takes the outcome of a background initialisation.
-func (r *arrivalRun) joined(in arrivalInit, now time.Time) {
+func (r *arrivalRun) joined(in arrivalInit) {
 	if in.err != nil {
 		if r.initCtx.Err() == nil && r.initErr == nil {
 			r.initErr = fmt.Errorf("scenario %s: initialising a VU: %w", r.e.cfg.scenario.Name, in.err)
@@ -447,26 +510,44 @@ func (r *arrivalRun) joined(in arrivalInit, now time.Time) {
 		r.deps.Pool.Put(in.vu)
 		return
 	}
-	r.free(r.addWorker(in.vu), now)
-	if r.e.cfg.queue {
-		r.grow()
-	}
+	r.addWorker(in.vu)
 }
 
 // addWorker starts the goroutine of a VU the scenario now holds.
-func (r *arrivalRun) addWorker(vu VU) *arrivalWorker {
-	w := &arrivalWorker{vu: vu, work: make(chan Iteration, 1)}
+func (r *arrivalRun) addWorker(vu VU) {
+	w := &arrivalWorker{vu: vu, sleep: clock.Sleeper{Clock: r.deps.Clock, Coarse: r.coarse}}
 	r.workers = append(r.workers, w)
+	r.mu.Lock()
+	r.fresh++
+	r.mu.Unlock()
+	r.live.Add(1)
 	r.wg.Add(1)
 	go r.work(w)
-	return w
 }
 
-// work runs the iterations handed to one VU.
+// work claims and runs arrivals on one VU until none is left to claim.
 func (r *arrivalRun) work(w *arrivalWorker) {
-	defer r.wg.Done()
+	defer func() {
+		w.sleep.Stop()
+		r.live.Add(-1)
+		select {
+		case r.exited <- struct{}{}:
+		default:
+		}
+		r.wg.Done()
+	}()
 	e, deps := r.e, r.deps
-	for it := range w.work {
+	for first := true; ; first = false {
+		i, off, ok := r.claim(deps.Clock.Now(), first)
+		if !ok {
+			return
+		}
+		intended := r.start.Add(off)
+		if !w.sleep.Until(intended, r.hardCtx.Done()) {
+			r.giveBack(i, off)
+			return
+		}
+		it := Iteration{Scenario: e.cfg.scenario, Index: i, LocalIndex: i, Intended: intended}
 		e.Active.Add(1)
 		if deps.State != nil {
 			deps.State.VUsActive.Add(1)
@@ -486,11 +567,10 @@ func (r *arrivalRun) work(w *arrivalWorker) {
 		} else {
 			e.Interrupted.Add(1)
 		}
-		r.doneCh <- w
 	}
 }
 
-// release stops every worker, waits for background initialisations, and
+// release waits for background initialisations and every worker, and
 // returns every VU to the pool.
 func (r *arrivalRun) release() {
 	r.stopInits()
@@ -500,9 +580,6 @@ func (r *arrivalRun) release() {
 		if in.err == nil {
 			r.deps.Pool.Put(in.vu)
 		}
-	}
-	for _, w := range r.workers {
-		close(w.work)
 	}
 	r.wg.Wait()
 	for _, w := range r.workers {
