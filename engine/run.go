@@ -73,7 +73,7 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 	r := &testRun{
 		cfg:        cfg,
 		opts:       cfg.Options,
-		clock:      clock.Real,
+		clock:      clock.Precise,
 		reg:        metrics.NewRegistry(),
 		state:      &executor.State{},
 		batches:    make(chan []metrics.Sample, 4096),
