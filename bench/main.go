@@ -76,6 +76,7 @@ var measures = []measure{
 	{"throughput", (*bench).measureThroughput},
 	{"memory", (*bench).measureMemory},
 	{"open", (*bench).measureOpen},
+	{"floor", (*bench).measureFloor},
 	{"cost", (*bench).measureCost},
 }
 
@@ -83,13 +84,25 @@ func main() {
 	var (
 		bin   = flag.String("metronome", "bin/metronome", "the metronome binary to measure")
 		out   = flag.String("out", "", "also write the results as JSON to this file")
-		only  = flag.String("only", "", "comma-separated measures to run (trend, throughput, memory, open, cost); all when empty")
+		only  = flag.String("only", "", "comma-separated measures to run (trend, throughput, memory, open, floor, cost); all when empty")
 		scale = flag.Float64("scale", 1, "multiply every load duration by this (below 1 for a quick check; targets assume 1)")
 		pairs = flag.Int("cost-pairs", 2, "A/B pairs of closed-loop runs for the end-to-end cost check (0 skips it)")
 		repo  = flag.String("repo", ".", "the metronome module's root, where the Go micro-benchmark runs")
 		goCmd = flag.String("go", "go", "the go command")
+
+		// The floor measure runs this program again as its client.
+		floor     = flag.String("floor", "", "run as the floor client against this URL (used by the floor measure)")
+		floorRate = flag.Int("floor-rate", openRate, "the floor client's arrivals per second")
+		floorDur  = flag.Duration("floor-duration", 30*time.Second, "the floor client's duration")
 	)
 	flag.Parse()
+	if *floor != "" {
+		if err := floorClient(*floor, *floorRate, *floorDur); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: floor client:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *scale <= 0 {
 		fmt.Fprintln(os.Stderr, "bench: -scale must be greater than 0")
 		os.Exit(2)
