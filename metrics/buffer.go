@@ -21,9 +21,10 @@ const (
 type Buffer struct {
 	flush func([]Sample)
 	buf   []Sample
-	// full is set when the last flush handed over a full batch: the VU is
-	// busy, so the next slice is a full-size one from the free list.
-	full bool
+	// busy is set when the last flush handed over at least smallBatch
+	// samples: the VU records steadily, so the next slice is a full-size
+	// one from the free list rather than a small one grown by doubling.
+	busy bool
 }
 
 var _ Recorder = (*Buffer)(nil)
@@ -56,7 +57,7 @@ func (b *Buffer) Flush() {
 	if n == 0 {
 		return
 	}
-	b.full = n >= BufferSize
+	b.busy = n >= smallBatch
 	if n < smallBatch {
 		batch := make([]Sample, n)
 		copy(batch, b.buf)
@@ -90,7 +91,7 @@ const initialCap = 16
 func (b *Buffer) grow() {
 	var next []Sample
 	switch {
-	case cap(b.buf) == 0 && !b.full:
+	case cap(b.buf) == 0 && !b.busy:
 		next = make([]Sample, 0, initialCap)
 	case cap(b.buf) == 0 || cap(b.buf) >= smallBatch:
 		next = newBatch()
