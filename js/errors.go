@@ -136,7 +136,7 @@ func (s *Script) stackPosition(v sobek.Value) string {
 // place renders a position in a module as "path:line:col".
 func (s *Script) place(name string, line, col int) string {
 	if s.loader != nil {
-		col = s.loader.column(name, col)
+		col = s.loader.column(name, line, col)
 	}
 	return fmt.Sprintf("%s:%d:%d", s.display(name), line, col)
 }

@@ -41,6 +41,9 @@ type loader struct {
 	goMods   map[string]*goModule
 	opened   map[string]string // open() cache: path → content
 	wrappers map[moduleRef]*sobek.SourceTextModuleRecord
+	// pending are the rewritten ES modules of the current load that still
+	// need the import-cycle check before VUs may run them as functions.
+	pending []*fileModule
 
 	// resolved caches the resolve hook's answers, which every VU asks for
 	// every import while it evaluates its init context.
@@ -48,7 +51,10 @@ type loader struct {
 	// mapped holds the URLs of modules with a source map, whose positions
 	// sobek reports with 0-based columns.
 	mapped sync.Map
-	client *http.Client
+	// shifted holds, for the URL of a module run as a function without a
+	// source map, how many columns its wrapper adds to the first line.
+	shifted sync.Map
+	client  *http.Client
 }
 
 type resolveKey struct {
@@ -67,9 +73,20 @@ type fileModule struct {
 	// rec is the record through which ES modules import a CommonJS one.
 	rec    *cjsRecord
 	linked bool
+	// script is the ES module rewritten as a function (see esmscript.go),
+	// nil when it does not qualify; srec, set once the module is known to
+	// be in no import cycle, is the record through which sobek's ES
+	// modules import it. VUs run a module with an srec as a function.
+	script *scriptModule
+	srec   *scriptRecord
+	// deps are what the ES module's import and export declarations name.
+	deps []moduleRef
 }
 
 func (f *fileModule) record() sobek.ModuleRecord {
+	if f.srec != nil {
+		return f.srec
+	}
 	if f.esm != nil {
 		return f.esm
 	}
@@ -101,7 +118,9 @@ func fileURL(abs string) *url.URL {
 func (l *loader) loadMain(u *url.URL) (*fileModule, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.loadFileLocked(u, "")
+	f, err := l.loadFileLocked(u, "")
+	l.finishLocked()
+	return f, err
 }
 
 // resolve returns the module spec names when imported or required from
@@ -110,6 +129,7 @@ func (l *loader) loadMain(u *url.URL) (*fileModule, error) {
 func (l *loader) resolve(base *url.URL, spec string) (moduleRef, error) {
 	l.mu.Lock()
 	ref, err := l.resolveLocked(base, spec)
+	l.finishLocked()
 	var link *fileModule
 	if f, ok := ref.(*fileModule); ok && err == nil && f.esm != nil && !f.linked {
 		link = f
@@ -144,11 +164,15 @@ func (l *loader) resolveHook(ref any, spec string) (sobek.ModuleRecord, error) {
 		base = f.url
 	}
 	m, err := l.resolveLocked(base, spec)
+	l.finishLocked()
+	var r sobek.ModuleRecord
+	if err == nil {
+		r = m.record()
+	}
 	l.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	r := m.record()
 	l.resolved.Store(key, r)
 	return r, nil
 }
@@ -163,7 +187,7 @@ func (l *loader) dynamicRecord(ref moduleRef) (sobek.ModuleRecord, error) {
 	case *goModule:
 		spec = m.name
 	case *fileModule:
-		if m.esm != nil {
+		if m.esm != nil && m.srec == nil {
 			return m.esm, nil
 		}
 		spec = m.key
@@ -176,8 +200,16 @@ func (l *loader) dynamicRecord(ref moduleRef) (sobek.ModuleRecord, error) {
 	}
 	q := strconv.Quote(spec)
 	src := "export { default } from " + q + ";\n"
-	if _, ok := ref.(*goModule); ok {
+	switch m := ref.(type) {
+	case *goModule:
 		src = "export * from " + q + ";\n" + src
+	case *fileModule:
+		if m.srec != nil {
+			src = "export * from " + q + ";\n"
+			if _, ok := slices.BinarySearch(m.script.names, "default"); ok {
+				src += "export { default } from " + q + ";\n"
+			}
+		}
 	}
 	w, err := sobek.ParseModule("metronome:import/"+spec, src, l.resolveHook)
 	if err != nil {
@@ -320,10 +352,12 @@ func (l *loader) loadFileLocked(u *url.URL, spec string) (*fileModule, error) {
 		return nil, err
 	}
 	f.esm = rec
+	f.script = rewriteModule(key, prog, code)
 	l.files[key] = f
 	l.byRecord[rec] = f
 	for _, spec := range importSpecifiers(prog) {
-		if _, err := l.resolveLocked(u, spec.name); err != nil {
+		dep, err := l.resolveLocked(u, spec.name)
+		if err != nil {
 			var pe *posError
 			if errors.As(err, &pe) {
 				return nil, err
@@ -331,6 +365,16 @@ func (l *loader) loadFileLocked(u *url.URL, spec string) (*fileModule, error) {
 			pos := prog.File.Position(spec.offset)
 			return nil, &posError{name: key, line: pos.Line, col: pos.Column, msg: err.Error()}
 		}
+		f.deps = append(f.deps, dep)
+	}
+	if f.script != nil {
+		for i := range f.script.imports {
+			imp := &f.script.imports[i]
+			if imp.ref, err = l.resolveLocked(u, imp.spec); err != nil {
+				return nil, err
+			}
+		}
+		l.pending = append(l.pending, f)
 	}
 	return f, nil
 }
@@ -410,12 +454,108 @@ func hasSourceMap(code string) bool {
 }
 
 // column converts a column sobek reports for a position in the module
-// named name to 1-based: through a source map it is 0-based.
-func (l *loader) column(name string, col int) int {
+// named name to 1-based: through a source map it is 0-based. A module run
+// as a function has its wrapper's head on its first line.
+func (l *loader) column(name string, line, col int) int {
 	if _, ok := l.mapped.Load(name); ok {
 		return col + 1
 	}
+	if shift, ok := l.shifted.Load(name); ok && line == 1 && col > shift.(int) {
+		return col - shift.(int)
+	}
 	return col
+}
+
+// finishLocked gives the rewritten ES modules of the load that just ended
+// their function records, except those in an import cycle (evaluated as
+// functions, a cycle would see bindings before they are set) and those
+// importing a name their module lacks or importing an ES module that
+// sobek evaluates: sobek reports the former in its own words, and answers
+// the latter only through the loader's lock.
+func (l *loader) finishLocked() {
+	if len(l.pending) == 0 {
+		return
+	}
+	ok := map[*fileModule]bool{}
+	for _, f := range l.pending {
+		ok[f] = !inCycle(f)
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, f := range l.pending {
+			if ok[f] && !importsResolve(f, ok) {
+				ok[f], changed = false, true
+			}
+		}
+	}
+	for _, f := range l.pending {
+		if ok[f] {
+			f.srec = &scriptRecord{l: l, f: f}
+			if f.script.shift > 0 {
+				l.shifted.Store(f.key, f.script.shift)
+			}
+		}
+	}
+	l.pending = l.pending[:0]
+}
+
+// importsResolve reports whether every module f imports is one a function
+// can import from and has the names f imports. ok marks the rewritten
+// modules of this load that still qualify.
+func importsResolve(f *fileModule, ok map[*fileModule]bool) bool {
+	for _, imp := range f.script.imports {
+		name := imp.name
+		if imp.kind == importDefault {
+			name = "default"
+		}
+		var names []string
+		switch m := imp.ref.(type) {
+		case *goModule:
+			names = m.names
+		case *fileModule:
+			switch {
+			case m.esm == nil: // CommonJS: any name reads module.exports
+				continue
+			case m.srec != nil || ok[m]:
+				names = m.script.names
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+		if imp.kind == importNamed || imp.kind == importDefault {
+			if _, found := slices.BinarySearch(names, name); !found {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// inCycle reports whether f imports itself through its static imports.
+func inCycle(f *fileModule) bool {
+	seen := map[*fileModule]bool{}
+	var reaches func(m *fileModule) bool
+	reaches = func(m *fileModule) bool {
+		for _, d := range m.deps {
+			g, ok := d.(*fileModule)
+			if !ok {
+				continue
+			}
+			if g == f {
+				return true
+			}
+			if !seen[g] {
+				seen[g] = true
+				if reaches(g) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return reaches(f)
 }
 
 func (l *loader) parseSource(key, src string) (*ast.Program, error) {
@@ -588,6 +728,9 @@ type goInstance struct {
 	exports modules.Exports
 	names   []string
 	values  map[string]sobek.Value
+	// namespace is the object import * binds in modules run as
+	// functions, made on first use.
+	namespace *sobek.Object
 }
 
 // GetBindingValue returns an export, nil when there is no such export.
@@ -600,7 +743,7 @@ func (i *goInstance) GetBindingValue(name string) sobek.Value {
 	case name == "default" && i.exports.Default != nil:
 		v = i.rt.ToValue(i.exports.Default)
 	case name == "default":
-		v = i.rt.NewDynamicObject(&moduleObject{i})
+		v = i.rt.NewDynamicObject(&moduleObject{i: i})
 	case ok:
 		v = i.rt.ToValue(raw)
 	default:
@@ -614,11 +757,15 @@ func (i *goInstance) GetBindingValue(name string) sobek.Value {
 }
 
 // moduleObject is the default export of a Go module that has none of its
-// own: an object holding the named exports.
-type moduleObject struct{ i *goInstance }
+// own: an object holding the named exports. As the namespace object of
+// import * it holds the default export too.
+type moduleObject struct {
+	i         *goInstance
+	namespace bool
+}
 
 func (o *moduleObject) Get(key string) sobek.Value {
-	if key == "default" {
+	if key == "default" && !o.namespace {
 		return nil
 	}
 	return o.i.GetBindingValue(key)
@@ -639,7 +786,7 @@ func (o *moduleObject) Delete(string) bool { return false }
 func (o *moduleObject) Keys() []string {
 	keys := make([]string, 0, len(o.i.names))
 	for _, n := range o.i.names {
-		if n != "default" {
+		if n != "default" || o.namespace {
 			keys = append(keys, n)
 		}
 	}

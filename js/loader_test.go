@@ -249,6 +249,10 @@ func TestLoadErrors(t *testing.T) {
 			"script.js": "import { nope } from \"./lib.js\";\nexport default function () {}",
 			"lib.js":    "export const a = 1;\n",
 		}, `script.js:1:`},
+		{"missing re-exported name", map[string]string{
+			"script.js": "export { nope } from \"./lib.js\";\nexport default function () {}",
+			"lib.js":    "export const a = 1;\n",
+		}, `does not provide an export named "nope"`},
 		{"missing export of a Go module", map[string]string{
 			"script.js": "import { nope } from \"k6\";\nexport default function () {}",
 		}, `does not provide an export named "nope"`},

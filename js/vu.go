@@ -41,8 +41,9 @@ type vu struct {
 	exports *sobek.Object
 	env     *envObject
 
-	goMods map[*goModule]*goInstance
-	cjs    map[*fileModule]*sobek.Object
+	goMods  map[*goModule]*goInstance
+	cjs     map[*fileModule]*sobek.Object
+	scripts map[*fileModule]*sobek.Object // exports of modules run as functions; nil while running
 
 	// The current scenario and what follows from it.
 	scenario  *executor.Scenario
@@ -151,7 +152,7 @@ func (v *vu) repair(ctx context.Context) error {
 		return nil
 	}
 	v.loop.reset()
-	v.goMods, v.cjs, v.exports = nil, nil, nil
+	v.goMods, v.cjs, v.scripts, v.exports = nil, nil, nil, nil
 	v.setup, v.setupVal = nil, nil
 	v.stringifyF, v.parseF, v.callGo, v.probe = nil, nil, nil, nil
 	v.rejected = nil
@@ -174,6 +175,14 @@ func (s *Script) vuOf(rt *sobek.Runtime) *vu {
 
 func (v *vu) evaluateInit() error {
 	m := v.s.main
+	if m.srec != nil {
+		exp, err := v.scriptExports(m)
+		if err != nil {
+			return err
+		}
+		v.exports = exp
+		return nil
+	}
 	if m.esm != nil {
 		if err := v.evaluateModule(m); err != nil {
 			return err
@@ -672,6 +681,15 @@ func (v *vu) commonJS(f *fileModule) (*sobek.Object, error) {
 		v.cjs = map[*fileModule]*sobek.Object{}
 	}
 	mod := v.rt.NewObject()
+	if f.srec != nil {
+		exp, err := v.scriptExports(f)
+		if err != nil {
+			return nil, err
+		}
+		_ = mod.Set("exports", exp)
+		v.cjs[f] = mod
+		return mod, nil
+	}
 	if f.esm != nil {
 		if err := v.evaluateModule(f); err != nil {
 			return nil, err
