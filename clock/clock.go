@@ -64,8 +64,9 @@ func Sleep(c Clock, d time.Duration, done <-chan struct{}) bool {
 // Precise is Real with precise waits: a Sleeper on it ends each wait on a
 // kernel timer (on Linux), waking within tens of microseconds of the
 // instant asked for, where a Go timer can be a millisecond late when the
-// process is idle. Each such wait costs the process one more wake-up;
-// Sleeper.Coarse turns it off where that is not worth paying.
+// process is idle. Each such wait costs the process one more wake-up
+// (tens of microseconds of CPU on a virtual machine); Sleeper.Coarse turns
+// it off where that is not worth paying.
 var Precise Clock = preciseClock{}
 
 type preciseClock struct{ realClock }
