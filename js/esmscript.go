@@ -714,19 +714,10 @@ func (r *scriptRecord) ResolveExport(name string, _ ...sobek.ResolveSetElement) 
 
 // Evaluate runs the module in the VU that owns rt, once per VU.
 func (r *scriptRecord) Evaluate(rt *sobek.Runtime) *sobek.Promise {
-	p, resolve, reject := rt.NewPromise()
-	v := r.l.s.vuOf(rt)
-	if v == nil {
-		_ = reject(fmt.Errorf("module %s evaluated outside an init context", r.f.key))
-		return p
-	}
-	exp, err := v.scriptExports(r.f)
-	if err != nil {
-		_ = reject(err)
-	} else {
-		_ = resolve(&scriptInstance{exports: exp})
-	}
-	return p
+	return r.l.evaluate(rt, r.f, func(v *vu) (any, error) {
+		exp, err := v.scriptExports(r.f)
+		return &scriptInstance{exports: exp}, err
+	})
 }
 
 // scriptInstance is a rewritten module's exports in one runtime.

@@ -817,17 +817,26 @@ func (r *cjsRecord) ResolveExport(name string, _ ...sobek.ResolveSetElement) (*s
 
 // Evaluate runs the module in the VU that owns rt, once per VU.
 func (r *cjsRecord) Evaluate(rt *sobek.Runtime) *sobek.Promise {
+	return r.l.evaluate(rt, r.f, func(v *vu) (any, error) {
+		mod, err := v.commonJS(r.f)
+		return &cjsInstance{module: mod}, err
+	})
+}
+
+// evaluate is the Evaluate of the module records the loader makes for
+// modules that are not sobek's own: it runs instance in the VU that owns
+// rt and settles the returned promise with the instance it makes.
+func (l *loader) evaluate(rt *sobek.Runtime, f *fileModule, instance func(*vu) (any, error)) *sobek.Promise {
 	p, resolve, reject := rt.NewPromise()
-	v := r.l.s.vuOf(rt)
+	v := l.s.vuOf(rt)
 	if v == nil {
-		_ = reject(fmt.Errorf("module %s evaluated outside an init context", r.f.key))
+		_ = reject(fmt.Errorf("module %s evaluated outside an init context", f.key))
 		return p
 	}
-	mod, err := v.commonJS(r.f)
-	if err != nil {
+	if in, err := instance(v); err != nil {
 		_ = reject(err)
 	} else {
-		_ = resolve(&cjsInstance{module: mod})
+		_ = resolve(in)
 	}
 	return p
 }
