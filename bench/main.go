@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command bench measures metronome end to end against the performance
 // targets of DESIGN §8: one-GET throughput at 50 VUs, the memory of 1,000
 // sleeping VUs, the memory of a Trend fed ten million samples, the open
