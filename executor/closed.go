@@ -2,12 +2,8 @@ package executor
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -133,39 +129,6 @@ func withClockTimeout(parent context.Context, c clock.Clock, d time.Duration) (c
 		}
 	}()
 	return ctx, cancel
-}
-
-// decodeClosedOptions is DecodeStrict, except that when a field's own
-// decoder rejects a value (a bad duration string, say) the error names the
-// option, which DecodeStrict cannot tell. scenario is the path below
-// "scenarios.": a scenario's name, or "api.stages[1]" for a nested object.
-func decodeClosedOptions(scenario string, raw json.RawMessage, v any) error {
-	err := DecodeStrict(scenario, raw, v)
-	if err == nil {
-		return nil
-	}
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(raw, &fields) != nil {
-		return err
-	}
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	typ := reflect.TypeOf(v).Elem()
-	for _, k := range keys {
-		one, merr := json.Marshal(map[string]json.RawMessage{k: fields[k]})
-		if merr != nil {
-			continue
-		}
-		ferr := json.Unmarshal(one, reflect.New(typ).Interface())
-		var te *json.UnmarshalTypeError
-		if ferr != nil && !errors.As(ferr, &te) {
-			return fmt.Errorf("scenarios.%s.%s: %s", scenario, k, strings.TrimPrefix(ferr.Error(), "json: "))
-		}
-	}
-	return err
 }
 
 // countOption validates an optional count that must be greater than zero.

@@ -36,7 +36,7 @@ type constantVUsOptions struct {
 
 func parseConstantVUs(name string, raw json.RawMessage) (Config, error) {
 	var o constantVUsOptions
-	if err := decodeClosedOptions(name, raw, &o); err != nil {
+	if err := DecodeStrict(name, raw, &o); err != nil {
 		return nil, err
 	}
 	s, err := o.Scenario(name)

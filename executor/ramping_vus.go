@@ -74,7 +74,7 @@ type vuStageOptions struct {
 
 func parseRampingVUs(name string, raw json.RawMessage) (Config, error) {
 	var o rampingVUsOptions
-	if err := decodeClosedOptions(name, raw, &o); err != nil {
+	if err := DecodeStrict(name, raw, &o); err != nil {
 		return nil, err
 	}
 	s, err := o.Scenario(name)
@@ -129,7 +129,7 @@ func parseVUStage(path string, raw json.RawMessage) (VUStage, error) {
 		return VUStage{}, fmt.Errorf("scenarios.%s: must be an object with a duration and a target", path)
 	}
 	var o vuStageOptions
-	if err := decodeClosedOptions(path, raw, &o); err != nil {
+	if err := DecodeStrict(path, raw, &o); err != nil {
 		return VUStage{}, err
 	}
 	if o.Duration == nil {
