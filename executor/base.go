@@ -87,6 +87,18 @@ func DecodeStrict(scenario string, raw json.RawMessage, v any) error {
 	return &decodeError{path: scenario, err: err}
 }
 
+// DecodeScenario is the start of every executor's Parse: it decodes raw
+// strictly into o, an options struct that embeds BaseOptions, and returns
+// the validated common options.
+func DecodeScenario(name string, raw json.RawMessage, o interface {
+	Scenario(name string) (*Scenario, error)
+}) (*Scenario, error) {
+	if err := DecodeStrict(name, raw, o); err != nil {
+		return nil, err
+	}
+	return o.Scenario(name)
+}
+
 // decodeStrict decodes raw into v, rejecting unknown fields and anything
 // after the first JSON value.
 func decodeStrict(raw []byte, v any) error {

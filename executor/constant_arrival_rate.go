@@ -35,10 +35,7 @@ type ConstantArrivalRateConfig struct{ arrivalConfig }
 
 func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	var o constantArrivalRateOptions
-	if err := DecodeStrict(name, raw, &o); err != nil {
-		return nil, err
-	}
-	sc, err := o.Scenario(name)
+	sc, err := DecodeScenario(name, raw, &o)
 	if err != nil {
 		return nil, err
 	}

@@ -36,10 +36,7 @@ type constantVUsOptions struct {
 
 func parseConstantVUs(name string, raw json.RawMessage) (Config, error) {
 	var o constantVUsOptions
-	if err := DecodeStrict(name, raw, &o); err != nil {
-		return nil, err
-	}
-	s, err := o.Scenario(name)
+	s, err := DecodeScenario(name, raw, &o)
 	if err != nil {
 		return nil, err
 	}

@@ -57,10 +57,7 @@ func NewIntendedArrivalRate(sc *Scenario, spec ScheduleSpec, preAllocatedVUs, ma
 
 func parseIntendedArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	var o intendedArrivalRateOptions
-	if err := DecodeStrict(name, raw, &o); err != nil {
-		return nil, err
-	}
-	sc, err := o.Scenario(name)
+	sc, err := DecodeScenario(name, raw, &o)
 	if err != nil {
 		return nil, err
 	}

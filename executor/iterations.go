@@ -32,10 +32,7 @@ type iterationsOptions struct {
 // executor; check adds the executor's own rule on vus and iterations.
 func parseIterations(name string, raw json.RawMessage, check func(c *IterationsConfig) error) (IterationsConfig, error) {
 	var o iterationsOptions
-	if err := DecodeStrict(name, raw, &o); err != nil {
-		return IterationsConfig{}, err
-	}
-	s, err := o.Scenario(name)
+	s, err := DecodeScenario(name, raw, &o)
 	if err != nil {
 		return IterationsConfig{}, err
 	}

@@ -33,10 +33,7 @@ type RampingArrivalRateConfig struct{ arrivalConfig }
 
 func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	var o rampingArrivalRateOptions
-	if err := DecodeStrict(name, raw, &o); err != nil {
-		return nil, err
-	}
-	sc, err := o.Scenario(name)
+	sc, err := DecodeScenario(name, raw, &o)
 	if err != nil {
 		return nil, err
 	}

@@ -74,10 +74,7 @@ type vuStageOptions struct {
 
 func parseRampingVUs(name string, raw json.RawMessage) (Config, error) {
 	var o rampingVUsOptions
-	if err := DecodeStrict(name, raw, &o); err != nil {
-		return nil, err
-	}
-	s, err := o.Scenario(name)
+	s, err := DecodeScenario(name, raw, &o)
 	if err != nil {
 		return nil, err
 	}

@@ -64,10 +64,7 @@ type pacingVUsOptions struct {
 // error names the option path.
 func parsePacingVUs(name string, raw json.RawMessage) (executor.Config, error) {
 	var o pacingVUsOptions
-	if err := executor.DecodeStrict(name, raw, &o); err != nil {
-		return nil, err
-	}
-	s, err := o.Scenario(name)
+	s, err := executor.DecodeScenario(name, raw, &o)
 	if err != nil {
 		return nil, err
 	}
