@@ -177,6 +177,30 @@ type arrivalInit struct {
 	err error
 }
 
+// scheduleHead walks a schedule one arrival at a time: index is the
+// arrival it stands at, due at offset off, unless end says the schedule
+// has no arrival index.
+type scheduleHead struct {
+	cur   *Cursor
+	index int64
+	off   time.Duration
+	end   bool
+}
+
+func newScheduleHead(s *Schedule) scheduleHead {
+	h := scheduleHead{cur: s.Cursor(), index: -1}
+	h.step()
+	return h
+}
+
+// step moves to the next arrival.
+func (h *scheduleHead) step() {
+	h.index++
+	var ok bool
+	h.off, ok = h.cur.Offset(h.index)
+	h.end = !ok
+}
+
 // arrivalClaim is an arrival a worker claimed and gave back unstarted.
 type arrivalClaim struct {
 	index int64
@@ -205,17 +229,10 @@ type arrivalRun struct {
 	initErr error
 	warned  bool
 
-	// mu guards the claims. Arrivals with index < next are claimed or
-	// dropped; next is the oldest unclaimed one, due at nextOff. Arrivals
-	// with index < due have come due; dueOff is the offset of arrival due.
+	// mu guards the claims. Arrivals before next are claimed or dropped:
+	// next is the oldest unclaimed one. Arrivals before due have come due.
 	mu        sync.Mutex
-	next, due int64
-	nextOff   time.Duration
-	dueOff    time.Duration
-	nextCur   *Cursor
-	dueCur    *Cursor
-	exhausted bool // every arrival is claimed or dropped
-	allDue    bool // every arrival has come due
+	next, due scheduleHead
 	closed    bool // no more claims: k6's regular end, the hard stop, an abort
 	fresh     int  // workers started that have not claimed yet
 	returned  []arrivalClaim
@@ -244,14 +261,9 @@ func (e *arrivalExecutor) Run(ctx context.Context) error {
 		coarse:   arrivalRatePerSecond(e.cfg.schedule.Spec().peakRate(), e.cfg.schedule.Spec().TimeUnit) > PreciseMaxRate,
 		exited:   make(chan struct{}, 1),
 		initCh:   make(chan arrivalInit),
-		nextCur:  e.cfg.schedule.Cursor(),
-		dueCur:   e.cfg.schedule.Cursor(),
+		next:     newScheduleHead(e.cfg.schedule),
+		due:      newScheduleHead(e.cfg.schedule),
 	}
-	var ok bool
-	r.nextOff, ok = r.nextCur.Offset(0)
-	r.exhausted = !ok
-	r.dueOff, ok = r.dueCur.Offset(0)
-	r.allDue = !ok
 
 	vus := make([]VU, 0, e.cfg.preAllocated)
 	for range e.cfg.preAllocated {
@@ -300,24 +312,24 @@ func (r *arrivalRun) watch(ctx context.Context) {
 			// k6 starts nothing after the regular duration: the arrivals
 			// that found every VU busy are charged up to now.
 			r.closed = true
-			r.dropUnclaimed(r.due, now)
+			r.dropUnclaimed(r.due.index, now)
 		}
 		// An unclaimed arrival that is due found every VU busy (a VU that
 		// just joined is about to claim it).
-		waiting := !r.closed && !r.exhausted && r.nextOff <= el && r.fresh == 0
+		waiting := !r.closed && !r.next.end && r.next.off <= el && r.fresh == 0
 		backlog := r.setBacklog()
 		wake := r.hardStop
 		switch {
 		case r.closed:
-		case waiting && !r.allDue:
-			wake = r.dueOff // watch the backlog grow
-		case !waiting && !r.exhausted:
-			wake = r.nextOff // is it claimed by then?
+		case waiting && !r.due.end:
+			wake = r.due.off // watch the backlog grow
+		case !waiting && !r.next.end:
+			wake = r.next.off // is it claimed by then?
 		}
 		if el < r.regular {
 			wake = min(wake, r.regular)
 		}
-		done := r.exhausted || r.closed
+		done := r.next.end || r.closed
 		r.mu.Unlock()
 
 		if done {
@@ -346,11 +358,8 @@ func (r *arrivalRun) watch(ctx context.Context) {
 
 // advance makes every arrival with an offset up to el due. r.mu is held.
 func (r *arrivalRun) advance(el time.Duration) {
-	for !r.allDue && r.dueOff <= el {
-		r.due++
-		var ok bool
-		r.dueOff, ok = r.dueCur.Offset(r.due)
-		r.allDue = !ok
+	for !r.due.end && r.due.off <= el {
+		r.due.step()
 	}
 }
 
@@ -361,7 +370,7 @@ func (r *arrivalRun) setBacklog() int64 {
 	if !r.e.cfg.queue {
 		return 0
 	}
-	b := max(r.due-r.next, 0)
+	b := max(r.due.index-r.next.index, 0)
 	r.e.Backlog.Store(b)
 	if b > r.e.peakBacklog.Load() {
 		r.e.peakBacklog.Store(b)
@@ -384,14 +393,11 @@ func (r *arrivalRun) claim(now time.Time, first bool) (int64, time.Duration, boo
 	if !r.e.cfg.queue && !r.closed {
 		r.dropMissed(el, now)
 	}
-	if r.closed || r.exhausted {
+	if r.closed || r.next.end {
 		return 0, 0, false
 	}
-	i, off := r.next, r.nextOff
-	r.next++
-	var ok bool
-	r.nextOff, ok = r.nextCur.Offset(r.next)
-	r.exhausted = !ok
+	i, off := r.next.index, r.next.off
+	r.next.step()
 	r.setBacklog()
 	return i, off, true
 }
@@ -399,7 +405,7 @@ func (r *arrivalRun) claim(now time.Time, first bool) (int64, time.Duration, boo
 // dropMissed drops the unclaimed arrivals due before el, charged up to
 // giveUp. r.mu is held.
 func (r *arrivalRun) dropMissed(el time.Duration, giveUp time.Time) {
-	for !r.exhausted && r.nextOff < el {
+	for !r.next.end && r.next.off < el {
 		r.dropNext(giveUp)
 	}
 }
@@ -407,7 +413,7 @@ func (r *arrivalRun) dropMissed(el time.Duration, giveUp time.Time) {
 // dropUnclaimed drops the unclaimed arrivals with an index below end,
 // charged up to giveUp. r.mu is held.
 func (r *arrivalRun) dropUnclaimed(end int64, giveUp time.Time) {
-	for !r.exhausted && r.next < end {
+	for !r.next.end && r.next.index < end {
 		r.dropNext(giveUp)
 	}
 }
@@ -415,11 +421,8 @@ func (r *arrivalRun) dropUnclaimed(end int64, giveUp time.Time) {
 // dropNext drops arrival next. r.mu is held.
 func (r *arrivalRun) dropNext(giveUp time.Time) {
 	r.e.Dropped.Add(1)
-	r.deps.Drop(r.start.Add(r.nextOff), giveUp)
-	r.next++
-	var ok bool
-	r.nextOff, ok = r.nextCur.Offset(r.next)
-	r.exhausted = !ok
+	r.deps.Drop(r.start.Add(r.next.off), giveUp)
+	r.next.step()
 }
 
 // giveBack returns an arrival a worker claimed but did not start before
@@ -446,12 +449,12 @@ func (r *arrivalRun) finish(hardCancel context.CancelFunc) {
 	defer r.mu.Unlock()
 	slices.SortFunc(r.returned, func(a, b arrivalClaim) int { return cmp.Compare(a.index, b.index) })
 	for _, c := range r.returned {
-		if c.index < r.due {
+		if c.index < r.due.index {
 			r.e.Dropped.Add(1)
 			r.deps.Drop(r.start.Add(c.off), end)
 		}
 	}
-	r.dropUnclaimed(r.due, end)
+	r.dropUnclaimed(r.due.index, end)
 	r.e.Backlog.Store(0)
 }
 
