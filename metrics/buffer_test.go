@@ -113,6 +113,27 @@ func TestBufferRecordIsAllocationFreeWithRelease(t *testing.T) {
 	}
 }
 
+// A VU that records a few hundred samples per BufferMaxAge flushes by age,
+// never full; once warm, its cycles must reuse released batches rather than
+// regrow a small slice after every flush.
+func TestBufferAgeFlushesAreAllocationFreeWithRelease(t *testing.T) {
+	m := &Metric{Name: "x"}
+	tags := EmptyTags.With("a", "b")
+	b := NewBuffer(ReleaseBatch)
+	at := time.Unix(1, 0)
+	cycle := func() {
+		for range 300 { // under BufferSize, over smallBatch
+			b.Record(Sample{Metric: m, Tags: tags, Time: at, Value: 1})
+		}
+		at = at.Add(BufferMaxAge)
+		b.Record(Sample{Metric: m, Tags: tags, Time: at, Value: 1}) // flushes by age
+	}
+	cycle()
+	if allocs := testing.AllocsPerRun(20, cycle); allocs != 0 {
+		t.Errorf("%v allocations per age-flushed cycle of 301 samples", allocs)
+	}
+}
+
 func TestReleaseBatchClearsAndIgnoresForeignSlices(t *testing.T) {
 	ReleaseBatch(make([]Sample, 3)) // not a buffer's batch: ignored
 	md := map[string]string{"vu": "1"}
