@@ -166,6 +166,34 @@ func expectStalls(srv *stallserver.Server, arrivals []arrival) stallExpectation 
 	return e
 }
 
+// checkStalledArrivals holds a run's arrivals to the stall arithmetic: the
+// run met at least two stalls, no arrival was answered before the stall it
+// met ended, and the count over slowCut is the arithmetic's within the
+// tolerances. It returns the expectation for further checks.
+func checkStalledArrivals(t *testing.T, what string, srv *stallserver.Server, arrivals []arrival, total int) stallExpectation {
+	t.Helper()
+	want := expectStalls(srv, arrivals)
+	began := arrivals[0].intended.Sub(srv.Started())
+	if want.stalls < 2 {
+		t.Fatalf("the run began %v after the server and met %d stalls; the test needs 2", began, want.stalls)
+	}
+	t.Logf("the run began %v after the server started", began.Round(time.Millisecond))
+	slow, early := 0, 0
+	for _, a := range arrivals {
+		if a.latency > slowCut {
+			slow++
+		}
+		if ideal := idealLatency(srv, a.intended); a.latency < ideal-stallJitter {
+			if early++; early <= 3 {
+				t.Errorf("arrival intended %v after the server start: corrected latency %v, but the stall held it %v",
+					a.intended.Sub(srv.Started()), a.latency, ideal)
+			}
+		}
+	}
+	checkSlowCount(t, what, slow, want, total)
+	return want
+}
+
 // perStall is the number of arrivals in d at the stall rate.
 func perStall(d time.Duration) int { return int(stallRate * d / time.Second) }
 
@@ -268,27 +296,8 @@ func runOpenModel(t *testing.T, vus int) (export, stallExpectation) {
 	if dev := onSchedule(arrivals, time.Second/stallRate); dev > time.Millisecond {
 		t.Errorf("the intended times stray up to %v from a 5 ms grid", dev)
 	}
-	want := expectStalls(srv, arrivals)
-	if want.stalls < 2 {
-		t.Fatalf("the run began %v after the server and met %d stalls; the test needs 2",
-			arrivals[0].intended.Sub(srv.Started()), want.stalls)
-	}
-	t.Logf("%d VUs; the run began %v after the server started", vus, arrivals[0].intended.Sub(srv.Started()).Round(time.Millisecond))
-
-	slowJSON, early := 0, 0
-	for _, a := range arrivals {
-		if a.latency > slowCut {
-			slowJSON++
-		}
-		// No arrival can be answered before the stall it met ended.
-		if a.latency < idealLatency(srv, a.intended)-stallJitter {
-			if early++; early <= 3 {
-				t.Errorf("arrival intended %v after the server start: corrected latency %v, but the stall held it %v",
-					a.intended.Sub(srv.Started()), a.latency, idealLatency(srv, a.intended))
-			}
-		}
-	}
-	checkSlowCount(t, "corrected_latency points", slowJSON, want, total)
+	t.Logf("%d VUs", vus)
+	want := checkStalledArrivals(t, "corrected_latency points", srv, arrivals, total)
 
 	e := readExport(t, exp)
 	if n := int(e.num(t, "slow_arrivals", "passes") + e.num(t, "slow_arrivals", "fails")); n != total {
