@@ -46,12 +46,7 @@ func TestExitThresholdFailed(t *testing.T) {
 func TestExitAbortOnFail(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
-	exp := filepath.Join(t.TempDir(), "summary.json")
-	r := metronome(t, runSpec{args: []string{"run", "-q", "-e", "TARGET=" + tg.URL, "--summary-export", exp,
-		script("exit/abort_on_fail.js")}})
-	if r.code != 99 {
-		t.Fatalf("exit code %d, want 99\nstderr:\n%s", r.code, r.stderr)
-	}
+	r, e := runExported(t, 99, "-q", "-e", "TARGET="+tg.URL, script("exit/abort_on_fail.js"))
 	// Evaluation every 2 s aborts at about 2 s; 10 s leaves room for a
 	// loaded machine and is still half of the scenario's 20 s.
 	if r.elapsed > 10*time.Second {
@@ -60,7 +55,6 @@ func TestExitAbortOnFail(t *testing.T) {
 	if !strings.Contains(r.stderr, "TEARDOWN-RAN") {
 		t.Errorf("teardown did not run after the abort\nstderr:\n%s", r.stderr)
 	}
-	e := readExport(t, exp)
 	// One iteration every ≥ 50 ms: 20 s would give up to 400, 10 s 200.
 	if n := e.num(t, "iterations", "count"); n < 3 || n > 200 {
 		t.Errorf("iterations = %v; want at least 3 (the threshold count<3 failed) and far fewer than 20 s allows", n)
@@ -146,11 +140,7 @@ func TestExitScriptException(t *testing.T) {
 // exec.test.abort() stops a 20 s run at once: exit 108, teardown runs.
 func TestExitTestAbort(t *testing.T) {
 	t.Parallel()
-	exp := filepath.Join(t.TempDir(), "summary.json")
-	r := metronome(t, runSpec{args: []string{"run", "-q", "--summary-export", exp, script("exit/test_abort.js")}})
-	if r.code != 108 {
-		t.Fatalf("exit code %d after %v, want 108\nstderr:\n%s", r.code, r.elapsed, r.stderr)
-	}
+	r, e := runExported(t, 108, "-q", script("exit/test_abort.js"))
 	if r.elapsed > 10*time.Second {
 		t.Errorf("the run took %v; exec.test.abort() should stop its 20 s scenario at once", r.elapsed)
 	}
@@ -160,7 +150,6 @@ func TestExitTestAbort(t *testing.T) {
 	if !strings.Contains(r.stderr, "enough of this") {
 		t.Errorf("the abort reason is not reported\nstderr:\n%s", r.stderr)
 	}
-	e := readExport(t, exp)
 	// Iterations 0…4 start before the sixth aborts the test; the other
 	// VU may then be inside one of them, which is interrupted.
 	if n := e.num(t, "iterations", "count"); n < 4 || n > 5 {
@@ -171,12 +160,7 @@ func TestExitTestAbort(t *testing.T) {
 // exec.test.fail() marks the test failed but lets it finish: exit 110.
 func TestExitTestFail(t *testing.T) {
 	t.Parallel()
-	exp := filepath.Join(t.TempDir(), "summary.json")
-	r := metronome(t, runSpec{args: []string{"run", "-q", "--summary-export", exp, script("exit/test_fail.js")}})
-	if r.code != 110 {
-		t.Fatalf("exit code %d, want 110\nstderr:\n%s", r.code, r.stderr)
-	}
-	e := readExport(t, exp)
+	_, e := runExported(t, 110, "-q", script("exit/test_fail.js"))
 	if n := e.num(t, "after_fail", "count"); n != 4 {
 		t.Errorf("after_fail = %v, want 4: exec.test.fail() must not stop the iteration or the test", n)
 	}

@@ -241,12 +241,7 @@ func TestIntendedJSChargesDropped(t *testing.T) {
 func TestIntendedJSAfterSetup(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
-	exp := filepath.Join(t.TempDir(), "summary.json")
-	r := metronome(t, runSpec{args: []string{"run", "-q", "-e", "TARGET=" + tg.URL, "--summary-export", exp, script("intended/setup.js")}})
-	if r.code != 0 {
-		t.Fatalf("exit code %d, want 0\nstderr:\n%s", r.code, r.stderr)
-	}
-	e := readExport(t, exp)
+	_, e := runExported(t, 0, "-q", "-e", "TARGET="+tg.URL, script("intended/setup.js"))
 	if n := e.num(t, "iterations", "count"); n != 50 {
 		t.Errorf("iterations = %v, want 50", n)
 	}

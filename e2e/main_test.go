@@ -200,6 +200,18 @@ type exportCheck struct {
 	Fails  int64  `json:"fails"`
 }
 
+// runExported runs "metronome run --summary-export FILE args...", fails
+// the test unless it exits with code, and returns the run and the export.
+func runExported(t *testing.T, code int, args ...string) (run, export) {
+	t.Helper()
+	exp := filepath.Join(t.TempDir(), "summary.json")
+	r := metronome(t, runSpec{args: append([]string{"run", "--summary-export", exp}, args...)})
+	if r.code != code {
+		t.Fatalf("exit code %d after %v, want %d\nstderr:\n%s", r.code, r.elapsed, code, r.stderr)
+	}
+	return r, readExport(t, exp)
+}
+
 // readExport parses a summary export file.
 func readExport(t *testing.T, path string) export {
 	t.Helper()

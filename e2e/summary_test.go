@@ -20,12 +20,7 @@ func md5hex(s string) string {
 func TestSummaryExportSharedIterations(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
-	exp := filepath.Join(t.TempDir(), "summary.json")
-	r := metronome(t, runSpec{args: []string{"run", "-q", "-e", "TARGET=" + tg.URL, "--summary-export", exp, script("summary/shared.js")}})
-	if r.code != 0 {
-		t.Fatalf("exit code %d, want 0\nstderr:\n%s", r.code, r.stderr)
-	}
-	e := readExport(t, exp)
+	_, e := runExported(t, 0, "-q", "-e", "TARGET="+tg.URL, script("summary/shared.js"))
 	if n := e.num(t, "iterations", "count"); n != 50 {
 		t.Errorf("iterations = %v, want 50", n)
 	}
@@ -60,12 +55,7 @@ func TestSummaryExportSharedIterations(t *testing.T) {
 func TestSummaryExportPerVUIterations(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
-	exp := filepath.Join(t.TempDir(), "summary.json")
-	r := metronome(t, runSpec{args: []string{"run", "-q", "-e", "TARGET=" + tg.URL, "--summary-export", exp, script("summary/per_vu.js")}})
-	if r.code != 99 {
-		t.Fatalf("exit code %d, want 99 (two thresholds fail)\nstderr:\n%s", r.code, r.stderr)
-	}
-	e := readExport(t, exp)
+	_, e := runExported(t, 99, "-q", "-e", "TARGET="+tg.URL, script("summary/per_vu.js")) // two thresholds fail
 	if n := e.num(t, "iterations", "count"); n != 12 {
 		t.Errorf("iterations = %v, want 3×4 = 12", n)
 	}
