@@ -67,6 +67,11 @@ type scriptImport struct {
 	kind importKind
 	name string    // the imported name, for importNamed
 	ref  moduleRef // what spec resolved to, set by the loader
+	// local is the binding's name in the module: the function's
+	// parameter. hidden says the rewriter made it up, for a side-effect
+	// import or what a re-export passes on.
+	local  string
+	hidden bool
 }
 
 // defaultVar holds an anonymous default export in a rewritten module.
@@ -92,9 +97,9 @@ func rewriteModule(key string, prog *ast.Program, code string) *scriptModule {
 
 	var head strings.Builder
 	head.WriteString("(function (" + defaultVar)
-	for _, b := range r.locals {
+	for _, imp := range r.imports {
 		head.WriteString(", ")
-		head.WriteString(b)
+		head.WriteString(imp.local)
 	}
 	head.WriteString(`) {"use strict";`)
 
@@ -179,8 +184,6 @@ func shiftSourceMap(m []byte) (string, bool) {
 type rewriter struct {
 	b       []byte
 	imports []scriptImport
-	locals  []string          // the local names of imports, parallel to imports
-	hidden  []bool            // the local name is the rewriter's, parallel to imports
 	exports map[string]string // exported name → local name
 	insert  int               // offset where "}.default;" goes, -1 for none
 	// protected are the names nothing may assign to: imports and exported
@@ -258,9 +261,8 @@ func (r *rewriter) importDecl(d *ast.ImportDeclaration, start, end int) bool {
 // bind adds an import binding, which becomes a parameter of the
 // function.
 func (r *rewriter) bind(imp scriptImport, local unistring.String) {
+	imp.local = local.String()
 	r.imports = append(r.imports, imp)
-	r.locals = append(r.locals, local.String())
-	r.hidden = append(r.hidden, false)
 	r.protected[local] = true
 }
 
@@ -268,11 +270,9 @@ func (r *rewriter) bind(imp scriptImport, local unistring.String) {
 // use: a side-effect import, or what a re-export passes on. It returns
 // the name.
 func (r *rewriter) hide(imp scriptImport) string {
-	name := fmt.Sprintf("%s%d", defaultVar, len(r.locals))
+	imp.local, imp.hidden = fmt.Sprintf("%s%d", defaultVar, len(r.imports)), true
 	r.imports = append(r.imports, imp)
-	r.locals = append(r.locals, name)
-	r.hidden = append(r.hidden, true)
-	return name
+	return imp.local
 }
 
 // exportDecl rewrites an export declaration, spanning b[start:end], and
@@ -532,8 +532,8 @@ func (r *rewriter) qualifies(prog *ast.Program) bool {
 			return false
 		}
 	}
-	for i, l := range r.locals {
-		if !r.hidden[i] && reserved(unistring.NewFromString(l)) {
+	for _, imp := range r.imports {
+		if !imp.hidden && reserved(unistring.NewFromString(imp.local)) {
 			return false
 		}
 	}
@@ -553,9 +553,9 @@ func (r *rewriter) qualifies(prog *ast.Program) bool {
 func (r *rewriter) declared(prog *ast.Program) map[unistring.String]bool {
 	names := map[unistring.String]bool{}
 	add := func(n unistring.String) { names[n] = true }
-	for i, l := range r.locals {
-		if r.imports[i].kind != importEffect {
-			add(unistring.NewFromString(l))
+	for _, imp := range r.imports {
+		if imp.kind != importEffect {
+			add(unistring.NewFromString(imp.local))
 		}
 	}
 	var decl func(st ast.Statement)
