@@ -348,7 +348,9 @@ func (r *rewriter) exportDecl(d *ast.ExportDeclaration, start, end int) bool {
 			case *ast.FunctionLiteral, *ast.ArrowFunctionLiteral, *ast.ClassLiteral:
 				anon = e
 			default:
-				r.replace(start, kwEnd, ";"+defaultVar+"=")
+				if !r.replace(start, kwEnd, ";"+defaultVar+"=") {
+					return false
+				}
 				local = defaultVar
 			}
 		default:
@@ -374,23 +376,21 @@ func (r *rewriter) exportDecl(d *ast.ExportDeclaration, start, end int) bool {
 		return true
 	}
 	r.replace(start, start+len("export"), ";")
+	bindings := func(list []*ast.Binding) bool {
+		for _, b := range list {
+			id, ok := b.Target.(*ast.Identifier)
+			if !ok {
+				return false
+			}
+			export(id.Name, id.Name)
+		}
+		return true
+	}
 	switch {
 	case d.Variable != nil:
-		for _, b := range d.Variable.List {
-			id, ok := b.Target.(*ast.Identifier)
-			if !ok {
-				return false
-			}
-			export(id.Name, id.Name)
-		}
+		return bindings(d.Variable.List)
 	case d.LexicalDeclaration != nil:
-		for _, b := range d.LexicalDeclaration.List {
-			id, ok := b.Target.(*ast.Identifier)
-			if !ok {
-				return false
-			}
-			export(id.Name, id.Name)
-		}
+		return bindings(d.LexicalDeclaration.List)
 	case d.HoistableDeclaration != nil:
 		f := d.HoistableDeclaration.FunctionDeclaration.Function
 		if f.Name == nil {
