@@ -520,7 +520,7 @@ func (r *rewriter) qualifies(prog *ast.Program) bool {
 				}
 			case *ast.VariableStatement:
 				// A var declaration may declare an exported var again.
-				if _, exported := varExported(prog, n); !exported {
+				if !varExported(prog, n) {
 					for _, b := range n.List {
 						assigned(b.Target)
 					}
@@ -598,13 +598,8 @@ func (r *rewriter) declared(prog *ast.Program) map[unistring.String]bool {
 
 // varExported reports whether v is the declaration of an export var
 // statement of prog.
-func varExported(prog *ast.Program, v *ast.VariableStatement) (*ast.ExportDeclaration, bool) {
-	for _, d := range prog.ExportEntries {
-		if d.Variable == v {
-			return d, true
-		}
-	}
-	return nil, false
+func varExported(prog *ast.Program, v *ast.VariableStatement) bool {
+	return slices.ContainsFunc(prog.ExportEntries, func(d *ast.ExportDeclaration) bool { return d.Variable == v })
 }
 
 // assignedNames calls f with every name an assignment to target binds:
