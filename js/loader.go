@@ -355,6 +355,7 @@ func (l *loader) loadFileLocked(u *url.URL, spec string) (*fileModule, error) {
 	f.script = rewriteModule(key, prog, code)
 	l.files[key] = f
 	l.byRecord[rec] = f
+	refs := map[string]moduleRef{}
 	for _, spec := range importSpecifiers(prog) {
 		dep, err := l.resolveLocked(u, spec.name)
 		if err != nil {
@@ -366,13 +367,14 @@ func (l *loader) loadFileLocked(u *url.URL, spec string) (*fileModule, error) {
 			return nil, &posError{name: key, line: pos.Line, col: pos.Column, msg: err.Error()}
 		}
 		f.deps = append(f.deps, dep)
+		refs[spec.name] = dep
 	}
 	if f.script != nil {
+		// The rewriter reads the same declarations as importSpecifiers;
+		// a spec it lacks would leave ref nil, which importsResolve
+		// refuses, leaving the module to sobek.
 		for i := range f.script.imports {
-			imp := &f.script.imports[i]
-			if imp.ref, err = l.resolveLocked(u, imp.spec); err != nil {
-				return nil, err
-			}
+			f.script.imports[i].ref = refs[f.script.imports[i].spec]
 		}
 		l.pending = append(l.pending, f)
 	}
