@@ -13,6 +13,7 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/js/modules"
@@ -512,7 +513,7 @@ func (v *vu) Run(ctx context.Context, it executor.Iteration) executor.Result {
 	}
 	if outcome != executor.Interrupted && v.conf.minIterDur > 0 {
 		if rest := v.conf.minIterDur - end.Sub(start); rest > 0 {
-			sleepCtx(ctx, rest)
+			clock.Sleep(clock.Real, rest, ctx.Done())
 		}
 	}
 	// Samples older than the buffer's age limit go to the engine now, so
@@ -777,18 +778,6 @@ func (v *vu) callerURL() *url.URL {
 		}
 	}
 	return nil
-}
-
-// sleepCtx sleeps for d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // vuJar is the VU's cookie jar. It is emptied at the start of each

@@ -3,7 +3,6 @@
 package k6
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/metrics"
 )
@@ -177,22 +177,10 @@ func (m *module) sleep(call sobek.FunctionCall) sobek.Value {
 		// corrected_latency; the summary warns about it.
 		st.Execution.SleepsInOpenModel.Add(1)
 	}
-	if !sleep(ctx, time.Duration(secs*float64(time.Second))) {
+	if !clock.Sleep(clock.Real, time.Duration(secs*float64(time.Second)), ctx.Done()) {
 		m.vu.Runtime().Interrupt(ctx.Err())
 	}
 	return sobek.Undefined()
-}
-
-// sleep waits for d; it returns false when ctx ended first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // fail(msg) throws an Error with msg, ending the iteration as failed.
