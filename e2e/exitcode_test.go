@@ -85,18 +85,7 @@ func TestExitInvalidConfig(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := metronome(t, runSpec{args: append([]string{"run", "-q"}, tc.args...)})
-			if r.code != 104 {
-				t.Fatalf("exit code %d, want 104\nstderr:\n%s", r.code, r.stderr)
-			}
-			lines := errorLines(r.stderr)
-			if len(lines) != 1 {
-				t.Fatalf("want exactly one ERROR line, got %d\nstderr:\n%s", len(lines), r.stderr)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(lines[0], w) {
-					t.Errorf("ERROR line %q does not mention %q", lines[0], w)
-				}
-			}
+			wantOneError(t, r, 104, tc.want...)
 		})
 	}
 }
@@ -118,18 +107,7 @@ func TestExitScriptException(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := metronome(t, runSpec{args: []string{"run", "-q", script(tc.script)}})
-			if r.code != 107 {
-				t.Fatalf("exit code %d, want 107\nstderr:\n%s", r.code, r.stderr)
-			}
-			lines := errorLines(r.stderr)
-			if len(lines) != 1 {
-				t.Fatalf("want exactly one ERROR line, got %d\nstderr:\n%s", len(lines), r.stderr)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(lines[0], w) {
-					t.Errorf("ERROR line %q does not mention %q", lines[0], w)
-				}
-			}
+			wantOneError(t, r, 107, tc.want...)
 			if strings.Contains(r.stderr, "DEFAULT-RAN") || strings.Contains(r.stderr, "TEARDOWN-RAN") {
 				t.Errorf("after a failed setup neither the scenarios nor teardown may run\nstderr:\n%s", r.stderr)
 			}

@@ -274,6 +274,24 @@ func errorLines(stderr string) []string {
 	return out
 }
 
+// wantOneError fails the test unless r exited with code and printed
+// exactly one ERROR line, which mentions each of want.
+func wantOneError(t *testing.T, r run, code int, want ...string) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit code %d, want %d\nstderr:\n%s", r.code, code, r.stderr)
+	}
+	lines := errorLines(r.stderr)
+	if len(lines) != 1 {
+		t.Fatalf("want exactly one ERROR line, got %d\nstderr:\n%s", len(lines), r.stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(lines[0], w) {
+			t.Errorf("ERROR line %q does not mention %q", lines[0], w)
+		}
+	}
+}
+
 // script returns the path of a testdata script, relative to the package
 // directory where metronome runs.
 func script(name string) string { return filepath.Join("testdata", name) }

@@ -38,12 +38,6 @@ func TestTypeScriptErrorLines(t *testing.T) {
 	t.Run("init", func(t *testing.T) {
 		t.Parallel()
 		r := metronome(t, runSpec{args: []string{"run", "-q", "--no-summary", script("ts/init_error.ts")}})
-		if r.code != 107 {
-			t.Fatalf("exit code %d, want 107\nstderr:\n%s", r.code, r.stderr)
-		}
-		lines := errorLines(r.stderr)
-		if len(lines) != 1 || !strings.Contains(lines[0], "init_error.ts:8") || !strings.Contains(lines[0], "too many retries") {
-			t.Errorf("want one ERROR line at init_error.ts:8, got %q", lines)
-		}
+		wantOneError(t, r, 107, "init_error.ts:8", "too many retries")
 	})
 }
