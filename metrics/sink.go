@@ -233,14 +233,21 @@ func (t *TrendSink) Percentile(p float64) float64 {
 	case p >= 100:
 		return t.max
 	}
-	h := p / 100 * float64(t.count-1)
+	return InterpolateRanks(p, t.count, t.valueAtRank)
+}
+
+// InterpolateRanks is k6's percentile estimator over n ranked values:
+// with h = p/100·(n−1), the value of rank ⌊h⌋ plus the fraction h−⌊h⌋ of
+// the way to the next one. at returns the value of a 0-based rank. The
+// caller handles the ends: it needs 0 < p < 100 and n ≥ 2.
+func InterpolateRanks(p float64, n int64, at func(rank int64) float64) float64 {
+	h := p / 100 * float64(n-1)
 	lo := math.Floor(h)
-	a := t.valueAtRank(int64(lo))
+	a := at(int64(lo))
 	if h == lo {
 		return a
 	}
-	b := t.valueAtRank(int64(lo) + 1)
-	return a + (b-a)*(h-lo)
+	return a + (at(int64(lo)+1)-a)*(h-lo)
 }
 
 // valueAtRank returns the value with 0-based rank r in sorted order.

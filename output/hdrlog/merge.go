@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/metronome-load/metronome/metrics"
 )
 
 // Distribution is the merged histogram of one tag across every interval of
@@ -212,14 +214,7 @@ func (r ranks) percentile(p float64) float64 {
 	case p >= 100:
 		return r.at(n - 1)
 	}
-	h := p / 100 * float64(n-1)
-	lo := math.Floor(h)
-	a := r.at(int64(lo))
-	if h == lo {
-		return a
-	}
-	b := r.at(int64(lo) + 1)
-	return a + (b-a)*(h-lo)
+	return metrics.InterpolateRanks(p, n, r.at)
 }
 
 // PercentileName writes p as k6 names a stat column: 99.9 → p99.9.
