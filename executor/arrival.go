@@ -29,7 +29,7 @@ const OnTimeTolerance = time.Millisecond
 // the clock offers one (clock.Precise). Each such wait is one more wake-up
 // of the process: on this project's 2-core VM, at 2,000 arrivals/s, it
 // took schedule_lag from a median of 450 µs (p99 1.2 ms) to 74-84 µs (p99
-// 0.18-0.36 ms) for 56-95 µs more CPU per arrival. At 5,000/s it still paid
+// 0.18-0.39 ms) for 57-94 µs more CPU per arrival. At 5,000/s it still paid
 // (p99 1.3 ms -> 0.6-1.0 ms); at 10,000/s the extra CPU, on cores the
 // server shares, made the tail worse, and the traffic itself keeps Go's
 // timers prompt.
