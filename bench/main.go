@@ -1,7 +1,7 @@
 //go:build unix
 
 // Command bench measures metronome end to end against the performance
-// targets of DESIGN §8: one-GET throughput at 50 VUs, the memory of 1,000
+// targets of docs/DESIGN.md §8: one-GET throughput at 50 VUs, the memory of 1,000
 // sleeping VUs, the memory of a Trend fed ten million samples, the open
 // model at 10,000 arrivals/s, and the cost of recording corrected_latency
 // and schedule_lag. It runs the metronome binary given by -metronome

@@ -20,7 +20,7 @@ import (
 	"github.com/metronome-load/metronome/metrics"
 )
 
-// Reference figures of DESIGN §8 and the targets derived from them.
+// Reference figures of docs/DESIGN.md §8 and the targets derived from them.
 const (
 	k6Throughput     = 15_700 // iterations/s, k6 at 50 VUs
 	targetThroughput = 2 * k6Throughput

@@ -11,7 +11,7 @@ import (
 	"github.com/metronome-load/metronome/examples/stallserver"
 )
 
-// The stall experiment of DESIGN §7, in real time: a server that answers
+// The stall experiment of docs/DESIGN.md §7, in real time: a server that answers
 // at once but freezes S = 500 ms every 3 s, the first freeze 1.5 s after
 // it starts, loaded at R = 200 arrivals/s for 6 s.
 //

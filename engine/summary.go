@@ -165,7 +165,7 @@ const (
 )
 
 // scenarioReports returns the open-model accounts and the warnings of
-// DESIGN §2.4.
+// docs/DESIGN.md §2.4.
 func (r *testRun) scenarioReports() ([]summary.ScenarioReport, []string) {
 	var reps []summary.ScenarioReport
 	var warns []string

@@ -36,7 +36,7 @@ const OnTimeTolerance = time.Millisecond
 const PreciseMaxRate = 2000
 
 // Account is the end-of-test account of one open-model scenario
-// (DESIGN §2.4). Every arrival that became due ends exactly once, so
+// (docs/DESIGN.md §2.4). Every arrival that became due ends exactly once, so
 // Intended == Completed + Interrupted + Dropped and
 // Intended == OnTime + Late + Dropped once the scenario has finished.
 type Account struct {

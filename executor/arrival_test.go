@@ -182,7 +182,7 @@ func callsByIndex(p *executortest.Pool) map[int64]executortest.Call {
 
 func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 
-// frozenServer is DESIGN §7's server: one FIFO server with a 10 ms service
+// frozenServer is docs/DESIGN.md §7's server: one FIFO server with a 10 ms service
 // time that serves nothing from t0+1s to t0+1.5s. A request arriving at a
 // begins at max(a, the server's free time), pushed to the freeze's end if
 // that falls inside the freeze, and completes 10 ms later.
@@ -205,7 +205,7 @@ func frozenServer(t0 time.Time) executortest.Work {
 	}
 }
 
-// DESIGN §7, open model: 80 requests/s (one every 12.5 ms), 450 requests.
+// docs/DESIGN.md §7, open model: 80 requests/s (one every 12.5 ms), 450 requests.
 // The 40 arrivals of the freeze (t = 1.0 s … 1.4875 s) and those after it
 // queue: the n-th of them (arriving at 1 s + 12.5n ms) completes at
 // 1.5 s + 10(n+1) ms, a corrected latency of 510 − 2.5n ms, until n = 200

@@ -335,7 +335,7 @@ func fieldType(t reflect.Type, key string) (reflect.Type, bool) {
 }
 
 // Account emits the samples of one finished iteration into the VU's
-// recorder, as DESIGN §2.2 defines them:
+// recorder, as docs/DESIGN.md §2.2 defines them:
 //   - a completed or failed iteration: iterations 1 and iteration_duration
 //     (end − start), as k6;
 //   - an open-model iteration (it.Intended set): schedule_lag

@@ -23,7 +23,7 @@ type ConstantVUsConfig struct {
 	Scenario *Scenario
 	VUs      int64
 	Duration time.Duration
-	// ExpectedInterval, when set, back-fills corrected_latency (DESIGN §2.3).
+	// ExpectedInterval, when set, back-fills corrected_latency (docs/DESIGN.md §2.3).
 	ExpectedInterval time.Duration
 }
 

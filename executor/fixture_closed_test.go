@@ -12,7 +12,7 @@ import (
 	"github.com/metronome-load/metronome/metrics"
 )
 
-// DESIGN §7, closed model. The server is frozenServer (arrival_test.go):
+// docs/DESIGN.md §7, closed model. The server is frozenServer (arrival_test.go):
 // one FIFO server, 10 ms of service, frozen from t = 1.0 s to 1.5 s. One VU
 // of constant-vus loops over the open-model run's span, 450 × 12.5 ms =
 // 5.625 s. Each iteration sends one request (the fake's "HTTP request": its
@@ -150,7 +150,7 @@ func TestFrozenServerClosedModel(t *testing.T) {
 // 12.5 ms less than the one before, while the real queue drains at only
 // 2.5 ms per request (12.5 ms between arrivals, 10 ms of service).
 //
-// DESIGN §7 says "~40 samples and p99 ≈ 445 ms". The count is exact; the
+// docs/DESIGN.md §7 says "~40 samples and p99 ≈ 445 ms". The count is exact; the
 // exact p99 is 2.5% above DESIGN's figure. The tail descends in 12.5 ms steps,
 // and the 99th percentile of 450 samples falls between the 6th and 5th
 // largest, 450 and 462.5 ms: 456.375 ms by k6's interpolation (asserted

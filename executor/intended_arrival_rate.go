@@ -30,7 +30,7 @@ type intendedArrivalRateOptions struct {
 }
 
 // IntendedArrivalRateConfig is a parsed intended-arrival-rate scenario
-// (DESIGN §2.3), metronome's open-model executor. Its schedule is a
+// (docs/DESIGN.md §2.3), metronome's open-model executor. Its schedule is a
 // constant rate or a k6-style ramp, with evenly spaced or Poisson arrivals.
 // It never drops while the schedule runs: an arrival that finds every VU
 // busy waits in a FIFO backlog and starts as soon as one is free, more VUs

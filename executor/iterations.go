@@ -15,7 +15,7 @@ type IterationsConfig struct {
 	Iterations int64
 	// Limit is the maxDuration option: no iteration starts after it.
 	Limit time.Duration
-	// ExpectedInterval, when set, back-fills corrected_latency (DESIGN §2.3).
+	// ExpectedInterval, when set, back-fills corrected_latency (docs/DESIGN.md §2.3).
 	ExpectedInterval time.Duration
 }
 

@@ -42,7 +42,7 @@ type RampingVUsConfig struct {
 	StartVUs         int64
 	Stages           []VUStage
 	GracefulRampDown time.Duration
-	// ExpectedInterval, when set, back-fills corrected_latency (DESIGN §2.3).
+	// ExpectedInterval, when set, back-fills corrected_latency (docs/DESIGN.md §2.3).
 	ExpectedInterval time.Duration
 }
 

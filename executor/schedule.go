@@ -76,7 +76,7 @@ const maxArrivals = 1 << 40
 const poissonFrac = 24
 
 // Schedule is the intended arrival schedule of an open-model scenario
-// (DESIGN §2.1): iteration i is intended to start t_i = Λ⁻¹(x_i) after the
+// (docs/DESIGN.md §2.1): iteration i is intended to start t_i = Λ⁻¹(x_i) after the
 // scenario start, where Λ is the integral of the rate and x_i is i for an
 // evenly spaced constant rate (first arrival at 0), i+1 for an evenly spaced
 // ramp (first arrival when the area under the rate reaches 1, as k6), or the

@@ -1,7 +1,7 @@
 package metrics
 
 // Names of the built-in metrics. The k6 ones keep k6's names, types and
-// units; CorrectedLatency and ScheduleLag are metronome's (DESIGN §2.2).
+// units; CorrectedLatency and ScheduleLag are metronome's (docs/DESIGN.md §2.2).
 const (
 	VUsName               = "vus"
 	VUsMaxName            = "vus_max"

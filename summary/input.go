@@ -25,7 +25,7 @@ type Input struct {
 	// returned nothing.
 	SetupData json.RawMessage
 	// Scenarios are the per-scenario accounts of open-model scenarios and
-	// the warnings of DESIGN §2.4, printed after the metrics.
+	// the warnings of docs/DESIGN.md §2.4, printed after the metrics.
 	Scenarios []ScenarioReport
 	Warnings  []string
 }
@@ -81,7 +81,7 @@ type State struct {
 	TestRunDuration          time.Duration
 }
 
-// ScenarioReport is the account of one open-model scenario (DESIGN §2.4).
+// ScenarioReport is the account of one open-model scenario (docs/DESIGN.md §2.4).
 type ScenarioReport struct {
 	Name     string
 	Executor string

@@ -98,7 +98,7 @@ func hidden(name string, full bool) bool {
 }
 
 // BackfilledTag is the tag the executors put on corrected_latency samples
-// that were back-filled for expectedInterval (DESIGN §2.3). When the run
+// that were back-filled for expectedInterval (docs/DESIGN.md §2.3). When the run
 // has a corrected_latency{backfilled:true} submetric, the summary says how
 // many samples were back-filled rather than measured.
 const BackfilledTag = "backfilled"
@@ -510,7 +510,7 @@ func (r *textRenderer) group(g *Group) {
 }
 
 // scenarios writes the arrival account of each open-model scenario
-// (DESIGN §2.4). A raw p99 of 0 means the scenario made no HTTP request and
+// (docs/DESIGN.md §2.4). A raw p99 of 0 means the scenario made no HTTP request and
 // is shown as n/a.
 func (r *textRenderer) scenarios() {
 	if len(r.in.Scenarios) == 0 {

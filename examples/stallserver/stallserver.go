@@ -1,6 +1,6 @@
 // Package stallserver is an HTTP target that answers at once but freezes
 // every handler on a schedule: the "server that stalls" of metronome's
-// reference experiments (DESIGN §7). A request that arrives during a stall
+// reference experiments (docs/DESIGN.md §7). A request that arrives during a stall
 // is held until the stall ends; requests outside stalls are answered
 // immediately. It listens on loopback only.
 package stallserver
