@@ -158,7 +158,7 @@ func TestDecodeStrictEveryExecutor(t *testing.T) {
 				struct{ extra, want string }{`"maxVUs":"2"`, `scenarios.test.maxVUs: expected an integer, got a JSON string`})
 		} else {
 			cases = append(cases,
-				struct{ extra, want string }{`"expectedInterval":"1x"`, `scenarios.test.expectedInterval: invalid duration "1x"`})
+				struct{ extra, want string }{`"expectedInterval":"1x"`, `scenarios.test.expectedInterval: must be "auto", "off" or a duration such as "10ms", got "1x"`})
 		}
 		for _, c := range cases {
 			js := fmt.Sprintf(`{"executor":%q,%s,%s}`, name, opts, c.extra)

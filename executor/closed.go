@@ -28,9 +28,10 @@ const defaultMaxDuration = 10 * time.Minute
 type closedRun struct {
 	deps     Deps
 	scenario *Scenario
-	interval time.Duration // expectedInterval; 0 when not set
+	interval ExpectedInterval
 	regular  time.Duration
 	maxVUs   int
+	tally    backFillTally
 
 	Tracker
 	index atomic.Int64 // next global iteration index
@@ -39,8 +40,10 @@ type closedRun struct {
 	err     error
 }
 
-func newClosedRun(deps Deps, s *Scenario, regular, interval time.Duration, maxVUs int) *closedRun {
-	return &closedRun{deps: deps, scenario: s, regular: regular, interval: interval, maxVUs: maxVUs}
+func newClosedRun(deps Deps, s *Scenario, regular time.Duration, interval ExpectedInterval, maxVUs int) *closedRun {
+	r := &closedRun{deps: deps, scenario: s, regular: regular, interval: interval, maxVUs: maxVUs}
+	r.tally.acc.Interval = interval
+	return r
 }
 
 // begin records the start and returns the hard-stop context, which ends at
@@ -53,8 +56,12 @@ func (r *closedRun) begin(ctx context.Context) (context.Context, context.CancelF
 	return hard, cancel, now.Add(r.regular)
 }
 
-// finish freezes the elapsed time and marks the run done.
+// finish freezes the elapsed time, hands over the back-fill account and
+// marks the run done.
 func (r *closedRun) finish() {
+	if r.deps.BackFillAccount != nil && r.interval.Enabled() {
+		*r.deps.BackFillAccount = r.tally.account()
+	}
 	r.End(min(r.deps.Clock.Now().Sub(r.Began()), r.regular+r.scenario.GracefulStop))
 }
 
@@ -65,7 +72,9 @@ func (r *closedRun) canStart(hard context.Context, regularEnd time.Time) bool {
 }
 
 // acquire takes a VU from the pool and counts it as held. A failure other
-// than the run ending is kept as the run's error and stops the run.
+// than the run ending is kept as the run's error and stops the run. When
+// the scenario back-fills, the VU comes wrapped with its own cadence
+// estimate and tallies (a closedVU), which iterate and release unwrap.
 func (r *closedRun) acquire(hard context.Context, stop context.CancelFunc) (VU, bool) {
 	vu, err := r.deps.Pool.Get(hard)
 	if err != nil {
@@ -79,11 +88,19 @@ func (r *closedRun) acquire(hard context.Context, stop context.CancelFunc) (VU, 
 	if r.deps.State != nil {
 		r.deps.State.VUsActive.Add(1)
 	}
+	if r.interval.Enabled() {
+		return &closedVU{VU: vu}, true
+	}
 	return vu, true
 }
 
-// release returns a held VU to the pool.
+// release returns a held VU to the pool, and its back-fill tallies to the
+// scenario's.
 func (r *closedRun) release(vu VU) {
+	if w, ok := vu.(*closedVU); ok {
+		r.tally.add(w)
+		vu = w.VU
+	}
 	r.deps.Pool.Put(vu)
 	r.Active.Add(-1)
 	if r.deps.State != nil {
@@ -94,12 +111,48 @@ func (r *closedRun) release(vu VU) {
 // iterate runs one iteration with global index i on vu and accounts for it.
 func (r *closedRun) iterate(ctx context.Context, vu VU, i int64) {
 	it := Iteration{Scenario: r.scenario, Index: i, LocalIndex: i}
-	res := vu.Run(ctx, it)
-	if r.deps.Account(vu, it, res, r.interval) {
+	var done bool
+	if w, ok := vu.(*closedVU); ok {
+		done = r.backFill(w, it, w.VU.Run(ctx, it))
+	} else {
+		done = r.deps.Account(vu, it, vu.Run(ctx, it), 0)
+	}
+	if done {
 		r.Completed.Add(1)
 	} else {
 		r.Interrupted.Add(1)
 	}
+}
+
+// backFill accounts for one iteration of a scenario that back-fills: k6's
+// samples through Deps.Account, then the iteration's duration d into
+// corrected_latency, back-filled with the hand-set interval or with the
+// VU's estimate from before this iteration (none yet: d alone). Only
+// iterations that completed without an exception feed the estimate.
+func (r *closedRun) backFill(w *closedVU, it Iteration, res Result) bool {
+	if !r.deps.Account(w.VU, it, res, 0) {
+		return false
+	}
+	d := res.End.Sub(res.Start)
+	interval := r.interval.Fixed
+	if r.interval.Mode == IntervalAuto {
+		est, ok := w.cadence.Estimate()
+		if !ok {
+			w.unestimated++
+		}
+		interval = est
+		if res.Outcome == Completed {
+			w.cadence.Observe(d)
+		}
+	}
+	tags := res.Tags
+	if tags == nil {
+		tags = r.deps.IterationTags
+	}
+	BackFill(w.VU.Recorder(), r.deps.Metrics.CorrectedLatency, tags, res.End, d, interval)
+	w.iterations++
+	w.backfilled += BackFilled(d, interval)
+	return true
 }
 
 // drop emits one dropped_iterations sample of n iterations that never
@@ -157,16 +210,13 @@ func durationOption(scenario, option string, v *duration.Duration, def time.Dura
 	return v.Std(), nil
 }
 
-// expectedIntervalOption validates metronome's expectedInterval; zero or
-// absent turns back-filling off.
-func expectedIntervalOption(scenario string, v *duration.Duration) (time.Duration, error) {
+// expectedIntervalOption returns metronome's expectedInterval as the
+// scenario set it (decoding validated it); absent leaves it unset.
+func expectedIntervalOption(v *ExpectedInterval) ExpectedInterval {
 	if v == nil {
-		return 0, nil
+		return ExpectedInterval{}
 	}
-	if *v < 0 {
-		return 0, fmt.Errorf("scenarios.%s.expectedInterval: must not be negative, got %s", scenario, v.Std())
-	}
-	return v.Std(), nil
+	return *v
 }
 
 // fitsHardStop checks that the regular duration plus gracefulStop does not
@@ -181,14 +231,14 @@ func fitsHardStop(s *Scenario, option string, regular time.Duration) error {
 // bannerFacts formats the parenthesised facts of a closed-model banner:
 // the executor's own, then exec, startTime, expectedInterval and
 // gracefulStop when they differ from the defaults.
-func bannerFacts(s *Scenario, interval time.Duration, facts ...string) string {
+func bannerFacts(s *Scenario, interval ExpectedInterval, facts ...string) string {
 	if s.Exec != "" && s.Exec != "default" {
 		facts = append(facts, "exec: "+s.Exec)
 	}
 	if s.StartTime > 0 {
 		facts = append(facts, "startTime: "+s.StartTime.String())
 	}
-	if interval > 0 {
+	if interval.Enabled() {
 		facts = append(facts, "expectedInterval: "+interval.String())
 	}
 	if s.GracefulStop > 0 {

@@ -147,7 +147,8 @@ func TestOptionErrors(t *testing.T) {
 		{`{"executor":"constant-vus","duration":"10s","vus":1.5}`, "scenarios.test.vus: expected"},
 		{`{"executor":"constant-vus","duration":"10s","iterations":3}`, "scenarios.test.iterations: unknown option"},
 		{`{"executor":"constant-vus","duration":"10s","expectedInterval":"-1s"}`, "scenarios.test.expectedInterval: must not be negative"},
-		{`{"executor":"constant-vus","duration":"10s","expectedInterval":"soon"}`, "scenarios.test.expectedInterval: invalid duration"},
+		{`{"executor":"constant-vus","duration":"10s","expectedInterval":"soon"}`, `scenarios.test.expectedInterval: must be "auto", "off" or a duration such as "10ms", got "soon"`},
+		{`{"executor":"constant-vus","duration":"10s","expectedInterval":true}`, `scenarios.test.expectedInterval: must be "auto", "off" or a duration such as "10ms", got true`},
 		{`{"executor":"constant-vus","duration":"10s","gracefulStop":"-1s"}`, "scenarios.test.gracefulStop: must not be negative"},
 		{`{"executor":"constant-vus","duration":"10s","gracefulStop":"x"}`, "scenarios.test.gracefulStop: invalid duration"},
 		{`{"executor":"shared-iterations","vus":10,"iterations":5}`, "scenarios.test.iterations: must be at least the number of VUs (10)"},
@@ -192,7 +193,7 @@ func TestOptionErrors(t *testing.T) {
 
 func TestDefaults(t *testing.T) {
 	si := mustParse(t, `{"executor":"shared-iterations"}`).(*executor.SharedIterationsConfig)
-	if si.VUs != 1 || si.Iterations != 1 || si.Limit != 10*time.Minute || si.ExpectedInterval != 0 {
+	if si.VUs != 1 || si.Iterations != 1 || si.Limit != 10*time.Minute || si.ExpectedInterval != (executor.ExpectedInterval{}) {
 		t.Errorf("shared-iterations defaults %+v", si)
 	}
 	pv := mustParse(t, `{"executor":"per-vu-iterations","maxDuration":2000}`).(*executor.PerVUIterationsConfig)
@@ -200,7 +201,7 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("per-vu-iterations defaults %+v (maxDuration 2000 is milliseconds)", pv)
 	}
 	cv := mustParse(t, `{"executor":"constant-vus","duration":"1m","expectedInterval":"10ms"}`).(*executor.ConstantVUsConfig)
-	if cv.VUs != 1 || cv.Duration != time.Minute || cv.ExpectedInterval != 10*time.Millisecond ||
+	if cv.VUs != 1 || cv.Duration != time.Minute || cv.ExpectedInterval != (executor.ExpectedInterval{Mode: executor.IntervalFixed, Fixed: 10 * time.Millisecond}) ||
 		cv.Scenario.GracefulStop != executor.DefaultGracefulStop || cv.Scenario.Exec != "default" {
 		t.Errorf("constant-vus defaults %+v %+v", cv, cv.Scenario)
 	}

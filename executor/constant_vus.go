@@ -23,15 +23,15 @@ type ConstantVUsConfig struct {
 	Scenario *Scenario
 	VUs      int64
 	Duration time.Duration
-	// ExpectedInterval, when set, back-fills corrected_latency (docs/DESIGN.md §2.3).
-	ExpectedInterval time.Duration
+	// ExpectedInterval, when on, back-fills corrected_latency (docs/DESIGN.md §2.3).
+	ExpectedInterval ExpectedInterval
 }
 
 type constantVUsOptions struct {
 	BaseOptions
 	VUs              *int64             `json:"vus"`
 	Duration         *duration.Duration `json:"duration"`
-	ExpectedInterval *duration.Duration `json:"expectedInterval"`
+	ExpectedInterval *ExpectedInterval  `json:"expectedInterval"`
 }
 
 func parseConstantVUs(name string, raw json.RawMessage) (Config, error) {
@@ -50,10 +50,15 @@ func parseConstantVUs(name string, raw json.RawMessage) (Config, error) {
 	if err = fitsHardStop(s, "duration", c.Duration); err != nil {
 		return nil, err
 	}
-	if c.ExpectedInterval, err = expectedIntervalOption(name, o.ExpectedInterval); err != nil {
-		return nil, err
-	}
+	c.ExpectedInterval = expectedIntervalOption(o.ExpectedInterval)
 	return c, nil
+}
+
+// DefaultExpectedInterval gives a scenario that set no expectedInterval
+// def, or auto: constant-vus is the loop most k6 scripts are, and auto
+// only adds corrected_latency, which k6 does not have.
+func (c *ConstantVUsConfig) DefaultExpectedInterval(def ExpectedInterval) {
+	c.ExpectedInterval = withDefault(c.ExpectedInterval, def, IntervalAuto)
 }
 
 // Base returns the common options.

@@ -154,6 +154,10 @@ type Deps struct {
 	State *State
 	// Logf reports warnings such as "insufficient VUs".
 	Logf func(format string, args ...any)
+	// BackFillAccount, when not nil, receives the back-fill account of a
+	// closed-model scenario whose expectedInterval is on, when its Run
+	// returns; the summary reads it.
+	BackFillAccount *BackFillAccount
 }
 
 // Type is a registered executor: its name and how to parse its options.

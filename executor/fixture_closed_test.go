@@ -61,10 +61,12 @@ func countOver(vs []float64, limit float64) int {
 }
 
 // runFrozenClosed runs the closed loop js against the frozen server and
-// returns the harness and each request's latency in ms, in order.
+// returns the harness, whose deps.BackFillAccount holds the back-fill
+// account, and each request's latency in ms, in order.
 func runFrozenClosed(t *testing.T, js string) (*harness, []float64) {
 	t.Helper()
 	h := newHarness(nil)
+	h.deps.BackFillAccount = &executor.BackFillAccount{}
 	server := frozenServer(h.t0)
 	var mu sync.Mutex
 	var reqs []float64

@@ -15,8 +15,8 @@ type IterationsConfig struct {
 	Iterations int64
 	// Limit is the maxDuration option: no iteration starts after it.
 	Limit time.Duration
-	// ExpectedInterval, when set, back-fills corrected_latency (docs/DESIGN.md §2.3).
-	ExpectedInterval time.Duration
+	// ExpectedInterval, when on, back-fills corrected_latency (docs/DESIGN.md §2.3).
+	ExpectedInterval ExpectedInterval
 }
 
 // iterationsOptions are the JSON options of the iterations executors.
@@ -25,7 +25,7 @@ type iterationsOptions struct {
 	VUs              *int64             `json:"vus"`
 	Iterations       *int64             `json:"iterations"`
 	MaxDuration      *duration.Duration `json:"maxDuration"`
-	ExpectedInterval *duration.Duration `json:"expectedInterval"`
+	ExpectedInterval *ExpectedInterval  `json:"expectedInterval"`
 }
 
 // parseIterations decodes and validates the options of an iterations
@@ -52,10 +52,17 @@ func parseIterations(name string, raw json.RawMessage, check func(c *IterationsC
 	if err = fitsHardStop(s, "maxDuration", c.Limit); err != nil {
 		return c, err
 	}
-	if c.ExpectedInterval, err = expectedIntervalOption(name, o.ExpectedInterval); err != nil {
-		return c, err
-	}
+	c.ExpectedInterval = expectedIntervalOption(o.ExpectedInterval)
 	return c, nil
+}
+
+// DefaultExpectedInterval gives a scenario that set no expectedInterval
+// def, or off: the iterations executors run a fixed, often small, number
+// of iterations (the 1 × 1 of a bare script, smoke tests), too few for an
+// estimate, and jslib/intended.js builds its scenario on
+// shared-iterations and records corrected_latency itself.
+func (c *IterationsConfig) DefaultExpectedInterval(def ExpectedInterval) {
+	c.ExpectedInterval = withDefault(c.ExpectedInterval, def, IntervalOff)
 }
 
 // Base returns the common options.

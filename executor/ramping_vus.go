@@ -42,8 +42,8 @@ type RampingVUsConfig struct {
 	StartVUs         int64
 	Stages           []VUStage
 	GracefulRampDown time.Duration
-	// ExpectedInterval, when set, back-fills corrected_latency (docs/DESIGN.md §2.3).
-	ExpectedInterval time.Duration
+	// ExpectedInterval, when on, back-fills corrected_latency (docs/DESIGN.md §2.3).
+	ExpectedInterval ExpectedInterval
 }
 
 type rampingVUsOptions struct {
@@ -51,7 +51,7 @@ type rampingVUsOptions struct {
 	StartVUs         *int64             `json:"startVUs"`
 	Stages           vuStageList        `json:"stages"`
 	GracefulRampDown *duration.Duration `json:"gracefulRampDown"`
-	ExpectedInterval *duration.Duration `json:"expectedInterval"`
+	ExpectedInterval *ExpectedInterval  `json:"expectedInterval"`
 }
 
 // vuStageList keeps each stage's JSON so that stage errors can name the
@@ -114,10 +114,14 @@ func parseRampingVUs(name string, raw json.RawMessage) (Config, error) {
 		}
 		c.GracefulRampDown = o.GracefulRampDown.Std()
 	}
-	if c.ExpectedInterval, err = expectedIntervalOption(name, o.ExpectedInterval); err != nil {
-		return nil, err
-	}
+	c.ExpectedInterval = expectedIntervalOption(o.ExpectedInterval)
 	return c, nil
+}
+
+// DefaultExpectedInterval gives a scenario that set no expectedInterval
+// def, or auto, as for constant-vus.
+func (c *RampingVUsConfig) DefaultExpectedInterval(def ExpectedInterval) {
+	c.ExpectedInterval = withDefault(c.ExpectedInterval, def, IntervalAuto)
 }
 
 // parseVUStage decodes one stage; path is "<scenario>.stages[i]".

@@ -87,7 +87,12 @@ func (v *VU) Recorder() metrics.Recorder { return v.pool.Rec }
 // Run sleeps for the iteration's work, or until ctx is done.
 func (v *VU) Run(ctx context.Context, it executor.Iteration) executor.Result {
 	start := v.clock.Now()
-	d := v.pool.Work(it, start)
+	var d time.Duration
+	if v.pool.VUWork != nil {
+		d = v.pool.VUWork(v.id, it, start)
+	} else {
+		d = v.pool.Work(it, start)
+	}
 	out := executor.Completed
 	if !clock.Sleep(v.clock, d, ctx.Done()) {
 		out = executor.Interrupted
@@ -102,8 +107,11 @@ func (v *VU) Run(ctx context.Context, it executor.Iteration) executor.Result {
 // Pool is a fake executor.Pool of fake VUs. Initialising a VU takes
 // InitDelay of clock time.
 type Pool struct {
-	Clock     clock.Clock
-	Work      Work
+	Clock clock.Clock
+	Work  Work
+	// VUWork, when set, replaces Work and also gets the VU's number, for
+	// VUs that work at different paces.
+	VUWork    func(vu uint64, it executor.Iteration, start time.Time) time.Duration
 	InitDelay time.Duration
 	// InitErr, when set, makes initialising a new VU fail with it after
 	// InitDelay; idle VUs are still handed out.

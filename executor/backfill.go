@@ -1,0 +1,260 @@
+package executor
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/metronome-load/metronome/duration"
+)
+
+// IntervalMode says how a closed-model scenario back-fills
+// corrected_latency (docs/DESIGN.md §2.3).
+type IntervalMode uint8
+
+// The modes. IntervalUnset is the zero value: the scenario said nothing,
+// so the run's default applies (see ClosedModel); an executor that is
+// given no default treats it as IntervalOff.
+const (
+	IntervalUnset IntervalMode = iota
+	IntervalOff
+	IntervalFixed
+	IntervalAuto
+)
+
+// ExpectedInterval is the expectedInterval of a closed-model scenario, or
+// the test-wide default for it: off, a hand-set duration, or auto (each
+// VU's interval estimated from its own recent iterations by a Cadence).
+type ExpectedInterval struct {
+	Mode IntervalMode
+	// Fixed is the hand-set interval, > 0 exactly when Mode is IntervalFixed.
+	Fixed time.Duration
+}
+
+// ParseExpectedInterval reads the text form of expectedInterval: "auto",
+// "off", or a duration in k6 syntax ("12.5ms", "1s", "250" for
+// milliseconds); a zero duration is "off". The error does not name the
+// option, so callers can name the flag, variable or option path.
+func ParseExpectedInterval(s string) (ExpectedInterval, error) {
+	switch t := strings.TrimSpace(s); strings.ToLower(t) {
+	case "auto":
+		return ExpectedInterval{Mode: IntervalAuto}, nil
+	case "off":
+		return ExpectedInterval{Mode: IntervalOff}, nil
+	case "":
+		return ExpectedInterval{}, errors.New(`must be "auto", "off" or a duration such as "10ms", got ""`)
+	default:
+		d, err := duration.Parse(t)
+		if err != nil {
+			return ExpectedInterval{}, fmt.Errorf(`must be "auto", "off" or a duration such as "10ms", got %q`, t)
+		}
+		return intervalOf(d)
+	}
+}
+
+func intervalOf(d time.Duration) (ExpectedInterval, error) {
+	switch {
+	case d < 0:
+		return ExpectedInterval{}, fmt.Errorf("must not be negative, got %s", d)
+	case d == 0:
+		return ExpectedInterval{Mode: IntervalOff}, nil
+	}
+	return ExpectedInterval{Mode: IntervalFixed, Fixed: d}, nil
+}
+
+// UnmarshalJSON reads a scenario's expectedInterval: a string as
+// ParseExpectedInterval reads it, or a number of milliseconds.
+func (e *ExpectedInterval) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	var err error
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err = json.Unmarshal(b, &s); err == nil {
+			*e, err = ParseExpectedInterval(s)
+		}
+		return err
+	}
+	var ms float64
+	if json.Unmarshal(b, &ms) != nil {
+		return fmt.Errorf(`must be "auto", "off" or a duration such as "10ms", got %s`, b)
+	}
+	d, err := duration.FromMillis(ms)
+	if err == nil {
+		*e, err = intervalOf(d)
+	}
+	return err
+}
+
+// Enabled reports whether the scenario back-fills corrected_latency.
+func (e ExpectedInterval) Enabled() bool { return e.Mode == IntervalFixed || e.Mode == IntervalAuto }
+
+// String is the option's text form: "auto", "off", a duration, or "" when
+// unset.
+func (e ExpectedInterval) String() string {
+	switch e.Mode {
+	case IntervalOff:
+		return "off"
+	case IntervalFixed:
+		return e.Fixed.String()
+	case IntervalAuto:
+		return "auto"
+	}
+	return ""
+}
+
+// ClosedModel is implemented by the configs of the closed-model executors,
+// so that the run can give the scenarios that set no expectedInterval its
+// default.
+type ClosedModel interface {
+	// DefaultExpectedInterval sets the expectedInterval of a scenario
+	// that set none: to def, or, when def is unset too, to the executor's
+	// own default — auto for constant-vus and ramping-vus, off for the
+	// iterations executors.
+	DefaultExpectedInterval(def ExpectedInterval)
+}
+
+// withDefault resolves a scenario's expectedInterval against the run's
+// default and the executor's own.
+func withDefault(own, def ExpectedInterval, executorDefault IntervalMode) ExpectedInterval {
+	if own.Mode != IntervalUnset {
+		return own
+	}
+	if def.Mode != IntervalUnset {
+		return def
+	}
+	return ExpectedInterval{Mode: executorDefault}
+}
+
+// The estimator of expectedInterval: 'auto'. Each VU keeps the durations of
+// its last CadenceWindow normal iterations and estimates its interval as
+// their median, once it has CadenceMinIterations of them.
+const (
+	// CadenceWindow is how many of a VU's most recent normal iterations
+	// the estimate is the median of. A median ignores up to half of them,
+	// so a stall, which costs a closed-loop VU one slow iteration, cannot
+	// move it; a lasting change of cadence moves it within half a window.
+	CadenceWindow = 32
+	// CadenceMinIterations is how many normal iterations a VU completes
+	// before it has an estimate (the median of 5 ignores the 2 slowest,
+	// e.g. a first iteration that opened connections, and a stall).
+	// Nothing is back-filled for the iterations before.
+	CadenceMinIterations = 5
+	// CadenceFloor is the smallest interval an estimate gives: a VU whose
+	// iterations mostly take no time (a script that returns early by
+	// design) would otherwise back-fill one sample per microsecond of
+	// its real iterations.
+	CadenceFloor = 100 * time.Microsecond
+)
+
+// Cadence estimates one VU's expected interval from the durations of its
+// recent normal iterations: the median of the last CadenceWindow. The
+// caller asks for the estimate before it observes an iteration, so the
+// iteration being back-filled never counts toward its own interval.
+// Observe and Estimate take a few dozen nanoseconds and never allocate.
+// The zero value is ready; a Cadence is not safe for concurrent use.
+type Cadence struct {
+	ring   [CadenceWindow]time.Duration // observations in order; ring[next] is the oldest once full
+	sorted [CadenceWindow]time.Duration // sorted[:n], the same values ascending
+	n      int
+	next   int
+}
+
+// Observe adds one normal iteration's duration, dropping the oldest once
+// the window is full.
+func (c *Cadence) Observe(d time.Duration) {
+	if c.n == CadenceWindow {
+		old := c.ring[c.next]
+		i, _ := slices.BinarySearch(c.sorted[:c.n], old)
+		copy(c.sorted[i:c.n-1], c.sorted[i+1:c.n])
+		c.n--
+	}
+	c.ring[c.next] = d
+	c.next = (c.next + 1) % CadenceWindow
+	j, _ := slices.BinarySearch(c.sorted[:c.n], d)
+	copy(c.sorted[j+1:c.n+1], c.sorted[j:c.n])
+	c.sorted[j] = d
+	c.n++
+}
+
+// Estimate returns the median of the observed window, at least
+// CadenceFloor, and false until CadenceMinIterations were observed.
+func (c *Cadence) Estimate() (time.Duration, bool) {
+	if c.n < CadenceMinIterations {
+		return 0, false
+	}
+	m := c.n / 2
+	med := c.sorted[m]
+	if c.n%2 == 0 {
+		med = c.sorted[m-1] + (c.sorted[m]-c.sorted[m-1])/2
+	}
+	return max(med, CadenceFloor), true
+}
+
+// BackFilled is how many samples BackFill adds to a duration d for the
+// given interval: d−I, d−2I, … while ≥ I.
+func BackFilled(d, interval time.Duration) int64 {
+	if interval <= 0 || d < 2*interval {
+		return 0
+	}
+	return int64(d/interval) - 1
+}
+
+// BackFillAccount is the end-of-test account of a closed-model scenario
+// that back-fills corrected_latency (docs/DESIGN.md §2.4).
+type BackFillAccount struct {
+	// Interval is the scenario's expectedInterval after defaults.
+	Interval ExpectedInterval
+	// Iterations counts the completed iterations, each of which recorded
+	// its duration into corrected_latency.
+	Iterations int64
+	// Backfilled counts the samples added (tagged backfilled=true).
+	Backfilled int64
+	// Unestimated counts the iterations (auto only) that completed while
+	// their VU had no estimate yet: nothing was back-filled for them.
+	Unestimated int64
+	// Estimates holds, ascending, the estimate of each VU (auto only)
+	// that had one when it left the scenario.
+	Estimates []time.Duration
+}
+
+// closedVU is a VU held by a closed-model scenario that back-fills: the
+// VU, its cadence estimate and its tallies, which only its own worker
+// goroutine touches until the VU goes back to the pool.
+type closedVU struct {
+	VU
+	cadence                             Cadence
+	iterations, backfilled, unestimated int64
+}
+
+// backFillTally gathers the closedVUs' tallies as they leave the scenario.
+type backFillTally struct {
+	mu  sync.Mutex
+	acc BackFillAccount
+}
+
+func (t *backFillTally) add(w *closedVU) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.acc.Iterations += w.iterations
+	t.acc.Backfilled += w.backfilled
+	t.acc.Unestimated += w.unestimated
+	if t.acc.Interval.Mode == IntervalAuto {
+		if est, ok := w.cadence.Estimate(); ok {
+			t.acc.Estimates = append(t.acc.Estimates, est)
+		}
+	}
+}
+
+func (t *backFillTally) account() BackFillAccount {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a := t.acc
+	a.Estimates = slices.Clone(a.Estimates)
+	slices.Sort(a.Estimates)
+	return a
+}
