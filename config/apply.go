@@ -103,6 +103,7 @@ func (o *Options) Apply(higher *Options) *Options {
 	setPtr(&r.MinIterationDuration, h.MinIterationDuration)
 	setPtr(&r.Throw, h.Throw)
 	setPtr(&r.HTTPDebug, h.HTTPDebug)
+	setPtr(&r.ExpectedInterval, h.ExpectedInterval)
 	setPtr(&r.ExecutionSegment, h.ExecutionSegment)
 	setPtr(&r.ExecutionSegmentSequence, h.ExecutionSegmentSequence)
 	return &r

@@ -64,6 +64,12 @@ type Options struct {
 	// HTTPDebug is "", "headers" or "full".
 	HTTPDebug *string `json:"httpDebug,omitempty"`
 
+	// ExpectedInterval is metronome's test-wide default for the
+	// expectedInterval of closed-model scenarios that set none: "auto",
+	// "off" or a duration (see executor.ParseExpectedInterval). Unset, each
+	// executor's own default applies.
+	ExpectedInterval *string `json:"expectedInterval,omitempty"`
+
 	ExecutionSegment         *string `json:"executionSegment,omitempty"`
 	ExecutionSegmentSequence *string `json:"executionSegmentSequence,omitempty"`
 

@@ -140,14 +140,22 @@ func shortcutWarnings(o *Options) []string {
 }
 
 // Scenarios resolves the scenarios of o (see ResolveScenarios) and parses
-// each one with its executor type, which checks its options strictly. The
-// result is ordered by startTime, then name. Every error carries exit code
-// 104 and names the option path, e.g.
+// each one with its executor type, which checks its options strictly.
+// Closed-model scenarios that set no expectedInterval get the test-wide
+// expectedInterval option, or their executor's default. The result is
+// ordered by startTime, then name. Every error carries exit code 104 and
+// names the option path, e.g.
 // `scenarios.api.executor: unknown executor "foo"; available: ...`.
 func Scenarios(o *Options) ([]executor.Config, error) {
 	raw, from, err := o.resolve()
 	if err != nil {
 		return nil, err
+	}
+	var interval executor.ExpectedInterval
+	if o.ExpectedInterval != nil {
+		if interval, err = executor.ParseExpectedInterval(*o.ExpectedInterval); err != nil {
+			return nil, exitcode.Errorf(exitcode.InvalidConfig, "options.expectedInterval: %v", err)
+		}
 	}
 	names := sortedKeys(raw)
 	cfgs := make([]executor.Config, 0, len(names))
@@ -158,6 +166,9 @@ func Scenarios(o *Options) ([]executor.Config, error) {
 				err = fmt.Errorf("%w (the %q scenario is made from the %s options)", err, DefaultScenarioName, from)
 			}
 			return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
+		}
+		if c, ok := cfg.(executor.ClosedModel); ok {
+			c.DefaultExpectedInterval(interval)
 		}
 		cfgs = append(cfgs, cfg)
 	}

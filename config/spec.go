@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/executor"
 )
 
 // spec describes one option: its JSON name, the K6_* variable that sets it
@@ -66,6 +67,8 @@ var specs = []spec{
 	{name: "minIterationDuration", env: "K6_MIN_ITERATION_DURATION", field: func(o *Options) any { return &o.MinIterationDuration }, check: nonNegativeDuration},
 	{name: "throw", env: "K6_THROW", field: func(o *Options) any { return &o.Throw }},
 	{name: "httpDebug", env: "K6_HTTP_DEBUG", field: func(o *Options) any { return &o.HTTPDebug }, check: checkHTTPDebug, text: httpDebugText},
+
+	{name: "expectedInterval", env: "K6_EXPECTED_INTERVAL", field: func(o *Options) any { return &o.ExpectedInterval }, check: checkExpectedInterval},
 
 	{name: "executionSegment", field: func(o *Options) any { return &o.ExecutionSegment }},
 	{name: "executionSegmentSequence", field: func(o *Options) any { return &o.ExecutionSegmentSequence }},
@@ -175,6 +178,11 @@ func checkHTTPDebug(v any) error {
 	default:
 		return fmt.Errorf("must be \"headers\" or \"full\", got %q", s)
 	}
+}
+
+func checkExpectedInterval(v any) error {
+	_, err := executor.ParseExpectedInterval(v.(string))
+	return err
 }
 
 // httpDebugText lets K6_HTTP_DEBUG=true mean headers, as a bare

@@ -19,7 +19,8 @@ import (
 //   - lists (systemTags, summaryTrendStats): comma-separated, "" for none;
 //   - stages: "30s:10,1m:0" (duration:target pairs, see ParseStages);
 //   - tags: "k=v,k2=v2" (see ParseTags);
-//   - httpDebug: "headers", "full", or true/false.
+//   - httpDebug: "headers", "full", or true/false;
+//   - expectedInterval: "auto", "off" or a duration.
 //
 // The error says what is wrong with value without naming the option, so
 // that callers can name the variable or flag the user typed. scenarios and
