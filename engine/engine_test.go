@@ -305,11 +305,11 @@ func TestPlannedVUs(t *testing.T) {
 // produce one warning for the whole run, however many scenarios ran.
 func TestSleepWarning(t *testing.T) {
 	r := &testRun{state: &executor.State{}}
-	if _, warns := r.scenarioReports(); len(warns) != 0 {
+	if _, _, warns := r.scenarioReports(); len(warns) != 0 {
 		t.Fatalf("warnings without any sleep: %v", warns)
 	}
 	r.state.SleepsInOpenModel.Add(20)
-	_, warns := r.scenarioReports()
+	_, _, warns := r.scenarioReports()
 	if len(warns) != 1 || !strings.Contains(warns[0], "20 times") {
 		t.Fatalf("warnings = %v, want one naming the 20 sleeps", warns)
 	}

@@ -17,6 +17,9 @@ type scenarioRun struct {
 	exec    executor.Executor
 	started atomic.Bool
 	done    atomic.Bool
+	// backFill is the back-fill account a closed-model executor leaves
+	// when its Run returns (docs/DESIGN.md §2.4).
+	backFill executor.BackFillAccount
 }
 
 func (r *scenarioRun) progress() executor.Progress {
@@ -36,6 +39,7 @@ func (r *scenarioRun) run(ctx context.Context, c clock.Clock, start time.Time, d
 			return nil
 		}
 	}
+	deps.BackFillAccount = &r.backFill
 	r.exec = r.cfg.New(deps)
 	r.started.Store(true)
 	return r.exec.Run(ctx)

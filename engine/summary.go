@@ -92,7 +92,7 @@ func (r *testRun) summaryInput(elapsed time.Duration, setupData []byte, rep *met
 		in.Metrics = append(in.Metrics, sm)
 	}
 	in.RootGroup = groupTree(r.engine.Groups(), r.engine.Checks())
-	in.Scenarios, in.Warnings = r.scenarioReports()
+	in.Scenarios, in.BackFills, in.Warnings = r.scenarioReports()
 	return in
 }
 
@@ -137,19 +137,27 @@ func isOpenModel(c executor.Config) bool {
 	return ok
 }
 
-// summarySubmetrics are the submetrics the summary's accounts read: per
-// scenario, raw and corrected latency of open-model scenarios and the
-// iteration duration of closed-model ones; and the back-filled part of
+// backFills reports whether a closed-model scenario back-fills
 // corrected_latency.
+func backFills(c executor.Config) bool {
+	cm, ok := c.(executor.ClosedModel)
+	return ok && cm.BackFillInterval().Enabled()
+}
+
+// summarySubmetrics are the submetrics the summary's accounts read: per
+// scenario, raw and corrected latency of open-model scenarios and of
+// closed-model ones that back-fill, and the iteration duration of
+// closed-model ones; and the back-filled part of corrected_latency.
 func summarySubmetrics(runs []*scenarioRun) []string {
 	subs := []string{metrics.CorrectedLatencyName + "{" + summary.BackfilledTag + ":true}"}
 	for _, sc := range runs {
 		name := sc.cfg.Base().Name
-		if isOpenModel(sc.cfg) {
+		if isOpenModel(sc.cfg) || backFills(sc.cfg) {
 			subs = append(subs,
 				metrics.HTTPReqDurationName+"{scenario:"+name+"}",
 				metrics.CorrectedLatencyName+"{scenario:"+name+"}")
-		} else {
+		}
+		if !isOpenModel(sc.cfg) {
 			subs = append(subs, metrics.IterationDurationName+"{scenario:"+name+"}")
 		}
 	}
@@ -164,10 +172,11 @@ const (
 	omissionMinCount = 1000
 )
 
-// scenarioReports returns the open-model accounts and the warnings of
-// docs/DESIGN.md §2.4.
-func (r *testRun) scenarioReports() ([]summary.ScenarioReport, []string) {
+// scenarioReports returns the open-model accounts, the closed-model
+// back-fill accounts and the warnings of docs/DESIGN.md §2.4.
+func (r *testRun) scenarioReports() ([]summary.ScenarioReport, []summary.BackFillReport, []string) {
 	var reps []summary.ScenarioReport
+	var fills []summary.BackFillReport
 	var warns []string
 	p99 := func(name string) float64 {
 		if t, ok := r.engine.Sink(name).(*metrics.TrendSink); ok && t != nil {
@@ -201,20 +210,71 @@ func (r *testRun) scenarioReports() ([]summary.ScenarioReport, []string) {
 			}
 			continue
 		}
+		var fill *summary.BackFillReport
+		if a := sc.backFill; a.Interval.Enabled() {
+			fills = append(fills, backFillReport(name, sc.cfg.Base().Executor, a, p99))
+			fill = &fills[len(fills)-1]
+		}
 		t, ok := r.engine.Sink(metrics.IterationDurationName + "{scenario:" + name + "}").(*metrics.TrendSink)
 		if !ok || t == nil || t.Count() < omissionMinCount {
 			continue
 		}
 		if tail := t.Percentile(99.9); tail > 0 && t.Max() > omissionRatio*tail {
-			warns = append(warns, fmt.Sprintf("scenario %s (closed model): the slowest iteration took %.0fms, %.0f× its p(99.9) of %.1fms — "+
-				"the signature of coordinated omission: while the target stalled, VUs waited instead of sending, so the stall barely reaches the percentiles; "+
-				"measure with intended-arrival-rate, or set expectedInterval to back-fill corrected_latency",
-				name, t.Max(), t.Max()/tail, tail))
+			warns = append(warns, omissionWarning(name, t.Max(), tail, fill))
 		}
 	}
 	if n := r.state.SleepsInOpenModel.Load(); n > 0 {
 		warns = append(warns, fmt.Sprintf("sleep() ran %d times inside open-model iterations; it adds to corrected_latency, "+
 			"so corrected numbers include the script's own waiting", n))
 	}
-	return reps, warns
+	return reps, fills, warns
+}
+
+// backFillReport turns a closed-model scenario's back-fill account into
+// the summary's, with the scenario's p99s read through p99.
+func backFillReport(name, executorName string, a executor.BackFillAccount, p99 func(string) float64) summary.BackFillReport {
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	rep := summary.BackFillReport{
+		Name: name, Executor: executorName,
+		ExpectedInterval: a.Interval.String(),
+		Estimated:        a.Interval.Mode == executor.IntervalAuto,
+		Iterations:       a.Iterations, Backfilled: a.Backfilled, Unestimated: a.Unestimated,
+		RawP99:       p99(metrics.HTTPReqDurationName + "{scenario:" + name + "}"),
+		IterationP99: p99(metrics.IterationDurationName + "{scenario:" + name + "}"),
+		CorrectedP99: p99(metrics.CorrectedLatencyName + "{scenario:" + name + "}"),
+	}
+	switch est := a.Estimates; {
+	case !rep.Estimated:
+		rep.CadenceMedian, rep.CadenceMin, rep.CadenceMax = ms(a.Interval.Fixed), ms(a.Interval.Fixed), ms(a.Interval.Fixed)
+	case len(est) > 0:
+		rep.VUs = len(est)
+		med := est[len(est)/2]
+		if len(est)%2 == 0 {
+			med = est[len(est)/2-1] + (est[len(est)/2]-est[len(est)/2-1])/2
+		}
+		rep.CadenceMedian, rep.CadenceMin, rep.CadenceMax = ms(med), ms(est[0]), ms(est[len(est)-1])
+	}
+	return rep
+}
+
+// omissionWarning words the coordinated-omission warning of a closed-model
+// scenario whose slowest iteration (max) stands far above its p(99.9)
+// (tail); fill is its back-fill account, nil when it does not back-fill.
+func omissionWarning(name string, max, tail float64, fill *summary.BackFillReport) string {
+	w := fmt.Sprintf("scenario %s (closed model): the slowest iteration took %.0fms, %.0f× its p(99.9) of %.1fms — "+
+		"the signature of coordinated omission: while the target stalled, VUs waited instead of sending, so the stall barely reaches the percentiles; ",
+		name, max, max/tail, tail)
+	if fill == nil {
+		return w + "measure with intended-arrival-rate, or set expectedInterval ('auto' or a duration) to back-fill corrected_latency"
+	}
+	how := "the hand-set expectedInterval " + fill.ExpectedInterval
+	if fill.Estimated {
+		how = fmt.Sprintf("each VU's estimated cadence (median %.1fms)", fill.CadenceMedian)
+	}
+	w += fmt.Sprintf("corrected_latency back-fills what they would have sent at %s: %d samples, p(99) %.1fms against iteration_duration's %.1fms",
+		how, fill.Backfilled, fill.CorrectedP99, fill.IterationP99)
+	if fill.Estimated {
+		w += " — an estimate"
+	}
+	return w + "; measure with intended-arrival-rate for a measurement"
 }

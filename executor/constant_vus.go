@@ -61,6 +61,9 @@ func (c *ConstantVUsConfig) DefaultExpectedInterval(def ExpectedInterval) {
 	c.ExpectedInterval = withDefault(c.ExpectedInterval, def, IntervalAuto)
 }
 
+// BackFillInterval is the scenario's expectedInterval.
+func (c *ConstantVUsConfig) BackFillInterval() ExpectedInterval { return c.ExpectedInterval }
+
 // Base returns the common options.
 func (c *ConstantVUsConfig) Base() *Scenario { return c.Scenario }
 

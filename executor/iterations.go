@@ -65,6 +65,9 @@ func (c *IterationsConfig) DefaultExpectedInterval(def ExpectedInterval) {
 	c.ExpectedInterval = withDefault(c.ExpectedInterval, def, IntervalOff)
 }
 
+// BackFillInterval is the scenario's expectedInterval.
+func (c *IterationsConfig) BackFillInterval() ExpectedInterval { return c.ExpectedInterval }
+
 // Base returns the common options.
 func (c *IterationsConfig) Base() *Scenario { return c.Scenario }
 

@@ -124,6 +124,9 @@ func (c *RampingVUsConfig) DefaultExpectedInterval(def ExpectedInterval) {
 	c.ExpectedInterval = withDefault(c.ExpectedInterval, def, IntervalAuto)
 }
 
+// BackFillInterval is the scenario's expectedInterval.
+func (c *RampingVUsConfig) BackFillInterval() ExpectedInterval { return c.ExpectedInterval }
+
 // parseVUStage decodes one stage; path is "<scenario>.stages[i]".
 func parseVUStage(path string, raw json.RawMessage) (VUStage, error) {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {

@@ -160,10 +160,16 @@ func dataGroupOf(g *Group) map[string]any {
 // metronome adds one key k6 does not have:
 //
 //	metronome   {scenarios: [{name, executor, intended, onTime, late, dropped,
-//	             interrupted, peakBacklog, rawP99, correctedP99}], warnings: [string]}
+//	             interrupted, peakBacklog, rawP99, correctedP99}],
+//	             backFills: [{name, executor, expectedInterval, estimated,
+//	             iterations, backfilled, unestimated, vus, cadenceMedian,
+//	             cadenceMin, cadenceMax, rawP99, iterationP99, correctedP99}],
+//	             warnings: [string]}
 //
-// holding the per-scenario arrival account of open-model scenarios (p99s in
-// milliseconds) and the warnings the text summary prints. Every object is a
+// holding the per-scenario arrival account of open-model scenarios, the
+// back-fill account of closed-model scenarios that back-fill
+// corrected_latency (times in milliseconds) and the warnings the text
+// summary prints. Every object is a
 // map[string]any and every array a []any, so the value converts directly
 // to JavaScript or JSON.
 func Data(in *Input) map[string]any {
@@ -207,6 +213,21 @@ func Data(in *Input) map[string]any {
 			"correctedP99": jsonNumber(s.CorrectedP99),
 		})
 	}
+	fills := make([]any, 0, len(in.BackFills))
+	for _, s := range in.BackFills {
+		fills = append(fills, map[string]any{
+			"name": s.Name, "executor": s.Executor,
+			"expectedInterval": s.ExpectedInterval, "estimated": s.Estimated,
+			"iterations": s.Iterations, "backfilled": s.Backfilled, "unestimated": s.Unestimated,
+			"vus":           int64(s.VUs),
+			"cadenceMedian": jsonNumber(s.CadenceMedian),
+			"cadenceMin":    jsonNumber(s.CadenceMin),
+			"cadenceMax":    jsonNumber(s.CadenceMax),
+			"rawP99":        jsonNumber(s.RawP99),
+			"iterationP99":  jsonNumber(s.IterationP99),
+			"correctedP99":  jsonNumber(s.CorrectedP99),
+		})
+	}
 	warnings := make([]any, len(in.Warnings))
 	for i, w := range in.Warnings {
 		warnings[i] = w
@@ -224,7 +245,7 @@ func Data(in *Input) map[string]any {
 			"testRunDurationMs": float64(in.State.TestRunDuration) / float64(time.Millisecond),
 		},
 		"metrics":   ms,
-		"metronome": map[string]any{"scenarios": scenarios, "warnings": warnings},
+		"metronome": map[string]any{"scenarios": scenarios, "backFills": fills, "warnings": warnings},
 	}
 	if hasSetupData(in.SetupData) {
 		var v any

@@ -24,9 +24,12 @@ type Input struct {
 	// SetupData is what setup() returned, JSON-encoded; nil when it
 	// returned nothing.
 	SetupData json.RawMessage
-	// Scenarios are the per-scenario accounts of open-model scenarios and
-	// the warnings of docs/DESIGN.md §2.4, printed after the metrics.
+	// Scenarios are the per-scenario accounts of open-model scenarios,
+	// BackFills those of closed-model scenarios that back-fill
+	// corrected_latency, and Warnings the warnings of docs/DESIGN.md §2.4,
+	// all printed after the metrics.
 	Scenarios []ScenarioReport
+	BackFills []BackFillReport
 	Warnings  []string
 }
 
@@ -96,4 +99,30 @@ type ScenarioReport struct {
 	// RawP99 is http_req_duration's p99 and CorrectedP99
 	// corrected_latency's p99, both for this scenario, in milliseconds.
 	RawP99, CorrectedP99 float64
+}
+
+// BackFillReport is the account of one closed-model scenario that
+// back-fills corrected_latency (docs/DESIGN.md §2.3–2.4). Times are in
+// milliseconds.
+type BackFillReport struct {
+	Name     string
+	Executor string
+	// ExpectedInterval is the scenario's setting: "auto" or a duration.
+	ExpectedInterval string
+	// Estimated is true for 'auto': the interval, and so every
+	// back-filled sample, is an estimate from each VU's own cadence.
+	Estimated bool
+	// Iterations counts the completed iterations, Backfilled the samples
+	// added, Unestimated the iterations that ran before their VU had an
+	// estimate (auto only; nothing was back-filled for them).
+	Iterations, Backfilled, Unestimated int64
+	// VUs is how many VUs had an estimate; CadenceMedian, CadenceMin and
+	// CadenceMax are the median and range of their estimates (auto), or
+	// the hand-set interval.
+	VUs                                   int
+	CadenceMedian, CadenceMin, CadenceMax float64
+	// RawP99 is http_req_duration's p99 (0: no request), IterationP99
+	// iteration_duration's, CorrectedP99 corrected_latency's, back-filled
+	// samples included, all for this scenario.
+	RawP99, IterationP99, CorrectedP99 float64
 }

@@ -113,7 +113,9 @@ const BackfilledTag = "backfilled"
 //	                   CORRECTED LATENCY (metronome's corrected_latency and
 //	                   schedule_lag), EXECUTION, NETWORK, ...
 //	█ GROUP: name      full mode only: each group's checks
-//	█ SCENARIOS        the arrival account of each open-model scenario
+//	█ SCENARIOS        the arrival account of each open-model scenario,
+//	                   then the back-fill account of each closed-model
+//	                   scenario that back-fills corrected_latency
 //	WARN ...           the run's warnings
 //
 // Compact mode hides the checks Rate, group_duration and the six
@@ -140,6 +142,7 @@ func Text(in *Input) string {
 		}
 	}
 	r.scenarios()
+	r.backFills()
 	r.warnings()
 	return r.b.String()
 }
@@ -349,8 +352,12 @@ func (r *textRenderer) metricLines() []line {
 			}
 			if m.Name == metrics.CorrectedLatencyName {
 				if n := backfilledCount(children); n > 0 {
+					how := "(expectedInterval)"
+					if r.estimated() {
+						how = "(expectedInterval; 'auto' ones estimated from each VU's cadence)"
+					}
 					out = append(out, textLine(fmt.Sprintf(
-						"      ↳ includes %d back-filled samples (expectedInterval), not measured", n)))
+						"      ↳ includes %d back-filled samples %s, not measured", n, how)))
 				}
 			}
 		}
@@ -532,6 +539,58 @@ func (r *textRenderer) scenarios() {
 				raw, formatTime(s.CorrectedP99, unit))},
 		}
 		for _, row := range rows {
+			fmt.Fprintf(&r.b, "      %s%s: %s\n", row[0], strings.Repeat(".", 15-len(row[0])), row[1])
+		}
+		r.b.WriteByte('\n')
+	}
+	r.b.WriteByte('\n')
+}
+
+// estimated reports whether any scenario back-filled from estimated
+// intervals.
+func (r *textRenderer) estimated() bool {
+	for _, b := range r.in.BackFills {
+		if b.Estimated {
+			return true
+		}
+	}
+	return false
+}
+
+// backFills writes the back-fill account of each closed-model scenario
+// that back-fills corrected_latency (docs/DESIGN.md §2.4): the interval
+// (per-VU estimates: their median and range), the samples added, the
+// iterations that ran before their VU had an estimate, and the raw p99s
+// beside the back-filled one.
+func (r *textRenderer) backFills() {
+	if len(r.in.BackFills) == 0 {
+		return
+	}
+	r.heading("SCENARIOS (closed model: corrected_latency back-filled, not measured)")
+	unit := r.in.Options.TimeUnit
+	for _, s := range r.in.BackFills {
+		fmt.Fprintf(&r.b, "    %s (%s, expectedInterval: %s)\n", s.Name, s.Executor, s.ExpectedInterval)
+		var interval, filled string
+		switch {
+		case !s.Estimated:
+			interval = formatTime(s.CadenceMedian, unit) + ", hand-set"
+			filled = fmt.Sprintf("%d samples", s.Backfilled)
+		case s.VUs == 0:
+			interval = "no VU ran enough iterations for an estimate"
+		default:
+			interval = fmt.Sprintf("estimated per VU: median %s of %d VUs (%s – %s)",
+				formatTime(s.CadenceMedian, unit), s.VUs, formatTime(s.CadenceMin, unit), formatTime(s.CadenceMax, unit))
+		}
+		if s.Estimated {
+			filled = fmt.Sprintf("%d samples (estimates); %d of %d iterations ran before their VU had an estimate and back-filled nothing",
+				s.Backfilled, s.Unestimated, s.Iterations)
+		}
+		raw := "raw "
+		if s.RawP99 != 0 {
+			raw += formatTime(s.RawP99, unit) + " (http_req_duration), "
+		}
+		raw += formatTime(s.IterationP99, unit) + " (iteration_duration); back-filled " + formatTime(s.CorrectedP99, unit) + " (corrected_latency)"
+		for _, row := range [][2]string{{"interval", interval}, {"back-filled", filled}, {"p99", raw}} {
 			fmt.Fprintf(&r.b, "      %s%s: %s\n", row[0], strings.Repeat(".", 15-len(row[0])), row[1])
 		}
 		r.b.WriteByte('\n')
