@@ -1,0 +1,69 @@
+package e2e
+
+import (
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/metronome-load/metronome/examples/stallserver"
+)
+
+// expectedInterval 'auto' in real time, on an unchanged closed-model
+// script: stall/closed.js (request, then sleep(0.01)) with 2 VUs for 6 s,
+// no expectedInterval anywhere, against a stall server that freezes once,
+// for 3 s, 2 s after it starts. Each VU sends into the freeze once; its
+// request is held until the thaw, so that iteration lasts about 3,000 ms
+// plus one cadence I, and back-filling it at the VU's estimated interval
+// adds floor(d/I) − 1 ≈ 3,000/I samples (one fewer or more, depending on
+// where in its cycle the VU met the freeze). So the run back-fills
+// 2 × 3,000 ms / I, I being the cadence measured as iteration_duration's
+// median; the test allows 10%.
+func TestStallClosedModelAutoInterval(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 6 s load in real time")
+	}
+	const vus = 2
+	freeze := stallserver.Schedule{Length: 3 * time.Second, First: 2 * time.Second, Once: true}
+	srv := stallserver.New(freeze)
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatalf("stall server: %v", err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	exp := filepath.Join(t.TempDir(), "summary.json")
+	r := metronome(t, runSpec{args: []string{"run", "-q", "--summary-export", exp,
+		"-e", "TARGET=" + srv.URL(), "-e", "DURATION=6s", "-e", "VUS=" + strconv.Itoa(vus),
+		script("stall/closed.js")}, timeout: 40 * time.Second})
+	if r.code != 0 {
+		t.Fatalf("exit code %d, want 0\nstderr:\n%s", r.code, r.stderr)
+	}
+	if since := time.Since(srv.Started()); since < freeze.First+freeze.Length {
+		t.Fatalf("the run ended %v after the server started, before the freeze ended", since)
+	}
+	e := readExport(t, exp)
+	cadence := e.num(t, "iteration_duration", "med")
+	iterations := e.num(t, "iterations", "count")
+	backfilled := e.num(t, "corrected_latency", "count") - iterations
+	want := vus * float64(freeze.Length/time.Millisecond) / cadence
+	t.Logf("%v iterations, cadence (iteration_duration med) %.2f ms, %v back-filled; 2 × 3000 ms / cadence = %.0f",
+		iterations, cadence, backfilled, want)
+	if math.Abs(backfilled-want) > 0.1*want {
+		t.Errorf("%v samples back-filled, want %.0f ± 10%%", backfilled, want)
+	}
+	if n := e.num(t, "slow_requests", "passes"); n < vus {
+		t.Errorf("%v requests over 100 ms, want at least one per VU: the run did not meet the freeze", n)
+	}
+	// The summary says the back-filled figures are estimates.
+	for _, want := range []string{
+		"closed (constant-vus, expectedInterval: auto)",
+		"interval.......: estimated per VU: median ",
+		"back-filled....: " + strconv.Itoa(int(backfilled)) + " samples (estimates)",
+		"'auto' ones estimated from each VU's cadence), not measured",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
