@@ -508,3 +508,40 @@ func TestClosedBackFillDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// recVU is a VU that is never run, recording into an executortest.Recorder.
+type recVU struct{ rec *executortest.Recorder }
+
+func (v recVU) ID() uint64                                              { return 1 }
+func (v recVU) Recorder() metrics.Recorder                              { return v.rec }
+func (v recVU) Run(context.Context, executor.Iteration) executor.Result { panic("not run") }
+
+// Only normal iterations feed the estimate: a burst of iterations that
+// threw an exception early (1 ms instead of 10) leaves it at 10 ms, so a
+// 100 ms iteration afterwards adds 9 samples, not 99. Iterations that
+// throw are still back-filled against the estimate.
+func TestAutoIntervalIgnoresFailedIterations(t *testing.T) {
+	deps, m := executortest.NewPool(nil, nil).Deps(metrics.NewRegistry())
+	deps.State = &executor.State{}
+	vu := recVU{rec: &executortest.Recorder{}}
+	account := executor.ClosedBackFill(deps, executor.ExpectedInterval{Mode: executor.IntervalAuto})
+	at := time.Unix(0, 0)
+	run := func(d time.Duration, out executor.Outcome) {
+		account(vu, executor.Iteration{}, executor.Result{Outcome: out, Start: at, End: at.Add(d), Tags: metrics.EmptyTags})
+		at = at.Add(d)
+	}
+	for range 10 {
+		run(10*time.Millisecond, executor.Completed)
+	}
+	for range 20 {
+		run(time.Millisecond, executor.Failed)
+	}
+	run(100*time.Millisecond, executor.Completed)
+	if n := len(vu.rec.Of(m.CorrectedLatency, backfilledTags)); n != 9 {
+		t.Errorf("%d samples back-filled for a 100 ms iteration after failed 1 ms ones, want 9 (estimate 10 ms)", n)
+	}
+	run(50*time.Millisecond, executor.Failed)
+	if n := len(vu.rec.Of(m.CorrectedLatency, backfilledTags)); n != 9+4 {
+		t.Errorf("%d samples back-filled after a 50 ms iteration that threw, want 9 + 4", n)
+	}
+}
