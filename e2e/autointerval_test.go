@@ -18,9 +18,13 @@ import (
 // request is held until the thaw, so that iteration lasts about 3,000 ms
 // plus one cadence I, and back-filling it at the VU's estimated interval
 // adds floor(d/I) − 1 ≈ 3,000/I samples (one fewer or more, depending on
-// where in its cycle the VU met the freeze). So the run back-fills
-// 2 × 3,000 ms / I, I being the cadence measured as iteration_duration's
-// median; the test allows 10%.
+// where in its cycle the VU met the freeze). So the iterations that end at
+// the thaw back-fill 2 × 3,000 ms / I, I being the cadence measured as
+// iteration_duration's median; the test allows 10%. On a loaded machine
+// the generator itself stretches some other iterations past twice the
+// estimate, and those are back-filled too (as the open model would charge
+// them to schedule_lag); the test counts the samples stamped within 300 ms
+// after the thaw as the freeze's and logs the others.
 func TestStallClosedModelAutoInterval(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a 6 s load in real time")
@@ -32,8 +36,9 @@ func TestStallClosedModelAutoInterval(t *testing.T) {
 		t.Fatalf("stall server: %v", err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	exp := filepath.Join(t.TempDir(), "summary.json")
-	r := metronome(t, runSpec{args: []string{"run", "-q", "--summary-export", exp,
+	dir := t.TempDir()
+	exp, jsonPath := filepath.Join(dir, "summary.json"), filepath.Join(dir, "out.json")
+	r := metronome(t, runSpec{args: []string{"run", "-q", "--summary-export", exp, "-o", "json=" + jsonPath,
 		"-e", "TARGET=" + srv.URL(), "-e", "DURATION=6s", "-e", "VUS=" + strconv.Itoa(vus),
 		script("stall/closed.js")}, timeout: 40 * time.Second})
 	if r.code != 0 {
@@ -46,11 +51,25 @@ func TestStallClosedModelAutoInterval(t *testing.T) {
 	cadence := e.num(t, "iteration_duration", "med")
 	iterations := e.num(t, "iterations", "count")
 	backfilled := e.num(t, "corrected_latency", "count") - iterations
+	thaw := srv.Started().Add(freeze.First + freeze.Length)
+	atThaw := 0.0
+	for _, l := range readJSONOutput(t, jsonPath) {
+		if l.Type != "Point" || l.Metric != "corrected_latency" || l.Data.Tags["backfilled"] != "true" {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, l.Data.Time)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if off := at.Sub(thaw); off >= 0 && off < 300*time.Millisecond {
+			atThaw++
+		}
+	}
 	want := vus * float64(freeze.Length/time.Millisecond) / cadence
-	t.Logf("%v iterations, cadence (iteration_duration med) %.2f ms, %v back-filled; 2 × 3000 ms / cadence = %.0f",
-		iterations, cadence, backfilled, want)
-	if math.Abs(backfilled-want) > 0.1*want {
-		t.Errorf("%v samples back-filled, want %.0f ± 10%%", backfilled, want)
+	t.Logf("%v iterations, cadence (iteration_duration med) %.2f ms; %v back-filled, %v of them at the thaw; 2 × 3000 ms / cadence = %.0f",
+		iterations, cadence, backfilled, atThaw, want)
+	if math.Abs(atThaw-want) > 0.1*want {
+		t.Errorf("%v samples back-filled at the thaw, want %.0f ± 10%%", atThaw, want)
 	}
 	if n := e.num(t, "slow_requests", "passes"); n < vus {
 		t.Errorf("%v requests over 100 ms, want at least one per VU: the run did not meet the freeze", n)
