@@ -13,13 +13,15 @@ import (
 	"github.com/metronome-load/metronome/exitcode"
 )
 
-// vuMemory is the least memory one VU takes while it runs: measured as the
-// growth of the resident set of `metronome run` per extra VU of a
-// constant-vus scenario whose iteration is one http.get to a loopback
-// server, a check and a sleep (50 KiB per VU from 500 to 2,000 VUs,
-// 74 KiB from 1 to 500). Scripts that hold data take more, so a VU count
-// above availableMemory/vuMemory cannot run here whatever the script.
-const vuMemory = 64 << 10
+// vuMemory is a lower bound of the memory one VU takes, so that a VU count
+// above availableMemory/vuMemory cannot run here whatever the script. An
+// idle VU of the smallest script holds about 7 KB of heap and an 8 KB
+// goroutine stack (README, Performance); measured as resident-set growth
+// per extra VU of `metronome run`, 1,000 VUs looping sleep(1) take about
+// 25 KB each and VUs looping http.get + check + sleep 50-74 KB each.
+// Scripts that hold data take more: passing the check does not promise
+// that a run fits.
+const vuMemory = 16 << 10
 
 // availableMemory returns the bytes of memory the process may still use:
 // the kernel's MemAvailable, lowered to the room left under a cgroup
@@ -83,8 +85,12 @@ func vuLimit() config.VULimit {
 		return config.VULimit{}
 	}
 	n := avail / vuMemory
-	return config.VULimit{Max: n, Why: fmt.Sprintf("the %d that fit in the %.1f GiB of memory available on this machine "+
-		"at %d KiB each, the least a running VU needs", n, float64(avail)/(1<<30), vuMemory>>10)}
+	size := fmt.Sprintf("%.1f GiB", float64(avail)/(1<<30))
+	if avail < 1<<30 {
+		size = fmt.Sprintf("%.1f MiB", float64(avail)/(1<<20))
+	}
+	return config.VULimit{Max: n, Why: fmt.Sprintf("the %d that fit in the %s of memory available on this machine "+
+		"at %d KiB each, the least a VU needs", n, size, vuMemory>>10)}
 }
 
 // checkLimits refuses scenarios this machine cannot run (config.CheckLimits)
