@@ -334,10 +334,6 @@ func (r *testRun) run(parent context.Context) error {
 	stopWatch := context.AfterFunc(parent, func() { r.setAbort(errSignalled("")) })
 	defer stopWatch()
 
-	r.start = r.clock.Now()
-	r.state.RunStart = r.start
-	service := r.newBuffer()
-
 	// Each stage below ends early on a signal (parent cancelled); the
 	// test then goes straight to the summary, as k6 does, except that
 	// teardown() still runs after the scenarios were cut short.
@@ -351,6 +347,10 @@ func (r *testRun) run(parent context.Context) error {
 			runErr, summarise = err, false
 		}
 	}
+	// The test's clock starts once the VUs are ready, as before.
+	r.start = r.clock.Now()
+	r.state.RunStart = r.start
+	service := r.newBuffer()
 	if runErr == nil && !isTrue(r.opts.NoSetup) {
 		setupData, runErr = r.timed(ctx, optDuration(r.opts.SetupTimeout, 60*time.Second), exitcode.SetupTimeout, "setup()",
 			func(c context.Context) ([]byte, error) { return r.cfg.Script.Setup(c, service) })
