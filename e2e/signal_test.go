@@ -151,7 +151,7 @@ func TestSignalAtEachStage(t *testing.T) {
 			// Exited 255 ("setup() was interrupted") before, and the
 			// warning was stamped [0000] however late it came.
 			name: "setup", script: "signal/setup.js",
-			steps: []signalStep{{after: "SETUP-START", notBefore: 2100 * time.Millisecond, sig: syscall.SIGINT}},
+			steps: []signalStep{{after: "SETUP-START", notBefore: 3 * time.Second, sig: syscall.SIGINT}},
 			code:  105, k6: 105, summary: true,
 			deviation: "k6 sometimes runs teardown() after an interrupted setup(); metronome never does, as after a failed one",
 			notStderr: []string{"DEFAULT-RAN", "TEARDOWN-RAN"},
