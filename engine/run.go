@@ -341,7 +341,8 @@ func (r *testRun) run(parent context.Context) error {
 	var runErr error
 	summarise := true
 	if err := r.pool.Preallocate(ctx, r.planned-1, 2*runtime.GOMAXPROCS(0)); err != nil {
-		if runErr = r.signalled(parent); runErr == nil {
+		r.signalled(parent)
+		if runErr = r.abortError(); runErr == nil {
 			// A VU's init context failed: like a failure of the first
 			// one, nothing ran, so there is nothing to summarise.
 			runErr, summarise = err, false
