@@ -17,6 +17,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -36,6 +37,15 @@ type globals struct {
 	// started is set once a command's RunE begins; an error before that
 	// is a usage mistake (unknown command or flag, wrong arguments).
 	started bool
+	// begin is when the process started, for the elapsed seconds that
+	// stamp log lines (k6's WARN[0012]).
+	begin time.Time
+}
+
+// stamp is the [NNNN] of a log line: whole seconds since the process
+// started, at least four digits, as k6 writes them.
+func (g *globals) stamp() string {
+	return fmt.Sprintf("%04d", int(time.Since(g.begin)/time.Second))
 }
 
 // commands are the constructors of metronome's subcommands.
@@ -59,7 +69,7 @@ func addCommand(f func(g *globals) *cobra.Command) { commands = append(commands,
 // NewRoot builds the metronome command with every registered subcommand,
 // writing to stdout and stderr and reading the process environment.
 func NewRoot(stdout, stderr io.Writer) *cobra.Command {
-	return newRoot(&globals{stdout: stdout, stderr: stderr, env: environ()})
+	return newRoot(&globals{stdout: stdout, stderr: stderr, env: environ(), begin: processStart})
 }
 
 func newRoot(g *globals) *cobra.Command {
@@ -148,7 +158,7 @@ func execute(args []string, stdout, stderr io.Writer, env map[string]string) (co
 			code = exitcode.GoPanic
 		}
 	}()
-	g := &globals{stdout: stdout, stderr: stderr, env: env}
+	g := &globals{stdout: stdout, stderr: stderr, env: env, begin: processStart}
 	root := newRoot(g)
 	root.SetArgs(args)
 	err := root.Execute()
@@ -190,6 +200,10 @@ func environ() map[string]string {
 	}
 	return env
 }
+
+// processStart is when the process started (when package cli was
+// initialised), the origin of log lines' elapsed seconds.
+var processStart = time.Now()
 
 func versionString() string {
 	return fmt.Sprintf("metronome v%s (%s, %s/%s)", config.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)

@@ -95,7 +95,10 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		return err
 	}
 
-	script, err := loadScript(path, loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose})
+	// Signals are caught from here on: the init context runs next.
+	ctx, signalled, stop := g.signalContext(cmd.Context())
+	defer stop()
+	script, err := loadInterruptibly(ctx, path, loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose})
 	if err != nil {
 		return err
 	}
@@ -108,14 +111,12 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		return err
 	}
 	for _, w := range opts.Warnings {
-		fmt.Fprintf(g.stderr, "WARN[0000] %s\n", w)
+		fmt.Fprintf(g.stderr, "WARN[%s] %s\n", g.stamp(), w)
 	}
 	if _, err := engine.Scenarios(opts, script); err != nil {
 		return err
 	}
 
-	ctx, signalled, stop := g.signalContext(cmd.Context())
-	defer stop()
 	err = runEngine(ctx, engine.Config{
 		Script:        script,
 		ScriptPath:    path,
@@ -309,7 +310,7 @@ func (g *globals) signalContext(parent context.Context) (ctx context.Context, si
 	go func() {
 		select {
 		case s := <-sigs:
-			fmt.Fprintf(g.stderr, "WARN[0000] received %v: stopping the test; press Ctrl+C again to exit at once\n", s)
+			fmt.Fprintf(g.stderr, "WARN[%s] received %v: stopping the test; press Ctrl+C again to exit at once\n", g.stamp(), s)
 			close(got)
 			cancel()
 		case <-done:
@@ -317,7 +318,7 @@ func (g *globals) signalContext(parent context.Context) (ctx context.Context, si
 		}
 		select {
 		case s := <-sigs:
-			fmt.Fprintf(g.stderr, "ERROR: received %v again: exiting without teardown or summary\n", s)
+			fmt.Fprintf(g.stderr, "ERROR: received %v again, a second signal: exiting at once, whatever was still running (teardown, summary, outputs) is cut short\n", s)
 			exitNow(exitcode.ExternalAbort)
 		case <-done:
 		}
@@ -336,4 +337,27 @@ func (g *globals) signalContext(parent context.Context) (ctx context.Context, si
 		cancel()
 	}
 	return ctx, signalled, stop
+}
+
+// loadInterruptibly loads the script, which runs its init context once,
+// and gives up when ctx ends first (a signal): an init context can loop
+// or wait for long, and nothing has been measured yet that a graceful stop
+// would save, so the run ends at once with exit code 105. k6 has no
+// handler at this stage and dies of the signal itself.
+func loadInterruptibly(ctx context.Context, path string, o loadOptions) (Script, error) {
+	type loaded struct {
+		s   Script
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		s, err := loadScript(path, o)
+		done <- loaded{s, err}
+	}()
+	select {
+	case l := <-done:
+		return l.s, l.err
+	case <-ctx.Done():
+		return nil, exitcode.Errorf(exitcode.ExternalAbort, "test run aborted by signal while the script's init context ran")
+	}
 }

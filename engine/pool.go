@@ -29,6 +29,7 @@ func newPool(s Script, state *executor.State, newRec func() metrics.Recorder) *p
 
 // Preallocate initialises n VUs, two at a time per core, before the test
 // starts, so that no scenario waits for an initialisation at its start.
+// Once ctx ends no further VU is started and ctx's error is returned.
 func (p *pool) Preallocate(ctx context.Context, n int, workers int) error {
 	if n <= 0 {
 		return nil
@@ -46,6 +47,10 @@ func (p *pool) Preallocate(ctx context.Context, n int, workers int) error {
 		go func() {
 			defer wg.Done()
 			for left.Add(-1) >= 0 {
+				if err := ctx.Err(); err != nil {
+					errOnce.Do(func() { firstErr = err })
+					return
+				}
 				vu, err := p.make(ctx)
 				if err != nil {
 					errOnce.Do(func() { firstErr = err })
@@ -56,6 +61,11 @@ func (p *pool) Preallocate(ctx context.Context, n int, workers int) error {
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		// An initialisation cut short by ctx fails with an error of its
+		// own; the reason is that ctx ended.
+		return err
+	}
 	return firstErr
 }
 

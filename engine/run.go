@@ -61,6 +61,8 @@ type testRun struct {
 
 	start    time.Time
 	execRecs []*lockedRecorder
+	// planned is the number of VUs initialised before setup().
+	planned int
 
 	// abort is set once, by whatever stops the test early.
 	abortMu   sync.Mutex
@@ -112,10 +114,15 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 			r.scenarioProgress)
 	}
 	r.pool = newPool(cfg.Script, r.state, r.newBuffer)
-	// At least one VU is initialised even when no scenario needs one at
-	// its start, so that the init context has defined the custom metrics
-	// thresholds refer to.
-	if err := r.pool.Preallocate(ctx, max(plannedVUs(cfgs), 1), 2*runtime.GOMAXPROCS(0)); err != nil {
+	// One VU is initialised here even when no scenario needs one at its
+	// start, so that the init context has defined the custom metrics
+	// thresholds refer to; run initialises the others once the outputs
+	// are running, so that a signal meanwhile still gets a summary.
+	r.planned = max(plannedVUs(cfgs), 1)
+	if err := r.pool.Preallocate(ctx, 1, 1); err != nil {
+		if ctx.Err() != nil {
+			return nil, errSignalled("while initialising the first VU")
+		}
 		return nil, err
 	}
 
@@ -133,12 +140,16 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 	return r, nil
 }
 
-// Scenarios parses the run's scenarios and checks that the script exports
-// each one's exec function. The CLI calls it too, to reject a bad script
-// before anything starts.
+// Scenarios parses the run's scenarios, refuses what this machine cannot
+// run (see checkLimits) and checks that the script exports each one's exec
+// function. The CLI calls it too, to reject a bad script before anything
+// starts.
 func Scenarios(opts *config.Options, s Script) ([]executor.Config, error) {
 	cfgs, err := config.Scenarios(opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkLimits(opts, cfgs); err != nil {
 		return nil, err
 	}
 	for _, c := range cfgs {
@@ -278,6 +289,28 @@ func (r *testRun) setAbort(err error) {
 	}
 }
 
+// errSignalled is the error of a test stopped by SIGINT or SIGTERM (the
+// cancellation of Run's context); when says at which stage.
+func errSignalled(when string) error {
+	msg := "test run aborted by signal"
+	if when != "" {
+		msg += " " + when
+	}
+	return exitcode.Errorf(exitcode.ExternalAbort, "%s", msg)
+}
+
+// signalled records a signal as the test's abort reason once parent has
+// been cancelled (the watch on parent does so too, but from a goroutine of
+// its own, possibly later) and returns the abort reason; nil while no
+// signal came.
+func (r *testRun) signalled(parent context.Context) error {
+	if parent.Err() == nil {
+		return nil
+	}
+	r.setAbort(errSignalled(""))
+	return r.abortError()
+}
+
 func (r *testRun) abortError() error {
 	r.abortMu.Lock()
 	defer r.abortMu.Unlock()
@@ -298,20 +331,37 @@ func (r *testRun) run(parent context.Context) error {
 	ctx, cancel := context.WithCancel(parent)
 	r.cancelRun = cancel
 	defer cancel()
-	stopWatch := context.AfterFunc(parent, func() {
-		r.setAbort(exitcode.Errorf(exitcode.ExternalAbort, "test run aborted by signal"))
-	})
+	stopWatch := context.AfterFunc(parent, func() { r.setAbort(errSignalled("")) })
 	defer stopWatch()
 
+	// Each stage below ends early on a signal (parent cancelled); the
+	// test then goes straight to the summary, as k6 does, except that
+	// teardown() still runs after the scenarios were cut short.
+	var setupData []byte
+	var runErr error
+	summarise := true
+	if err := r.pool.Preallocate(ctx, r.planned-1, 2*runtime.GOMAXPROCS(0)); err != nil {
+		r.signalled(parent)
+		if runErr = r.abortError(); runErr == nil {
+			// A VU's init context failed: like a failure of the first
+			// one, nothing ran, so there is nothing to summarise.
+			runErr, summarise = err, false
+		}
+	}
+	// The test's clock starts once the VUs are ready, as before.
 	r.start = r.clock.Now()
 	r.state.RunStart = r.start
 	service := r.newBuffer()
-
-	var setupData []byte
-	var runErr error
-	if !isTrue(r.opts.NoSetup) {
+	if runErr == nil && !isTrue(r.opts.NoSetup) {
 		setupData, runErr = r.timed(ctx, optDuration(r.opts.SetupTimeout, 60*time.Second), exitcode.SetupTimeout, "setup()",
 			func(c context.Context) ([]byte, error) { return r.cfg.Script.Setup(c, service) })
+		if runErr != nil {
+			// When a signal stopped the test, setup() failed because it
+			// was interrupted: the signal is the reason.
+			if sig := r.signalled(parent); sig != nil {
+				runErr = sig
+			}
+		}
 	}
 	if runErr == nil {
 		runErr = r.runScenarios(ctx, setupData)
@@ -334,13 +384,17 @@ func (r *testRun) run(parent context.Context) error {
 	<-r.ingestDone
 
 	report := r.engine.EvaluateThresholds(end.Sub(r.start), true)
-	sumErr := r.finish(end.Sub(r.start), setupData, report)
+	var sumErr error
+	if summarise {
+		sumErr = r.finish(parent, end.Sub(r.start), setupData, report)
+	}
 	for _, o := range r.outputs {
 		if err := o.Stop(); err != nil {
 			r.logf("output %s: %v", o.Description(), err)
 		}
 	}
 
+	r.signalled(parent)
 	switch {
 	case runErr != nil:
 		return runErr

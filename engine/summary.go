@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -14,8 +15,12 @@ import (
 )
 
 // finish writes the end of the run: --summary-export, then handleSummary's
-// files or the text summary.
-func (r *testRun) finish(elapsed time.Duration, setupData []byte, rep *metrics.ThresholdReport) error {
+// files or the text summary. A signal (parent cancelled) that arrives
+// while handleSummary runs interrupts it; one that came earlier has
+// already stopped the test and does not. handleSummary's failure, its
+// timeout or that interruption print the text summary instead, so the
+// results are never lost; a timeout exits 102.
+func (r *testRun) finish(parent context.Context, elapsed time.Duration, setupData []byte, rep *metrics.ThresholdReport) error {
 	if r.cfg.SummaryMode == "disabled" {
 		return nil
 	}
@@ -30,10 +35,26 @@ func (r *testRun) finish(elapsed time.Duration, setupData []byte, rep *metrics.T
 			errs = append(errs, fmt.Sprintf("--summary-export: %v", err))
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), optDuration(r.opts.HandleSummaryTimeout, 120*time.Second))
+	base := parent
+	if parent.Err() != nil {
+		base = context.Background()
+	}
+	limit := optDuration(r.opts.HandleSummaryTimeout, 120*time.Second)
+	ctx, cancel := context.WithTimeout(base, limit)
 	defer cancel()
 	out, ok, err := r.cfg.Script.HandleSummary(ctx, summary.Data(in))
-	if err != nil {
+	var timeoutErr error
+	switch {
+	case err == nil:
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		timeoutErr = exitcode.Errorf(exitcode.GenericTimeout,
+			"handleSummary() did not finish within %s (handleSummaryTimeout); the default summary was printed instead", limit)
+		r.logf("handleSummary() did not finish within %s, printing the default summary instead", limit)
+		ok = false
+	case parent.Err() != nil && base == parent:
+		r.logf("handleSummary() was interrupted by the signal, printing the default summary instead")
+		ok = false
+	default:
 		r.logf("handleSummary() failed, printing the default summary instead: %v", err)
 		ok = false
 	}
@@ -56,7 +77,7 @@ func (r *testRun) finish(elapsed time.Duration, setupData []byte, rep *metrics.T
 	if len(errs) > 0 {
 		return exitcode.Errorf(exitcode.Generic, "%s", strings.Join(errs, "; "))
 	}
-	return nil
+	return timeoutErr
 }
 
 // summaryInput gathers what the summary shows.
