@@ -146,8 +146,10 @@ func (r *response) Get(key string) sobek.Value {
 		switch key {
 		case "json":
 			return r.in.lazyFn(&r.in.fnJSON, r.in.jsJSON)
-		case "html", "clickLink", "submitForm":
-			return r.in.lazyFn(&r.in.fnHTML, r.in.jsHTML)
+		case "html":
+			return r.in.lazyFn(&r.in.fnHTML, r.in.jsResponseHTML)
+		case "clickLink", "submitForm":
+			return r.in.rt.ToValue(r.in.jsHTML)
 		}
 		return nil
 	}
@@ -462,7 +464,7 @@ func (in *instance) parseJSON(r *response, text string) sobek.Value {
 
 // jsHTML stands in for the HTML helpers metronome does not implement.
 func (in *instance) jsHTML(sobek.FunctionCall) sobek.Value {
-	panic(in.rt.NewGoError(fmt.Errorf("res.html(), res.clickLink() and res.submitForm() are not supported by metronome")))
+	panic(in.rt.NewGoError(fmt.Errorf("res.clickLink() and res.submitForm() are not supported by metronome")))
 }
 
 func thisResponse(v sobek.Value) (*response, bool) {
