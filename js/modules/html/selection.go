@@ -1,7 +1,7 @@
 package html
 
 import (
-		"github.com/PuerkitoBio/goquery"
+	"github.com/PuerkitoBio/goquery"
 	"github.com/grafana/sobek"
 	gohtml "golang.org/x/net/html"
 )
