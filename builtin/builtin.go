@@ -16,10 +16,11 @@ import (
 	_ "github.com/metronome-load/metronome/executor"
 
 	// JavaScript modules: k6, k6/http, k6/metrics, k6/execution, k6/data,
-	// k6/encoding, k6/html, k6/timers.
+	// k6/encoding, k6/html, k6/timers, k6/experimental/fs.
 	_ "github.com/metronome-load/metronome/js/modules/data"
 	_ "github.com/metronome-load/metronome/js/modules/encoding"
 	_ "github.com/metronome-load/metronome/js/modules/execution"
+	_ "github.com/metronome-load/metronome/js/modules/fs"
 	_ "github.com/metronome-load/metronome/js/modules/html"
 	_ "github.com/metronome-load/metronome/js/modules/http"
 	_ "github.com/metronome-load/metronome/js/modules/k6"
