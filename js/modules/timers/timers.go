@@ -23,16 +23,31 @@ type Host interface {
 	ClearTimer(call sobek.FunctionCall) sobek.Value
 }
 
-// New instantiates the module for one VU.
+// New instantiates the module for one VU. As in k6 the exports are the
+// global functions themselves (setTimeout === globalThis.setTimeout), read
+// when the module is first imported; a runtime without the globals gets
+// functions of its own over the same Host.
 func New(vu modules.VU) (modules.Exports, error) {
 	h, ok := vu.(Host)
 	if !ok {
 		return modules.Exports{}, errors.New("k6/timers needs a runtime with an event loop")
 	}
-	return modules.Exports{Named: map[string]any{
+	own := map[string]func(sobek.FunctionCall) sobek.Value{
 		"setTimeout":    func(c sobek.FunctionCall) sobek.Value { return h.SetTimer(c, false) },
 		"setInterval":   func(c sobek.FunctionCall) sobek.Value { return h.SetTimer(c, true) },
 		"clearTimeout":  h.ClearTimer,
 		"clearInterval": h.ClearTimer,
-	}}, nil
+	}
+	named := make(map[string]any, len(own))
+	global := vu.Runtime().GlobalObject()
+	for name, fn := range own {
+		if g := global.Get(name); g != nil {
+			if _, isFn := sobek.AssertFunction(g); isFn {
+				named[name] = g
+				continue
+			}
+		}
+		named[name] = fn
+	}
+	return modules.Exports{Named: named}, nil
 }

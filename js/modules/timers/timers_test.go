@@ -32,13 +32,13 @@ export default async function () {
 	// Anything left uncleared would fire within this wait.
 	await new Promise((resolve) => timers.setTimeout(resolve, 20));
 	log.sort();
-	console.log(log.join(","), n, typeof timers.clearInterval, Object.keys(timers).sort().join(","));
+	console.log(log.join(","), n, setTimeout === globalThis.setTimeout && clearInterval === globalThis.clearInterval, typeof timers.clearInterval, Object.keys(timers).sort().join(","));
 }`}, nil)
 	v, _ := r.NewVU(t, 1)
 	if res := jstest.Iterate(v); res.Outcome != executor.Completed {
 		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr.String())
 	}
-	want := "i1,i2,i3,t:xy 3 function clearInterval,clearTimeout,default,setInterval,setTimeout source=console"
+	want := "i1,i2,i3,t:xy 3 true function clearInterval,clearTimeout,default,setInterval,setTimeout source=console"
 	if !strings.Contains(r.Stderr.String(), want) {
 		t.Fatalf("want %q in:\n%s", want, r.Stderr.String())
 	}
