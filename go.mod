@@ -3,6 +3,7 @@ module github.com/metronome-load/metronome
 go 1.26.7
 
 require (
+	github.com/Azure/go-ntlmssp v0.1.1 // indirect
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
 	github.com/PuerkitoBio/goquery v1.14.0 // indirect
 	github.com/VividCortex/ewma v1.2.0 // indirect

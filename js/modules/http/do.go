@@ -44,10 +44,15 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 	body, hasBody := r.body, r.hasBody
 	header := r.header
 	digested := false
+	ntlm := ntlmStart
 	for n := 0; ; n++ {
 		res.hops = append(res.hops, hop{url: u, method: method})
 		h := &res.hops[len(res.hops)-1]
-		sendHeader, cookies := r.headerFor(header, u, n == 0 || sameHost(u, r.url))
+		hu := u
+		if r.ntlm {
+			hu = withoutCredentials(u)
+		}
+		sendHeader, cookies := r.headerFor(header, hu, n == 0 || sameHost(u, r.url))
 		res.sentHeader, res.sentCookies, res.sentURL, res.sentMethod = sendHeader, cookies, u, method
 
 		var tr *tracer
@@ -143,6 +148,24 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 					start = h.end.Sub(epoch)
 					continue
 				}
+			}
+		}
+
+		if r.ntlm && ntlm != ntlmDone && !redirect && resp.StatusCode == http.StatusUnauthorized {
+			h.challenge = ntlm == ntlmStart
+			authz, step, ok := ntlmNext(resp, ntlm, u)
+			ntlm = step
+			if ok {
+				_, err := io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+				finishHop(h, tr, start, cnt, l)
+				if err != nil {
+					h.fail(err, parent, timedOut())
+					return res
+				}
+				header = withAuthorization(header, authz)
+				start = h.end.Sub(epoch)
+				continue
 			}
 		}
 

@@ -199,8 +199,10 @@ func (in *instance) parseParams(r *request, v sobek.Value, tags *metrics.TagSet,
 			case "basic", "":
 			case "digest":
 				r.digest = true
+			case "ntlm":
+				r.ntlm = true
 			default:
-				panic(in.rt.NewTypeError("params.auth %q is not supported: use \"basic\" or \"digest\" with the credentials in the URL", a))
+				panic(in.rt.NewTypeError("params.auth %q is not supported: use \"basic\", \"digest\" or \"ntlm\" with the credentials in the URL", a))
 			}
 		case "throw":
 			r.throw = pv.ToBoolean()

@@ -126,8 +126,9 @@ type request struct {
 	jar       http.CookieJar
 	throw     bool
 	debug     debugLevel
-	// digest is params.auth "digest" (see digest.go).
-	digest bool
+	// digest and ntlm are params.auth "digest" and "ntlm" (see digest.go
+	// and ntlm.go).
+	digest, ntlm bool
 }
 
 // hop is one request on the wire: the original one or one redirect.
@@ -145,8 +146,8 @@ type hop struct {
 	// canceled is set when the VU's context ended during the hop: such
 	// hops emit no samples.
 	canceled bool
-	// challenge marks the 401 a digest handshake answered: an expected
-	// response, as in k6.
+	// challenge marks the 401 a digest or NTLM handshake answered first:
+	// an expected response, as in k6.
 	challenge bool
 	t         timings
 	end       time.Time
