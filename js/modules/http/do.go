@@ -43,8 +43,7 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 	u, method := r.url, r.method
 	body, hasBody := r.body, r.hasBody
 	header := r.header
-	digested := false
-	ntlm := ntlmStart
+	var auth handshake
 	for n := 0; ; n++ {
 		res.hops = append(res.hops, hop{url: u, method: method})
 		h := &res.hops[len(res.hops)-1]
@@ -133,29 +132,9 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 			continue
 		}
 
-		if r.digest && !digested && !redirect && resp.StatusCode == http.StatusUnauthorized {
-			if ch := digestChallenge(resp); ch != nil {
-				if authz, ok := digestAuthorization(ch, u, method, body, newCnonce()); ok {
-					_, err := io.Copy(io.Discard, resp.Body)
-					_ = resp.Body.Close()
-					finishHop(h, tr, start, cnt, l)
-					h.challenge = true
-					if err != nil {
-						h.fail(err, parent, timedOut())
-						return res
-					}
-					header, digested = withAuthorization(header, authz), true
-					start = h.end.Sub(epoch)
-					continue
-				}
-			}
-		}
-
-		if r.ntlm && ntlm != ntlmDone && !redirect && resp.StatusCode == http.StatusUnauthorized {
-			h.challenge = ntlm == ntlmStart
-			authz, step, ok := ntlmNext(resp, ntlm, u)
-			ntlm = step
-			if ok {
+		if (r.digest || r.ntlm) && !redirect && resp.StatusCode == http.StatusUnauthorized {
+			authz, again := auth.answer(r, h, resp, u, method, body)
+			if again {
 				_, err := io.Copy(io.Discard, resp.Body)
 				_ = resp.Body.Close()
 				finishHop(h, tr, start, cnt, l)
