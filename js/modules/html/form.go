@@ -153,16 +153,20 @@ func (s *Selection) fields() []field {
 
 // Serialize is serialize(): the fields URL-encoded, sorted by name as k6
 // does.
-func (s *Selection) Serialize() string {
+func (s *Selection) Serialize() string { return FormValues(s.sel).Encode() }
+
+// FormValues are the values serialize() encodes: those of the controls in
+// sel (forms or controls), by the same rules. res.submitForm() sends them.
+func FormValues(sel *goquery.Selection) url.Values {
 	vals := url.Values{}
-	for _, f := range s.fields() {
+	for _, f := range (&Selection{sel: sel}).fields() {
 		if f.multi {
 			vals[f.name] = append(vals[f.name], f.values...)
 			continue
 		}
 		vals.Add(f.name, f.value)
 	}
-	return vals.Encode()
+	return vals
 }
 
 func (s *Selection) fieldValue(f field) any {
