@@ -16,13 +16,18 @@ import (
 	_ "github.com/metronome-load/metronome/executor"
 
 	// JavaScript modules: k6, k6/http, k6/metrics, k6/execution, k6/data,
-	// k6/encoding.
+	// k6/encoding, k6/html, k6/timers, k6/experimental/fs,
+	// k6/experimental/csv.
+	_ "github.com/metronome-load/metronome/js/modules/csv"
 	_ "github.com/metronome-load/metronome/js/modules/data"
 	_ "github.com/metronome-load/metronome/js/modules/encoding"
 	_ "github.com/metronome-load/metronome/js/modules/execution"
+	_ "github.com/metronome-load/metronome/js/modules/fs"
+	_ "github.com/metronome-load/metronome/js/modules/html"
 	_ "github.com/metronome-load/metronome/js/modules/http"
 	_ "github.com/metronome-load/metronome/js/modules/k6"
 	_ "github.com/metronome-load/metronome/js/modules/metrics"
+	_ "github.com/metronome-load/metronome/js/modules/timers"
 
 	// Outputs selected with -o.
 	_ "github.com/metronome-load/metronome/output/csv"

@@ -174,3 +174,13 @@ func (v *vu) clearTimer(call sobek.FunctionCall) sobek.Value {
 	}
 	return sobek.Undefined()
 }
+
+// SetTimer is setTimeout (repeat false) or setInterval (repeat true) for
+// modules: k6/timers exports the same timers as the globals, so ids from
+// one clear with the other.
+func (v *vu) SetTimer(call sobek.FunctionCall, repeat bool) sobek.Value {
+	return v.setTimer(call, repeat)
+}
+
+// ClearTimer is clearTimeout and clearInterval for modules.
+func (v *vu) ClearTimer(call sobek.FunctionCall) sobek.Value { return v.clearTimer(call) }

@@ -43,10 +43,15 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 	u, method := r.url, r.method
 	body, hasBody := r.body, r.hasBody
 	header := r.header
+	var auth handshake
 	for n := 0; ; n++ {
 		res.hops = append(res.hops, hop{url: u, method: method})
 		h := &res.hops[len(res.hops)-1]
-		sendHeader, cookies := r.headerFor(header, u, n == 0 || sameHost(u, r.url))
+		hu := u
+		if r.ntlm {
+			hu = withoutCredentials(u)
+		}
+		sendHeader, cookies := r.headerFor(header, hu, n == 0 || sameHost(u, r.url))
 		res.sentHeader, res.sentCookies, res.sentURL, res.sentMethod = sendHeader, cookies, u, method
 
 		var tr *tracer
@@ -125,6 +130,22 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 			u = next
 			start = h.end.Sub(epoch)
 			continue
+		}
+
+		if (r.digest || r.ntlm) && !redirect && resp.StatusCode == http.StatusUnauthorized {
+			authz, again := auth.answer(r, h, resp, u, method, body)
+			if again {
+				_, err := io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+				finishHop(h, tr, start, cnt, l)
+				if err != nil {
+					h.fail(err, parent, timedOut())
+					return res
+				}
+				header = withAuthorization(header, authz)
+				start = h.end.Sub(epoch)
+				continue
+			}
 		}
 
 		res.header = resp.Header

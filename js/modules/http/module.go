@@ -103,6 +103,7 @@ func instantiate(vu modules.VU) (modules.Exports, error) {
 		"url":                 in.jsURL,
 		"cookieJar":           in.jsCookieJar,
 		"CookieJar":           in.jsNewCookieJar,
+		"file":                in.jsFile,
 		"TLS_1_0":             "tls1.0",
 		"TLS_1_1":             "tls1.1",
 		"TLS_1_2":             "tls1.2",
@@ -271,7 +272,7 @@ func (in *instance) emit(st *modules.State, res *result) {
 		expected := int8(-1)
 		if r.expect != nil {
 			expected = 0
-			if r.expect.match(h.status) {
+			if h.challenge || r.expect.match(h.status) {
 				expected = 1
 			}
 		}

@@ -197,8 +197,12 @@ func (in *instance) parseParams(r *request, v sobek.Value, tags *metrics.TagSet,
 		case "auth":
 			switch a := pv.String(); a {
 			case "basic", "":
+			case "digest":
+				r.digest = true
+			case "ntlm":
+				r.ntlm = true
 			default:
-				panic(in.rt.NewTypeError("params.auth %q is not supported: only basic authentication (credentials in the URL) is", a))
+				panic(in.rt.NewTypeError("params.auth %q is not supported: use \"basic\", \"digest\" or \"ntlm\" with the credentials in the URL", a))
 			}
 		case "throw":
 			r.throw = pv.ToBoolean()
@@ -273,8 +277,8 @@ func (in *instance) parseCookies(v sobek.Value) []sentCookie {
 }
 
 // parseBody sets r's body from a string, an ArrayBuffer, a typed array or
-// DataView, or an object (form fields). It reports whether the body is a
-// form.
+// DataView, or an object (form fields; multipart when it holds a file from
+// http.file()). It reports whether the body is a URL-encoded form.
 func (in *instance) parseBody(r *request, v sobek.Value) (form bool) {
 	o, ok := v.(*sobek.Object)
 	if !ok {
@@ -293,6 +297,9 @@ func (in *instance) parseBody(r *request, v sobek.Value) (form bool) {
 			panic(in.rt.NewTypeError("the request body is a view outside its buffer"))
 		}
 		r.body, r.hasBody = string(b[off:off+n]), true
+		return false
+	}
+	if in.multipartBody(r, o) {
 		return false
 	}
 	vals := url.Values{}

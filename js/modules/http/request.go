@@ -126,6 +126,9 @@ type request struct {
 	jar       http.CookieJar
 	throw     bool
 	debug     debugLevel
+	// digest and ntlm are params.auth "digest" and "ntlm" (see digest.go
+	// and ntlm.go).
+	digest, ntlm bool
 }
 
 // hop is one request on the wire: the original one or one redirect.
@@ -143,8 +146,11 @@ type hop struct {
 	// canceled is set when the VU's context ended during the hop: such
 	// hops emit no samples.
 	canceled bool
-	t        timings
-	end      time.Time
+	// challenge marks the 401 a digest or NTLM handshake answered first:
+	// an expected response, as in k6.
+	challenge bool
+	t         timings
+	end       time.Time
 	// sent and received are the bytes the VU's connections moved since
 	// the previous hop ended: exactly this hop's for sequential requests;
 	// concurrent ones (batch, asyncRequest) share them out unevenly, but

@@ -146,8 +146,12 @@ func (r *response) Get(key string) sobek.Value {
 		switch key {
 		case "json":
 			return r.in.lazyFn(&r.in.fnJSON, r.in.jsJSON)
-		case "html", "clickLink", "submitForm":
-			return r.in.lazyFn(&r.in.fnHTML, r.in.jsHTML)
+		case "html":
+			return r.in.lazyFn(&r.in.fnHTML, r.in.jsResponseHTML)
+		case "clickLink":
+			return r.in.rt.ToValue(r.in.jsClickLink)
+		case "submitForm":
+			return r.in.rt.ToValue(r.in.jsSubmitForm)
 		}
 		return nil
 	}
@@ -458,11 +462,6 @@ func (in *instance) parseJSON(r *response, text string) sobek.Value {
 		panic(in.rt.NewGoError(fmt.Errorf("the response body of %s is not valid JSON: %s", r.res.last().url.clean, msg)))
 	}
 	return v
-}
-
-// jsHTML stands in for the HTML helpers metronome does not implement.
-func (in *instance) jsHTML(sobek.FunctionCall) sobek.Value {
-	panic(in.rt.NewGoError(fmt.Errorf("res.html(), res.clickLink() and res.submitForm() are not supported by metronome")))
 }
 
 func thisResponse(v sobek.Value) (*response, bool) {

@@ -1,0 +1,60 @@
+import { parseHTML } from 'k6/html';
+const src = `<div id="d" data-foo-bar="1" data-user-id="2" data-x-url="u" data-a1="01" data-n="1.5" data-e="1e3" data-big="12345678901234567890" data-s=" 7" data-arr="[1,2]" data-bad="{x"><p>a</p><p>a</p></div>
+<form action="/go" method="post"><input type="checkbox" name="c" value="1" checked="checked"><input type="checkbox" name="c2" checked><input type="radio" name="r" value="rv" checked>
+<input name="e" value="">
+<a id="l" href="http://u:p@h.com:81/p/a?q=1#frag" target="_blank" rel="x y">txt</a><img src="/i.png" alt="A"><option value="ov" selected>ot</option><button name="b" type="submit" value="bv">B</button></form>`;
+export default function () {
+  const doc = parseHTML(src);
+  const t = (k, f) => { let v; try { v = f(); } catch (e) { v = 'THROW ' + e; } console.log(k + ' => ' + v); };
+  t('data', () => { const d = doc.find('#d').data(); return JSON.stringify(Object.keys(d).sort().map(k => [k, d[k]])); });
+  t('dataKeys', () => JSON.stringify(['fooBar', 'foo-bar', 'userId', 'userID', 'xUrl', 'a1', 'n', 'e', 'big', 's', 'arr', 'bad'].map(k => doc.find('#d').data(k))));
+  t('map1', () => JSON.stringify(doc.find('p').map((i, el) => i)));
+  t('map2', () => JSON.stringify(doc.find('p').map((i, el) => typeof el)));
+  t('map3', () => JSON.stringify(doc.find('p').map((i, el) => { return 'x' + el.text(); })));
+  t('map4', () => JSON.stringify(doc.find('p').map((i, el) => { return Object.keys(el).join(';'); })));
+  t('map5', () => JSON.stringify(doc.find('p').map((i, el) => el.html())));
+  t('each', () => { const a = []; doc.find('p').each((i, el) => a.push(typeof el.text + typeof el.textContent)); return a.join(','); });
+  t('filterFn', () => doc.find('p').filter((i, el) => typeof el.textContent === 'function').size() + '|' + doc.find('p').filter((i, el) => typeof el.text === 'function').size());
+  t('isFn', () => doc.find('p').is((i, el) => typeof el.text === 'function'));
+  t('serialize', () => doc.find('form').serialize());
+  t('serArr', () => JSON.stringify(doc.find('form').serializeArray()));
+  t('serObj', () => { const d = doc.find('form').serializeObject(); return JSON.stringify(Object.keys(d).sort().map(k => [k, d[k]])); });
+  t('valcb', () => JSON.stringify([doc.find('[name=c]').val(), doc.find('[name=c2]').val(), doc.find('[name=e]').val(), doc.find('option').val()]));
+  t('eq', () => doc.find('p').get(0).isEqualNode(doc.find('p').get(1)) + '|' + doc.find('p').get(0).isEqualNode(doc.find('p').get(0)));
+  const a = doc.find('a').get(0);
+  t('a', () => ['href', 'hash', 'host', 'hostname', 'port', 'username', 'password', 'origin', 'pathname', 'protocol', 'search', 'text', 'target', 'rel', 'relList', 'download', 'type', 'id', 'toString'].map(k => k + '=' + (typeof a[k] === 'function' ? JSON.stringify(a[k]()) : 'NA')).join(' '));
+  const inp = doc.find('input').get(0);
+  t('input', () => ['value', 'name', 'type', 'checked', 'defaultChecked', 'disabled', 'form', 'required', 'multiple', 'autofocus', 'toString'].map(k => k + '=' + (typeof inp[k] === 'function' ? String(inp[k]()) : 'NA')).join(' '));
+  const img = doc.find('img').get(0);
+  t('img', () => ['src', 'alt', 'width', 'toString'].map(k => k + '=' + (typeof img[k] === 'function' ? String(img[k]()) : 'NA')).join(' '));
+  const f = doc.find('form').get(0);
+  t('form', () => ['action', 'method', 'elements', 'length', 'target', 'enctype', 'toString'].map(k => k + '=' + (typeof f[k] === 'function' ? String(f[k]()) : 'NA')).join(' '));
+  const o = doc.find('option').get(0);
+  t('option', () => ['value', 'text', 'selected', 'label', 'index', 'toString'].map(k => k + '=' + (typeof o[k] === 'function' ? String(o[k]()) : 'NA')).join(' '));
+  const b = doc.find('button').get(0);
+  t('button', () => ['value', 'name', 'type', 'toString'].map(k => k + '=' + (typeof b[k] === 'function' ? String(b[k]()) : 'NA')).join(' '));
+  t('text', () => doc.find('#d').get(0).firstChild().toString() + '|' + doc.find('#d').get(0).firstChild().firstChild().toString());
+  t('keysEl', () => Object.keys(doc.find('p').get(0)).join(','));
+  t('keysSel', () => Object.keys(doc.find('p')).join(','));
+  t('lang', () => String(doc.find('p').get(0).lang()));
+  t('sel', () => doc.find('p').get(0).selection().size());
+  t('ownerDoc', () => doc.find('p').get(0).ownerDocument().nodeName());
+  t('qsInner', () => doc.find('#d').get(0).querySelector('p').innerHTML() + '|' + doc.find('#d').get(0).querySelector('p').nodeName());
+  t('docEl', () => doc.get(0).nodeName() + '|' + doc.get(0).nodeType() + '|' + doc.get(0).toString());
+  t('nodeNameUpper', () => doc.find('div').get(0).nodeName());
+  t('comment', () => parseHTML('<div><!--c--></div>').find('div').get(0).firstChild().toString() + '|' + parseHTML('<div><!--c--></div>').find('div').get(0).firstChild().nodeValue());
+  t('textNodeVal', () => doc.find('p').get(0).firstChild().nodeValue());
+  t('attrsEmpty', () => JSON.stringify(Object.keys(doc.find('p').get(0).attributes())));
+  t('getAttrMissing', () => String(doc.find('p').get(0).getAttribute('zz')));
+  t('htmlEmpty', () => JSON.stringify(doc.find('zz').html()) + '|' + typeof doc.find('zz').html());
+  t('attrEmpty', () => typeof doc.find('zz').attr('x') + '|' + JSON.stringify(doc.find('zz').attr('x', 'd')));
+  t('valEmpty', () => typeof doc.find('zz').val() + '|' + typeof doc.find('p').val());
+  t('dataEmpty', () => typeof doc.find('zz').data() + '|' + JSON.stringify(doc.find('p').data()) + '|' + typeof doc.find('p').data('x'));
+  t('eachThis', () => { let r; doc.find('p').each(function () { r = typeof this; }); return r; });
+  t('eachRet', () => { const x = doc.find('p').each(() => {}); return x === undefined ? 'undef' : typeof x.size; });
+  t('getNeg', () => String(doc.find('p').get(-1)) + '|' + String(doc.find('p').get(-1) && doc.find('p').get(-1).nodeName()));
+  t('sliceNeg', () => doc.find('p').slice(-1).size());
+  t('eqNeg', () => doc.find('p').eq(-1).size());
+  t('childrenText', () => doc.find('#d').children().text());
+  t('nestedFind', () => doc.find('form').find('input').size() + '|' + doc.find('form input').size());
+}
