@@ -163,6 +163,7 @@ func (o *Output) Start() error {
 		o.log.OutputLogFormatVersion(),
 		o.log.OutputStartTime(o.base.UnixMilli()),
 		o.log.OutputLegend(),
+		o.buf.Flush(),
 	)
 	if err != nil {
 		return fmt.Errorf("hdrlog: writing %s: %w", o.path, err)
@@ -355,8 +356,18 @@ func (o *Output) newHistogram() *hdrhistogram.Histogram {
 }
 
 // writeClosed writes the intervals that ended at least grace before now, or
-// all of them when now is zero.
+// all of them when now is zero, and hands them to the operating system at
+// once: an interval written is on disk even if the process is killed
+// (kill -9, OOM, a second Ctrl-C) a moment later.
 func (o *Output) writeClosed(now time.Time) {
+	wrote := false
+	defer func() {
+		if wrote {
+			if err := o.buf.Flush(); err != nil && o.err == nil {
+				o.err = err
+			}
+		}
+	}()
 	for len(o.open) > 0 {
 		iv := o.open[0]
 		start := o.base.Add(time.Duration(iv.index) * o.interval)
@@ -368,6 +379,7 @@ func (o *Output) writeClosed(now time.Time) {
 			if h == nil {
 				continue
 			}
+			wrote = true
 			h.SetTag(o.tags[s])
 			h.SetStartTimeMs(start.UnixMilli())
 			h.SetEndTimeMs(end.UnixMilli())
