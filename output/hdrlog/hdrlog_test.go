@@ -403,3 +403,52 @@ func TestIntervalsReachTheFileAsTheyClose(t *testing.T) {
 		}
 	})
 }
+
+// A full disk is an error from Stop that says how much of the log is
+// missing, not a warning the run's exit code ignores.
+func TestDiskFull(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	reg := metrics.NewRegistry()
+	b := metrics.RegisterBuiltin(reg)
+	out, err := New(output.Params{Arg: "/dev/full"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The header is flushed at Start, so the error comes from Start.
+	if err = out.Start(); err == nil {
+		now := time.Now()
+		out.AddSamples([]metrics.Sample{
+			{Metric: b.HTTPReqDuration, Tags: metrics.EmptyTags, Time: now, Value: 1},
+			{Metric: b.CorrectedLatency, Tags: metrics.EmptyTags, Time: now, Value: 1},
+		})
+		err = out.Stop()
+	}
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
+		t.Fatalf("got %v, want the ENOSPC error", err)
+	}
+}
+
+// Samples the output had no room for make Stop fail, with their count.
+func TestDroppedIsAnError(t *testing.T) {
+	reg := metrics.NewRegistry()
+	b := metrics.RegisterBuiltin(reg)
+	o, err := New(output.Params{Arg: filepath.Join(t.TempDir(), "x.hlog")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := o.(*Output)
+	// Fill the inbox before the goroutine runs, so the next batch has no room.
+	for range inputBuffer {
+		out.AddSamples([]metrics.Sample{{Metric: b.HTTPReqDuration, Value: 1}})
+	}
+	out.AddSamples([]metrics.Sample{{Metric: b.HTTPReqDuration, Value: 1}, {Metric: b.HTTPReqDuration, Value: 2}})
+	if err := out.Start(); err != nil {
+		t.Fatal(err)
+	}
+	err = out.Stop()
+	if err == nil || !strings.Contains(err.Error(), "2 samples were dropped") {
+		t.Errorf("Stop = %v, want an error counting 2 dropped samples", err)
+	}
+}
