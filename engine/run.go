@@ -335,10 +335,10 @@ func (r *testRun) run(parent context.Context) error {
 
 	report := r.engine.EvaluateThresholds(end.Sub(r.start), true)
 	sumErr := r.finish(end.Sub(r.start), setupData, report)
-	for _, o := range r.outputs {
-		if err := o.Stop(); err != nil {
-			r.logf("output %s: %v", o.Description(), err)
-		}
+	outErr := r.stopOutputs(parent)
+	if outErr != nil && (runErr != nil || r.abortError() != nil || sumErr != nil || r.failErr != nil ||
+		!isTrue(r.opts.NoThresholds) && report.Failed()) {
+		r.logf("%v", outErr) // another error sets the exit code; still say what was lost
 	}
 
 	switch {
@@ -353,6 +353,8 @@ func (r *testRun) run(parent context.Context) error {
 	case !isTrue(r.opts.NoThresholds) && report.Failed():
 		return exitcode.Errorf(exitcode.ThresholdsFailed, "thresholds on metrics '%s' have been crossed",
 			strings.Join(report.FailedMetrics(), "', '"))
+	case outErr != nil:
+		return outErr
 	}
 	return nil
 }

@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/output"
+)
+
+// outputStopTimeout bounds the wait for the outputs to finish, all
+// together. It is above what each built-in output allows itself (10 s for
+// a file or stdout, 5 s + 5 s for Prometheus), so it only ends the wait on
+// an output that does not bound its own.
+const outputStopTimeout = 15 * time.Second
+
+// stopOutputs stops every output at once and waits for them, at most
+// outputStopTimeout, and not past a signal that arrives while it waits
+// (ctx is the run's parent context; a signal before the wait began has
+// already been spent on stopping the test, and a second one ends the
+// process). The error names every output that lost results or was not
+// waited for: Generic (255) when an output lost samples, ExternalAbort
+// (105) when a signal cut the wait short.
+func (r *testRun) stopOutputs(ctx context.Context) error {
+	if len(r.outputs) == 0 {
+		return nil
+	}
+	type stopped struct {
+		o   output.Output
+		err error
+	}
+	done := make(chan stopped, len(r.outputs))
+	for _, o := range r.outputs {
+		go func() { done <- stopped{o, o.Stop()} }()
+	}
+	signal := ctx.Done()
+	if ctx.Err() != nil {
+		signal = nil
+	}
+	timer := r.clock.NewTimer(outputStopTimeout)
+	defer timer.Stop()
+
+	var msgs []string
+	waiting := map[output.Output]bool{}
+	for _, o := range r.outputs {
+		waiting[o] = true
+	}
+	code := exitcode.Generic
+	for len(waiting) > 0 {
+		select {
+		case s := <-done:
+			delete(waiting, s.o)
+			if s.err != nil {
+				msgs = append(msgs, fmt.Sprintf("output %s: %v", s.o.Description(), s.err))
+			}
+			continue
+		case <-timer.C():
+			msgs = append(msgs, fmt.Sprintf("gave up waiting %s for %s to finish; its results are incomplete",
+				outputStopTimeout, unfinished(r.outputs, waiting)))
+		case <-signal:
+			code = exitcode.ExternalAbort
+			msgs = append(msgs, fmt.Sprintf("stopped waiting for %s on a signal; its results are incomplete",
+				unfinished(r.outputs, waiting)))
+		}
+		break
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return exitcode.Errorf(code, "%s", strings.Join(msgs, "; "))
+}
+
+// unfinished names the outputs still in waiting, in the order of -o.
+func unfinished(outs []output.Output, waiting map[output.Output]bool) string {
+	var names []string
+	for _, o := range outs {
+		if waiting[o] {
+			names = append(names, o.Description())
+		}
+	}
+	return strings.Join(names, ", ")
+}

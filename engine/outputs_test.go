@@ -1,0 +1,130 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/output"
+)
+
+// fakeOutput is an output whose Stop fails with err, or, with block set,
+// signals stopping and waits for block to close.
+type fakeOutput struct {
+	err      error
+	block    chan struct{}
+	stopping chan struct{}
+}
+
+func (f *fakeOutput) Description() string               { return "fake (test)" }
+func (f *fakeOutput) Start() error                      { return nil }
+func (f *fakeOutput) AddSamples(batch []metrics.Sample) {}
+func (f *fakeOutput) Stop() error {
+	if f.block != nil {
+		close(f.stopping)
+		<-f.block
+	}
+	return f.err
+}
+
+// The fake outputs are registered once; each test sets the instance the
+// constructor returns.
+var (
+	registerFakes sync.Once
+	fakeMu        sync.Mutex
+	fakeNext      *fakeOutput
+)
+
+func useFakeOutput(f *fakeOutput) func(*Config) {
+	registerFakes.Do(func() {
+		output.Register("engine-test-fake", func(output.Params) (output.Output, error) {
+			fakeMu.Lock()
+			defer fakeMu.Unlock()
+			return fakeNext, nil
+		})
+	})
+	fakeMu.Lock()
+	fakeNext = f
+	fakeMu.Unlock()
+	return func(c *Config) { c.Outputs = []string{"engine-test-fake"} }
+}
+
+// An output that lost samples fails an otherwise passing run with 255 and
+// says what was lost.
+func TestOutputLossFailsTheRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeOutput{err: errors.New("12 samples were dropped")}
+		err, out, _ := runFake(t, context.Background(), &fakeScript{work: time.Millisecond}, `{"iterations": 2}`, useFakeOutput(f))
+		if exitcode.Of(err) != exitcode.Generic || !strings.Contains(err.Error(), "output fake (test): 12 samples were dropped") {
+			t.Fatalf("got %v (exit %d), want exit 255 naming the loss\n%s", err, exitcode.Of(err), out)
+		}
+	})
+}
+
+// When another error sets the exit code, the output's loss is still
+// reported.
+func TestOutputLossReportedBehindThresholds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeOutput{err: errors.New("12 samples were dropped")}
+		err, out, _ := runFake(t, context.Background(), &fakeScript{work: time.Millisecond},
+			`{"iterations": 2, "thresholds": {"http_reqs": ["count<1"]}}`, useFakeOutput(f))
+		if exitcode.Of(err) != exitcode.ThresholdsFailed {
+			t.Fatalf("got %v (exit %d), want 99", err, exitcode.Of(err))
+		}
+		if !strings.Contains(out, "WARN output fake (test): 12 samples were dropped") {
+			t.Errorf("the loss was not reported:\n%s", out)
+		}
+	})
+}
+
+// An output whose Stop never returns holds the exit for outputStopTimeout
+// at most.
+func TestStuckOutputWaitIsBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeOutput{block: make(chan struct{}), stopping: make(chan struct{})}
+		defer close(f.block)
+		stopAt := make(chan time.Time, 1)
+		go func() { <-f.stopping; stopAt <- time.Now() }()
+		err, out, _ := runFake(t, context.Background(), &fakeScript{work: time.Millisecond}, `{"iterations": 1}`, useFakeOutput(f))
+		if waited := time.Since(<-stopAt); waited != outputStopTimeout {
+			t.Errorf("waited %v for the stuck output, want %v", waited, outputStopTimeout)
+		}
+		if exitcode.Of(err) != exitcode.Generic || !strings.Contains(err.Error(), "gave up waiting 15s for fake (test)") {
+			t.Fatalf("got %v (exit %d), want exit 255 naming the stuck output\n%s", err, exitcode.Of(err), out)
+		}
+	})
+}
+
+// A first Ctrl-C while the run waits for a stuck output ends the wait at
+// once, with exit 105.
+func TestSignalEndsTheOutputWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeOutput{block: make(chan struct{}), stopping: make(chan struct{})}
+		defer close(f.block)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		stopAt := make(chan time.Time, 1)
+		go func() {
+			<-f.stopping
+			stopAt <- time.Now()
+			time.Sleep(time.Second)
+			cancel()
+		}()
+		err, out, _ := runFake(t, ctx, &fakeScript{work: time.Millisecond}, `{"iterations": 1}`, useFakeOutput(f))
+		if waited := time.Since(<-stopAt); waited != time.Second {
+			t.Errorf("waited %v after the signal came 1s into the wait, want 1s", waited)
+		}
+		if exitcode.Of(err) != exitcode.ExternalAbort {
+			t.Fatalf("got %v (exit %d), want 105\n%s", err, exitcode.Of(err), out)
+		}
+		if !strings.Contains(out, "stopped waiting for fake (test) on a signal") {
+			t.Errorf("the abandoned output is not named:\n%s", out)
+		}
+	})
+}
