@@ -105,6 +105,7 @@ func markStart(cmd *cobra.Command, g *globals) {
 
 // Execute runs metronome on os.Args and returns the process exit code.
 func Execute() int {
+	surviveClosedStdout()
 	env := environ()
 	if path := env["METRONOME_CPUPROFILE"]; path != "" {
 		stop, err := startCPUProfile(path)

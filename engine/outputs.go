@@ -53,7 +53,11 @@ func (r *testRun) stopOutputs(ctx context.Context) error {
 		case s := <-done:
 			delete(waiting, s.o)
 			if s.err != nil {
-				msgs = append(msgs, fmt.Sprintf("output %s: %v", s.o.Description(), s.err))
+				msg := s.err.Error()
+				if !strings.Contains(msg, s.o.Description()) {
+					msg = fmt.Sprintf("output %s: %s", s.o.Description(), msg)
+				}
+				msgs = append(msgs, msg)
 			}
 			continue
 		case <-timer.C():
