@@ -91,6 +91,7 @@ type Output struct {
 	// Owned by the aggregator goroutine.
 	series map[seriesKey]*series
 	order  []*series
+	names  *labelNames
 
 	queue *sendQueue
 
@@ -134,6 +135,7 @@ func newOutput(p output.Params, transport http.RoundTripper) (*Output, error) {
 	if o.now == nil {
 		o.now = time.Now
 	}
+	o.names = newLabelNames(o.logf)
 	for _, s := range cfg.TrendStats {
 		st, err := parseTrendStat(s)
 		if err != nil {
@@ -256,7 +258,7 @@ func (o *Output) ingest(batch []metrics.Sample) {
 		k := seriesKey{smp.Metric, tags}
 		s := o.series[k]
 		if s == nil {
-			s = newSeries(k, o.cfg.TrendAsNativeHistogram)
+			s = newSeries(k, o.cfg.TrendAsNativeHistogram, o.names)
 			o.series[k] = s
 			o.order = append(o.order, s)
 		}

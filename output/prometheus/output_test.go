@@ -513,3 +513,58 @@ func BenchmarkIngest(b *testing.B) {
 		})
 	}
 }
+
+// Tag names that sanitise to the same label ("x-y" and "x.y" → x_y) keep
+// their series apart: the first keeps the readable label, the other is
+// escaped, and the collision is logged once, naming both. Merged, the
+// counters would overwrite each other in Prometheus.
+func TestCollidingTagNamesStayApart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := metrics.RegisterBuiltin(metrics.NewRegistry())
+		srv := &fakeServer{}
+		o, l := newTestOutput(t, nil, srv)
+		if err := o.Start(); err != nil {
+			t.Fatal(err)
+		}
+		dash := metrics.NewTags(map[string]string{"x-y": "1"})
+		dot := metrics.NewTags(map[string]string{"x.y": "1"})
+		both := metrics.NewTags(map[string]string{"x-y": "a", "x.y": "b"})
+		now := time.Now()
+		var batch []metrics.Sample
+		for range 3 {
+			batch = append(batch, metrics.Sample{Metric: b.HTTPReqs, Tags: dash, Time: now, Value: 1})
+		}
+		for range 5 {
+			batch = append(batch, metrics.Sample{Metric: b.HTTPReqs, Tags: dot, Time: now, Value: 1})
+		}
+		batch = append(batch, metrics.Sample{Metric: b.HTTPReqs, Tags: both, Time: now, Value: 1})
+		o.AddSamples(batch)
+		if err := o.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		got := srv.received()
+		if p := last(t, got, `k6_http_reqs_total{x_y="1"}`); p.v != 3 {
+			t.Errorf("x-y series = %v, want 3", p.v)
+		}
+		if p := last(t, got, `k6_http_reqs_total{U__x_2e_y="1"}`); p.v != 5 {
+			t.Errorf("x.y series = %v, want 5", p.v)
+		}
+		if p := last(t, got, `k6_http_reqs_total{U__x_2e_y="b",x_y="a"}`); p.v != 1 {
+			t.Errorf("series with both tags = %v, want 1", p.v)
+		}
+		want := `prometheus remote write: the tags "x-y" and "x.y" both become the label "x_y"; "x.y" is sent as the label "U__x_2e_y" so that their series stay apart`
+		if l.String() != want {
+			t.Errorf("log:\n%s\nwant exactly:\n%s", l, want)
+		}
+	})
+}
+
+func TestEscapedLabelName(t *testing.T) {
+	for in, want := range map[string]string{
+		"x.y": "U__x_2e_y", "x-y": "U__x_2d_y", "x_y": "U__x__y", "é": "U___e9_", "1a": "U__1a",
+	} {
+		if got := escapedLabelName(in); got != want {
+			t.Errorf("escapedLabelName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
