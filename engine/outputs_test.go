@@ -12,6 +12,8 @@ import (
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
+
+	_ "github.com/metronome-load/metronome/output/prometheus"
 )
 
 // fakeOutput is an output whose Stop fails with err, or, with block set,
@@ -129,4 +131,14 @@ func TestSignalEndsTheOutputWait(t *testing.T) {
 			t.Errorf("the abandoned output is not named:\n%s", out)
 		}
 	})
+}
+
+// A password in an -o argument is not quoted back in the error.
+func TestBadOutputKeepsPassword(t *testing.T) {
+	for _, spec := range []string{"nope=https://bob:pw5678@h.test/x", "experimental-prometheus-rw=ftp://bob:pw5678@h.test/x"} {
+		err, _, _ := runFake(t, context.Background(), &fakeScript{}, `{"iterations": 1}`, func(c *Config) { c.Outputs = []string{spec} })
+		if err == nil || strings.Contains(err.Error(), "pw5678") || !strings.Contains(err.Error(), "bob:xxxxx@h.test") {
+			t.Errorf("-o %s: got %v, want an error quoting the URL without its password", spec, err)
+		}
+	}
 }

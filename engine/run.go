@@ -186,14 +186,14 @@ func (r *testRun) makeOutputs() ([]output.Output, error) {
 		c, ok := output.Lookup(name)
 		if !ok {
 			return nil, exitcode.Errorf(exitcode.InvalidConfig, "--out %s: unknown output %q; available: %s",
-				spec, name, strings.Join(outputNames(), ", "))
+				output.Redact(spec), name, strings.Join(outputNames(), ", "))
 		}
 		o, err := c(output.Params{
 			Arg: arg, Env: r.cfg.Env, Registry: r.reg, Thresholds: thresholds,
 			SystemTags: r.opts.SystemTags, Stdout: r.cfg.Stdout, Logf: r.logf, Now: time.Now,
 		})
 		if err != nil {
-			return nil, exitcode.Errorf(exitcode.InvalidConfig, "--out %s: %v", spec, err)
+			return nil, exitcode.Errorf(exitcode.InvalidConfig, "--out %s: %v", output.Redact(spec), output.Redact(err.Error()))
 		}
 		outs = append(outs, o)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/output"
 )
 
 // Encoder turns batches into the file's bytes. The Writer calls it from
@@ -113,8 +114,11 @@ func New(cfg Config, enc Encoder) *Writer {
 }
 
 // Start opens the destination, lets the encoder begin it and starts the
-// writing goroutine.
-func (w *Writer) Start() error {
+// writing goroutine. Its error quotes no credential (output.Redact): a
+// mistyped -o json=https://user:token@host/… must not print the token.
+func (w *Writer) Start() error { return output.RedactError(w.start()) }
+
+func (w *Writer) start() error {
 	var dst io.Writer
 	if w.cfg.Name == "-" {
 		dst = w.cfg.Stdout
@@ -245,7 +249,7 @@ func (w *Writer) close() {
 // fail records the first write error and logs it once.
 func (w *Writer) fail(err error) {
 	w.err = fmt.Errorf("%s: writing %s: %w", w.cfg.Prefix, w.cfg.Description, err)
-	w.cfg.Logf("%v; no more samples will be written", w.err)
+	w.cfg.Logf("%s; no more samples will be written", output.Redact(w.err.Error()))
 }
 
 // Stop writes what is queued, then closes the file. It waits at most
@@ -254,7 +258,10 @@ func (w *Writer) fail(err error) {
 // after a write error, or still queued when the wait ended. Calling it
 // again returns the first call's result.
 func (w *Writer) Stop() error {
-	w.stopOnce.Do(w.shutdown)
+	w.stopOnce.Do(func() {
+		w.shutdown()
+		w.stopErr = output.RedactError(w.stopErr)
+	})
 	return w.stopErr
 }
 

@@ -152,14 +152,14 @@ func New(p output.Params) (output.Output, error) {
 }
 
 // Description is shown in the banner.
-func (o *Output) Description() string { return fmt.Sprintf("hdrlog (%s)", o.path) }
+func (o *Output) Description() string { return fmt.Sprintf("hdrlog (%s)", output.Redact(o.path)) }
 
 // Start creates the file, writes the header and starts the goroutine.
 func (o *Output) Start() error {
 	if o.w == nil {
 		f, err := os.Create(o.path)
 		if err != nil {
-			return fmt.Errorf("hdrlog: cannot create %s: %w", o.path, err)
+			return output.RedactError(fmt.Errorf("hdrlog: cannot create %s: %w", o.path, err))
 		}
 		o.file, o.w = f, f
 	}
@@ -174,7 +174,7 @@ func (o *Output) Start() error {
 		o.buf.Flush(),
 	)
 	if err != nil {
-		return fmt.Errorf("hdrlog: writing %s: %w", o.path, err)
+		return output.RedactError(fmt.Errorf("hdrlog: writing %s: %w", o.path, err))
 	}
 	o.started = true
 	go o.run()
@@ -200,6 +200,7 @@ func (o *Output) Stop() error {
 		return nil
 	}
 	o.stopOnce.Do(func() {
+		defer func() { o.stopErr = output.RedactError(o.stopErr) }()
 		close(o.stop)
 		timer := time.NewTimer(stopTimeout)
 		defer timer.Stop()

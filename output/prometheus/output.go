@@ -34,6 +34,7 @@ package prometheus
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -75,6 +76,7 @@ const (
 // Output is the remote-write output.
 type Output struct {
 	cfg       Config
+	secrets   []string // quoted nowhere: see Config.secrets
 	stats     []trendStat
 	logf      func(format string, args ...any)
 	now       func() time.Time
@@ -119,7 +121,7 @@ func newOutput(p output.Params, transport http.RoundTripper) (*Output, error) {
 	}
 	o := &Output{
 		cfg:       cfg,
-		logf:      p.Logf,
+		secrets:   cfg.secrets(),
 		now:       p.Now,
 		transport: transport,
 		in:        output.NewInbox(inputBuffer),
@@ -129,8 +131,13 @@ func newOutput(p output.Params, transport http.RoundTripper) (*Output, error) {
 		series:    map[seriesKey]*series{},
 		queue:     newSendQueue(queueLimit),
 	}
-	if o.logf == nil {
-		o.logf = func(string, ...any) {}
+	logf := p.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	// Every message goes out without the credentials it may quote.
+	o.logf = func(format string, args ...any) {
+		logf("%s", output.Redact(fmt.Sprintf(format, args...), o.secrets...))
 	}
 	if o.now == nil {
 		o.now = time.Now
@@ -148,7 +155,7 @@ func newOutput(p output.Params, transport http.RoundTripper) (*Output, error) {
 
 // Description is shown in the banner.
 func (o *Output) Description() string {
-	return fmt.Sprintf("Prometheus remote write (%s)", o.cfg.ServerURL)
+	return fmt.Sprintf("Prometheus remote write (%s)", o.cfg.RedactedURL())
 }
 
 // Start starts the aggregator and the sender.
@@ -172,7 +179,7 @@ func (o *Output) Start() error {
 		remote.WithAPIBackoff(remote.BackoffConfig{Min: 250 * time.Millisecond, Max: max(maxBackoff, 250*time.Millisecond), MaxRetries: 3}),
 	)
 	if err != nil {
-		return fmt.Errorf("%s: %w", envServerURL, err)
+		return errors.New(output.Redact(fmt.Sprintf("%s: %v", envServerURL, err), o.secrets...))
 	}
 	o.api = api
 	o.backlogCtx, o.cancelBacklog = context.WithCancel(context.Background())
@@ -217,7 +224,7 @@ func (o *Output) report() {
 	}
 	if o.failedPushes > 0 {
 		o.logf("prometheus remote write: %d of %d pushes (%d values) were not delivered to %s (%d retries); first error: %v",
-			o.failedPushes, o.pushes, o.failedValues, o.cfg.ServerURL, o.retries, o.firstErr)
+			o.failedPushes, o.pushes, o.failedValues, o.cfg.RedactedURL(), o.retries, o.firstErr)
 	}
 }
 
@@ -357,7 +364,7 @@ func (o *Output) deliver(r request) {
 		o.failedValues += r.values
 		if o.firstErr == nil {
 			o.firstErr = err
-			o.logf("prometheus remote write: a push to %s failed, later failures are counted and reported at the end: %v", o.cfg.ServerURL, err)
+			o.logf("prometheus remote write: a push to %s failed, later failures are counted and reported at the end: %v", o.cfg.RedactedURL(), err)
 		}
 	}
 	if r.hist && o.nativeRejected {

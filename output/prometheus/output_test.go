@@ -568,3 +568,41 @@ func TestEscapedLabelName(t *testing.T) {
 		}
 	}
 }
+
+// No credential reaches a message: not the URL's password (banner,
+// warnings, the end report), not the token or a credential header echoed
+// back in the server's error.
+func TestSecretsStayOutOfMessages(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := metrics.RegisterBuiltin(metrics.NewRegistry())
+		srv := &fakeServer{respond: func(*prompb.WriteRequest) (int, string) {
+			return 401, "denied: Authorization: Basic Ym9iOmh1bnRlcjJwdw== (bob:hunter2pw), header X-Api-Key=k3y-v4lue, token s3cretTok"
+		}}
+		o, l := newTestOutput(t, map[string]string{
+			"K6_PROMETHEUS_RW_SERVER_URL":        "http://bob:hunter2pw@prom.test/api/v1/write",
+			"K6_PROMETHEUS_RW_HEADERS_X-Api-Key": "k3y-v4lue",
+		}, srv)
+		o.cfg.BearerToken = "s3cretTok" // as K6_PROMETHEUS_RW_BEARER_TOKEN, which USERNAME (the URL's) excludes
+		o.secrets = o.cfg.secrets()
+		if err := o.Start(); err != nil {
+			t.Fatal(err)
+		}
+		o.AddSamples([]metrics.Sample{{Metric: b.HTTPReqs, Tags: metrics.EmptyTags, Time: time.Now(), Value: 1}})
+		if err := o.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		all := o.Description() + "\n" + l.String()
+		if !strings.Contains(all, "denied") || !strings.Contains(all, "http://bob:xxxxx@prom.test/api/v1/write") {
+			t.Errorf("the failure or the redacted URL is not reported:\n%s", all)
+		}
+		for _, secret := range []string{"hunter2pw", "Ym9iOmh1bnRlcjJwdw", "k3y-v4lue", "s3cretTok"} {
+			if strings.Contains(all, secret) {
+				t.Errorf("%q leaked:\n%s", secret, all)
+			}
+		}
+	})
+	_, err := ParseConfig(map[string]string{"K6_PROMETHEUS_RW_SERVER_URL": "ftp://bob:hunter2pw@prom.test/"}, "")
+	if err == nil || strings.Contains(err.Error(), "hunter2pw") || !strings.Contains(err.Error(), "ftp://bob:xxxxx@prom.test/") {
+		t.Errorf("ParseConfig error = %v, want it to quote the URL without its password", err)
+	}
+}
