@@ -1,8 +1,12 @@
 package engine
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -140,5 +144,30 @@ func TestBadOutputKeepsPassword(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), "pw5678") || !strings.Contains(err.Error(), "bob:xxxxx@h.test") {
 			t.Errorf("-o %s: got %v, want an error quoting the URL without its password", spec, err)
 		}
+	}
+}
+
+// When an output cannot start, the ones started before it are stopped,
+// so their files are closed (a gzip stream is complete).
+func TestFailedStartStopsStartedOutputs(t *testing.T) {
+	dir := t.TempDir()
+	gz := filepath.Join(dir, "out.json.gz")
+	err, _, _ := runFake(t, context.Background(), &fakeScript{}, `{"iterations": 1}`, func(c *Config) {
+		c.Outputs = []string{"json=" + gz, "json=" + filepath.Join(dir, "missing", "x.json")}
+	})
+	if exitcode.Of(err) != exitcode.Generic {
+		t.Fatalf("got %v, want exit 255 for the second output", err)
+	}
+	f, ferr := os.Open(gz)
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+	defer f.Close()
+	zr, zerr := gzip.NewReader(f)
+	if zerr != nil {
+		t.Fatalf("the first output's file is not a closed gzip stream: %v", zerr)
+	}
+	if _, rerr := io.ReadAll(zr); rerr != nil {
+		t.Errorf("the first output's gzip stream is truncated: %v", rerr)
 	}
 }

@@ -285,8 +285,11 @@ func (r *testRun) abortError() error {
 }
 
 func (r *testRun) run(parent context.Context) error {
-	for _, o := range r.outputs {
+	for i, o := range r.outputs {
 		if err := o.Start(); err != nil {
+			for _, started := range r.outputs[:i] {
+				_ = started.Stop() // close what the others opened; nothing was measured
+			}
 			return exitcode.Errorf(exitcode.Generic, "output %s: %v", o.Description(), err)
 		}
 	}
