@@ -115,7 +115,7 @@ func Execute() int {
 		}
 		defer stop()
 	}
-	return execute(os.Args[1:], os.Stdout, os.Stderr, env)
+	return execute(os.Args[1:], newBoundedStdout(os.Stdout), os.Stderr, env)
 }
 
 // startCPUProfile writes a CPU profile of the whole process to path until

@@ -106,3 +106,45 @@ func TestClosedStdoutAsOutputIsReported(t *testing.T) {
 		t.Errorf("want one ERROR line naming json (stdout), the broken pipe and the count lost, got %q\nstderr:\n%s", lines, r.stderr)
 	}
 }
+
+// A reader that takes nothing from -o json=- holds the exit for a bounded
+// time after the test (10 s of patience for standard output), not until
+// it goes away; the run says what was lost and exits 255.
+func TestStuckStdoutExitWaitIsBounded(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	statSources()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "run", "-q", "-e", "TARGET="+tg.URL, "-o", "json=-", script("outputs/pipe.js"))
+	cmd.Env = hermeticEnv(t)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe() // never read until the process has ended
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var werr error
+	select {
+	case werr = <-exited:
+	case <-time.After(60 * time.Second):
+		stdout.Close()
+		t.Fatalf("metronome still waits for its stuck stdout 60 s after it started (a 1.5 s test)\nstderr:\n%s", stderr.String())
+	}
+	elapsed := time.Since(start)
+	var ee *exec.ExitError
+	if !errors.As(werr, &ee) || ee.ExitCode() != 255 {
+		t.Fatalf("exit: %v after %v, want code 255\nstderr:\n%s", werr, elapsed, stderr.String())
+	}
+	lines := errorLines(stderr.String())
+	if len(lines) != 1 || !strings.Contains(lines[0], "json (stdout)") || !strings.Contains(lines[0], "samples were not written") {
+		t.Errorf("want one ERROR line naming json (stdout) and what it lost, got %q\nstderr:\n%s", lines, stderr.String())
+	}
+	t.Logf("exited after %v", elapsed)
+}

@@ -20,10 +20,13 @@ const outputStopTimeout = 15 * time.Second
 // outputStopTimeout, and not past a signal that arrives while it waits
 // (ctx is the run's parent context; a signal before the wait began has
 // already been spent on stopping the test, and a second one ends the
-// process). The error names every output that lost results or was not
-// waited for: Generic (255) when an output lost samples, ExternalAbort
-// (105) when a signal cut the wait short.
+// process). From here on a write to standard output may block for at most
+// stdoutPatience, and such a signal gives standard output up. The error
+// names every output that lost results or was not waited for: Generic
+// (255) when an output lost samples, ExternalAbort (105) when a signal cut
+// the wait short.
 func (r *testRun) stopOutputs(ctx context.Context) error {
+	r.boundStdout(stdoutPatience)
 	if len(r.outputs) == 0 {
 		return nil
 	}
@@ -67,6 +70,8 @@ func (r *testRun) stopOutputs(ctx context.Context) error {
 			code = exitcode.ExternalAbort
 			msgs = append(msgs, fmt.Sprintf("stopped waiting for %s on a signal; its results are incomplete",
 				unfinished(r.outputs, waiting)))
+			r.boundStdout(0) // and for standard output: the summary is not waited for either
+			return exitcode.Errorf(code, "%s", strings.Join(msgs, "; "))
 		}
 		break
 	}
@@ -74,6 +79,23 @@ func (r *testRun) stopOutputs(ctx context.Context) error {
 		return nil
 	}
 	return exitcode.Errorf(code, "%s", strings.Join(msgs, "; "))
+}
+
+// stdoutPatience is how long, once the test has ended, one write to
+// standard output may block before standard output is given up.
+const stdoutPatience = 10 * time.Second
+
+// writeBounder is a Stdout whose writes can be bounded (the CLI's standard
+// output).
+type writeBounder interface{ BoundWrites(patience time.Duration) }
+
+// boundStdout lets each write to standard output block for at most
+// patience from now on (0: give it up), so that a reader that takes
+// nothing cannot hold the exit after the test has ended.
+func (r *testRun) boundStdout(patience time.Duration) {
+	if w, ok := r.cfg.Stdout.(writeBounder); ok {
+		w.BoundWrites(patience)
+	}
 }
 
 // unfinished names the outputs still in waiting, in the order of -o.

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -170,4 +172,45 @@ func TestFailedStartStopsStartedOutputs(t *testing.T) {
 	if _, rerr := io.ReadAll(zr); rerr != nil {
 		t.Errorf("the first output's gzip stream is truncated: %v", rerr)
 	}
+}
+
+// boundRecorder is a Stdout that records the bounds the run sets.
+type boundRecorder struct {
+	bytes.Buffer
+	mu     sync.Mutex
+	bounds []time.Duration
+}
+
+func (b *boundRecorder) BoundWrites(p time.Duration) {
+	b.mu.Lock()
+	b.bounds = append(b.bounds, p)
+	b.mu.Unlock()
+}
+
+// Once the test has ended, standard output gets its patience, and a
+// signal during the output wait gives it up, so the summary does not hold
+// the exit either.
+func TestStdoutBoundedAtTheEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		out := &boundRecorder{}
+		runFake(t, context.Background(), &fakeScript{work: time.Millisecond}, `{"iterations": 1}`,
+			func(c *Config) { c.Stdout = out })
+		if fmt.Sprint(out.bounds) != fmt.Sprint([]time.Duration{stdoutPatience}) {
+			t.Errorf("bounds %v, want [%v]", out.bounds, stdoutPatience)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeOutput{block: make(chan struct{}), stopping: make(chan struct{})}
+		defer close(f.block)
+		out := &boundRecorder{}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() { <-f.stopping; cancel() }()
+		extra := useFakeOutput(f)
+		runFake(t, ctx, &fakeScript{work: time.Millisecond}, `{"iterations": 1}`,
+			func(c *Config) { extra(c); c.Stdout = out })
+		if fmt.Sprint(out.bounds) != fmt.Sprint([]time.Duration{stdoutPatience, 0}) {
+			t.Errorf("bounds %v, want [%v 0]", out.bounds, stdoutPatience)
+		}
+	})
 }

@@ -337,8 +337,11 @@ func (r *testRun) run(parent context.Context) error {
 	<-r.ingestDone
 
 	report := r.engine.EvaluateThresholds(end.Sub(r.start), true)
-	sumErr := r.finish(end.Sub(r.start), setupData, report)
+	// The outputs finish before the summary, so that a stuck standard
+	// output costs one bounded wait, and the summary follows the last
+	// lines of -o json=- instead of sitting among them.
 	outErr := r.stopOutputs(parent)
+	sumErr := r.finish(end.Sub(r.start), setupData, report)
 	if outErr != nil && (runErr != nil || r.abortError() != nil || sumErr != nil || r.failErr != nil ||
 		!isTrue(r.opts.NoThresholds) && report.Failed()) {
 		r.logf("%v", outErr) // another error sets the exit code; still say what was lost
