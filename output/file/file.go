@@ -223,7 +223,13 @@ func (w *Writer) flush() {
 	}
 	w.spare = batches
 	if w.err == nil {
-		if err := w.enc.Flush(); err != nil {
+		err := w.enc.Flush()
+		if err == nil && w.gz != nil {
+			// Push the compressed lines through to the file too: a
+			// killed process leaves a stream readable up to here.
+			err = w.gz.Flush()
+		}
+		if err != nil {
 			w.fail(err)
 			w.lost += w.unconfirmed
 		}

@@ -348,3 +348,36 @@ func TestDiskFull(t *testing.T) {
 		t.Errorf("Stop = %v, want the ENOSPC error and a count of what was lost", err)
 	}
 }
+
+// A gzip file holds every tick's lines on disk as the run goes: read
+// before Stop, the stream is unfinished but decompresses up to them.
+func TestGzipFlushedEveryTick(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := metrics.RegisterBuiltin(metrics.NewRegistry()).VUs
+		path := filepath.Join(t.TempDir(), "live.txt.gz")
+		w := New(Config{Name: path, Interval: time.Second, Prefix: "test output"}, &lineEncoder{})
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		w.Add(batch(m, 1, 2))
+		time.Sleep(time.Second + time.Millisecond)
+		synctest.Wait()
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatalf("no gzip header on disk after the first tick: %v", err)
+		}
+		got, err := io.ReadAll(zr)
+		if !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("reading the unfinished stream: %v, want io.ErrUnexpectedEOF", err)
+		}
+		if want := want(m.Name, 1, 2); string(got) != want {
+			t.Errorf("before Stop the file decompresses to %q, want %q", got, want)
+		}
+	})
+}
