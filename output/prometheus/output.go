@@ -86,6 +86,7 @@ type Output struct {
 	in       *output.Inbox
 	stop     chan struct{}
 	stopOnce sync.Once
+	stopErr  error // samples dropped before aggregation
 	aggDone  chan struct{}
 	sendDone chan struct{}
 	started  bool
@@ -194,7 +195,9 @@ func (o *Output) Start() error {
 func (o *Output) AddSamples(batch []metrics.Sample) { o.in.Offer(batch) }
 
 // Stop pushes what is left and reports what was lost. It returns within
-// about stopBacklogTimeout + finalPushTimeout however the server behaves.
+// about stopBacklogTimeout + finalPushTimeout however the server behaves,
+// and an error when samples never reached the aggregator (the totals sent
+// lack them).
 func (o *Output) Stop() error {
 	if !o.started {
 		return nil
@@ -210,14 +213,16 @@ func (o *Output) Stop() error {
 			o.cancelFinal()
 		}
 		o.report()
+		if n := o.in.Dropped(); n > 0 {
+			o.stopErr = fmt.Errorf("prometheus remote write: %d samples were dropped because the output's buffer was full; the totals sent lack them", n)
+		}
 	})
-	return nil
+	return o.stopErr
 }
 
+// report logs what the server did not receive. Lost pushes are warnings
+// only: values are cumulative, so a later push carries their totals.
 func (o *Output) report() {
-	if n := o.in.Dropped(); n > 0 {
-		o.logf("prometheus remote write: %d samples were dropped because the output's buffer was full", n)
-	}
 	if o.queue.overflowPushes > 0 {
 		o.logf("prometheus remote write: %d pushes (%d values) were dropped because the server did not keep up; values are cumulative, so later pushes carry their totals",
 			o.queue.overflowPushes, o.queue.overflowValues)
