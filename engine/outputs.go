@@ -26,6 +26,11 @@ const outputStopTimeout = 15 * time.Second
 // (255) when an output lost samples, ExternalAbort (105) when a signal cut
 // the wait short.
 func (r *testRun) stopOutputs(ctx context.Context) error {
+	// Only a signal that comes while waiting ends the wait.
+	signal := ctx.Done()
+	if ctx.Err() != nil {
+		signal = nil
+	}
 	r.boundStdout(stdoutPatience)
 	if len(r.outputs) == 0 {
 		return nil
@@ -37,10 +42,6 @@ func (r *testRun) stopOutputs(ctx context.Context) error {
 	done := make(chan stopped, len(r.outputs))
 	for _, o := range r.outputs {
 		go func() { done <- stopped{o, o.Stop()} }()
-	}
-	signal := ctx.Done()
-	if ctx.Err() != nil {
-		signal = nil
 	}
 	timer := r.clock.NewTimer(outputStopTimeout)
 	defer timer.Stop()
