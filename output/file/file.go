@@ -1,7 +1,9 @@
 // Package file is a results file written in the background: opened in
 // Start, batches queued by Add, encoded and flushed every interval and at
-// Stop, gzip-compressed when the name ends in .gz. The file outputs (json,
-// csv) share it and differ only in their Encoder.
+// Stop, gzip-compressed when the name ends in .gz. The queue and Stop's
+// wait are bounded, and every sample that could not be written is counted
+// in Stop's error. The file outputs (json, csv) share it and differ only
+// in their Encoder.
 package file
 
 import (
