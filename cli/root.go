@@ -115,6 +115,7 @@ func markStart(cmd *cobra.Command, g *globals) {
 
 // Execute runs metronome on os.Args and returns the process exit code.
 func Execute() int {
+	surviveClosedStdout()
 	env := environ()
 	if path := env["METRONOME_CPUPROFILE"]; path != "" {
 		stop, err := startCPUProfile(path)
@@ -124,7 +125,7 @@ func Execute() int {
 		}
 		defer stop()
 	}
-	return execute(os.Args[1:], os.Stdout, os.Stderr, env)
+	return execute(os.Args[1:], newBoundedStdout(os.Stdout), os.Stderr, env)
 }
 
 // startCPUProfile writes a CPU profile of the whole process to path until

@@ -285,7 +285,7 @@ func (r *runCmd) scriptEnv(includeSys bool) (scriptEnv, processEnv map[string]st
 
 // isTTY reports whether w is a terminal.
 func isTTY(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := w.(interface{ Fd() uintptr })
 	if !ok {
 		return false
 	}

@@ -197,14 +197,14 @@ func (r *testRun) makeOutputs() ([]output.Output, error) {
 		c, ok := output.Lookup(name)
 		if !ok {
 			return nil, exitcode.Errorf(exitcode.InvalidConfig, "--out %s: unknown output %q; available: %s",
-				spec, name, strings.Join(outputNames(), ", "))
+				output.Redact(spec), name, strings.Join(outputNames(), ", "))
 		}
 		o, err := c(output.Params{
 			Arg: arg, Env: r.cfg.Env, Registry: r.reg, Thresholds: thresholds,
 			SystemTags: r.opts.SystemTags, Stdout: r.cfg.Stdout, Logf: r.logf, Now: time.Now,
 		})
 		if err != nil {
-			return nil, exitcode.Errorf(exitcode.InvalidConfig, "--out %s: %v", spec, err)
+			return nil, exitcode.Errorf(exitcode.InvalidConfig, "--out %s: %v", output.Redact(spec), output.Redact(err.Error()))
 		}
 		outs = append(outs, o)
 	}
@@ -318,8 +318,11 @@ func (r *testRun) abortError() error {
 }
 
 func (r *testRun) run(parent context.Context) error {
-	for _, o := range r.outputs {
+	for i, o := range r.outputs {
 		if err := o.Start(); err != nil {
+			for _, started := range r.outputs[:i] {
+				_ = started.Stop() // close what the others opened; nothing was measured
+			}
 			return exitcode.Errorf(exitcode.Generic, "output %s: %v", o.Description(), err)
 		}
 	}
@@ -384,14 +387,17 @@ func (r *testRun) run(parent context.Context) error {
 	<-r.ingestDone
 
 	report := r.engine.EvaluateThresholds(end.Sub(r.start), true)
+	// The outputs finish before the summary, so that a stuck standard
+	// output costs one bounded wait, and the summary follows the last
+	// lines of -o json=- instead of sitting among them.
+	outErr := r.stopOutputs(parent)
 	var sumErr error
 	if summarise {
 		sumErr = r.finish(parent, end.Sub(r.start), setupData, report)
 	}
-	for _, o := range r.outputs {
-		if err := o.Stop(); err != nil {
-			r.logf("output %s: %v", o.Description(), err)
-		}
+	if outErr != nil && (runErr != nil || r.abortError() != nil || sumErr != nil || r.failErr != nil ||
+		!isTrue(r.opts.NoThresholds) && report.Failed()) {
+		r.logf("%v", outErr) // another error sets the exit code; still say what was lost
 	}
 
 	r.signalled(parent)
@@ -407,6 +413,8 @@ func (r *testRun) run(parent context.Context) error {
 	case !isTrue(r.opts.NoThresholds) && report.Failed():
 		return exitcode.Errorf(exitcode.ThresholdsFailed, "thresholds on metrics '%s' have been crossed",
 			strings.Join(report.FailedMetrics(), "', '"))
+	case outErr != nil:
+		return outErr
 	}
 	return nil
 }

@@ -200,7 +200,7 @@ func (o *Output) Description() string {
 	if o.cfg.fileName == "-" {
 		return "csv (stdout)"
 	}
-	return "csv (" + o.cfg.fileName + ")"
+	return "csv (" + output.Redact(o.cfg.fileName) + ")"
 }
 
 // Header returns the header row's fields.

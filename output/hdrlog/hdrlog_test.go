@@ -355,3 +355,100 @@ func TestFormatMs(t *testing.T) {
 		t.Errorf("PercentileName(99.9) = %q", got)
 	}
 }
+
+// Every interval the output has written is in the file while the run is
+// still going: nothing waits in a buffer for the end, so a kill -9 or an
+// OOM kill loses at most the intervals not yet closed.
+func TestIntervalsReachTheFileAsTheyClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reg := metrics.NewRegistry()
+		b := metrics.RegisterBuiltin(reg)
+		tags := metrics.NewTags(map[string]string{"scenario": "s"})
+		path := filepath.Join(t.TempDir(), "live.hlog")
+		out, err := New(output.Params{Arg: path, Env: map[string]string{EnvInterval: "100ms"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := out.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer out.Stop()
+		if data, _ := os.ReadFile(path); !strings.Contains(string(data), "#[StartTime: ") {
+			t.Errorf("the header is not on disk after Start:\n%s", data)
+		}
+		// 50 intervals of 100 ms, one sample in each.
+		const n = 50
+		start := time.Now()
+		for i := range n {
+			at := start.Add(time.Duration(i)*100*time.Millisecond + 50*time.Millisecond)
+			time.Sleep(time.Until(at))
+			out.AddSamples([]metrics.Sample{{Metric: b.HTTPReqDuration, Tags: tags, Time: at, Value: 5}})
+		}
+		// An interval is written grace (2 s) after its end, checked every
+		// 100 ms: by start + 5 s + 2 s + 200 ms all 50 are due.
+		time.Sleep(time.Until(start.Add(n*100*time.Millisecond + 2200*time.Millisecond)))
+		synctest.Wait()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := 0
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "Tag=metric=http_req_duration;scenario=s,") {
+				lines++
+			}
+		}
+		if lines != n {
+			t.Errorf("before Stop the file holds %d interval lines, want %d:\n%s", lines, n, data)
+		}
+	})
+}
+
+// A full disk is an error from Stop that says how much of the log is
+// missing, not a warning the run's exit code ignores.
+func TestDiskFull(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	reg := metrics.NewRegistry()
+	b := metrics.RegisterBuiltin(reg)
+	out, err := New(output.Params{Arg: "/dev/full"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The header is flushed at Start, so the error comes from Start.
+	if err = out.Start(); err == nil {
+		now := time.Now()
+		out.AddSamples([]metrics.Sample{
+			{Metric: b.HTTPReqDuration, Tags: metrics.EmptyTags, Time: now, Value: 1},
+			{Metric: b.CorrectedLatency, Tags: metrics.EmptyTags, Time: now, Value: 1},
+		})
+		err = out.Stop()
+	}
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
+		t.Fatalf("got %v, want the ENOSPC error", err)
+	}
+}
+
+// Samples the output had no room for make Stop fail, with their count.
+func TestDroppedIsAnError(t *testing.T) {
+	reg := metrics.NewRegistry()
+	b := metrics.RegisterBuiltin(reg)
+	o, err := New(output.Params{Arg: filepath.Join(t.TempDir(), "x.hlog")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := o.(*Output)
+	// Fill the inbox before the goroutine runs, so the next batch has no room.
+	for range inputBuffer {
+		out.AddSamples([]metrics.Sample{{Metric: b.HTTPReqDuration, Value: 1}})
+	}
+	out.AddSamples([]metrics.Sample{{Metric: b.HTTPReqDuration, Value: 1}, {Metric: b.HTTPReqDuration, Value: 2}})
+	if err := out.Start(); err != nil {
+		t.Fatal(err)
+	}
+	err = out.Stop()
+	if err == nil || !strings.Contains(err.Error(), "2 samples were dropped") {
+		t.Errorf("Stop = %v, want an error counting 2 dropped samples", err)
+	}
+}

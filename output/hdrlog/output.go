@@ -61,6 +61,9 @@ const DefaultInterval = time.Second
 // inputBuffer is how many batches may wait for the output's goroutine.
 const inputBuffer = 4096
 
+// stopTimeout bounds Stop's wait for a destination that takes nothing.
+const stopTimeout = 10 * time.Second
+
 // Output writes the interval log.
 type Output struct {
 	path     string
@@ -81,6 +84,11 @@ type Output struct {
 	stopOnce sync.Once
 	started  bool
 	err      error
+	stopErr  error
+	failed   int // interval histograms whose write failed
+	// unflushed counts the histograms written to buf since its last
+	// flush: lost if that flush fails.
+	unflushed int
 
 	// Owned by the goroutine.
 	base    time.Time
@@ -144,14 +152,14 @@ func New(p output.Params) (output.Output, error) {
 }
 
 // Description is shown in the banner.
-func (o *Output) Description() string { return fmt.Sprintf("hdrlog (%s)", o.path) }
+func (o *Output) Description() string { return fmt.Sprintf("hdrlog (%s)", output.Redact(o.path)) }
 
 // Start creates the file, writes the header and starts the goroutine.
 func (o *Output) Start() error {
 	if o.w == nil {
 		f, err := os.Create(o.path)
 		if err != nil {
-			return fmt.Errorf("hdrlog: cannot create %s: %w", o.path, err)
+			return output.RedactError(fmt.Errorf("hdrlog: cannot create %s: %w", o.path, err))
 		}
 		o.file, o.w = f, f
 	}
@@ -163,9 +171,10 @@ func (o *Output) Start() error {
 		o.log.OutputLogFormatVersion(),
 		o.log.OutputStartTime(o.base.UnixMilli()),
 		o.log.OutputLegend(),
+		o.buf.Flush(),
 	)
 	if err != nil {
-		return fmt.Errorf("hdrlog: writing %s: %w", o.path, err)
+		return output.RedactError(fmt.Errorf("hdrlog: writing %s: %w", o.path, err))
 	}
 	o.started = true
 	go o.run()
@@ -191,8 +200,18 @@ func (o *Output) Stop() error {
 		return nil
 	}
 	o.stopOnce.Do(func() {
+		defer func() { o.stopErr = output.RedactError(o.stopErr) }()
 		close(o.stop)
-		<-o.done
+		timer := time.NewTimer(stopTimeout)
+		defer timer.Stop()
+		select {
+		case <-o.done:
+		case <-timer.C:
+			// Stuck writing to a destination that takes nothing: leave
+			// the goroutine and say so.
+			o.stopErr = fmt.Errorf("hdrlog: %s took no more data for %s; the log is incomplete", o.path, stopTimeout)
+			return
+		}
 		if err := o.buf.Flush(); err != nil && o.err == nil {
 			o.err = err
 		}
@@ -201,8 +220,10 @@ func (o *Output) Stop() error {
 				o.err = err
 			}
 		}
-		if n := o.in.Dropped(); n > 0 {
-			o.logf("hdrlog: %d samples were dropped because the output's buffer was full; %s is incomplete", n, o.path)
+		if o.err != nil {
+			o.stopErr = fmt.Errorf("hdrlog: writing %s: %w; at least %d interval histograms were not written", o.path, o.err, o.failed)
+		} else if n := o.in.Dropped(); n > 0 {
+			o.stopErr = fmt.Errorf("hdrlog: %d samples were dropped because the output's buffer was full; %s is incomplete", n, o.path)
 		}
 		if o.skipped > 0 {
 			o.logf("hdrlog: %d negative values were not logged", o.skipped)
@@ -211,10 +232,7 @@ func (o *Output) Stop() error {
 			o.logf("hdrlog: %d values above one day were logged as one day", o.clamped)
 		}
 	})
-	if o.err != nil {
-		return fmt.Errorf("hdrlog: writing %s: %w", o.path, o.err)
-	}
-	return nil
+	return o.stopErr
 }
 
 func (o *Output) run() {
@@ -355,8 +373,22 @@ func (o *Output) newHistogram() *hdrhistogram.Histogram {
 }
 
 // writeClosed writes the intervals that ended at least grace before now, or
-// all of them when now is zero.
+// all of them when now is zero, and hands them to the operating system at
+// once: an interval written is on disk even if the process is killed
+// (kill -9, OOM, a second Ctrl-C) a moment later.
 func (o *Output) writeClosed(now time.Time) {
+	wrote := false
+	defer func() {
+		if wrote {
+			if err := o.buf.Flush(); err != nil {
+				o.failed += o.unflushed
+				if o.err == nil {
+					o.err = err
+				}
+			}
+			o.unflushed = 0
+		}
+	}()
 	for len(o.open) > 0 {
 		iv := o.open[0]
 		start := o.base.Add(time.Duration(iv.index) * o.interval)
@@ -368,11 +400,17 @@ func (o *Output) writeClosed(now time.Time) {
 			if h == nil {
 				continue
 			}
+			wrote = true
 			h.SetTag(o.tags[s])
 			h.SetStartTimeMs(start.UnixMilli())
 			h.SetEndTimeMs(end.UnixMilli())
-			if err := o.log.OutputIntervalHistogram(h); err != nil && o.err == nil {
-				o.err = err
+			if err := o.log.OutputIntervalHistogram(h); err != nil {
+				o.failed++
+				if o.err == nil {
+					o.err = err
+				}
+			} else {
+				o.unflushed++
 			}
 			o.written++
 			h.Reset()

@@ -63,7 +63,7 @@ func (o *Output) Description() string {
 	if o.name == "" {
 		return "json (stdout)"
 	}
-	return "json (" + o.name + ")"
+	return "json (" + output.Redact(o.name) + ")"
 }
 
 // Start opens the destination and starts the writer.

@@ -3,12 +3,14 @@ package prometheus
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/output"
 )
 
 // The K6_PROMETHEUS_RW_* variables the output reads, with k6's names.
@@ -75,7 +77,7 @@ func ParseConfig(env map[string]string, arg string) (Config, error) {
 	}
 	u, err := url.Parse(c.ServerURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return c, fmt.Errorf("%s: %q is not an http(s) URL", envServerURL, c.ServerURL)
+		return c, fmt.Errorf("%s: %q is not an http(s) URL", envServerURL, output.Redact(c.ServerURL))
 	}
 	if v, ok := env[envPushInterval]; ok && v != "" {
 		d, err := duration.Parse(v)
@@ -174,4 +176,44 @@ func parseTrendStat(s string) (trendStat, error) {
 		}
 	}
 	return trendStat{}, fmt.Errorf("unknown trend stat %q (use count, sum, min, max, avg, med or p(x) with 0 ≤ x ≤ 100)", s)
+}
+
+// RedactedURL is the server URL as messages show it: its password, if
+// any, masked.
+func (c Config) RedactedURL() string {
+	u, err := url.Parse(c.ServerURL)
+	if err != nil {
+		return output.Redact(c.ServerURL)
+	}
+	return u.Redacted()
+}
+
+// sensitiveHeader matches the names of headers whose values are
+// credentials.
+var sensitiveHeader = regexp.MustCompile(`(?i)auth|token|key|secret|cookie|pass`)
+
+// secrets lists the configured values that must never appear in a
+// message: the password, the bearer token, the URL's password and the
+// values of credential-like headers. Values under 4 characters are left
+// out, since masking them would garble numbers in messages; the patterns
+// of output.Redact still cover them where they appear as credentials.
+func (c Config) secrets() []string {
+	var out []string
+	add := func(s string) {
+		if len(s) >= 4 {
+			out = append(out, s)
+		}
+	}
+	add(c.Password)
+	add(c.BearerToken)
+	if u, err := url.Parse(c.ServerURL); err == nil && u.User != nil {
+		p, _ := u.User.Password()
+		add(p)
+	}
+	for k, v := range c.Headers {
+		if sensitiveHeader.MatchString(k) {
+			add(v)
+		}
+	}
+	return out
 }

@@ -34,6 +34,7 @@ package prometheus
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -75,6 +76,7 @@ const (
 // Output is the remote-write output.
 type Output struct {
 	cfg       Config
+	secrets   []string // quoted nowhere: see Config.secrets
 	stats     []trendStat
 	logf      func(format string, args ...any)
 	now       func() time.Time
@@ -84,6 +86,7 @@ type Output struct {
 	in       *output.Inbox
 	stop     chan struct{}
 	stopOnce sync.Once
+	stopErr  error // samples dropped before aggregation
 	aggDone  chan struct{}
 	sendDone chan struct{}
 	started  bool
@@ -91,6 +94,7 @@ type Output struct {
 	// Owned by the aggregator goroutine.
 	series map[seriesKey]*series
 	order  []*series
+	names  *labelNames
 
 	queue *sendQueue
 
@@ -118,7 +122,7 @@ func newOutput(p output.Params, transport http.RoundTripper) (*Output, error) {
 	}
 	o := &Output{
 		cfg:       cfg,
-		logf:      p.Logf,
+		secrets:   cfg.secrets(),
 		now:       p.Now,
 		transport: transport,
 		in:        output.NewInbox(inputBuffer),
@@ -128,12 +132,18 @@ func newOutput(p output.Params, transport http.RoundTripper) (*Output, error) {
 		series:    map[seriesKey]*series{},
 		queue:     newSendQueue(queueLimit),
 	}
-	if o.logf == nil {
-		o.logf = func(string, ...any) {}
+	logf := p.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	// Every message goes out without the credentials it may quote.
+	o.logf = func(format string, args ...any) {
+		logf("%s", output.Redact(fmt.Sprintf(format, args...), o.secrets...))
 	}
 	if o.now == nil {
 		o.now = time.Now
 	}
+	o.names = newLabelNames(o.logf)
 	for _, s := range cfg.TrendStats {
 		st, err := parseTrendStat(s)
 		if err != nil {
@@ -146,7 +156,7 @@ func newOutput(p output.Params, transport http.RoundTripper) (*Output, error) {
 
 // Description is shown in the banner.
 func (o *Output) Description() string {
-	return fmt.Sprintf("Prometheus remote write (%s)", o.cfg.ServerURL)
+	return fmt.Sprintf("Prometheus remote write (%s)", o.cfg.RedactedURL())
 }
 
 // Start starts the aggregator and the sender.
@@ -170,7 +180,7 @@ func (o *Output) Start() error {
 		remote.WithAPIBackoff(remote.BackoffConfig{Min: 250 * time.Millisecond, Max: max(maxBackoff, 250*time.Millisecond), MaxRetries: 3}),
 	)
 	if err != nil {
-		return fmt.Errorf("%s: %w", envServerURL, err)
+		return errors.New(output.Redact(fmt.Sprintf("%s: %v", envServerURL, err), o.secrets...))
 	}
 	o.api = api
 	o.backlogCtx, o.cancelBacklog = context.WithCancel(context.Background())
@@ -185,7 +195,9 @@ func (o *Output) Start() error {
 func (o *Output) AddSamples(batch []metrics.Sample) { o.in.Offer(batch) }
 
 // Stop pushes what is left and reports what was lost. It returns within
-// about stopBacklogTimeout + finalPushTimeout however the server behaves.
+// about stopBacklogTimeout + finalPushTimeout however the server behaves,
+// and an error when samples never reached the aggregator (the totals sent
+// lack them).
 func (o *Output) Stop() error {
 	if !o.started {
 		return nil
@@ -201,21 +213,23 @@ func (o *Output) Stop() error {
 			o.cancelFinal()
 		}
 		o.report()
+		if n := o.in.Dropped(); n > 0 {
+			o.stopErr = fmt.Errorf("prometheus remote write: %d samples were dropped because the output's buffer was full; the totals sent lack them", n)
+		}
 	})
-	return nil
+	return o.stopErr
 }
 
+// report logs what the server did not receive. Lost pushes are warnings
+// only: values are cumulative, so a later push carries their totals.
 func (o *Output) report() {
-	if n := o.in.Dropped(); n > 0 {
-		o.logf("prometheus remote write: %d samples were dropped because the output's buffer was full", n)
-	}
 	if o.queue.overflowPushes > 0 {
 		o.logf("prometheus remote write: %d pushes (%d values) were dropped because the server did not keep up; values are cumulative, so later pushes carry their totals",
 			o.queue.overflowPushes, o.queue.overflowValues)
 	}
 	if o.failedPushes > 0 {
 		o.logf("prometheus remote write: %d of %d pushes (%d values) were not delivered to %s (%d retries); first error: %v",
-			o.failedPushes, o.pushes, o.failedValues, o.cfg.ServerURL, o.retries, o.firstErr)
+			o.failedPushes, o.pushes, o.failedValues, o.cfg.RedactedURL(), o.retries, o.firstErr)
 	}
 }
 
@@ -256,7 +270,7 @@ func (o *Output) ingest(batch []metrics.Sample) {
 		k := seriesKey{smp.Metric, tags}
 		s := o.series[k]
 		if s == nil {
-			s = newSeries(k, o.cfg.TrendAsNativeHistogram)
+			s = newSeries(k, o.cfg.TrendAsNativeHistogram, o.names)
 			o.series[k] = s
 			o.order = append(o.order, s)
 		}
@@ -355,7 +369,7 @@ func (o *Output) deliver(r request) {
 		o.failedValues += r.values
 		if o.firstErr == nil {
 			o.firstErr = err
-			o.logf("prometheus remote write: a push to %s failed, later failures are counted and reported at the end: %v", o.cfg.ServerURL, err)
+			o.logf("prometheus remote write: a push to %s failed, later failures are counted and reported at the end: %v", o.cfg.RedactedURL(), err)
 		}
 	}
 	if r.hist && o.nativeRejected {

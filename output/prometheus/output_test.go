@@ -404,11 +404,9 @@ func TestInputBufferFull(t *testing.T) {
 		if err := o.Start(); err != nil {
 			t.Fatal(err)
 		}
-		if err := o.Stop(); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(l.String(), "6 samples were dropped") {
-			t.Errorf("drops not reported: %q", l)
+		// The totals sent lack the dropped samples: that fails the run.
+		if err := o.Stop(); err == nil || !strings.Contains(err.Error(), "6 samples were dropped") {
+			t.Errorf("Stop = %v, want an error counting the 6 dropped samples (log: %q)", err, l)
 		}
 		if p := last(t, srv.received(), "k6_http_reqs_total{}"); p.v != 2*inputBuffer {
 			t.Errorf("delivered total %g, want %d", p.v, 2*inputBuffer)
@@ -511,5 +509,98 @@ func BenchmarkIngest(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/sample")
 		})
+	}
+}
+
+// Tag names that sanitise to the same label ("x-y" and "x.y" → x_y) keep
+// their series apart: the first keeps the readable label, the other is
+// escaped, and the collision is logged once, naming both. Merged, the
+// counters would overwrite each other in Prometheus.
+func TestCollidingTagNamesStayApart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := metrics.RegisterBuiltin(metrics.NewRegistry())
+		srv := &fakeServer{}
+		o, l := newTestOutput(t, nil, srv)
+		if err := o.Start(); err != nil {
+			t.Fatal(err)
+		}
+		dash := metrics.NewTags(map[string]string{"x-y": "1"})
+		dot := metrics.NewTags(map[string]string{"x.y": "1"})
+		both := metrics.NewTags(map[string]string{"x-y": "a", "x.y": "b"})
+		now := time.Now()
+		var batch []metrics.Sample
+		for range 3 {
+			batch = append(batch, metrics.Sample{Metric: b.HTTPReqs, Tags: dash, Time: now, Value: 1})
+		}
+		for range 5 {
+			batch = append(batch, metrics.Sample{Metric: b.HTTPReqs, Tags: dot, Time: now, Value: 1})
+		}
+		batch = append(batch, metrics.Sample{Metric: b.HTTPReqs, Tags: both, Time: now, Value: 1})
+		o.AddSamples(batch)
+		if err := o.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		got := srv.received()
+		if p := last(t, got, `k6_http_reqs_total{x_y="1"}`); p.v != 3 {
+			t.Errorf("x-y series = %v, want 3", p.v)
+		}
+		if p := last(t, got, `k6_http_reqs_total{U__x_2e_y="1"}`); p.v != 5 {
+			t.Errorf("x.y series = %v, want 5", p.v)
+		}
+		if p := last(t, got, `k6_http_reqs_total{U__x_2e_y="b",x_y="a"}`); p.v != 1 {
+			t.Errorf("series with both tags = %v, want 1", p.v)
+		}
+		want := `prometheus remote write: the tags "x-y" and "x.y" both become the label "x_y"; "x.y" is sent as the label "U__x_2e_y" so that their series stay apart`
+		if l.String() != want {
+			t.Errorf("log:\n%s\nwant exactly:\n%s", l, want)
+		}
+	})
+}
+
+func TestEscapedLabelName(t *testing.T) {
+	for in, want := range map[string]string{
+		"x.y": "U__x_2e_y", "x-y": "U__x_2d_y", "x_y": "U__x__y", "é": "U___e9_", "1a": "U__1a",
+	} {
+		if got := escapedLabelName(in); got != want {
+			t.Errorf("escapedLabelName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// No credential reaches a message: not the URL's password (banner,
+// warnings, the end report), not the token or a credential header echoed
+// back in the server's error.
+func TestSecretsStayOutOfMessages(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := metrics.RegisterBuiltin(metrics.NewRegistry())
+		srv := &fakeServer{respond: func(*prompb.WriteRequest) (int, string) {
+			return 401, "denied: Authorization: Basic Ym9iOmh1bnRlcjJwdw== (bob:hunter2pw), header X-Api-Key=k3y-v4lue, token s3cretTok"
+		}}
+		o, l := newTestOutput(t, map[string]string{
+			"K6_PROMETHEUS_RW_SERVER_URL":        "http://bob:hunter2pw@prom.test/api/v1/write",
+			"K6_PROMETHEUS_RW_HEADERS_X-Api-Key": "k3y-v4lue",
+		}, srv)
+		o.cfg.BearerToken = "s3cretTok" // as K6_PROMETHEUS_RW_BEARER_TOKEN, which USERNAME (the URL's) excludes
+		o.secrets = o.cfg.secrets()
+		if err := o.Start(); err != nil {
+			t.Fatal(err)
+		}
+		o.AddSamples([]metrics.Sample{{Metric: b.HTTPReqs, Tags: metrics.EmptyTags, Time: time.Now(), Value: 1}})
+		if err := o.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		all := o.Description() + "\n" + l.String()
+		if !strings.Contains(all, "denied") || !strings.Contains(all, "http://bob:xxxxx@prom.test/api/v1/write") {
+			t.Errorf("the failure or the redacted URL is not reported:\n%s", all)
+		}
+		for _, secret := range []string{"hunter2pw", "Ym9iOmh1bnRlcjJwdw", "k3y-v4lue", "s3cretTok"} {
+			if strings.Contains(all, secret) {
+				t.Errorf("%q leaked:\n%s", secret, all)
+			}
+		}
+	})
+	_, err := ParseConfig(map[string]string{"K6_PROMETHEUS_RW_SERVER_URL": "ftp://bob:hunter2pw@prom.test/"}, "")
+	if err == nil || strings.Contains(err.Error(), "hunter2pw") || !strings.Contains(err.Error(), "ftp://bob:xxxxx@prom.test/") {
+		t.Errorf("ParseConfig error = %v, want it to quote the URL without its password", err)
 	}
 }

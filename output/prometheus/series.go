@@ -3,6 +3,7 @@ package prometheus
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/metronome-load/metronome/metrics"
@@ -41,9 +42,9 @@ type series struct {
 	dirty        bool
 }
 
-func newSeries(k seriesKey, native bool) *series {
+func newSeries(k seriesKey, native bool, names *labelNames) *series {
 	s := &series{metric: k.metric}
-	s.labels = tagLabels(k.tags)
+	s.labels = tagLabels(k.tags, names)
 	if k.metric.Type == metrics.Trend {
 		if native {
 			s.native = newNativeHistogram()
@@ -60,24 +61,84 @@ func newSeries(k seriesKey, native bool) *series {
 }
 
 // tagLabels turns tags into sorted labels plus an empty __name__. Empty
-// values are skipped and names are made valid Prometheus label names.
-func tagLabels(tags *metrics.TagSet) []prompb.Label {
+// values are skipped and names are the run's label names for the tags.
+func tagLabels(tags *metrics.TagSet, names *labelNames) []prompb.Label {
 	labels := make([]prompb.Label, 0, tags.Len()+1)
 	labels = append(labels, prompb.Label{Name: "__name__"})
-	seen := map[string]bool{"__name__": true}
 	tags.Range(func(k, v string) bool {
-		if v == "" {
-			return true
-		}
-		name := labelName(k)
-		if !seen[name] {
-			seen[name] = true
-			labels = append(labels, prompb.Label{Name: name, Value: v})
+		if v != "" {
+			labels = append(labels, prompb.Label{Name: names.name(k), Value: v})
 		}
 		return true
 	})
 	slices.SortFunc(labels, func(a, b prompb.Label) int { return strings.Compare(a.Name, b.Name) })
 	return labels
+}
+
+// labelNames gives every tag name of a run its Prometheus label name, and
+// never the same label to two tag names: "x-y" and "x.y" both sanitise to
+// x_y, and two series that differ only there would reach Prometheus as one
+// (their values overwriting each other). The first tag name seen keeps the
+// readable name; a later one that would collide gets its escaped form
+// (escapedLabelName), and the collision is logged once, naming both tags.
+// It is used by the aggregator goroutine only.
+type labelNames struct {
+	byTag   map[string]string
+	byLabel map[string]string // label → the tag name that holds it
+	logf    func(format string, args ...any)
+}
+
+func newLabelNames(logf func(format string, args ...any)) *labelNames {
+	return &labelNames{
+		byTag:   map[string]string{},
+		byLabel: map[string]string{"__name__": "(the metric name)"},
+		logf:    logf,
+	}
+}
+
+// name returns the label name of tag name k.
+func (n *labelNames) name(k string) string {
+	if l, ok := n.byTag[k]; ok {
+		return l
+	}
+	l := labelName(k)
+	if other, taken := n.byLabel[l]; taken {
+		alt := escapedLabelName(k)
+		for i := 2; ; i++ {
+			if _, taken := n.byLabel[alt]; !taken {
+				break
+			}
+			alt = escapedLabelName(k) + "_" + strconv.Itoa(i)
+		}
+		n.logf("prometheus remote write: the tags %q and %q both become the label %q; %q is sent as the label %q so that their series stay apart",
+			other, k, l, k, alt)
+		l = alt
+	}
+	n.byTag[k] = l
+	n.byLabel[l] = k
+	return l
+}
+
+// escapedLabelName is Prometheus's value-encoding escape of a name, applied
+// even to valid names: U__ then the name with '_' doubled and every other
+// character outside [a-zA-Z0-9] written as _<hex code point>_. Distinct
+// names never share an escaped form, and Prometheus can unescape it.
+func escapedLabelName(k string) string {
+	var b strings.Builder
+	b.WriteString("U__")
+	for _, r := range k {
+		switch {
+		case r == '_':
+			b.WriteString("__")
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+			b.WriteString(strconv.FormatInt(int64(r), 16))
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
 }
 
 // labelName maps a tag name onto [a-zA-Z_][a-zA-Z0-9_]*, replacing every

@@ -1,0 +1,216 @@
+package engine
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/output"
+
+	_ "github.com/metronome-load/metronome/output/prometheus"
+)
+
+// fakeOutput is an output whose Stop fails with err, or, with block set,
+// signals stopping and waits for block to close.
+type fakeOutput struct {
+	err      error
+	block    chan struct{}
+	stopping chan struct{}
+}
+
+func (f *fakeOutput) Description() string               { return "fake (test)" }
+func (f *fakeOutput) Start() error                      { return nil }
+func (f *fakeOutput) AddSamples(batch []metrics.Sample) {}
+func (f *fakeOutput) Stop() error {
+	if f.block != nil {
+		close(f.stopping)
+		<-f.block
+	}
+	return f.err
+}
+
+// The fake outputs are registered once; each test sets the instance the
+// constructor returns.
+var (
+	registerFakes sync.Once
+	fakeMu        sync.Mutex
+	fakeNext      *fakeOutput
+)
+
+func useFakeOutput(f *fakeOutput) func(*Config) {
+	registerFakes.Do(func() {
+		output.Register("engine-test-fake", func(output.Params) (output.Output, error) {
+			fakeMu.Lock()
+			defer fakeMu.Unlock()
+			return fakeNext, nil
+		})
+	})
+	fakeMu.Lock()
+	fakeNext = f
+	fakeMu.Unlock()
+	return func(c *Config) { c.Outputs = []string{"engine-test-fake"} }
+}
+
+// An output that lost samples fails an otherwise passing run with 255 and
+// says what was lost.
+func TestOutputLossFailsTheRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeOutput{err: errors.New("12 samples were dropped")}
+		err, out, _ := runFake(t, context.Background(), &fakeScript{work: time.Millisecond}, `{"iterations": 2}`, useFakeOutput(f))
+		if exitcode.Of(err) != exitcode.Generic || !strings.Contains(err.Error(), "output fake (test): 12 samples were dropped") {
+			t.Fatalf("got %v (exit %d), want exit 255 naming the loss\n%s", err, exitcode.Of(err), out)
+		}
+	})
+}
+
+// When another error sets the exit code, the output's loss is still
+// reported.
+func TestOutputLossReportedBehindThresholds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeOutput{err: errors.New("12 samples were dropped")}
+		err, out, _ := runFake(t, context.Background(), &fakeScript{work: time.Millisecond},
+			`{"iterations": 2, "thresholds": {"http_reqs": ["count<1"]}}`, useFakeOutput(f))
+		if exitcode.Of(err) != exitcode.ThresholdsFailed {
+			t.Fatalf("got %v (exit %d), want 99", err, exitcode.Of(err))
+		}
+		if !strings.Contains(out, "WARN output fake (test): 12 samples were dropped") {
+			t.Errorf("the loss was not reported:\n%s", out)
+		}
+	})
+}
+
+// An output whose Stop never returns holds the exit for outputStopTimeout
+// at most.
+func TestStuckOutputWaitIsBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeOutput{block: make(chan struct{}), stopping: make(chan struct{})}
+		defer close(f.block)
+		stopAt := make(chan time.Time, 1)
+		go func() { <-f.stopping; stopAt <- time.Now() }()
+		err, out, _ := runFake(t, context.Background(), &fakeScript{work: time.Millisecond}, `{"iterations": 1}`, useFakeOutput(f))
+		if waited := time.Since(<-stopAt); waited != outputStopTimeout {
+			t.Errorf("waited %v for the stuck output, want %v", waited, outputStopTimeout)
+		}
+		if exitcode.Of(err) != exitcode.Generic || !strings.Contains(err.Error(), "gave up waiting 15s for fake (test)") {
+			t.Fatalf("got %v (exit %d), want exit 255 naming the stuck output\n%s", err, exitcode.Of(err), out)
+		}
+	})
+}
+
+// A first Ctrl-C while the run waits for a stuck output ends the wait at
+// once, with exit 105.
+func TestSignalEndsTheOutputWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeOutput{block: make(chan struct{}), stopping: make(chan struct{})}
+		defer close(f.block)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		stopAt := make(chan time.Time, 1)
+		go func() {
+			<-f.stopping
+			stopAt <- time.Now()
+			time.Sleep(time.Second)
+			cancel()
+		}()
+		err, out, _ := runFake(t, ctx, &fakeScript{work: time.Millisecond}, `{"iterations": 1}`, useFakeOutput(f))
+		if waited := time.Since(<-stopAt); waited != time.Second {
+			t.Errorf("waited %v after the signal came 1s into the wait, want 1s", waited)
+		}
+		if exitcode.Of(err) != exitcode.ExternalAbort {
+			t.Fatalf("got %v (exit %d), want 105\n%s", err, exitcode.Of(err), out)
+		}
+		// The message is the error, or a warning when the signal's own
+		// abort error got there first.
+		if !strings.Contains(err.Error()+out, "stopped waiting for fake (test) on a signal") {
+			t.Errorf("the abandoned output is not named:\n%s", out)
+		}
+	})
+}
+
+// A password in an -o argument is not quoted back in the error.
+func TestBadOutputKeepsPassword(t *testing.T) {
+	for _, spec := range []string{"nope=https://bob:pw5678@h.test/x", "experimental-prometheus-rw=ftp://bob:pw5678@h.test/x"} {
+		err, _, _ := runFake(t, context.Background(), &fakeScript{}, `{"iterations": 1}`, func(c *Config) { c.Outputs = []string{spec} })
+		if err == nil || strings.Contains(err.Error(), "pw5678") || !strings.Contains(err.Error(), "bob:xxxxx@h.test") {
+			t.Errorf("-o %s: got %v, want an error quoting the URL without its password", spec, err)
+		}
+	}
+}
+
+// When an output cannot start, the ones started before it are stopped,
+// so their files are closed (a gzip stream is complete).
+func TestFailedStartStopsStartedOutputs(t *testing.T) {
+	dir := t.TempDir()
+	gz := filepath.Join(dir, "out.json.gz")
+	err, _, _ := runFake(t, context.Background(), &fakeScript{}, `{"iterations": 1}`, func(c *Config) {
+		c.Outputs = []string{"json=" + gz, "json=" + filepath.Join(dir, "missing", "x.json")}
+	})
+	if exitcode.Of(err) != exitcode.Generic {
+		t.Fatalf("got %v, want exit 255 for the second output", err)
+	}
+	f, ferr := os.Open(gz)
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+	defer f.Close()
+	zr, zerr := gzip.NewReader(f)
+	if zerr != nil {
+		t.Fatalf("the first output's file is not a closed gzip stream: %v", zerr)
+	}
+	if _, rerr := io.ReadAll(zr); rerr != nil {
+		t.Errorf("the first output's gzip stream is truncated: %v", rerr)
+	}
+}
+
+// boundRecorder is a Stdout that records the bounds the run sets.
+type boundRecorder struct {
+	bytes.Buffer
+	mu     sync.Mutex
+	bounds []time.Duration
+}
+
+func (b *boundRecorder) BoundWrites(p time.Duration) {
+	b.mu.Lock()
+	b.bounds = append(b.bounds, p)
+	b.mu.Unlock()
+}
+
+// Once the test has ended, standard output gets its patience, and a
+// signal during the output wait gives it up, so the summary does not hold
+// the exit either.
+func TestStdoutBoundedAtTheEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		out := &boundRecorder{}
+		runFake(t, context.Background(), &fakeScript{work: time.Millisecond}, `{"iterations": 1}`,
+			func(c *Config) { c.Stdout = out })
+		if fmt.Sprint(out.bounds) != fmt.Sprint([]time.Duration{stdoutPatience}) {
+			t.Errorf("bounds %v, want [%v]", out.bounds, stdoutPatience)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeOutput{block: make(chan struct{}), stopping: make(chan struct{})}
+		defer close(f.block)
+		out := &boundRecorder{}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() { <-f.stopping; cancel() }()
+		extra := useFakeOutput(f)
+		runFake(t, ctx, &fakeScript{work: time.Millisecond}, `{"iterations": 1}`,
+			func(c *Config) { extra(c); c.Stdout = out })
+		if fmt.Sprint(out.bounds) != fmt.Sprint([]time.Duration{stdoutPatience, 0}) {
+			t.Errorf("bounds %v, want [%v 0]", out.bounds, stdoutPatience)
+		}
+	})
+}
