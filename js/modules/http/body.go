@@ -25,7 +25,13 @@ var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // readBody reads the whole body: into a string for text, a byte slice for
 // binary, nowhere for none. A body of known length is read into one
 // allocation of exactly that size; others go through a pooled buffer.
+// When reading fails, what arrived before the failure is returned with
+// the error, as k6 keeps it.
 func readBody(resp *http.Response, kind responseType) (string, []byte, error) {
+	if resp.Body == http.NoBody {
+		// HEAD, 204 and 304 answers may announce a length they never send.
+		return "", nil, nil
+	}
 	var rd io.Reader = resp.Body
 	plain := true
 	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !resp.Uncompressed {
@@ -47,17 +53,16 @@ func readBody(resp *http.Response, kind responseType) (string, []byte, error) {
 			return "", nil, err
 		}
 		buf := make([]byte, n)
-		if _, err := io.ReadFull(rd, buf); err != nil {
-			return "", nil, err
+		got, err := io.ReadFull(rd, buf)
+		if err == nil {
+			// Reach EOF so the connection goes back to the pool.
+			_, err = io.Copy(io.Discard, rd)
 		}
-		// Reach EOF so the connection goes back to the pool.
-		if _, err := io.Copy(io.Discard, rd); err != nil {
-			return "", nil, err
-		}
+		buf = buf[:got]
 		if kind == respBinary {
-			return "", buf, nil
+			return "", buf, err
 		}
-		return unsafe.String(unsafe.SliceData(buf), len(buf)), nil, nil
+		return unsafe.String(unsafe.SliceData(buf), len(buf)), nil, err
 	}
 	b := bodyBufs.Get().(*bytes.Buffer)
 	defer func() {
@@ -66,13 +71,12 @@ func readBody(resp *http.Response, kind responseType) (string, []byte, error) {
 			bodyBufs.Put(b)
 		}
 	}()
-	if _, err := b.ReadFrom(rd); err != nil {
-		return "", nil, wrapDecompress(err, plain)
-	}
+	_, err := b.ReadFrom(rd)
+	err = wrapDecompress(err, plain)
 	if kind == respBinary {
-		return "", bytes.Clone(b.Bytes()), nil
+		return "", bytes.Clone(b.Bytes()), err
 	}
-	return b.String(), nil, nil
+	return b.String(), nil, err
 }
 
 // decompressor returns a reader decoding the body's Content-Encoding, or

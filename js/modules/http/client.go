@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/http1"
 )
 
 // NewClient returns the HTTP client of one VU. It has its own connection
@@ -35,7 +36,7 @@ type transport struct {
 
 	// fast runs plain-HTTP/1.1 requests in place; nil when a proxy is
 	// configured or keep-alive is off.
-	fast *fastPool
+	fast *http1.Transport
 
 	// sent and received count bytes on the wire since they were last taken
 	// by take; every connection of the VU adds to them.
@@ -44,8 +45,8 @@ type transport struct {
 
 // RoundTrip runs req on the fast path when it can, else on http.Transport.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.fast != nil && t.fast.handles(req) {
-		return t.fast.roundTrip(req)
+	if t.fast != nil && t.fast.Handles(req) {
+		return t.fast.RoundTrip(req)
 	}
 	return t.Transport.RoundTrip(req)
 }
@@ -53,7 +54,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // CloseIdleConnections closes the idle connections of both paths.
 func (t *transport) CloseIdleConnections() {
 	if t.fast != nil {
-		t.fast.closeIdle()
+		t.fast.CloseIdleConnections()
 	}
 	t.Transport.CloseIdleConnections()
 }
@@ -90,7 +91,7 @@ func newTransport(opts *config.Options) *transport {
 		ExpectContinueTimeout: time.Second,
 	}
 	if !t.Transport.DisableKeepAlives && !proxyConfigured() {
-		t.fast = newFastPool(t, idle, idleTimeout)
+		t.fast = http1.New(http1.Config{Dial: t.dial, MaxIdlePerHost: idle, IdleTimeout: idleTimeout})
 	}
 	return t
 }
@@ -165,6 +166,10 @@ func (c *countingConn) Read(b []byte) (int, error) {
 	}
 	return n, err
 }
+
+// NetConn returns the connection under c, so that http1 can check an idle
+// one's socket.
+func (c *countingConn) NetConn() net.Conn { return c.Conn }
 
 func (c *countingConn) Write(b []byte) (int, error) {
 	n, err := c.Conn.Write(b)

@@ -117,6 +117,7 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 				h.debug += dumpResponse(resp, "", r.debug)
 			}
 			if err != nil {
+				h.failBody(res)
 				h.fail(err, parent, timedOut())
 				return res
 			}
@@ -158,13 +159,14 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 		}
 		switch {
 		case err != nil:
+			h.failBody(res)
 			h.fail(err, parent, timedOut())
 		case parent.Err() != nil || timedOut():
 			// The iteration ended or the deadline passed while the
 			// response arrived (an HTTP/2 server may even answer because
 			// the cancelled stream ended its handler): the request did not
 			// finish in time.
-			h.status = 0
+			h.failBody(res)
 			h.fail(context.DeadlineExceeded, parent, timedOut())
 		case h.status >= 400:
 			h.errCode = 1000 + h.status
@@ -189,6 +191,17 @@ func finishHop(h *hop, tr *tracer, start time.Duration, cnt counter, l *lane) {
 	case tr.done():
 		tracers.Put(tr)
 	}
+}
+
+// failBody marks a hop whose response body could not be read to its end
+// (cut short, badly framed, timed out) as a failed request: status 0, no
+// protocol, no headers, but the part of the body that arrived, as k6
+// reports it. Without this a truncated answer would count as a success.
+func (h *hop) failBody(res *result) {
+	h.status = 0
+	h.proto = ""
+	res.header = http.Header{}
+	res.statusText = ""
 }
 
 // fail records err on the hop. A hop cut off because the VU's context

@@ -94,6 +94,10 @@ func opErrorCode(op *net.OpError) int {
 	}
 	var errno syscall.Errno
 	hasErrno := errors.As(op.Err, &errno)
+	// A reset is a reset in any phase, dialling included (k6 agrees).
+	if errors.Is(op.Err, syscall.ECONNRESET) {
+		return codeConnReset
+	}
 	if op.Op == "dial" {
 		switch {
 		case op.Timeout():
@@ -121,8 +125,39 @@ func opErrorCode(op *net.OpError) int {
 }
 
 // errorText is the message a failed request shows in response.error and
-// the error tag.
+// the error tag. A network error is shortened to its operation and cause,
+// as k6 does ("read: connection reset by peer", "dial: connection
+// refused"): the addresses it carries, the local port above all, would
+// make every failed request a time series of its own.
 func errorText(err error) string {
+	var op *net.OpError
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return dns.Error()
+	}
+	if errors.As(err, &op) && op.Op != "" && op.Err != nil {
+		return op.Op + ": " + causeText(op.Err)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Op != "parse" {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+// causeText is the innermost message of a network error: the system
+// call's error without the call's name, or the error itself.
+func causeText(err error) string {
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		return se.Err.Error()
+	}
+	return err.Error()
+}
+
+// errorDetail is the full message of a failed request, addresses
+// included, for the log line that reports it.
+func errorDetail(err error) string {
 	var ue *url.Error
 	if errors.As(err, &ue) && ue.Op != "parse" {
 		return ue.Err.Error()

@@ -7,6 +7,8 @@ import (
 	"net/http/httptrace"
 	"sync"
 	"time"
+
+	"github.com/metronome-load/metronome/http1"
 )
 
 // lane carries the synchronous requests of one VU, one at a time, and
@@ -18,7 +20,7 @@ import (
 // request's timeout passed or when the timer finds the VU's context ended:
 // while a request runs the timer looks at the VU's context every
 // pollParent. Watching each new VU context instead (they change every
-// iteration) would cost allocations per iteration. A fast-path connection
+// iteration) would cost allocations per iteration. An http1 connection
 // in use is interrupted directly, so a request on it allocates no context.
 type lane struct {
 	mu       sync.Mutex
@@ -137,6 +139,9 @@ func runAfter(funcs []*afterFunc) {
 	}
 }
 
+// aLongTimeAgo is a deadline in the past, to interrupt blocked I/O.
+var aLongTimeAgo = time.Unix(1, 0)
+
 // attach makes conn the connection a cancellation interrupts. It returns
 // false when ctx was already cancelled.
 func (l *lane) attach(ctx *laneCtx, conn net.Conn) bool {
@@ -201,9 +206,6 @@ type laneCtx struct {
 
 type afterFunc struct{ f func() }
 
-// laneKey finds the laneCtx under a request's context.
-type laneKey struct{}
-
 func (c *laneCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 func (c *laneCtx) Done() <-chan struct{}       { return c.done }
 
@@ -214,7 +216,7 @@ func (c *laneCtx) Err() error {
 }
 
 func (c *laneCtx) Value(key any) any {
-	if key == (laneKey{}) {
+	if key == (http1.WatcherKey{}) {
 		return c
 	}
 	c.l.mu.Lock()
@@ -225,6 +227,13 @@ func (c *laneCtx) Value(key any) any {
 	}
 	return p.Value(key)
 }
+
+// Attach makes conn the connection the lane's cancellation interrupts
+// (http1.Watcher).
+func (c *laneCtx) Attach(conn net.Conn) bool { return c.l.attach(c, conn) }
+
+// Detach forgets it (http1.Watcher).
+func (c *laneCtx) Detach() bool { return c.l.detach(c) }
 
 // AfterFunc lets contexts derived from c (net/http makes one per request)
 // follow its cancellation without a goroutine each.

@@ -267,7 +267,7 @@ func (in *instance) emit(st *modules.State, res *result) {
 			continue
 		}
 		if h.err != nil && logf != nil {
-			logf("Request Failed: %s %s: %s", h.method, h.url.clean, errorText(h.err))
+			logf("Request Failed: %s %s: %s", h.method, h.url.clean, errorDetail(h.err))
 		}
 		expected := int8(-1)
 		if r.expect != nil {

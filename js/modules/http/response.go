@@ -245,7 +245,8 @@ func (r *response) build(f field) sobek.Value {
 		return r.cookies()
 	case fBody:
 		switch {
-		case res.header == nil || res.req.respType == respNone:
+		case res.header == nil || res.req.respType == respNone || h.status == 204 || h.status == 304:
+			// 204 and 304 have no body at all: k6 gives null, not "".
 			return sobek.Null()
 		case res.req.respType == respBinary:
 			b := res.bin

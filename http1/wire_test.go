@@ -1,4 +1,4 @@
-package http
+package http1
 
 import (
 	"bufio"
@@ -140,7 +140,7 @@ func TestReadHeadMatchesNetHTTP(t *testing.T) {
 		}
 		var body []byte
 		if resp.Body == nil {
-			fb := &fastBody{left: resp.ContentLength, c: &fastConn{br: br}}
+			fb := &bodyReader{left: resp.ContentLength, c: &conn{br: br}}
 			for {
 				var buf [3]byte
 				n, err := fb.readFixed(buf[:])

@@ -1,4 +1,4 @@
-package http
+package http1
 
 import (
 	"bufio"
@@ -86,7 +86,7 @@ func writeRequest(w *bufio.Writer, req *http.Request) (bool, error) {
 		w.WriteString(ua[0])
 		w.WriteString("\r\n")
 	}
-	if req.Close {
+	if req.Close && !hasToken(req.Header.Get("Connection"), "close") {
 		w.WriteString("Connection: close\r\n")
 	}
 	if req.ContentLength > 0 || method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
@@ -199,7 +199,12 @@ func readHead(br *bufio.Reader, req *http.Request) (*http.Response, bool) {
 	}
 	head := buf[:end+2] // every line ends in CRLF
 	// Status line: HTTP/1.x NNN[ reason]
+	// Every line must end in CRLF; a bare LF (which net/http accepts) is
+	// left to net/http.
 	eol := bytes.IndexByte(head, '\n')
+	if eol < 1 || head[eol-1] != '\r' {
+		return nil, false
+	}
 	line := head[:eol-1]
 	if len(line) < 12 || string(line[:7]) != "HTTP/1." || (line[7] != '1' && line[7] != '0') || line[8] != ' ' ||
 		(len(line) > 12 && line[12] != ' ') {
@@ -234,6 +239,9 @@ func readHead(br *bufio.Reader, req *http.Request) (*http.Response, bool) {
 	keepAlive := false
 	for i := 0; off < len(text); i++ {
 		nl := strings.IndexByte(text[off:], '\n')
+		if nl < 1 || text[off+nl-1] != '\r' {
+			return nil, false
+		}
 		l := text[off : off+nl-1]
 		off += nl + 1
 		colon := strings.IndexByte(l, ':')
@@ -294,7 +302,8 @@ func readHead(br *bufio.Reader, req *http.Request) (*http.Response, bool) {
 	if !noBody && resp.ContentLength < 0 {
 		return nil, false // read until close: net/http's case
 	}
-	if code == http.StatusNoContent || code == http.StatusNotModified {
+	if (code == http.StatusNoContent || code == http.StatusNotModified) && req.Method != http.MethodHead {
+		// A HEAD answer reports the announced length, as net/http does.
 		resp.ContentLength = 0
 	}
 	_, _ = br.Discard(end + 4)
@@ -335,3 +344,23 @@ func canonicalKey(k string) bool {
 	}
 	return true
 }
+
+// hasToken reports whether token appears in v as a whole word of a comma
+// or space separated list, ignoring case (net/http's test for whether a
+// Connection header already says close).
+func hasToken(v, token string) bool {
+	if len(token) > len(v) || token == "" {
+		return false
+	}
+	for i := 0; i+len(token) <= len(v); i++ {
+		if !strings.EqualFold(v[i:i+len(token)], token) {
+			continue
+		}
+		if (i == 0 || tokenBoundary(v[i-1])) && (i+len(token) == len(v) || tokenBoundary(v[i+len(token)])) {
+			return true
+		}
+	}
+	return false
+}
+
+func tokenBoundary(c byte) bool { return c == ' ' || c == ',' || c == '\t' }

@@ -1,0 +1,283 @@
+package http1
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The fuzz targets hold the engine to net/http: the same bytes from a
+// server must give the same response through Transport as through
+// http.ReadResponse (status, header, body, framing errors and whether the
+// connection may carry the next request), and writeRequest must write what
+// Request.Write writes. Their seeds run as ordinary tests; longer runs:
+//
+//	go test -fuzz=FuzzReadResponse -fuzztime=5m ./http1
+//
+// Documented differences, where the comparison is relaxed:
+//   - Bytes after the response: net/http's reader goroutine sees them
+//     arrive on the idle connection and drops it. The engine has no
+//     reader goroutine: it drops the connection when they are already
+//     buffered when the response ends, else when it probes the idle
+//     connection before reuse. So reuse is not compared when the input
+//     goes on past the response.
+//   - A connection that closes before the first byte of an answer: the
+//     engine reports "EOF" as net/http's Transport does (k6 shows it), not
+//     http.ReadResponse's "unexpected EOF".
+
+// responseSeeds are server answers: the ordinary shapes, the fault cases
+// of internal/faultserver, and framing corner cases.
+var responseSeeds = []string{
+	"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok",
+	"HTTP/1.1 404 Not Found\r\ncontent-length: 3\r\nx-thing:  spaced \t\r\nETag: \"a\"\r\n\r\nnah",
+	"HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nContent-Length: 0\r\n\r\n",
+	"HTTP/1.1 200\r\nContent-Length: 1\r\n\r\nx",
+	"HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\nx",
+	"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\nx",
+	"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 1\r\n\r\nx",
+	"HTTP/1.1 200 OK\r\nConnection: keep-alive, Upgrade\r\nContent-Length: 1\r\n\r\nx",
+	// Cut mid-body, wrong Content-Length both ways.
+	"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + strings.Repeat("x", 1000),
+	"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + strings.Repeat("x", 10),
+	"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA",
+	"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx",
+	"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nxx",
+	"HTTP/1.1 200 OK\r\nContent-Length: +1\r\n\r\nx",
+	"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\nx",
+	"HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\nx",
+	// Chunked, good and broken.
+	"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+	"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-T\r\n\r\n2\r\nok\r\n0\r\nX-T: 1\r\n\r\n",
+	"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
+	"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n",
+	"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+	"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+	// Until close.
+	"HTTP/1.1 200 OK\r\n\r\nuntil close",
+	// 1xx, 204, 304, 101.
+	"HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+	"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n",
+	"HTTP/1.1 204 No Content\r\n\r\n",
+	"HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n",
+	"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
+	// Garbage and broken heads.
+	"this is not HTTP\r\n\r\n",
+	"",
+	"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n",
+	"HTTP/1.1 200 OK\r\nX: a\r\n folded\r\nContent-Length: 1\r\n\r\nx",
+	"HTTP/1.1 200 OK\r\nBad Header: 1\r\nContent-Length: 1\r\n\r\nx",
+	"HTTP/1.1 200 OK\r\n: empty name\r\nContent-Length: 1\r\n\r\nx",
+	"HTTP/1.1 200 OK\r\nX: a\x00b\r\nContent-Length: 1\r\n\r\nx",
+	"HTTP/1.1 200 OK\nContent-Length: 1\n\nx",
+	"HTTP/2.0 200 OK\r\nContent-Length: 1\r\n\r\nx",
+	"HTTP/1.1 20x OK\r\nContent-Length: 1\r\n\r\nx",
+	"HTTP/1.1 099 Low\r\nContent-Length: 1\r\n\r\nx",
+	"HTTP/1.1 999 High\r\nContent-Length: 1\r\n\r\nx",
+	"HTTP/1.1  200 OK\r\nContent-Length: 1\r\n\r\nx",
+	"HTTP/1.10 200 OK\r\nContent-Length: 1\r\n\r\nx",
+}
+
+// FuzzReadResponse feeds a server's answer to the Transport, over a
+// connection that hands out chunk bytes per read, and to
+// http.ReadResponse, for a GET or a HEAD.
+func FuzzReadResponse(f *testing.F) {
+	for _, s := range responseSeeds {
+		for _, head := range []bool{false, true} {
+			f.Add([]byte(s), uint16(0), head)
+			f.Add([]byte(s), uint16(7), head)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, chunk uint16, head bool) {
+		method := http.MethodGet
+		if head {
+			method = http.MethodHead
+		}
+		want, wantBody, wantErr, wantBodyErr, rest := netHTTPResponse(data, method)
+
+		fc := &fakeConn{data: data, chunk: int(chunk)}
+		tr := New(Config{Dial: func(context.Context, string, string) (net.Conn, error) { return fc, nil }})
+		req := &http.Request{Method: method, URL: &url.URL{Scheme: "http", Host: "h", Path: "/"},
+			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{}, Host: "h"}
+		req = req.WithContext(context.Background())
+		got, err := tr.RoundTrip(req)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("head: engine error %v, net/http error %v", err, wantErr)
+		}
+		if err != nil {
+			if err.Error() != wantErr.Error() {
+				t.Fatalf("head: engine error %q, net/http %q", err, wantErr)
+			}
+			return
+		}
+		body, bodyErr := io.ReadAll(got.Body)
+		_ = got.Body.Close()
+		if (bodyErr != nil) != (wantBodyErr != nil) || (bodyErr != nil && bodyErr.Error() != wantBodyErr.Error()) {
+			t.Fatalf("body: engine error %v, net/http error %v", bodyErr, wantBodyErr)
+		}
+		if got.Status != want.Status || got.StatusCode != want.StatusCode || got.Proto != want.Proto ||
+			got.ProtoMajor != want.ProtoMajor || got.ProtoMinor != want.ProtoMinor ||
+			got.ContentLength != want.ContentLength || got.Close != want.Close || got.Uncompressed != want.Uncompressed ||
+			!reflect.DeepEqual(got.TransferEncoding, want.TransferEncoding) {
+			t.Fatalf("engine %q %d %s %d.%d len %d close %v te %v, net/http %q %d %s %d.%d len %d close %v te %v",
+				got.Status, got.StatusCode, got.Proto, got.ProtoMajor, got.ProtoMinor, got.ContentLength, got.Close, got.TransferEncoding,
+				want.Status, want.StatusCode, want.Proto, want.ProtoMajor, want.ProtoMinor, want.ContentLength, want.Close, want.TransferEncoding)
+		}
+		if !reflect.DeepEqual(got.Header, want.Header) {
+			t.Fatalf("header %v, net/http %v", got.Header, want.Header)
+		}
+		if !reflect.DeepEqual(got.Trailer, want.Trailer) {
+			t.Fatalf("trailer %v, net/http %v", got.Trailer, want.Trailer)
+		}
+		if !bytes.Equal(body, wantBody) {
+			t.Fatalf("body %q, net/http %q", body, wantBody)
+		}
+		if (got.Body == http.NoBody) != (want.Body == http.NoBody) {
+			// Transport replaces every other body with its own reader.
+			t.Fatalf("NoBody %v, net/http %v", got.Body == http.NoBody, want.Body == http.NoBody)
+		}
+		// Reuse: net/http's Transport keeps a connection whose response
+		// was read to its end and does not ask to close, unless it
+		// switched protocols or bytes follow the response.
+		wantReuse := wantBodyErr == nil && !want.Close && want.StatusCode != http.StatusSwitchingProtocols
+		reused := tr.idleConns("h") == 1
+		if rest == 0 && reused != wantReuse {
+			t.Fatalf("connection kept %v, net/http %v", reused, wantReuse)
+		}
+		if rest > 0 && reused && fc.off == len(data) {
+			t.Fatalf("connection kept with %d bytes past the response already read", rest)
+		}
+		if !reused && !fc.closed {
+			t.Fatal("a connection not kept was not closed")
+		}
+	})
+}
+
+// netHTTPResponse reads what net/http makes of data as the answer to a
+// request with method: the response after any informational ones (at
+// most five, as its Transport allows), its body, and how many bytes of
+// data follow the response.
+func netHTTPResponse(data []byte, method string) (resp *http.Response, body []byte, err, bodyErr error, rest int) {
+	req := &http.Request{Method: method, URL: &url.URL{Scheme: "http", Host: "h", Path: "/"}}
+	if len(data) == 0 {
+		// A connection that ends without a byte: http.ReadResponse says
+		// "unexpected EOF", net/http's Transport (and so k6) "EOF".
+		return nil, nil, io.EOF, nil, 0
+	}
+	r := bytes.NewReader(data)
+	br := bufio.NewReader(r)
+	for n := 0; ; n++ {
+		resp, err = http.ReadResponse(br, req)
+		if err != nil {
+			return nil, nil, err, nil, 0
+		}
+		if resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			break
+		}
+		if n == max1xx {
+			return nil, nil, errors.New("net/http: too many 1xx informational responses"), nil, 0
+		}
+	}
+	body, bodyErr = io.ReadAll(resp.Body)
+	return resp, body, nil, bodyErr, br.Buffered() + r.Len()
+}
+
+// fakeConn is a connection whose server side is data: each Read hands out
+// at most chunk bytes (all that are left when chunk is 0), then io.EOF.
+// Writes are accepted and dropped.
+type fakeConn struct {
+	data   []byte
+	off    int
+	chunk  int
+	closed bool
+}
+
+func (c *fakeConn) Read(p []byte) (int, error) {
+	if c.closed {
+		return 0, net.ErrClosed
+	}
+	if c.off == len(c.data) {
+		return 0, io.EOF
+	}
+	n := len(c.data) - c.off
+	if c.chunk > 0 && n > c.chunk {
+		n = c.chunk
+	}
+	n = copy(p, c.data[c.off:c.off+n])
+	c.off += n
+	return n, nil
+}
+
+func (c *fakeConn) Write(p []byte) (int, error) {
+	if c.closed {
+		return 0, net.ErrClosed
+	}
+	return len(p), nil
+}
+
+func (c *fakeConn) Close() error                     { c.closed = true; return nil }
+func (c *fakeConn) LocalAddr() net.Addr              { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1} }
+func (c *fakeConn) RemoteAddr() net.Addr             { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80} }
+func (c *fakeConn) SetDeadline(time.Time) error      { return nil }
+func (c *fakeConn) SetReadDeadline(time.Time) error  { return nil }
+func (c *fakeConn) SetWriteDeadline(time.Time) error { return nil }
+
+// FuzzWriteRequest builds a request from fuzzed parts and checks that
+// writeRequest either declines it, having written nothing, or writes
+// exactly what Request.Write writes.
+func FuzzWriteRequest(f *testing.F) {
+	f.Add("GET", "/a/b?x=1&y=%20", "User-Agent", "me/1", "X-A", "1", "", false)
+	f.Add("POST", "/p", "Content-Type", "text/plain", "Cookie", "a=b; c=d", "payload", false)
+	f.Add("PUT", "/caf%C3%A9", "X", "a\r\nInjected: 1", "Y", " padded ", "x", true)
+	f.Add("DELETE", "/", "Bad Name", "x", "User-Agent", "", "", false)
+	f.Add("PURGE", "/p?", "Host", "virtual.test", "Connection", "close", "", true)
+	f.Add("HEAD", "//x", "Transfer-Encoding", "chunked", "Content-Length", "5", "", false)
+	f.Fuzz(func(t *testing.T, method, target, k1, v1, k2, v2, body string, closeReq bool) {
+		u, err := url.ParseRequestURI(target)
+		if err != nil || !validMethod(method) {
+			return
+		}
+		u.Scheme, u.Host = "http", "h:8080"
+		mk := func() *http.Request {
+			r := &http.Request{Method: method, URL: u, Header: http.Header{}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Close: closeReq}
+			r.Header[k1] = append(r.Header[k1], v1)
+			r.Header[k2] = append(r.Header[k2], v2)
+			if body != "" {
+				r.Body = io.NopCloser(strings.NewReader(body))
+				r.ContentLength = int64(len(body))
+			}
+			return r
+		}
+		var want bytes.Buffer
+		wantErr := mk().Write(&want)
+		var got bytes.Buffer
+		w := bufio.NewWriter(&got)
+		handled, err := writeRequest(w, mk())
+		_ = w.Flush()
+		if !handled {
+			if got.Len() != 0 {
+				t.Fatalf("declined but wrote %q", got.String())
+			}
+			return
+		}
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("error %v, net/http %v", err, wantErr)
+		}
+		if err == nil && got.String() != want.String() {
+			t.Fatalf("wrote\n%q\nnet/http\n%q", got.String(), want.String())
+		}
+	})
+}
+
+// validMethod reports whether m is a token, as net/http requires of a
+// method (it refuses others before writing).
+func validMethod(m string) bool { return m != "" && validHeaderName(m) }

@@ -1,0 +1,462 @@
+// Package http1 is metronome's HTTP/1.1 client engine: a RoundTripper
+// for plain-HTTP requests that writes the request and reads the response
+// on the calling goroutine, over connections it keeps per host. It knows
+// nothing of JavaScript; the k6/http binding (js/modules/http) drives it.
+//
+// net/http's Transport hands every request between the caller, a writer
+// and a reader goroutine; doing the write and the read in place saves
+// those hand-offs and most of the transport's allocations, which is a
+// large share of a load generator's CPU. Requests it does not take
+// (Handles reports false: TLS, CONNECT, Expect: 100-continue) belong to an
+// http.Transport. Messages of unusual shape are parsed and written by
+// net/http's own code (http.ReadResponse, Request.Write), so the engine's
+// results are net/http's; the fuzz tests hold it to that.
+package http1
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Transport runs plain-HTTP/1.1 requests. The zero value is not usable;
+// make one with New.
+type Transport struct {
+	dial        func(ctx context.Context, network, addr string) (net.Conn, error)
+	maxIdle     int
+	idleTimeout time.Duration
+
+	mu   sync.Mutex
+	idle map[string][]*conn // by URL host
+}
+
+// Config says how a Transport dials and how many idle connections it keeps.
+type Config struct {
+	// Dial opens a connection; nil means a net.Dialer's.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// MaxIdlePerHost bounds the idle connections kept per host; 0 means 100.
+	MaxIdlePerHost int
+	// IdleTimeout is how long an unused connection is kept; 0 means 90 s.
+	IdleTimeout time.Duration
+}
+
+// New returns a Transport with no connections yet.
+func New(cfg Config) *Transport {
+	t := &Transport{dial: cfg.Dial, maxIdle: cfg.MaxIdlePerHost, idleTimeout: cfg.IdleTimeout, idle: make(map[string][]*conn)}
+	if t.dial == nil {
+		var d net.Dialer
+		t.dial = d.DialContext
+	}
+	if t.maxIdle <= 0 {
+		t.maxIdle = 100
+	}
+	if t.idleTimeout <= 0 {
+		t.idleTimeout = 90 * time.Second
+	}
+	return t
+}
+
+// Watcher is a request context's own way of interrupting the connection a
+// request uses when the context ends. A context whose Value(WatcherKey{})
+// is a Watcher saves the Transport a context.AfterFunc per request.
+type Watcher interface {
+	// Attach makes c the connection the context's end interrupts. It
+	// returns false when the context has already ended.
+	Attach(c net.Conn) bool
+	// Detach forgets the connection. It returns false when the context's
+	// end interrupted it, so that it must not be reused.
+	Detach() bool
+}
+
+// WatcherKey is the context key under which a Watcher is found.
+type WatcherKey struct{}
+
+// conn is one connection of the pool.
+type conn struct {
+	conn   net.Conn
+	br     *bufio.Reader
+	bw     *bufio.Writer
+	host   string
+	idleAt time.Duration // since epoch
+	reused bool
+
+	// What interrupts the connection's I/O while a request uses it.
+	watcher   Watcher
+	stop      func() bool
+	interrupt func() // interruptConn, bound once
+}
+
+// probeAfter is how long a connection may sit idle before it is checked
+// for a close by the server before use. Servers close idle connections
+// after seconds, not milliseconds; the check costs a system call.
+const probeAfter = time.Second
+
+// max1xx is how many informational answers a request may get before the
+// real one, as net/http allows.
+const max1xx = 5
+
+// Handles reports whether the Transport can run req: plain http, not
+// CONNECT, no Expect header.
+func (t *Transport) Handles(req *http.Request) bool {
+	if req.URL.Scheme != "http" || req.Method == http.MethodConnect {
+		return false
+	}
+	_, expect := req.Header["Expect"]
+	return !expect
+}
+
+// aLongTimeAgo is a deadline in the past, to interrupt blocked I/O.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// RoundTrip runs req, which Handles must accept. A request that fails on a
+// reused connection before the server answered anything is retried once
+// on a new connection when it is safe to send it again, as net/http does.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	trace := httptrace.ContextClientTrace(ctx)
+	for attempt := 0; ; attempt++ {
+		if trace != nil && trace.GetConn != nil {
+			trace.GetConn(req.URL.Host)
+		}
+		c, err := t.get(ctx, req.URL.Host, !replayable(req))
+		if err != nil {
+			return nil, err
+		}
+		if trace != nil && trace.GotConn != nil {
+			trace.GotConn(httptrace.GotConnInfo{Conn: c.conn, Reused: c.reused})
+		}
+		resp, retry, err := t.exchange(ctx, c, req, trace)
+		if err == nil {
+			return resp, nil
+		}
+		if !retry || attempt > 0 || ctx.Err() != nil || !replayable(req) {
+			return nil, err
+		}
+		if req.GetBody != nil && req.Body != nil && req.Body != http.NoBody {
+			body, gerr := req.GetBody()
+			if gerr != nil {
+				return nil, err
+			}
+			r2 := *req
+			r2.Body = body
+			req = &r2
+		}
+	}
+}
+
+// exchange writes req on c and reads the response head. retry reports a
+// failure on a reused connection before any response byte arrived.
+func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, trace *httptrace.ClientTrace) (*http.Response, bool, error) {
+	if !c.watch(ctx) {
+		_ = c.conn.Close()
+		return nil, false, ctx.Err()
+	}
+	handled, err := writeRequest(c.bw, req)
+	if !handled {
+		err = req.Write(c.bw)
+	}
+	if err == nil {
+		err = c.bw.Flush()
+	}
+	if trace != nil && trace.WroteRequest != nil {
+		trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
+	}
+	if err != nil {
+		return c.fail(ctx, err, true)
+	}
+	if _, err := c.br.Peek(1); err != nil {
+		return c.fail(ctx, err, errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET))
+	}
+	if trace != nil && trace.GotFirstResponseByte != nil {
+		trace.GotFirstResponseByte()
+	}
+	resp, fast, err := readResponse(c.br, req)
+	if err != nil {
+		return c.fail(ctx, err, false)
+	}
+	reuse := !resp.Close && !req.Close && !closeRequested(req.Header) && resp.StatusCode != http.StatusSwitchingProtocols
+	if resp.Body == http.NoBody {
+		t.release(c, reuse)
+		return resp, false, nil
+	}
+	b := &bodyReader{ctx: ctx, c: c, t: t, reuse: reuse}
+	if fast {
+		b.left = resp.ContentLength
+	} else {
+		b.rc = resp.Body
+	}
+	resp.Body = b
+	return resp, false, nil
+}
+
+// readResponse reads the response to req from br: its head by readHead
+// when it can, else by http.ReadResponse, skipping informational answers
+// as net/http's Transport does. fast reports that readHead parsed the
+// head: then the body, ContentLength bytes, is still to be read from br.
+func readResponse(br *bufio.Reader, req *http.Request) (resp *http.Response, fast bool, err error) {
+	if resp, ok := readHead(br, req); ok {
+		return resp, true, nil
+	}
+	for n := 0; ; n++ {
+		resp, err = http.ReadResponse(br, req)
+		if err != nil {
+			return nil, false, err
+		}
+		// 101 switches protocols and ends HTTP on this connection.
+		if resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			return resp, false, nil
+		}
+		if n == max1xx {
+			return nil, false, errors.New("net/http: too many 1xx informational responses")
+		}
+	}
+}
+
+// watch arranges for the end of ctx to interrupt c's I/O: through the
+// context's Watcher when it has one, else a context.AfterFunc. It returns
+// false when ctx already ended.
+func (c *conn) watch(ctx context.Context) bool {
+	if w, ok := ctx.Value(WatcherKey{}).(Watcher); ok {
+		c.watcher = w
+		return w.Attach(c.conn)
+	}
+	if ctx.Done() == nil {
+		return true
+	}
+	c.stop = context.AfterFunc(ctx, c.interrupt)
+	return ctx.Err() == nil
+}
+
+// unwatch ends watch. It returns false when the context interrupted the
+// connection, which then cannot be reused.
+func (c *conn) unwatch() bool {
+	ok := true
+	if c.watcher != nil {
+		ok = c.watcher.Detach()
+		c.watcher = nil
+	}
+	if c.stop != nil {
+		ok = c.stop()
+		c.stop = nil
+	}
+	return ok
+}
+
+func (c *conn) interruptConn() { _ = c.conn.SetDeadline(aLongTimeAgo) }
+
+// fail closes c after a failed exchange and reports the error: the
+// context's when it ended, so that a timeout reads as one.
+func (c *conn) fail(ctx context.Context, err error, retry bool) (*http.Response, bool, error) {
+	c.unwatch()
+	_ = c.conn.Close()
+	if ctx.Err() != nil {
+		return nil, false, ctx.Err()
+	}
+	return nil, retry && c.reused, err
+}
+
+// release hands c back to the pool once its response was read, unless the
+// connection may not be reused, its context interrupted it, or the server
+// sent bytes beyond the response (net/http drops such a connection too:
+// they cannot be the answer to a request not yet sent).
+func (t *Transport) release(c *conn, reuse bool) {
+	if !c.unwatch() || !reuse || c.br.Buffered() > 0 {
+		_ = c.conn.Close()
+		return
+	}
+	c.idleAt = sinceEpoch()
+	t.mu.Lock()
+	list := t.idle[c.host]
+	if len(list) >= t.maxIdle {
+		t.mu.Unlock()
+		_ = c.conn.Close()
+		return
+	}
+	t.idle[c.host] = append(list, c)
+	t.mu.Unlock()
+}
+
+// get returns an idle connection to host, or dials one. An idle
+// connection is checked for a close by the server when it sat idle for a
+// while, or always when probe is set (for requests that cannot be retried
+// if the connection turns out dead).
+func (t *Transport) get(ctx context.Context, host string, probe bool) (*conn, error) {
+	for {
+		t.mu.Lock()
+		list := t.idle[host]
+		if len(list) == 0 {
+			t.mu.Unlock()
+			break
+		}
+		c := list[len(list)-1]
+		list[len(list)-1] = nil
+		t.idle[host] = list[:len(list)-1]
+		t.mu.Unlock()
+		idle := sinceEpoch() - c.idleAt
+		if idle > t.idleTimeout || ((probe || idle > probeAfter) && !alive(c)) {
+			_ = c.conn.Close()
+			continue
+		}
+		c.reused = true
+		return c, nil
+	}
+	nc, err := t.dial(ctx, "tcp", dialAddr(host))
+	if err != nil {
+		return nil, err
+	}
+	c := &conn{
+		conn: nc,
+		br:   bufio.NewReaderSize(nc, 4<<10),
+		bw:   bufio.NewWriterSize(nc, 4<<10),
+		host: host,
+	}
+	c.interrupt = c.interruptConn
+	return c, nil
+}
+
+// alive checks an idle connection without blocking: a server that closed
+// it has left an EOF to read, a live one has left nothing. A connection
+// that wraps another (NetConn, as tls.Conn has) is checked on the socket.
+func alive(c *conn) bool {
+	if c.br.Buffered() > 0 {
+		return false
+	}
+	raw := c.conn
+	if w, ok := raw.(interface{ NetConn() net.Conn }); ok {
+		raw = w.NetConn()
+	}
+	return peekAlive(raw)
+}
+
+// CloseIdleConnections closes every idle connection.
+func (t *Transport) CloseIdleConnections() {
+	t.mu.Lock()
+	idle := t.idle
+	t.idle = make(map[string][]*conn)
+	t.mu.Unlock()
+	for _, list := range idle {
+		for _, c := range list {
+			_ = c.conn.Close()
+		}
+	}
+}
+
+// idleConns counts the idle connections to host.
+func (t *Transport) idleConns(host string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.idle[host])
+}
+
+// replayable reports whether req may be sent again after a connection
+// failed under it (net/http's rule).
+func replayable(req *http.Request) bool {
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		return false
+	}
+	switch req.Method {
+	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	_, a := req.Header["Idempotency-Key"]
+	_, b := req.Header["X-Idempotency-Key"]
+	return a || b
+}
+
+// closeRequested reports whether a Connection header asks to close.
+func closeRequested(h http.Header) bool {
+	for _, v := range h["Connection"] {
+		for _, tok := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(tok), "close") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dialAddr adds the default port to a URL host.
+func dialAddr(host string) string {
+	if _, _, err := net.SplitHostPort(host); err == nil {
+		return host
+	}
+	if len(host) > 1 && host[0] == '[' && host[len(host)-1] == ']' {
+		return host + ":80"
+	}
+	return net.JoinHostPort(host, "80")
+}
+
+// bodyReader is a response body of the Transport. Reading it to the end gives
+// the connection back; closing it earlier closes the connection, since
+// what is left of the body would have to be read first. A body whose head
+// readHead parsed is read here (left bytes); others through net/http's
+// body reader rc.
+type bodyReader struct {
+	rc    io.ReadCloser
+	left  int64
+	ctx   context.Context
+	c     *conn
+	t     *Transport
+	reuse bool
+	done  bool
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	if b.done {
+		return 0, io.EOF
+	}
+	var n int
+	var err error
+	if b.rc != nil {
+		n, err = b.rc.Read(p)
+	} else {
+		n, err = b.readFixed(p)
+	}
+	if err != nil {
+		b.done = true
+		b.t.release(b.c, b.reuse && err == io.EOF)
+		if err != io.EOF && b.ctx.Err() != nil {
+			err = b.ctx.Err()
+		}
+	}
+	return n, err
+}
+
+// readFixed reads the rest of a body of known length, returning io.EOF
+// with its last bytes, and io.ErrUnexpectedEOF when the connection ends
+// before them (net/http's error for a body cut short).
+func (b *bodyReader) readFixed(p []byte) (int, error) {
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.c.br.Read(p)
+	b.left -= int64(n)
+	if b.left == 0 {
+		return n, io.EOF
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+func (b *bodyReader) Close() error {
+	if !b.done {
+		b.done = true
+		b.t.release(b.c, false)
+	}
+	return nil
+}
+
+// epoch is the origin of the monotonic idle times.
+var epoch = time.Now()
+
+func sinceEpoch() time.Duration { return time.Since(epoch) }
