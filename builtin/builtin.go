@@ -16,7 +16,8 @@ import (
 	_ "github.com/metronome-load/metronome/executor"
 
 	// JavaScript modules: k6, k6/http, k6/metrics, k6/execution, k6/data,
-	// k6/encoding.
+	// k6/encoding, k6/crypto.
+	_ "github.com/metronome-load/metronome/js/modules/crypto"
 	_ "github.com/metronome-load/metronome/js/modules/data"
 	_ "github.com/metronome-load/metronome/js/modules/encoding"
 	_ "github.com/metronome-load/metronome/js/modules/execution"
