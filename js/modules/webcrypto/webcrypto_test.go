@@ -195,3 +195,42 @@ export default async function () {
 		t.Fatalf("got\n%s\nwant\n%s", gs, ws)
 	}
 }
+
+// TestGlobal checks crypto is a global from the init context on, and that
+// a failed operation names the script's line though it fails later, on the
+// event loop.
+func TestGlobal(t *testing.T) {
+	r := jstest.Load(t, map[string]string{"script.js": `const id = crypto.randomUUID();
+const ids = new Set();
+for (let i = 0; i < 100; i++) ids.add(crypto.randomUUID());
+export default async function () {
+	if (__ITER === 0) {
+		const a = crypto.getRandomValues(new Uint8Array(64));
+		const b = crypto.getRandomValues(new Uint32Array(new ArrayBuffer(40), 8, 4));
+		console.log("init", /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id), ids.size,
+			a.some((x) => x !== 0), new Uint8Array(b.buffer, 0, 8).every((x) => x === 0), "crypto" in globalThis);
+		return;
+	}
+	if (__ITER === 1) {
+		await crypto.subtle.digest("SHA-3", new Uint8Array(1));
+	}
+	console.log("still", typeof crypto.subtle.sign);
+}`}, nil)
+	vu, _ := r.NewVU(t, 1)
+	want := []executor.Outcome{executor.Completed, executor.Failed, executor.Completed}
+	for i, w := range want {
+		if res := jstest.Iterate(vu); res.Outcome != w {
+			t.Fatalf("iteration %d: %v, want %v: %s", i, res.Outcome, w, r.Stderr)
+		}
+	}
+	out := r.Stderr.String()
+	for _, w := range []string{
+		"init true 100 true true true",
+		`script.js:13:29: NotSupportedError: algorithm "SHA-3" is not supported for digest`,
+		"still function",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+}
