@@ -117,6 +117,8 @@ func allowedUsages(alg, typ string) []string {
 			return nil
 		}
 		return []string{"deriveKey", "deriveBits"}
+	case pbkdf2:
+		return []string{"deriveKey", "deriveBits"}
 	case rsaOAEP:
 		if typ == "public" {
 			return []string{"encrypt", "wrapKey"}

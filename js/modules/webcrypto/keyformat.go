@@ -74,6 +74,12 @@ func (w *webcrypto) jwkMembers(v sobek.Value) (map[string]string, error) {
 func importAs(format string, raw []byte, j map[string]string, p *params) (*key, error) {
 	k := &key{alg: keyAlgorithm{name: p.name, hash: p.hash, namedCurve: p.namedCurve}}
 	switch p.name {
+	case pbkdf2:
+		if format != "raw" {
+			return nil, errorf("NotSupportedError", "PBKDF2 keys can only be imported as raw")
+		}
+		k.typ, k.secret = "secret", raw
+		return k, nil
 	case aesCBC, aesCTR, aesGCM, hmacAlg:
 		switch format {
 		case "raw":
@@ -273,6 +279,8 @@ func export(format string, k *key) (any, error) {
 		ops[i] = u
 	}
 	switch {
+	case k.alg.name == pbkdf2:
+		return nil, errorf("NotSupportedError", "PBKDF2 keys cannot be exported")
 	case k.typ == "secret":
 		switch format {
 		case "raw":

@@ -5,6 +5,7 @@ import (
 	"crypto/cipher"
 	"crypto/ecdsa"
 	"crypto/hmac"
+	pbkdf2pkg "crypto/pbkdf2"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/subtle"
@@ -192,8 +193,11 @@ func (w *webcrypto) deriveBits(c sobek.FunctionCall) sobek.Value {
 		if !ok {
 			return nil, errorf("TypeError", "deriveBits needs a CryptoKey, not %s", jsmod.Describe(c.Argument(1)))
 		}
-		if err := usable(k, ecdhAlg, "deriveBits"); err != nil {
+		if err := usable(k, p.name, "deriveBits"); err != nil {
 			return nil, err
+		}
+		if p.name == pbkdf2 {
+			return pbkdf2Bits(p, k, c.Argument(2))
 		}
 		pub := p.public
 		if pub.typ != "public" || pub.alg.name != ecdhAlg {
@@ -232,6 +236,24 @@ func (w *webcrypto) deriveBits(c sobek.FunctionCall) sobek.Value {
 			return out, nil
 		}, nil
 	})
+}
+
+// pbkdf2Bits derives length bits (a multiple of 8) from a password.
+func pbkdf2Bits(p *params, k *key, l sobek.Value) (func() (any, error), error) {
+	if jsmod.Absent(l) {
+		return nil, errorf("OperationError", "PBKDF2: the length is missing")
+	}
+	length := l.ToInteger()
+	if length <= 0 || length%8 != 0 {
+		return nil, errorf("OperationError", "PBKDF2: the length must be a positive multiple of 8, not %d", length)
+	}
+	return func() (any, error) {
+		out, err := pbkdf2pkg.Key(hashes[p.hash].New, string(k.secret), p.salt, int(p.iterations), int(length/8))
+		if err != nil {
+			return nil, errorf("OperationError", "PBKDF2: %v", err)
+		}
+		return out, nil
+	}, nil
 }
 
 func signWith(p *params, k *key, data []byte) (any, error) {

@@ -24,9 +24,10 @@ const (
 	rsaOAEP  = "RSA-OAEP"
 	rsaPKCS1 = "RSASSA-PKCS1-v1_5"
 	rsaPSS   = "RSA-PSS"
+	pbkdf2   = "PBKDF2"
 )
 
-var algorithmNames = []string{aesCBC, aesCTR, aesGCM, hmacAlg, ecdsaAlg, ecdhAlg, rsaOAEP, rsaPKCS1, rsaPSS,
+var algorithmNames = []string{aesCBC, aesCTR, aesGCM, hmacAlg, ecdsaAlg, ecdhAlg, rsaOAEP, rsaPKCS1, rsaPSS, pbkdf2,
 	"SHA-1", "SHA-256", "SHA-384", "SHA-512"}
 
 // hashes are the digests WebCrypto names.
@@ -53,6 +54,8 @@ type params struct {
 	label          []byte
 	saltLength     int64
 	public         *key // ECDH's peer key
+	salt           []byte
+	iterations     int64
 }
 
 func errorf(name, format string, args ...any) error { return jsmod.Errorf(name, format, args...) }
@@ -189,6 +192,19 @@ func (w *webcrypto) algorithm(v sobek.Value, op string) (*params, error) {
 			}
 			p.public = k
 		}
+	case pbkdf2:
+		if op == "deriveBits" {
+			if p.salt, err = bytes("salt", true); err != nil {
+				return nil, err
+			}
+			var ok bool
+			if p.iterations, ok = number("iterations"); !ok || p.iterations < 1 {
+				return nil, errorf("OperationError", "PBKDF2: iterations must be a positive number")
+			}
+			if err := hash(true); err != nil {
+				return nil, err
+			}
+		}
 	case rsaOAEP, rsaPKCS1, rsaPSS:
 		switch op {
 		case "generateKey":
@@ -233,6 +249,8 @@ func supports(alg, op string) bool {
 		return op == "generateKey" || op == "importKey" || op == "sign" || op == "verify"
 	case ecdhAlg:
 		return op == "generateKey" || op == "importKey" || op == "deriveBits"
+	case pbkdf2:
+		return op == "importKey" || op == "deriveBits"
 	}
 	return false
 }

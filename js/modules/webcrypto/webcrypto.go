@@ -2,7 +2,8 @@
 // offers it: getRandomValues, randomUUID and crypto.subtle with digest,
 // generateKey, importKey, exportKey, sign, verify, encrypt, decrypt and
 // deriveBits for AES-CBC/CTR/GCM, HMAC, ECDSA, ECDH, RSA-OAEP,
-// RSASSA-PKCS1-v1_5 and RSA-PSS, all from Go's standard crypto packages.
+// RSASSA-PKCS1-v1_5, RSA-PSS and PBKDF2, all from Go's standard crypto
+// packages.
 //
 // Every subtle method returns a promise. Arguments are read on the VU's
 // goroutine; the cryptography runs on a goroutine of its own and the

@@ -152,7 +152,8 @@ func TestNodeInterop(t *testing.T) {
 }
 
 // TestVectors checks published vectors: FIPS 180 (SHA), RFC 4231 (HMAC),
-// SP 800-38A (AES-CBC, AES-CTR) and the GCM specification's test case 4.
+// SP 800-38A (AES-CBC, AES-CTR), the GCM specification's test case 4 and
+// RFC 6070 (PBKDF2).
 func TestVectors(t *testing.T) {
 	var got []any
 	run(t, map[string]string{"script.js": `
@@ -178,6 +179,9 @@ export default async function () {
 	const gct = await s.encrypt(gp, gk, gpt);
 	out.push(hex(gct));
 	out.push(hex(await s.decrypt(gp, gk, gct)) === hex(gpt));
+	const pw = await s.importKey("raw", ascii("password"), "PBKDF2", false, ["deriveBits"]);
+	out.push(hex(await s.deriveBits({ name: "PBKDF2", salt: ascii("salt"), iterations: 2, hash: "SHA-1" }, pw, 160)));
+	out.push(hex(await s.deriveBits({ name: "PBKDF2", salt: ascii("salt"), iterations: 1000, hash: "SHA-256" }, pw, 256)));
 	console.log("RESULT " + JSON.stringify(out));
 }`}, "RESULT", &got)
 	want := []any{
@@ -188,6 +192,8 @@ export default async function () {
 		"874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff",
 		"42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e0915bc94fbc3221a5db94fae95ae7121a47",
 		true,
+		"ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957",                         // RFC 6070
+		"632c2812e46d4604102ba7618e9d6d7d2f8128f6266b4a03264d2a0460b7dcb3", // node's WebCrypto
 	}
 	gs, _ := json.Marshal(got)
 	ws, _ := json.Marshal(want)
