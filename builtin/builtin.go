@@ -16,7 +16,8 @@ import (
 	_ "github.com/metronome-load/metronome/executor"
 
 	// JavaScript modules: k6, k6/http, k6/metrics, k6/execution, k6/data,
-	// k6/encoding, k6/crypto; the WebCrypto global crypto.
+	// k6/encoding, k6/crypto; the globals crypto (WebCrypto), TextEncoder
+	// and TextDecoder.
 	_ "github.com/metronome-load/metronome/js/modules/crypto"
 	_ "github.com/metronome-load/metronome/js/modules/data"
 	_ "github.com/metronome-load/metronome/js/modules/encoding"
@@ -24,6 +25,7 @@ import (
 	_ "github.com/metronome-load/metronome/js/modules/http"
 	_ "github.com/metronome-load/metronome/js/modules/k6"
 	_ "github.com/metronome-load/metronome/js/modules/metrics"
+	_ "github.com/metronome-load/metronome/js/modules/textencoding"
 	_ "github.com/metronome-load/metronome/js/modules/webcrypto"
 
 	// Outputs selected with -o.

@@ -353,7 +353,8 @@ func export(format string, k *key) (any, error) {
 			pub := k.rsaPub
 			out := jwk{{"kty", "RSA"}, {"n", enc(pub.N.Bytes())}, {"e", enc(big.NewInt(int64(pub.E)).Bytes())}}
 			if priv := k.rsaPriv; priv != nil {
-				priv.Precompute()
+				// Every way a private key is made precomputes it, so
+				// concurrent operations only read it.
 				out = append(out, jwkMember{"d", enc(priv.D.Bytes())}, jwkMember{"p", enc(priv.Primes[0].Bytes())},
 					jwkMember{"q", enc(priv.Primes[1].Bytes())}, jwkMember{"dp", enc(priv.Precomputed.Dp.Bytes())},
 					jwkMember{"dq", enc(priv.Precomputed.Dq.Bytes())}, jwkMember{"qi", enc(priv.Precomputed.Qinv.Bytes())})
