@@ -1,6 +1,7 @@
 package webcrypto_test
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/metronome-load/metronome/executor"
@@ -31,6 +32,38 @@ export default async function () { ` + bc.setup + ` for (let i = 0; i < 100; i++
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100/1000, "µs/op-in-js")
+		})
+	}
+}
+
+// BenchmarkVUHeap reports what the crypto global costs a VU that uses it
+// (KB/VU), against the same script without it: the object is made only
+// when a script first reads crypto.
+func BenchmarkVUHeap(b *testing.B) {
+	for _, bc := range []struct{ name, use string }{
+		{"without-crypto", `const id = String(__VU);`},
+		{"with-crypto", `const id = crypto.randomUUID(); const s = crypto.subtle;`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			r := jstest.Load(b, map[string]string{"script.js": bc.use + `
+export default function () {}`}, nil)
+			const n = 200
+			var perVU float64
+			for b.Loop() {
+				vus := make([]executor.VU, 0, n)
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				for i := range n {
+					vu, _ := r.NewVU(b, uint64(i+1))
+					vus = append(vus, vu)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				perVU = float64(after.HeapAlloc-before.HeapAlloc) / n / 1024
+				runtime.KeepAlive(vus)
+			}
+			b.ReportMetric(perVU, "KB/VU")
 		})
 	}
 }

@@ -15,6 +15,8 @@ package webcrypto
 import (
 	"crypto/rand"
 	"fmt"
+	"slices"
+	"sort"
 
 	"github.com/grafana/sobek"
 
@@ -30,8 +32,7 @@ func init() {
 func New(vu modules.VU) (modules.Exports, error) {
 	rt := vu.Runtime()
 	w := &webcrypto{vu: vu, rt: rt, handle: sobek.NewSymbol("CryptoKey")}
-	subtle := rt.NewObject()
-	for name, fn := range map[string]func(sobek.FunctionCall) sobek.Value{
+	subtle := &methods{rt: rt, fns: map[string]func(sobek.FunctionCall) sobek.Value{
 		"digest":      w.digest,
 		"generateKey": w.generateKey,
 		"importKey":   w.importKey,
@@ -44,14 +45,72 @@ func New(vu modules.VU) (modules.Exports, error) {
 		"deriveKey":   w.unsupported("deriveKey"),
 		"wrapKey":     w.unsupported("wrapKey"),
 		"unwrapKey":   w.unsupported("unwrapKey"),
-	} {
-		_ = subtle.Set(name, fn)
+	}}
+	c := &methods{rt: rt, fns: map[string]func(sobek.FunctionCall) sobek.Value{
+		"getRandomValues": w.getRandomValues,
+		"randomUUID":      func(sobek.FunctionCall) sobek.Value { return rt.ToValue(w.randomUUID()) },
+	}, extra: map[string]sobek.Value{"subtle": rt.NewDynamicObject(subtle)}}
+	return modules.Exports{Default: rt.NewDynamicObject(c)}, nil
+}
+
+// methods is an object whose functions are made on first use: a VU that
+// calls two of them does not carry the other twelve.
+type methods struct {
+	rt    *sobek.Runtime
+	fns   map[string]func(sobek.FunctionCall) sobek.Value
+	extra map[string]sobek.Value
+	made  map[string]sobek.Value
+}
+
+func (m *methods) Get(key string) sobek.Value {
+	if v, ok := m.made[key]; ok {
+		return v
 	}
-	c := rt.NewObject()
-	_ = c.Set("getRandomValues", w.getRandomValues)
-	_ = c.Set("randomUUID", w.randomUUID)
-	_ = c.Set("subtle", subtle)
-	return modules.Exports{Default: c}, nil
+	if v, ok := m.extra[key]; ok {
+		return v
+	}
+	fn, ok := m.fns[key]
+	if !ok {
+		return nil
+	}
+	v := m.rt.ToValue(fn)
+	m.Set(key, v)
+	return v
+}
+
+func (m *methods) Set(key string, v sobek.Value) bool {
+	if m.made == nil {
+		m.made = map[string]sobek.Value{}
+	}
+	m.made[key] = v
+	return true
+}
+
+func (m *methods) Has(key string) bool { return m.Get(key) != nil }
+
+func (m *methods) Delete(key string) bool {
+	m.Set(key, nil)
+	return true
+}
+
+func (m *methods) Keys() []string {
+	keys := make([]string, 0, len(m.fns)+len(m.extra))
+	for k := range m.fns {
+		keys = append(keys, k)
+	}
+	for k := range m.extra {
+		keys = append(keys, k)
+	}
+	for k, v := range m.made {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+		if v == nil {
+			keys = slices.DeleteFunc(keys, func(x string) bool { return x == k })
+		}
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 type webcrypto struct {
