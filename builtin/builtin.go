@@ -16,8 +16,10 @@ import (
 	_ "github.com/metronome-load/metronome/executor"
 
 	// JavaScript modules: k6, k6/http, k6/metrics, k6/execution, k6/data,
-	// k6/encoding, k6/html, k6/timers, k6/experimental/fs,
-	// k6/experimental/csv.
+	// k6/encoding, k6/crypto, k6/html, k6/timers, k6/experimental/fs,
+	// k6/experimental/csv; the globals crypto (WebCrypto), TextEncoder and
+	// TextDecoder.
+	_ "github.com/metronome-load/metronome/js/modules/crypto"
 	_ "github.com/metronome-load/metronome/js/modules/csv"
 	_ "github.com/metronome-load/metronome/js/modules/data"
 	_ "github.com/metronome-load/metronome/js/modules/encoding"
@@ -27,7 +29,9 @@ import (
 	_ "github.com/metronome-load/metronome/js/modules/http"
 	_ "github.com/metronome-load/metronome/js/modules/k6"
 	_ "github.com/metronome-load/metronome/js/modules/metrics"
+	_ "github.com/metronome-load/metronome/js/modules/textencoding"
 	_ "github.com/metronome-load/metronome/js/modules/timers"
+	_ "github.com/metronome-load/metronome/js/modules/webcrypto"
 
 	// Outputs selected with -o.
 	_ "github.com/metronome-load/metronome/output/csv"

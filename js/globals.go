@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/js/modules"
 )
 
 // installGlobals defines what every runtime offers besides the language:
@@ -65,7 +67,11 @@ func (g *globals) Get(key string) sobek.Value {
 	case "__ENV":
 		val = rt.NewDynamicObject(v.env)
 	default:
-		return nil
+		m, ok := modules.LookupGlobal(key)
+		if !ok {
+			return nil
+		}
+		val = v.moduleGlobal(key, m)
 	}
 	g.set(key, val)
 	return val
@@ -92,7 +98,8 @@ func (g *globals) Has(key string) bool {
 			return true
 		}
 	}
-	return false
+	_, ok := modules.LookupGlobal(key)
+	return ok
 }
 
 func (g *globals) Delete(key string) bool {
@@ -107,12 +114,28 @@ func (g *globals) Keys() []string {
 			keys = append(keys, n)
 		}
 	}
+	registered := modules.GlobalNames()
+	for _, n := range registered {
+		if g.Has(n) {
+			keys = append(keys, n)
+		}
+	}
 	for k, val := range g.cache {
-		if val != nil && !slices.Contains(globalNames, k) {
+		if val != nil && !slices.Contains(globalNames, k) && !slices.Contains(registered, k) {
 			keys = append(keys, k)
 		}
 	}
 	return keys
+}
+
+// moduleGlobal instantiates a module registered with
+// modules.RegisterGlobal for this VU; its default export is the global.
+func (v *vu) moduleGlobal(name string, m modules.Module) sobek.Value {
+	ex, err := m.Instantiate(v)
+	if err != nil {
+		panic(v.rt.NewGoError(fmt.Errorf("global %s: %w", name, err)))
+	}
+	return v.rt.ToValue(ex.Default)
 }
 
 // console is the console object; its methods are made on first use.

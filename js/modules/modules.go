@@ -8,6 +8,8 @@ package modules
 import (
 	"context"
 	"net/http"
+	"sort"
+	"sync"
 
 	"github.com/grafana/sobek"
 
@@ -134,4 +136,42 @@ type State struct {
 // Shared is a process-wide store for data that VUs share.
 type Shared struct {
 	Get func(name string, build func() (any, error)) (any, error)
+}
+
+var (
+	globalsMu sync.RWMutex
+	globals   = map[string]Module{}
+)
+
+// RegisterGlobal makes a module's default export a global of every VU
+// runtime under name, as WebCrypto's "crypto" is. The module is
+// instantiated for a VU when its script first reads the name, so scripts
+// that never use it pay nothing.
+func RegisterGlobal(name string, m Module) {
+	globalsMu.Lock()
+	defer globalsMu.Unlock()
+	if _, dup := globals[name]; dup {
+		panic("modules: global " + name + " registered twice")
+	}
+	globals[name] = m
+}
+
+// LookupGlobal returns the module registered as global name.
+func LookupGlobal(name string) (Module, bool) {
+	globalsMu.RLock()
+	defer globalsMu.RUnlock()
+	m, ok := globals[name]
+	return m, ok
+}
+
+// GlobalNames lists the registered globals, sorted.
+func GlobalNames() []string {
+	globalsMu.RLock()
+	defer globalsMu.RUnlock()
+	names := make([]string, 0, len(globals))
+	for n := range globals {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

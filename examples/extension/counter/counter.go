@@ -24,6 +24,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -86,25 +87,14 @@ func instantiate(vu modules.VU) (modules.Exports, error) {
 	}}, nil
 }
 
-// throw throws a JavaScript Error, which the runtime reports with the
-// script's file and line.
-func throw(rt *sobek.Runtime, format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	e, err := rt.New(rt.Get("Error"), rt.ToValue(msg))
-	if err != nil {
-		panic(rt.NewGoError(fmt.Errorf("%s", msg)))
-	}
-	panic(e)
-}
-
 // name reads the counter name every function takes first.
 func (m *module) name(fn string, v sobek.Value) string {
 	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
-		throw(m.vu.Runtime(), "counter.%s() needs a counter name as its first argument", fn)
+		jsmod.Throwf(m.vu.Runtime(), "counter.%s() needs a counter name as its first argument", fn)
 	}
 	s := v.String()
 	if s == "" {
-		throw(m.vu.Runtime(), "counter.%s(): the counter name must not be empty", fn)
+		jsmod.Throwf(m.vu.Runtime(), "counter.%s(): the counter name must not be empty", fn)
 	}
 	return s
 }
@@ -118,7 +108,7 @@ func (m *module) incr(call sobek.FunctionCall) sobek.Value {
 	if arg := call.Argument(1); !sobek.IsUndefined(arg) {
 		f := arg.ToFloat()
 		if math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-			throw(rt, "counter.incr(%q, %s): the step must be a whole number", name, arg.String())
+			jsmod.Throwf(rt, "counter.incr(%q, %s): the step must be a whole number", name, arg.String())
 		}
 		by = int64(f)
 	}
@@ -140,7 +130,7 @@ func (m *module) record(call sobek.FunctionCall) sobek.Value {
 	name := m.name("record", call.Argument(0))
 	st := m.vu.State()
 	if st == nil {
-		throw(rt, "counter.record(%q) adds a sample, which VU code can do but the init context cannot", name)
+		jsmod.Throwf(rt, "counter.record(%q) adds a sample, which VU code can do but the init context cannot", name)
 	}
 	v := m.store.counter(name).Load()
 	tags := st.Tags

@@ -9,6 +9,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
 func init() {
@@ -26,14 +27,6 @@ type module struct {
 	freeze sobek.Callable
 }
 
-func throw(rt *sobek.Runtime, format string, args ...any) {
-	e, err := rt.New(rt.Get("Error"), rt.ToValue(fmt.Sprintf(format, args...)))
-	if err != nil {
-		panic(rt.NewGoError(fmt.Errorf(format, args...)))
-	}
-	panic(e)
-}
-
 // array is a SharedArray's content: each element as JSON. It never
 // changes once built, so VUs read it without locking.
 type array struct {
@@ -47,15 +40,15 @@ func (m *module) sharedArray(call sobek.ConstructorCall) *sobek.Object {
 	rt := m.vu.Runtime()
 	env := m.vu.InitEnv()
 	if env == nil {
-		throw(rt, "new SharedArray() can only be called in the init context")
+		jsmod.Throwf(rt, "new SharedArray() can only be called in the init context")
 	}
 	name := call.Argument(0).String()
 	if sobek.IsUndefined(call.Argument(0)) || name == "" {
-		throw(rt, "new SharedArray(name, fn) needs a non-empty name")
+		jsmod.Throwf(rt, "new SharedArray(name, fn) needs a non-empty name")
 	}
 	fn, ok := sobek.AssertFunction(call.Argument(1))
 	if !ok {
-		throw(rt, "new SharedArray(%q, fn) needs a function that returns an array", name)
+		jsmod.Throwf(rt, "new SharedArray(%q, fn) needs a function that returns an array", name)
 	}
 	// An exception of fn belongs to this VU's runtime: rethrow it here,
 	// and hand other VUs only its text.
@@ -73,14 +66,14 @@ func (m *module) sharedArray(call sobek.ConstructorCall) *sobek.Object {
 		if errors.As(thrown, &ex) {
 			panic(ex)
 		}
-		throw(rt, "%v", thrown)
+		jsmod.Throwf(rt, "%v", thrown)
 	}
 	if err != nil {
-		throw(rt, "new SharedArray(%q): the function that builds it failed: %v", name, err)
+		jsmod.Throwf(rt, "new SharedArray(%q): the function that builds it failed: %v", name, err)
 	}
 	arr, ok := val.(*array)
 	if !ok {
-		throw(rt, "new SharedArray(%q): the name is taken by other shared data", name)
+		jsmod.Throwf(rt, "new SharedArray(%q): the name is taken by other shared data", name)
 	}
 	return rt.NewDynamicArray(&view{m: m, arr: arr})
 }

@@ -4,11 +4,11 @@ package encoding
 
 import (
 	"encoding/base64"
-	"fmt"
 
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
 func init() {
@@ -26,14 +26,6 @@ func New(vu modules.VU) (modules.Exports, error) {
 
 type module struct{ vu modules.VU }
 
-func throw(rt *sobek.Runtime, format string, args ...any) {
-	e, err := rt.New(rt.Get("Error"), rt.ToValue(fmt.Sprintf(format, args...)))
-	if err != nil {
-		panic(rt.NewGoError(fmt.Errorf(format, args...)))
-	}
-	panic(e)
-}
-
 func (m *module) encoding(fn string, v sobek.Value) *base64.Encoding {
 	name := "std"
 	if !sobek.IsUndefined(v) && !sobek.IsNull(v) && v.String() != "" {
@@ -49,7 +41,7 @@ func (m *module) encoding(fn string, v sobek.Value) *base64.Encoding {
 	case "rawurl":
 		return base64.RawURLEncoding
 	}
-	throw(m.vu.Runtime(), "%s: unknown encoding %q; use \"std\", \"rawstd\", \"url\" or \"rawurl\"", fn, name)
+	jsmod.Throwf(m.vu.Runtime(), "%s: unknown encoding %q; use \"std\", \"rawstd\", \"url\" or \"rawurl\"", fn, name)
 	return nil
 }
 
@@ -71,7 +63,7 @@ func (m *module) b64encode(call sobek.FunctionCall) sobek.Value {
 	rt := m.vu.Runtime()
 	b, ok := bytesOf(call.Argument(0))
 	if !ok {
-		throw(rt, "b64encode: the input must be a string or an ArrayBuffer")
+		jsmod.Throwf(rt, "b64encode: the input must be a string or an ArrayBuffer")
 	}
 	enc := m.encoding("b64encode", call.Argument(1))
 	return rt.ToValue(enc.EncodeToString(b))
@@ -84,7 +76,7 @@ func (m *module) b64decode(call sobek.FunctionCall) sobek.Value {
 	enc := m.encoding("b64decode", call.Argument(1))
 	b, err := enc.DecodeString(call.Argument(0).String())
 	if err != nil {
-		throw(rt, "b64decode: the input is not valid base64: %v", err)
+		jsmod.Throwf(rt, "b64decode: the input is not valid base64: %v", err)
 	}
 	if f := call.Argument(2); !sobek.IsUndefined(f) && f.String() == "s" {
 		return rt.ToValue(string(b))

@@ -11,13 +11,13 @@ package execution
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
 func init() {
@@ -49,18 +49,10 @@ type module struct {
 	optsJSON []byte
 }
 
-func throw(rt *sobek.Runtime, format string, args ...any) {
-	e, err := rt.New(rt.Get("Error"), rt.ToValue(fmt.Sprintf(format, args...)))
-	if err != nil {
-		panic(rt.NewGoError(fmt.Errorf(format, args...)))
-	}
-	panic(e)
-}
-
 func (m *module) state(what string) *modules.State {
 	st := m.vu.State()
 	if st == nil {
-		throw(m.vu.Runtime(), "%s is not available in the init context", what)
+		jsmod.Throwf(m.vu.Runtime(), "%s is not available in the init context", what)
 	}
 	return st
 }
@@ -81,7 +73,7 @@ func (v *view) Get(key string) sobek.Value {
 }
 
 func (v *view) Set(key string, _ sobek.Value) bool {
-	throw(v.m.vu.Runtime(), "%s.%s is read-only", v.what, key)
+	jsmod.Throwf(v.m.vu.Runtime(), "%s.%s is read-only", v.what, key)
 	return false
 }
 
@@ -105,7 +97,7 @@ func (m *module) scenario(st *modules.State, key string) sobek.Value {
 	rt := m.vu.Runtime()
 	sc := st.Current.Scenario
 	if sc == nil {
-		throw(rt, "exec.scenario is only available in scenario code, not in setup() or teardown()")
+		jsmod.Throwf(rt, "exec.scenario is only available in scenario code, not in setup() or teardown()")
 	}
 	switch key {
 	case "name":
@@ -217,7 +209,7 @@ func (t *testObject) Get(key string) sobek.Value {
 }
 
 func (t *testObject) Set(key string, _ sobek.Value) bool {
-	throw(t.m.vu.Runtime(), "exec.test.%s is read-only", key)
+	jsmod.Throwf(t.m.vu.Runtime(), "exec.test.%s is read-only", key)
 	return false
 }
 
@@ -245,7 +237,7 @@ func (t *tagsView) Set(key string, val sobek.Value) bool {
 	st := t.m.state("exec.vu.tags")
 	rt := t.m.vu.Runtime()
 	if _, isObj := val.(*sobek.Object); isObj || sobek.IsUndefined(val) || sobek.IsNull(val) {
-		throw(rt, "exec.vu.tags[%q]: a tag value must be a string, number or boolean", key)
+		jsmod.Throwf(rt, "exec.vu.tags[%q]: a tag value must be a string, number or boolean", key)
 	}
 	st.Tags = st.Tags.With(key, val.String())
 	return true
@@ -277,7 +269,7 @@ func (t *tagsView) Keys() []string {
 func (m *module) abort(call sobek.FunctionCall) sobek.Value {
 	st := m.vu.State()
 	if st == nil {
-		throw(m.vu.Runtime(), "exec.test.abort() is not available in the init context; throw an error to stop the test there")
+		jsmod.Throwf(m.vu.Runtime(), "exec.test.abort() is not available in the init context; throw an error to stop the test there")
 	}
 	reason := ""
 	if a := call.Argument(0); !sobek.IsUndefined(a) {
@@ -314,7 +306,7 @@ func (m *module) options() sobek.Value {
 		o.VUs, o.Duration, o.Iterations, o.Stages = nil, nil, nil, nil
 		b, err := json.Marshal(&o)
 		if err != nil {
-			throw(rt, "exec.test.options: %v", err)
+			jsmod.Throwf(rt, "exec.test.options: %v", err)
 		}
 		m.optsFor, m.optsJSON = st.Options, b
 	}

@@ -3,7 +3,6 @@
 package k6
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -36,29 +36,10 @@ type module struct {
 	vu modules.VU
 }
 
-// throw throws a JavaScript Error from a Go function called by JavaScript.
-func throw(rt *sobek.Runtime, format string, args ...any) {
-	e, err := rt.New(rt.Get("Error"), rt.ToValue(fmt.Sprintf(format, args...)))
-	if err != nil {
-		panic(rt.NewGoError(fmt.Errorf(format, args...)))
-	}
-	panic(e)
-}
-
-// rethrow lets an exception (or an interruption) a JavaScript callback
-// raised continue through the Go function that called it.
-func rethrow(rt *sobek.Runtime, err error) {
-	switch err.(type) {
-	case *sobek.Exception, *sobek.InterruptedError:
-		panic(err)
-	}
-	panic(rt.NewGoError(err))
-}
-
 func (m *module) state(fn string) *modules.State {
 	st := m.vu.State()
 	if st == nil {
-		throw(m.vu.Runtime(), "%s can only be used in VU code (exec functions, setup and teardown), not in the init context", fn)
+		jsmod.Throwf(m.vu.Runtime(), "%s can only be used in VU code (exec functions, setup and teardown), not in the init context", fn)
 	}
 	return st
 }
@@ -73,7 +54,7 @@ func (m *module) check(call sobek.FunctionCall) sobek.Value {
 	val := call.Argument(0)
 	sets, ok := call.Argument(1).(*sobek.Object)
 	if !ok {
-		throw(rt, "check() needs an object of named checks as its second argument")
+		jsmod.Throwf(rt, "check() needs an object of named checks as its second argument")
 	}
 	tags := st.Tags
 	if t, ok := call.Argument(2).(*sobek.Object); ok {
@@ -85,7 +66,7 @@ func (m *module) check(call sobek.FunctionCall) sobek.Value {
 	all := true
 	for _, name := range sets.Keys() {
 		if strings.Contains(name, "::") {
-			throw(rt, "check names may not contain '::' (%q)", name)
+			jsmod.Throwf(rt, "check names may not contain '::' (%q)", name)
 		}
 		item := sets.Get(name)
 		pass := false
@@ -96,7 +77,7 @@ func (m *module) check(call sobek.FunctionCall) sobek.Value {
 			case err != nil:
 				thrown = err
 			case isPromise(r):
-				throw(rt, "check %q returned a promise: check() does not support async functions", name)
+				jsmod.Throwf(rt, "check %q returned a promise: check() does not support async functions", name)
 			default:
 				pass = r.ToBoolean()
 			}
@@ -113,7 +94,7 @@ func (m *module) check(call sobek.FunctionCall) sobek.Value {
 		}
 		st.Recorder.Record(metrics.Sample{Metric: st.Builtin.Checks, Tags: ct, Time: time.Now(), Value: v})
 		if thrown != nil {
-			rethrow(rt, thrown)
+			jsmod.Throw(rt, thrown)
 		}
 		if !pass {
 			all = false
@@ -136,11 +117,11 @@ func (m *module) group(call sobek.FunctionCall) sobek.Value {
 	st := m.state("group()")
 	name := call.Argument(0).String()
 	if strings.Contains(name, "::") {
-		throw(rt, "group names may not contain '::' (%q)", name)
+		jsmod.Throwf(rt, "group names may not contain '::' (%q)", name)
 	}
 	fn, ok := sobek.AssertFunction(call.Argument(1))
 	if !ok {
-		throw(rt, "group(%q, fn) needs a function as its second argument", name)
+		jsmod.Throwf(rt, "group(%q, fn) needs a function as its second argument", name)
 	}
 	parent, parentTags := st.Group, st.Tags
 	st.Group = parent + "::" + name
@@ -153,12 +134,12 @@ func (m *module) group(call sobek.FunctionCall) sobek.Value {
 	end := time.Now()
 	st.Group, st.Tags = parent, parentTags
 	if err == nil && isPromise(ret) {
-		throw(rt, "group(%q) does not support async functions: the group would end before the function's promise settles", name)
+		jsmod.Throwf(rt, "group(%q) does not support async functions: the group would end before the function's promise settles", name)
 	}
 	st.Recorder.Record(metrics.Sample{Metric: st.Builtin.GroupDuration, Tags: tags, Time: end,
 		Value: metrics.Milliseconds(end.Sub(start))})
 	if err != nil {
-		rethrow(rt, err)
+		jsmod.Throw(rt, err)
 	}
 	return ret
 }
@@ -189,7 +170,7 @@ func (m *module) fail(call sobek.FunctionCall) sobek.Value {
 	if a := call.Argument(0); !sobek.IsUndefined(a) {
 		msg = a.String()
 	}
-	throw(m.vu.Runtime(), "%s", msg)
+	jsmod.Throwf(m.vu.Runtime(), "%s", msg)
 	return nil
 }
 

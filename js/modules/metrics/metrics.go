@@ -3,7 +3,6 @@
 package metrics
 
 import (
-	"fmt"
 	"math"
 	"reflect"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -32,14 +32,6 @@ func New(vu modules.VU) (modules.Exports, error) {
 type module struct {
 	vu  modules.VU
 	add sobek.Value
-}
-
-func throw(rt *sobek.Runtime, format string, args ...any) {
-	e, err := rt.New(rt.Get("Error"), rt.ToValue(fmt.Sprintf(format, args...)))
-	if err != nil {
-		panic(rt.NewGoError(fmt.Errorf(format, args...)))
-	}
-	panic(e)
 }
 
 func typeName(t metrics.Type) string {
@@ -65,10 +57,10 @@ func (m *module) constructor(t metrics.Type) func(sobek.ConstructorCall) *sobek.
 		env := m.vu.InitEnv()
 		name := call.Argument(0).String()
 		if env == nil {
-			throw(rt, "new %s(%q): metrics can only be declared in the init context", typeName(t), name)
+			jsmod.Throwf(rt, "new %s(%q): metrics can only be declared in the init context", typeName(t), name)
 		}
 		if !metrics.ValidName(name) {
-			throw(rt, "new %s(%q): invalid metric name: a name starts with a letter or '_' and has 2 to 129 letters, digits or '_'", typeName(t), name)
+			jsmod.Throwf(rt, "new %s(%q): invalid metric name: a name starts with a letter or '_' and has 2 to 129 letters, digits or '_'", typeName(t), name)
 		}
 		contains := metrics.Default
 		if call.Argument(1).ToBoolean() {
@@ -76,7 +68,7 @@ func (m *module) constructor(t metrics.Type) func(sobek.ConstructorCall) *sobek.
 		}
 		def, err := env.Registry.New(name, t, contains)
 		if err != nil {
-			throw(rt, "new %s(%q): %v", typeName(t), name, err)
+			jsmod.Throwf(rt, "new %s(%q): %v", typeName(t), name, err)
 		}
 		return rt.NewDynamicObject(&metric{m: m, def: def})
 	}
@@ -99,7 +91,7 @@ func (mt *metric) Get(key string) sobek.Value {
 }
 
 func (mt *metric) Set(key string, _ sobek.Value) bool {
-	throw(mt.m.vu.Runtime(), "%s.%s cannot be assigned", mt.def.Name, key)
+	jsmod.Throwf(mt.m.vu.Runtime(), "%s.%s cannot be assigned", mt.def.Name, key)
 	return false
 }
 
@@ -128,7 +120,7 @@ func (m *module) addSample(call sobek.FunctionCall) sobek.Value {
 	}
 	st := m.vu.State()
 	if st == nil {
-		throw(rt, "%s.add(): metrics can only be added to in VU code, not in the init context", mt.def.Name)
+		jsmod.Throwf(rt, "%s.add(): metrics can only be added to in VU code, not in the init context", mt.def.Name)
 	}
 	arg := call.Argument(0)
 	var v float64
