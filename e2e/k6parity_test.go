@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"testing"
+)
+
+// per-vu-iterations with vus 3 and iterations 2 and an empty iteration:
+// k6 v2.2.0 logs __VU 1, 2 and 3, each with __ITER 0 and 1 (recorded
+// 2026-12-01). metronome used to run all six on one VU (__ITER 0–5).
+func TestPerVUIterationsPairs(t *testing.T) {
+	t.Parallel()
+	k6Recorded := map[string][]string{"1": {"0", "1"}, "2": {"0", "1"}, "3": {"0", "1"}}
+	pair := regexp.MustCompile(`pair vu=(\d+) iter=(\d+)`)
+	eachRunner(t, func(t *testing.T, rn runner) {
+		r := rn.run(t, runSpec{args: []string{"run", "-q", script("parity/per_vu_pairs.js")}})
+		if r.code != 0 {
+			t.Fatalf("%s exited %d\nstderr:\n%s", rn.name, r.code, r.stderr)
+		}
+		got := map[string][]string{}
+		for _, m := range pair.FindAllStringSubmatch(r.stderr, -1) {
+			got[m[1]] = append(got[m[1]], m[2])
+		}
+		for _, iters := range got {
+			slices.Sort(iters)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(k6Recorded) {
+			t.Errorf("%s ran __VU → __ITER %v; k6 v2.2.0 ran %v", rn.name, got, k6Recorded)
+		}
+	})
+}
+
+// k6 drops an arrival only when no VU is idle at its time: with 5 idle VUs
+// and an empty iteration, k6 v2.2.0 dropped nothing (recorded 2026-12-01:
+// constant-arrival-rate 10/s for 1 s ran 11 iterations, the arrival at
+// exactly t = 1 s included, ramping-arrival-rate 10/s for 1 s ran 10).
+// metronome used to drop the arrival at t = 0 (9 iterations, 1 dropped).
+//
+// metronome's constant-arrival-rate ends its schedule before t = duration
+// (10 arrivals); k6 v2.2.0 starts one more at t = duration when it can, and
+// drops it at high rates (1000/s for 1 s: 1000 or 1001 arrivals in all, a
+// race with its own end), so the counts are checked against each
+// program's own schedule, and the drops against k6's: none.
+func TestArrivalRateKeepsFirstArrival(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		executor      string
+		metronome, k6 float64
+	}{
+		{"constant-arrival-rate", 10, 11},
+		{"ramping-arrival-rate", 10, 10},
+	} {
+		t.Run(tc.executor, func(t *testing.T) {
+			eachRunner(t, func(t *testing.T, rn runner) {
+				exp := filepath.Join(t.TempDir(), "summary.json")
+				r := rn.run(t, runSpec{args: []string{"run", "-q", "--summary-export", exp, "-e", "EXECUTOR=" + tc.executor,
+					script("parity/arrival_first.js")}})
+				if r.code != 0 {
+					t.Fatalf("%s exited %d\nstderr:\n%s", rn.name, r.code, r.stderr)
+				}
+				e := readExport(t, exp)
+				want := tc.metronome
+				if rn.name == "k6" {
+					want = tc.k6
+				}
+				if n := e.num(t, "iterations", "count"); n != want {
+					t.Errorf("%s ran %v iterations, want %v", rn.name, n, want)
+				}
+				if d, ok := e.Metrics["dropped_iterations"]; ok {
+					t.Errorf("%s dropped iterations (%v); k6 v2.2.0 dropped none", rn.name, d["count"])
+				}
+			})
+		})
+	}
+}
