@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"testing"
+	"time"
 )
 
 // per-vu-iterations with vus 3 and iterations 2 and an empty iteration:
@@ -75,4 +76,37 @@ func TestArrivalRateKeepsFirstArrival(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A sample recorded at the start of a long iteration reaches the
+// thresholds while the iteration still runs: Rate.add(false) then
+// sleep(9) under an abortOnFail threshold. k6 v2.2.0 exits 99 after
+// 2.46 s (recorded 2026-12-01): the first evaluation, at 2 s, sees the
+// sample. metronome used to see it only when the iteration ended, at 9 s,
+// and stopped at 9.5 s. The bound: the evaluation at 2 s plus start-up
+// and the buffer's age limit, with room for a loaded machine, and far
+// below the 9 s the iteration takes.
+//
+// The same holds when the iteration waits in its event loop (a 9 s
+// setTimeout it awaits) instead of in sleep().
+func TestThresholdSeesRunningIteration(t *testing.T) {
+	t.Parallel()
+	for _, wait := range []string{"sleep", "timer"} {
+		t.Run(wait, func(t *testing.T) {
+			t.Parallel()
+			eachRunner(t, func(t *testing.T, rn runner) { testThresholdSeesRunningIteration(t, rn, wait) })
+		})
+	}
+}
+
+func testThresholdSeesRunningIteration(t *testing.T, rn runner, wait string) {
+	r := rn.run(t, runSpec{args: []string{"run", "-q", "-e", "WAIT=" + wait, script("parity/abort_mid_iteration.js")}})
+	if r.code != 99 {
+		t.Fatalf("%s exited %d, want 99 as k6 v2.2.0\nstderr:\n%s", rn.name, r.code, r.stderr)
+	}
+	if r.elapsed > 6*time.Second {
+		t.Errorf("%s aborted after %v; k6 v2.2.0 aborts at the first evaluation (2.46 s), long before the iteration's 9 s",
+			rn.name, r.elapsed)
+	}
+	t.Logf("%s aborted after %v", rn.name, r.elapsed.Round(10*time.Millisecond))
 }

@@ -316,7 +316,7 @@ func (v *vu) await(ret sobek.Value) (sobek.Value, error) {
 // settled to (ret when p is nil).
 func (v *vu) settle(p *sobek.Promise, ret sobek.Value) (sobek.Value, error) {
 	if v.loop.pending > 0 {
-		if err := v.loop.run(v.ctx); err != nil {
+		if err := v.loop.run(v.ctx, v.rec); err != nil {
 			return nil, err
 		}
 	}
