@@ -1,10 +1,15 @@
 package e2e
 
 import (
+	"encoding/pem"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -109,4 +114,56 @@ func testThresholdSeesRunningIteration(t *testing.T, rn runner, wait string) {
 			rn.name, r.elapsed)
 	}
 	t.Logf("%s aborted after %v", rn.name, r.elapsed.Round(10*time.Millisecond))
+}
+
+// Remote modules over HTTPS through the binary, from a loopback TLS server
+// whose certificate the process trusts through SSL_CERT_FILE (read by Go's
+// crypto/x509, in metronome and k6 alike): a CommonJS bundle shaped like
+// jslib.k6.io's k6chaijs, imported for its default export, and a module
+// that cannot be fetched, which k6 v2.2.0 and metronome refuse with exit
+// code 107 and a message naming its URL (recorded 2026-12-01).
+func TestRemoteHTTPSImport(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/k6chaijs/index.js" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(`"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.default = { describe: function (name, fn) { fn(); return name; }, version: "chai-like" };`))
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	certFile := filepath.Join(dir, "ca.pem")
+	pemCert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(certFile, pemCert, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.js")
+	bad := filepath.Join(dir, "bad.js")
+	missing := srv.URL + "/k6chaijs/missing.js"
+	files := map[string]string{
+		good: `import chai from "` + srv.URL + `/k6chaijs/index.js";
+export const options = { iterations: 1 };
+export default function () { console.log("remote " + chai.version + " " + chai.describe("suite", () => {})); }`,
+		bad: `import chai from "` + missing + `";
+export default function () {}`,
+	}
+	for name, src := range files {
+		if err := os.WriteFile(name, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"SSL_CERT_FILE=" + certFile}
+	eachRunner(t, func(t *testing.T, rn runner) {
+		r := rn.run(t, runSpec{args: []string{"run", "-q", good}, env: env})
+		if r.code != 0 || !strings.Contains(r.stderr, "remote chai-like suite") {
+			t.Errorf("%s exited %d; want 0 and the bundle's default export in use\nstderr:\n%s", rn.name, r.code, r.stderr)
+		}
+		r = rn.run(t, runSpec{args: []string{"run", "-q", bad}, env: env})
+		if r.code != 107 || !strings.Contains(r.stderr, missing) {
+			t.Errorf("%s exited %d; want 107 and an error naming %s\nstderr:\n%s", rn.name, r.code, missing, r.stderr)
+		}
+	})
 }
