@@ -167,3 +167,56 @@ export default function () {}`,
 		}
 	})
 }
+
+// Output details as k6 v2.2.0 writes them with -o json (recorded
+// 2026-12-01 for testdata/parity/output_details.js):
+//   - vus_max is 8 in every sample: the ramp's peak 6 plus the later
+//     scenario's 2, all initialised before the test;
+//   - data_sent and data_received: one sample each per iteration
+//     (interrupted ones included), setup and teardown, tagged with the iteration's group (""), not the group
+//     the requests ran in ("::g1"), and ::setup / ::teardown outside the
+//     scenarios;
+//   - http_reqs in setup and teardown carry group ::setup / ::teardown.
+func TestOutputDetailsAsK6(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	eachRunner(t, func(t *testing.T, rn runner) {
+		jsonPath := filepath.Join(t.TempDir(), "out.json")
+		r := rn.run(t, runSpec{args: []string{"run", "-q", "-o", "json=" + jsonPath, "-e", "TARGET=" + tg.URL,
+			script("parity/output_details.js")}})
+		if r.code != 0 {
+			t.Fatalf("%s exited %d\nstderr:\n%s", rn.name, r.code, r.stderr)
+		}
+		var vusMax []float64
+		data := map[string]int{}      // group of data_sent samples → count
+		reqGroups := map[string]int{} // group of http_reqs samples → count
+		iterations := 0
+		for _, l := range readJSONOutput(t, jsonPath) {
+			if l.Type != "Point" {
+				continue
+			}
+			switch l.Metric {
+			case "vus_max":
+				vusMax = append(vusMax, *l.Data.Value)
+			case "data_sent":
+				data[l.Data.Tags["group"]]++
+			case "http_reqs":
+				reqGroups[l.Data.Tags["group"]]++
+			case "iterations":
+				iterations++
+			}
+		}
+		if len(vusMax) == 0 || slices.Min(vusMax) != 8 || slices.Max(vusMax) != 8 {
+			t.Errorf("%s: vus_max samples %v; k6 v2.2.0 reports 8 throughout", rn.name, vusMax)
+		}
+		// An iteration the ramp-down interrupts emits its bytes too but
+		// no iterations sample: at most one per VU of the ramp's peak.
+		if data["::setup"] != 1 || data["::teardown"] != 1 || data[""] < iterations || data[""] > iterations+6 || len(data) != 3 {
+			t.Errorf("%s: data_sent samples per group %v for %d completed iterations; want one per iteration in group \"\" "+
+				"(up to 6 more for interrupted ones), one in ::setup and one in ::teardown, as k6 v2.2.0", rn.name, data, iterations)
+		}
+		if reqGroups["::setup"] != 1 || reqGroups["::teardown"] != 1 || reqGroups["::g1"] != 4 {
+			t.Errorf("%s: http_reqs per group %v; want 1 in ::setup, 1 in ::teardown and 4 in ::g1", rn.name, reqGroups)
+		}
+	})
+}
