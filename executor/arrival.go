@@ -170,9 +170,9 @@ type arrivalWorker struct {
 	vu    VU
 	sleep clock.Sleeper
 	// free is when the VU became free: when it joined the scenario, then
-	// when each of its iterations returned. Its goroutine claims the next arrival a
-	// little later (it has to be scheduled, and it records the iteration's
-	// samples first); arrivals due in between were not missed.
+	// when each of its iterations returned. Its goroutine claims the next
+	// arrival a little later (it has to be scheduled, and it records the
+	// iteration's samples first); arrivals due in between were not missed.
 	free time.Time
 }
 
@@ -387,10 +387,10 @@ func (r *arrivalRun) setBacklog() int64 {
 // unclaimed arrival. For k6's executors the arrivals that came due before
 // freeSince, while every VU was busy, are dropped first and charged up to
 // freeSince, the moment this VU became free. An arrival that came due
-// after it had a free VU and is not dropped, however late the worker's
-// goroutine got to claim it (it starts late, and its lag says so): k6
-// drops an arrival only when no VU is idle at its time. It returns false
-// when there is nothing left to claim.
+// after freeSince is not dropped, however late the worker's goroutine got
+// to claim it (it starts late, and its lag says so): k6 drops an arrival
+// only when no VU is idle at its time. It returns false when there is
+// nothing left to claim.
 func (r *arrivalRun) claim(freeSince time.Time, first bool) (int64, time.Duration, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
