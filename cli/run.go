@@ -16,6 +16,7 @@ import (
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/features"
 )
 
 func init() { addCommand(newRunCmd) }
@@ -34,6 +35,9 @@ type runCmd struct {
 	quiet         bool
 	configPath    string
 	includeSysEnv bool
+	features      []string
+	// fileFeatures are the config file's "features".
+	fileFeatures []string
 }
 
 func newRunCmd(g *globals) *cobra.Command {
@@ -63,6 +67,7 @@ func newRunCmd(g *globals) *cobra.Command {
 	fs.BoolVarP(&r.quiet, "quiet", "q", false, "do not show the progress display")
 	fs.StringVarP(&r.configPath, "config", "c", "", "JSON config file holding options (env K6_CONFIG)")
 	fs.BoolVar(&r.includeSysEnv, "include-system-env-vars", true, "pass the process environment to the script's __ENV")
+	fs.StringArrayVar(&r.features, "features", nil, "enable feature flags, comma-separated (env K6_FEATURES): native-histograms")
 	return cmd
 }
 
@@ -113,6 +118,7 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	for _, w := range opts.Warnings {
 		fmt.Fprintf(g.stderr, "WARN[%s] %s\n", g.stamp(), w)
 	}
+	r.applyFeatures(cmd, script.Options(), processEnv, st.quiet)
 	if _, err := engine.Scenarios(opts, script); err != nil {
 		return err
 	}
@@ -163,7 +169,8 @@ func (r *runCmd) readConfigFile() (*config.Options, []string, error) {
 		return nil, nil, err
 	}
 	var extra struct {
-		Out json.RawMessage `json:"out"`
+		Out      json.RawMessage `json:"out"`
+		Features json.RawMessage `json:"features"`
 	}
 	_ = json.Unmarshal(raw, &extra) // Parse has accepted raw as an object
 	var outs []string
@@ -172,7 +179,44 @@ func (r *runCmd) readConfigFile() (*config.Options, []string, error) {
 			return nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "out: expected an array of strings such as [\"json=results.json\"] (in %s)", source)
 		}
 	}
+	if len(extra.Features) > 0 && string(extra.Features) != "null" {
+		if err := json.Unmarshal(extra.Features, &r.fileFeatures); err != nil {
+			return nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "features: expected an array of strings such as [\"native-histograms\"] (in %s)", source)
+		}
+	}
 	return o, outs, nil
+}
+
+// applyFeatures resolves k6's feature flags, reports them as k6 does
+// (an unknown flag is reported, not fatal) and switches what they
+// enable: native-histograms makes the Prometheus remote-write output send
+// trends as native histograms, through the variable it reads.
+func (r *runCmd) applyFeatures(cmd *cobra.Command, scriptOptions json.RawMessage, outputEnv map[string]string, quiet bool) {
+	var inScript struct {
+		Features json.RawMessage `json:"features"`
+	}
+	_ = json.Unmarshal(scriptOptions, &inScript)
+	envVal, envSet := r.g.env["K6_FEATURES"]
+	set := features.Resolve(features.Sources{
+		ConfigFile: r.fileFeatures,
+		Env:        envVal,
+		EnvSet:     envSet,
+		Flag:       r.features,
+		FlagSet:    cmd.Flags().Changed("features"),
+		Script:     len(inScript.Features) > 0 && string(inScript.Features) != "null",
+		LegacyEnv:  outputEnv[features.LegacyNativeHistogramsEnv],
+	})
+	for _, w := range set.Warnings {
+		fmt.Fprintf(r.g.stderr, "WARN[0000] %s\n", w)
+	}
+	if !quiet {
+		for _, l := range set.Info {
+			fmt.Fprintf(r.g.stderr, "INFO[0000] %s\n", l)
+		}
+	}
+	if set.Enabled(features.NativeHistograms) {
+		outputEnv[features.LegacyNativeHistogramsEnv] = "true"
+	}
 }
 
 // settings resolves the run settings from flags, K6_* variables and the

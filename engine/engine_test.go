@@ -299,6 +299,22 @@ func TestPlannedVUs(t *testing.T) {
 	if got := plannedVUs(cfgs); got != 7 {
 		t.Errorf("plannedVUs = %d, want 7", got)
 	}
+
+	// k6 v2.2.0 reports vus_max 8 from its first sample for a ramping-vus
+	// scenario from 1 to 6 VUs beside a later one of 2 (recorded
+	// 2026-12-01): a ramp is planned at its peak. An arrival-rate scenario
+	// is planned at preAllocatedVUs; k6 adds the rest mid-test.
+	cfgs, err = config.Scenarios(options(t, `{"scenarios": {
+		"rv": {"executor": "ramping-vus", "startVUs": 1, "stages": [{"duration": "2s", "target": 6}, {"duration": "1s", "target": 0}]},
+		"later": {"executor": "per-vu-iterations", "vus": 2, "iterations": 1, "startTime": "1s"},
+		"car": {"executor": "constant-arrival-rate", "rate": 1, "duration": "1s", "preAllocatedVUs": 3, "maxVUs": 10}
+	}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plannedVUs(cfgs); got != 6+2+3 {
+		t.Errorf("plannedVUs = %d, want 11: the ramp's peak 6, 2, and 3 preallocated", got)
+	}
 }
 
 // TestSleepWarning checks that sleep() calls inside open-model iterations

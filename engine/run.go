@@ -429,9 +429,10 @@ func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
 	}
 	loops, stopLoops := context.WithCancel(ctx)
 	var loopsDone sync.WaitGroup
-	loopsDone.Add(2)
+	loopsDone.Add(3)
 	go func() { defer loopsDone.Done(); r.vusLoop(loops) }()
 	go func() { defer loopsDone.Done(); r.thresholdLoop(loops) }()
+	go func() { defer loopsDone.Done(); r.flushLoop(loops) }()
 
 	execStart := r.clock.Now()
 	r.state.Start = execStart
@@ -491,6 +492,28 @@ func (r *testRun) vusLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// flushLoop hands the samples of VUs that are blocked (in sleep() or
+// waiting for an event) to the metrics engine once they are
+// metrics.BufferMaxAge old, so that thresholds and outputs see what a
+// running iteration recorded without waiting for it to end.
+func (r *testRun) flushLoop(ctx context.Context) {
+	t := time.NewTicker(metrics.BufferMaxAge / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := r.clock.Now()
+		r.pool.Each(func(vu executor.VU) {
+			if p, ok := vu.Recorder().(interface{ FlushParked(time.Time) bool }); ok {
+				p.FlushParked(now)
+			}
+		})
 	}
 }
 

@@ -46,8 +46,9 @@ func (r *scenarioRun) run(ctx context.Context, c clock.Clock, start time.Time, d
 }
 
 // plannedVUs is the most VUs the scenarios need at the same moment, counting
-// each scenario's initial VUs over its window [startTime, startTime +
-// maxDuration): the number to initialise before the test starts.
+// each scenario's planned VUs over its window [startTime, startTime +
+// maxDuration): the number to initialise before the test starts, and so
+// vus_max from the first sample on, as in k6.
 func plannedVUs(cfgs []executor.Config) int {
 	type edge struct {
 		at    time.Duration
@@ -56,7 +57,8 @@ func plannedVUs(cfgs []executor.Config) int {
 	var edges []edge
 	for _, c := range cfgs {
 		s := c.Base().StartTime
-		edges = append(edges, edge{s, c.InitialVUs()}, edge{s + c.MaxDuration(), -c.InitialVUs()})
+		n := plannedOf(c)
+		edges = append(edges, edge{s, n}, edge{s + c.MaxDuration(), -n})
 	}
 	sort.Slice(edges, func(i, j int) bool {
 		if edges[i].at != edges[j].at {
@@ -79,4 +81,15 @@ func maxDuration(cfgs []executor.Config) time.Duration {
 		d = max(d, c.Base().StartTime+c.MaxDuration())
 	}
 	return d
+}
+
+// plannedOf is how many VUs k6 initialises for one scenario before the
+// test: every VU it can hold (a ramping-vus scenario's highest stage
+// target, not just startVUs), except for an open-model scenario, which
+// starts with preAllocatedVUs and adds the rest up to maxVUs mid-test.
+func plannedOf(c executor.Config) int {
+	if _, open := c.(interface{ Schedule() *executor.Schedule }); open {
+		return c.InitialVUs()
+	}
+	return c.MaxVUs()
 }

@@ -32,6 +32,3 @@ export const options = {
 export default wrap(function () {
   http.get(`${target}/`);
 });
-
-// Charges the arrivals that never started (outcome=dropped).
-export { teardown } from '../jslib/intended.js';

@@ -169,6 +169,11 @@ func (e *arrivalExecutor) Account() Account {
 type arrivalWorker struct {
 	vu    VU
 	sleep clock.Sleeper
+	// free is when the VU became free: when it joined the scenario, then
+	// when each of its iterations returned. Its goroutine claims the next
+	// arrival a little later (it has to be scheduled, and it records the
+	// iteration's samples first); arrivals due in between were not missed.
+	free time.Time
 }
 
 // arrivalInit is the outcome of one background VU initialisation.
@@ -282,7 +287,7 @@ func (e *arrivalExecutor) Run(ctx context.Context) error {
 	r.start = deps.Clock.Now()
 	e.Begin(r.start)
 	for _, vu := range vus {
-		r.addWorker(vu)
+		r.addWorker(vu, r.start)
 	}
 	r.watch(ctx)
 	r.finish(hardCancel)
@@ -378,20 +383,24 @@ func (r *arrivalRun) setBacklog() int64 {
 	return b
 }
 
-// claim gives a free worker the oldest unclaimed arrival, at now. For k6's
-// executors the arrivals that came due while every VU was busy are dropped
-// first and charged up to now, the moment this VU became free. It returns
-// false when there is nothing left to claim.
-func (r *arrivalRun) claim(now time.Time, first bool) (int64, time.Duration, bool) {
+// claim gives a worker that has been free since freeSince the oldest
+// unclaimed arrival. For k6's executors the arrivals that came due before
+// freeSince, while every VU was busy, are dropped first and charged up to
+// freeSince, the moment this VU became free. An arrival that came due
+// after freeSince is not dropped, however late the worker's goroutine got
+// to claim it (it starts late, and its lag says so): k6 drops an arrival
+// only when no VU is idle at its time. It returns false when there is
+// nothing left to claim.
+func (r *arrivalRun) claim(freeSince time.Time, first bool) (int64, time.Duration, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if first {
 		r.fresh--
 	}
-	el := now.Sub(r.start)
+	el := freeSince.Sub(r.start)
 	r.advance(el)
 	if !r.e.cfg.queue && !r.closed {
-		r.dropMissed(el, now)
+		r.dropMissed(el, freeSince)
 	}
 	if r.closed || r.next.end {
 		return 0, 0, false
@@ -516,12 +525,13 @@ func (r *arrivalRun) joined(in arrivalInit) {
 		r.deps.Pool.Put(in.vu)
 		return
 	}
-	r.addWorker(in.vu)
+	r.addWorker(in.vu, r.deps.Clock.Now())
 }
 
-// addWorker starts the goroutine of a VU the scenario now holds.
-func (r *arrivalRun) addWorker(vu VU) {
-	w := &arrivalWorker{vu: vu, sleep: clock.Sleeper{Clock: r.deps.Clock, Coarse: r.coarse}}
+// addWorker starts the goroutine of a VU the scenario holds from joined
+// on.
+func (r *arrivalRun) addWorker(vu VU, joined time.Time) {
+	w := &arrivalWorker{vu: vu, sleep: clock.Sleeper{Clock: r.deps.Clock, Coarse: r.coarse}, free: joined}
 	r.workers = append(r.workers, w)
 	r.mu.Lock()
 	r.fresh++
@@ -544,7 +554,7 @@ func (r *arrivalRun) work(w *arrivalWorker) {
 	}()
 	e, deps := r.e, r.deps
 	for first := true; ; first = false {
-		i, off, ok := r.claim(deps.Clock.Now(), first)
+		i, off, ok := r.claim(w.free, first)
 		if !ok {
 			return
 		}
@@ -559,6 +569,7 @@ func (r *arrivalRun) work(w *arrivalWorker) {
 			deps.State.VUsActive.Add(1)
 		}
 		res := w.vu.Run(r.hardCtx, it)
+		w.free = deps.Clock.Now()
 		if deps.State != nil {
 			deps.State.VUsActive.Add(-1)
 		}

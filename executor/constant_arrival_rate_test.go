@@ -3,10 +3,13 @@ package executor_test
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/metronome-load/metronome/clock"
+	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/executortest"
 	"github.com/metronome-load/metronome/metrics"
 )
@@ -116,6 +119,55 @@ func TestConstantArrivalRateGrowsVUs(t *testing.T) {
 				w := h.warnings()
 				if len(w) != tc.warnings || (len(w) == 1 && !strings.Contains(w[0], "insufficient VUs, reached 2 active VUs")) {
 					t.Errorf("warnings %q, want %d about insufficient VUs", w, tc.warnings)
+				}
+			})
+		})
+	}
+}
+
+// creepingClock is the bubble's clock seen by a process that takes time to
+// look at it: every reading is a microsecond later than the one before, as
+// on a real machine where goroutines are scheduled and code runs between
+// two readings. Its timers are the bubble's.
+type creepingClock struct{ reads atomic.Int64 }
+
+func (c *creepingClock) Now() time.Time {
+	return time.Now().Add(time.Duration(c.reads.Add(1)) * time.Microsecond)
+}
+
+func (c *creepingClock) NewTimer(d time.Duration) clock.Timer { return clock.Real.NewTimer(d) }
+
+// TestArrivalRateFirstArrivalNotDropped: k6 drops an arrival only when no
+// VU is idle at its time. With five idle VUs the first arrival (t = 0) must
+// start even though the VUs' goroutines read the clock a little after the
+// scenario began; so must every later one, as each VU is free long before
+// its next arrival. Checked for both of k6's arrival-rate executors.
+func TestArrivalRateFirstArrivalNotDropped(t *testing.T) {
+	for _, js := range []string{
+		`{"executor":"constant-arrival-rate","rate":10,"timeUnit":"1s","duration":"1s","preAllocatedVUs":5}`,
+		`{"executor":"ramping-arrival-rate","startRate":10,"timeUnit":"1s","preAllocatedVUs":5,"stages":[{"duration":"1s","target":10}]}`,
+	} {
+		t.Run(strings.Split(js, `"`)[3], func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := newArrivalHarness(executortest.Constant(time.Millisecond), 5)
+				h.deps.Clock = &creepingClock{}
+				cfg := arrivalParse(t, js)
+				ex := cfg.New(h.deps)
+				if err := ex.Run(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				a := ex.(executor.Accounter).Account()
+				if a.Completed != 10 || a.Dropped != 0 || len(h.pool.Rec.Of(h.m.DroppedIterations, nil)) != 0 {
+					t.Errorf("account %+v, %d dropped_iterations samples; want 10 completed, none dropped",
+						a, len(h.pool.Rec.Of(h.m.DroppedIterations, nil)))
+				}
+				var started []int64
+				for _, c := range h.pool.Calls() {
+					started = append(started, c.Iteration.Index)
+				}
+				slices.Sort(started)
+				if !slices.Equal(started, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) {
+					t.Errorf("started arrivals %v, want 0 … 9", started)
 				}
 			})
 		})

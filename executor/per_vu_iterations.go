@@ -61,21 +61,33 @@ type unstarted struct {
 // Run starts every VU at once, each running its own iterations back to
 // back. A VU that finds maxDuration passed (or the test aborted) before its
 // last iteration reports the rest as one dropped_iterations sample.
+//
+// A worker that is done keeps its VU until every worker has taken one:
+// the iterations are bound to VUs, as in k6, so a script that keeps per-VU
+// state (a login, cookies, data partitioned by __VU) sees exactly
+// `iterations` iterations on each of `vus` distinct VUs, however fast an
+// iteration is. Without that, a worker that finished early would hand its
+// VU back to the pool and the next worker would take it again.
 func (e *perVUIterations) Run(ctx context.Context) error {
 	r := e.run
 	hard, stop, regularEnd := r.begin(ctx)
 	defer stop()
 	iters := e.cfg.Iterations
 	left := make([]unstarted, e.cfg.VUs)
-	var wg sync.WaitGroup
+	var wg, taken sync.WaitGroup
+	taken.Add(len(left))
 	for w := range left {
 		wg.Go(func() {
 			vu, ok := r.acquire(hard, stop)
+			taken.Done()
 			if !ok {
 				left[w] = unstarted{r.deps.Clock.Now(), iters}
 				return
 			}
-			defer r.release(vu)
+			defer func() {
+				taken.Wait()
+				r.release(vu)
+			}()
 			for k := range iters {
 				if !r.canStart(hard, regularEnd) {
 					left[w] = unstarted{r.deps.Clock.Now(), iters - k}

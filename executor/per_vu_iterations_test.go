@@ -78,3 +78,31 @@ func TestPerVUIterationsDropped(t *testing.T) {
 		}
 	})
 }
+
+// TestPerVUIterationsBindsVUs: with iterations that take no time at all, a
+// worker that finished could hand its VU back before the next worker took
+// one, and one VU would run every iteration. k6 binds the iterations to
+// VUs: each of the 3 VUs runs exactly 2, with __ITER 0 and 1 on each.
+func TestPerVUIterationsBindsVUs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(executortest.Constant(0))
+		h.pool.Preallocate(3)
+		cfg := mustParse(t, `{"executor":"per-vu-iterations","vus":3,"iterations":2}`)
+		h.run(t, context.Background(), cfg)
+		perVU := map[uint64]int{}
+		for _, c := range h.pool.Calls() {
+			perVU[c.VU]++
+		}
+		if len(perVU) != 3 {
+			t.Fatalf("iterations per VU %v, want 3 VUs with 2 each", perVU)
+		}
+		for vu, n := range perVU {
+			if n != 2 {
+				t.Errorf("VU %d ran %d iterations, want 2 (all: %v)", vu, n, perVU)
+			}
+		}
+		if _, maxOut := h.pool.Out(); maxOut != 3 {
+			t.Errorf("at most %d VUs out of the pool at once, want 3", maxOut)
+		}
+	})
+}

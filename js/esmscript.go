@@ -817,18 +817,14 @@ func (v *vu) importValue(imp scriptImport) (sobek.Value, error) {
 			exports := mod.Get("exports")
 			get = func(name string) sobek.Value {
 				if name == "default" {
-					return exports
+					return cjsDefault(exports)
 				}
 				if o, ok := exports.(*sobek.Object); ok {
 					return o.Get(name)
 				}
 				return sobek.Undefined()
 			}
-			ns = func() sobek.Value {
-				o := v.rt.NewObject()
-				_ = o.Set("default", exports)
-				return o
-			}
+			ns = func() sobek.Value { return cjsNamespace(v.rt, exports) }
 		}
 	default:
 		return nil, fmt.Errorf("cannot import %q", imp.spec)

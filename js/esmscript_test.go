@@ -20,6 +20,8 @@ import Cls from "./lib/cls.js";
 import arrow from "./lib/arrow.js";
 import * as k6 from "k6";
 import { k6again } from "./lib/k6again.js";
+// A namespace import of CommonJS holds module.exports' properties, as
+// in k6 (no default key).
 import * as cjs from "./lib/cjs.js";
 const viaRequire = require("./lib/state.js");
 const topThis = this;
@@ -29,7 +31,7 @@ export default async function () {
 	const viaImport = await import("./lib/state.js");
 	console.log(topThis === undefined, strict, fn.name, Cls.name, arrow.name,
 		state.runs, viaRequire.state === state, viaImport.state === state,
-		typeof k6.sleep, typeof k6.default.sleep, k6 === k6again, cjs.default.n);
+		typeof k6.sleep, typeof k6.default.sleep, k6 === k6again, cjs.n, cjs.default);
 }`,
 		"lib/state.js": `export const state = { runs: 0 };
 state.runs++;`,
@@ -39,7 +41,7 @@ state.runs++;`,
 		"lib/k6again.js": `import * as k6 from "k6"; export { k6 as k6again };`,
 		"lib/cjs.js":     `module.exports = { n: 7 };`,
 	}, nil)
-	want := "true ReferenceError default default default 1 true true function function true 7"
+	want := "true ReferenceError default default default 1 true true function function true 7 undefined"
 	if got := logged(iterate(t, r)); len(got) != 1 || got[0] != want {
 		t.Fatalf("got %q, want %q; stderr %s", got, want, r.Stderr)
 	}

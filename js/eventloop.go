@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/metrics"
 )
 
 // eventLoop is a VU's minimal event loop. Asynchronous work (a timer, an
@@ -61,8 +63,11 @@ func (l *eventLoop) register() func(func() error) {
 
 // run runs queued continuations until nothing is reserved. It returns the
 // first error a continuation returns (a JavaScript exception) or
-// errInterrupted when ctx ends first.
-func (l *eventLoop) run(ctx context.Context) error {
+// errInterrupted when ctx ends first. While it waits for a continuation it
+// lends the VU's sample buffer out (rec, when it is a metrics.Parker), so
+// that the samples recorded so far reach the metrics engine meanwhile.
+func (l *eventLoop) run(ctx context.Context, rec metrics.Recorder) error {
+	park, _ := rec.(metrics.Parker)
 	for l.pending > 0 {
 		l.mu.Lock()
 		q := l.queue
@@ -70,12 +75,22 @@ func (l *eventLoop) run(ctx context.Context) error {
 		l.spare = nil
 		l.mu.Unlock()
 		if len(q) == 0 {
+			if park != nil {
+				park.Park()
+			}
+			var err error
 			select {
 			case <-l.wake:
-				continue
 			case <-ctx.Done():
-				return errInterrupted
+				err = errInterrupted
 			}
+			if park != nil {
+				park.Unpark()
+			}
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		for i, f := range q {
 			l.pending--

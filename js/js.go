@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -42,6 +43,10 @@ type LoadOptions struct {
 	Logf func(format string, args ...any)
 	// Verbose lets console.debug through, as k6's --verbose does.
 	Verbose bool
+	// ModuleClient fetches http:// and https:// modules; nil means a
+	// client with the system's certificate pool and a 60 s timeout. Tests
+	// pass an httptest TLS server's client.
+	ModuleClient *http.Client
 }
 
 // Script is a loaded, linked test script. It implements engine.Script.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/grafana/sobek"
 
@@ -126,6 +127,16 @@ func (v *vu) lifecycle(ctx context.Context, name string, arg sobek.Value) (sobek
 	st := &v.state
 	st.Tags = v.conf.rootTags
 	st.Group = ""
+	if name == "setup" || name == "teardown" {
+		// k6 runs them in a group of their own name: their samples, and
+		// the checks in the summary's group tree, sit under it.
+		st.Group = "::" + name
+		if v.conf.groupTag {
+			st.Tags = st.Tags.With("group", st.Group)
+		}
+	}
+	tags := st.Tags
+	st.DataSent, st.DataReceived = 0, 0
 	v.running = true
 	var ret sobek.Value
 	err := v.guard(ctx, func() error {
@@ -141,6 +152,9 @@ func (v *vu) lifecycle(ctx context.Context, name string, arg sobek.Value) (sobek
 		return err
 	})
 	v.running = false
+	if name == "setup" || name == "teardown" {
+		v.emitData(time.Now(), tags)
+	}
 	if f, ok := v.rec.(interface{ Flush() }); ok {
 		f.Flush()
 	}

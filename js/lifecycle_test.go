@@ -233,3 +233,64 @@ export default function () {
 		}
 	}
 }
+
+// As k6 v2.2.0 (recorded 2026-12-01): setup() and teardown() run in
+// groups of their own name, so their samples carry group ::setup and
+// ::teardown and a group() inside nests under them; data_sent and
+// data_received are one sample each per iteration, setup and teardown,
+// zero when nothing moved, with the iteration's tags rather than those of
+// the group the bytes moved in.
+func TestLifecycleGroupsAndDataPerIteration(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+import { check, group } from "k6";
+export function setup() {
+	check(1, { "in setup": () => true });
+	group("sg", () => { check(1, { "nested": () => true }); });
+}
+export default function () { group("g1", () => { check(1, { "in iter": () => true }); }); }
+export function teardown() { check(1, { "in teardown": () => true }); }`,
+	}, nil)
+	rec := &executortest.Recorder{}
+	if _, err := r.Script.Setup(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	vu, vrec := r.NewVU(t, 1)
+	jstest.Iterate(vu)
+	jstest.Iterate(vu)
+	if err := r.Script.Teardown(context.Background(), rec, nil); err != nil {
+		t.Fatal(err)
+	}
+	groups := map[string]string{}
+	for _, s := range append(jstest.Samples(rec, r.Builtin.Checks), jstest.Samples(vrec, r.Builtin.Checks)...) {
+		m := s.Tags.Map()
+		groups[m["check"]] = m["group"]
+	}
+	want := map[string]string{"in setup": "::setup", "nested": "::setup::sg", "in iter": "::g1", "in teardown": "::teardown"}
+	for c, g := range want {
+		if groups[c] != g {
+			t.Errorf("check %q in group %q, want %q (all: %v)", c, groups[c], g, groups)
+		}
+	}
+	for _, m := range []struct {
+		name string
+		rec  *executortest.Recorder
+		want []string
+	}{
+		{"setup and teardown", rec, []string{"::setup", "::teardown"}},
+		{"iterations", vrec, []string{"", ""}},
+	} {
+		for _, metric := range []string{"data_sent", "data_received"} {
+			var got []string
+			for _, s := range jstest.Samples(m.rec, r.Registry.Get(metric)) {
+				if s.Value != 0 {
+					t.Errorf("%s: %s %v, want 0: nothing was sent", m.name, metric, s.Value)
+				}
+				got = append(got, s.Tags.Map()["group"])
+			}
+			if strings.Join(got, ",") != strings.Join(m.want, ",") {
+				t.Errorf("%s: %s samples in groups %q, want %q", m.name, metric, got, m.want)
+			}
+		}
+	}
+}

@@ -106,8 +106,15 @@ func newLoader(s *Script) *loader {
 		goMods:   map[string]*goModule{},
 		opened:   map[string]string{},
 		wrappers: map[moduleRef]*sobek.SourceTextModuleRecord{},
-		client:   &http.Client{Timeout: 60 * time.Second},
+		client:   moduleClient(s.opts.ModuleClient),
 	}
+}
+
+func moduleClient(c *http.Client) *http.Client {
+	if c != nil {
+		return c
+	}
+	return &http.Client{Timeout: 60 * time.Second}
 }
 
 func fileURL(abs string) *url.URL {
@@ -285,6 +292,11 @@ func (l *loader) read(u *url.URL) ([]byte, error) {
 	case "http", "https":
 		resp, err := l.client.Get(u.String())
 		if err != nil {
+			// The url.Error would name the URL a second time.
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err
+			}
 			return nil, fmt.Errorf("cannot fetch %s: %v", u, err)
 		}
 		defer resp.Body.Close()
@@ -845,14 +857,47 @@ func (l *loader) evaluate(rt *sobek.Runtime, f *fileModule, instance func(*vu) (
 
 type cjsInstance struct{ module *sobek.Object }
 
-// GetBindingValue reads module.exports, or a property of it.
+// GetBindingValue reads module.exports, or a property of it; the default
+// export follows the __esModule interop (cjsDefault).
 func (i *cjsInstance) GetBindingValue(name string) sobek.Value {
 	exp := i.module.Get("exports")
 	if name == "default" {
-		return exp
+		return cjsDefault(exp)
 	}
 	if o, ok := exp.(*sobek.Object); ok {
 		return o.Get(name)
 	}
 	return sobek.Undefined()
+}
+
+// cjsDefault is what `import x from` gives for a CommonJS module whose
+// module.exports is exports: exports.default when the module says it was
+// compiled from an ES module (exports.__esModule is truthy, as Babel,
+// TypeScript and esbuild write it), else module.exports itself. k6 does
+// the same, so `import chai from '.../k6chaijs/.../index.js'` is the
+// library's default export, not the object around it.
+func cjsDefault(exports sobek.Value) sobek.Value {
+	if o, ok := exports.(*sobek.Object); ok {
+		if flag := o.Get("__esModule"); flag != nil && flag.ToBoolean() {
+			if d := o.Get("default"); d != nil {
+				return d
+			}
+			return sobek.Undefined()
+		}
+	}
+	return exports
+}
+
+// cjsNamespace is what `import * as ns from` gives for a CommonJS module,
+// as in k6: an object holding module.exports' own enumerable properties
+// (so a __esModule flag, defined non-enumerable, is left out, and a plain
+// module has no default key).
+func cjsNamespace(rt *sobek.Runtime, exports sobek.Value) sobek.Value {
+	ns := rt.NewObject()
+	if o, ok := exports.(*sobek.Object); ok {
+		for _, k := range o.Keys() {
+			_ = ns.Set(k, o.Get(k))
+		}
+	}
+	return ns
 }

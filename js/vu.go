@@ -316,7 +316,7 @@ func (v *vu) await(ret sobek.Value) (sobek.Value, error) {
 // settled to (ret when p is nil).
 func (v *vu) settle(p *sobek.Promise, ret sobek.Value) (sobek.Value, error) {
 	if v.loop.pending > 0 {
-		if err := v.loop.run(v.ctx); err != nil {
+		if err := v.loop.run(v.ctx, v.rec); err != nil {
 			return nil, err
 		}
 	}
@@ -499,6 +499,7 @@ func (v *vu) Run(ctx context.Context, it executor.Iteration) executor.Result {
 	if v.conf.groupTag {
 		v.tags = v.tags.With("group", "")
 	}
+	v.emitData(end, v.tags)
 	v.iter++
 	v.scenIter++
 
@@ -526,6 +527,21 @@ func (v *vu) Run(ctx context.Context, it executor.Iteration) executor.Result {
 		f.Flush()
 	}
 	return executor.Result{Outcome: outcome, Start: start, End: end, Tags: v.tags}
+}
+
+// emitData records the bytes the VU moved since the last call as one
+// data_sent and one data_received sample, zero included, as k6 emits them
+// once per iteration, setup and teardown.
+func (v *vu) emitData(at time.Time, tags *metrics.TagSet) {
+	st := &v.state
+	if b := st.Builtin; b != nil && v.rec != nil {
+		if tags == nil {
+			tags = metrics.EmptyTags
+		}
+		v.rec.Record(metrics.Sample{Metric: b.DataSent, Tags: tags, Time: at, Value: float64(st.DataSent)})
+		v.rec.Record(metrics.Sample{Metric: b.DataReceived, Tags: tags, Time: at, Value: float64(st.DataReceived)})
+	}
+	st.DataSent, st.DataReceived = 0, 0
 }
 
 func (v *vu) callExec() error {

@@ -7,20 +7,20 @@
 // them (coordinated omission). It uses only k6's public JavaScript API and
 // runs unchanged in k6 and in metronome.
 //
-// Usage, three lines (plus an optional fourth that charges iterations that
-// never ran):
+// Usage, three lines:
 //
 //   import { intendedScenario, wrap } from './jslib/intended.js';
 //   export const options = { scenarios: { api: intendedScenario({ rate: 100, duration: '1m', vus: 50 }) } };
 //   export default wrap(function () { http.get('http://127.0.0.1:8080/'); });
-//   export { teardown } from './jslib/intended.js';
 //
 // Metrics, with the same names and meaning as metronome's built-ins:
-//   corrected_latency  end − intended start, ms (Trend, time)
-//   schedule_lag       actual start − intended start, ms (Trend, time)
-// Iterations that never started are charged in teardown with
-// end − intended start and tagged outcome=dropped (see teardown for how
-// the intended starts are recovered there, and when that is a lower bound).
+//   corrected_latency   end − intended start, ms (Trend, time)
+//   schedule_lag        actual start − intended start, ms (Trend, time)
+//   dropped_iterations  arrivals that never started (k6's own Counter)
+// An arrival that no VU could start before the schedule's end plus grace
+// is dropped: the first VU free after that charges it at once with
+// corrected_latency = that moment − intended start, tagged outcome=dropped
+// (a lower bound), and adds 1 to dropped_iterations.
 //
 // How it works: the scenario is k6's shared-iterations executor with one
 // iteration per intended arrival, so every arrival has a global index
@@ -34,19 +34,31 @@
 // until t_i; a VU that picks it up late starts at once and the delay is
 // charged to the iteration.
 //
+// The drops are charged inside iterations because that is the only place
+// stock k6 tells a script which arrivals started: k6 v2 refuses
+// exec.instance in teardown() and handleSummary(). The scenario's
+// maxDuration therefore runs dropWindow (default 10s) past the schedule's
+// end plus grace, so that shared-iterations hands out every leftover
+// arrival; a wrapped iteration that starts after the deadline runs nothing
+// and only charges its arrival. k6 still counts those as iterations, and
+// they carry the tag outcome=dropped, so iterations{outcome:dropped} tells
+// them apart.
+//
 // Limits, compared with metronome's intended-arrival-rate executor: the VU
 // count is fixed (no VUs are added in the background when the backlog
 // grows; give vus room for rate × the longest stall), the clock is
 // JavaScript's millisecond Date.now() and sleep() has timer precision,
-// arrivals are evenly spaced only (no Poisson), and the test should hold
-// one intended scenario (teardown counts the instance's iterations).
+// arrivals are evenly spaced only (no Poisson), and arrivals still left
+// when no VU frees up within dropWindow, or when the test is aborted, are
+// not charged.
 
 import { sleep } from 'k6';
 import exec from 'k6/execution';
-import { Trend } from 'k6/metrics';
+import { Counter, Trend } from 'k6/metrics';
 
 const correctedLatency = new Trend('corrected_latency', true);
 const scheduleLag = new Trend('schedule_lag', true);
+const droppedIterations = new Counter('dropped_iterations');
 
 const NS_PER_MS = 1e6;
 
@@ -166,7 +178,8 @@ export class Schedule {
 // intendedScenario returns a k6 scenario that runs one iteration per
 // intended arrival. cfg: rate, timeUnit ('1s'), duration — or startRate and
 // stages — and vus (the concurrency ceiling), plus optional grace (time
-// after the schedule for late iterations, '30s'), exec, tags, env,
+// after the schedule for late iterations, '30s'), dropWindow (time after
+// that to charge the arrivals left over, '10s'), exec, tags, env,
 // startTime and gracefulStop.
 export function intendedScenario(cfg) {
   const sched = new Schedule(cfg);
@@ -174,12 +187,16 @@ export function intendedScenario(cfg) {
     throw new Error('intended.js: the schedule holds no arrivals; raise the rate or lengthen the duration');
   }
   const vus = Number(cfg.vus || 1);
-  const graceNs = durationNs(cfg.grace || '30s');
+  const graceNs = durationNs(cfg.grace === undefined ? '30s' : cfg.grace);
+  const windowNs = durationNs(cfg.dropWindow === undefined ? '10s' : cfg.dropWindow);
+  if (!(windowNs > 0)) {
+    throw new Error('intended.js: dropWindow must be longer than 0s: the arrivals left over are charged in it');
+  }
   const sc = {
     executor: 'shared-iterations',
     vus: Math.min(vus, sched.count),
     iterations: sched.count,
-    maxDuration: `${Math.ceil((sched.lengthNs + graceNs) / 1e6)}ms`,
+    maxDuration: `${Math.ceil((sched.lengthNs + graceNs + windowNs) / 1e6)}ms`,
     env: Object.assign({}, cfg.env || {}, { INTENDED_SCHEDULE: JSON.stringify(scheduleConfig(cfg)) }),
   };
   for (const k of ['exec', 'tags', 'startTime', 'gracefulStop']) {
@@ -191,7 +208,7 @@ export function intendedScenario(cfg) {
 }
 
 function scheduleConfig(cfg) {
-  const out = { timeUnit: cfg.timeUnit || '1s' };
+  const out = { timeUnit: cfg.timeUnit || '1s', grace: cfg.grace === undefined ? '30s' : cfg.grace };
   if (cfg.stages) {
     out.startRate = cfg.startRate || 0;
     out.stages = cfg.stages;
@@ -211,19 +228,40 @@ function scheduleFor(env) {
     throw new Error('intended.js: wrap() runs outside a scenario made by intendedScenario()');
   }
   if (!schedules[raw]) {
-    schedules[raw] = new Schedule(JSON.parse(raw));
+    const cfg = JSON.parse(raw);
+    const s = new Schedule(cfg);
+    // The moment, from the scenario start, after which an arrival that
+    // has not started is dropped.
+    s.deadlineMs = (s.lengthNs + durationNs(cfg.grace)) / NS_PER_MS;
+    schedules[raw] = s;
   }
   return schedules[raw];
 }
 
 // wrap returns an iteration function that waits for the iteration's
 // intended start, calls fn, and records corrected_latency and schedule_lag.
+// An iteration that starts after the schedule's end plus grace only
+// charges its arrival as dropped.
 export function wrap(fn) {
   return function intendedIteration(data) {
     const sched = scheduleFor(__ENV);
     const i = exec.scenario.iterationInTest;
-    const intended = exec.scenario.startTime + sched.offsetNs(i) / NS_PER_MS;
-    const early = intended - Date.now();
+    const startMs = exec.scenario.startTime;
+    const intended = startMs + sched.offsetNs(i) / NS_PER_MS;
+    const now = Date.now();
+    if (now > startMs + sched.deadlineMs) {
+      // k6 counts this call as an iteration; the tag, which k6 also puts
+      // on the iteration's own samples, tells it apart. A VU's tags are
+      // reset when it moves to another scenario.
+      exec.vu.tags.outcome = 'dropped';
+      droppedIterations.add(1);
+      correctedLatency.add(now - intended);
+      return undefined;
+    }
+    if (exec.vu.tags.outcome !== undefined) {
+      delete exec.vu.tags.outcome;
+    }
+    const early = intended - now;
     if (early > 0) {
       sleep(early / 1000);
     }
@@ -236,71 +274,4 @@ export function wrap(fn) {
       correctedLatency.add(end - intended);
     }
   };
-}
-
-// chargeDropped records, for every arrival of the schedule that never
-// started, corrected_latency = now − intended tagged outcome=dropped.
-// started is the number of arrivals that began (shared-iterations hands
-// out indices in order, so those are 0 … started−1); scenarioStartMs is the
-// scenario's start in ms since the epoch.
-export function chargeDropped(sched, started, scenarioStartMs, now) {
-  let charged = 0;
-  for (let i = started; i < sched.count; i++) {
-    const intended = scenarioStartMs + sched.offsetNs(i) / NS_PER_MS;
-    if (intended > now) {
-      break;
-    }
-    correctedLatency.add(now - intended, { outcome: 'dropped' });
-    charged++;
-  }
-  return charged;
-}
-
-// teardown charges the arrivals that never started.
-//
-// It runs once after the scenarios, where exec.scenario does not exist, so
-// it rebuilds what it needs from the public API:
-//   - the schedule, the scenario's startTime and its maxDuration from
-//     exec.test.options (the first scenario made by intendedScenario);
-//   - the arrivals that started from exec.instance: iterations completed
-//     plus interrupted, which are arrivals 0 … started−1 because
-//     shared-iterations hands out indices in order (this assumes that the
-//     intended scenario is the only scenario of the test);
-//   - the scenario's start. now − exec.instance.currentTestRunDuration is
-//     when the test run began, before setup(); adding the scenario's
-//     startTime gives a start that is early by setup()'s duration. When
-//     arrivals were left over, the scenario ran out its whole maxDuration,
-//     so it began no later than now − maxDuration, which is then the better
-//     estimate. The later of the two is used: after a scenario that ran out
-//     of time the charges are lower bounds; after an aborted test they can
-//     include setup()'s duration.
-export function teardown() {
-  const found = intendedScenarioOptions();
-  if (!found) {
-    return;
-  }
-  const sched = new Schedule(JSON.parse(found.env.INTENDED_SCHEDULE));
-  const started = exec.instance.iterationsCompleted + exec.instance.iterationsInterrupted;
-  if (started >= sched.count) {
-    return;
-  }
-  const now = Date.now();
-  let scenarioStart = now - exec.instance.currentTestRunDuration + durationNs(found.startTime || 0) / NS_PER_MS;
-  if (found.maxDuration !== undefined) {
-    scenarioStart = Math.max(scenarioStart, now - durationNs(found.maxDuration) / NS_PER_MS);
-  }
-  chargeDropped(sched, started, scenarioStart, now);
-}
-
-// intendedScenarioOptions returns the options of the first scenario made
-// by intendedScenario, or undefined.
-function intendedScenarioOptions() {
-  const scs = (exec.test.options && exec.test.options.scenarios) || {};
-  for (const name of Object.keys(scs)) {
-    const sc = scs[name];
-    if (sc && sc.env && sc.env.INTENDED_SCHEDULE) {
-      return sc;
-    }
-  }
-  return undefined;
 }

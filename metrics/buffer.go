@@ -1,6 +1,10 @@
 package metrics
 
-import "time"
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+)
 
 // A Buffer hands its samples over when it holds BufferSize of them, or when
 // a sample arrives BufferMaxAge (in sample time) after the first one it
@@ -12,7 +16,14 @@ const (
 
 // Buffer is the recorder of one VU: it collects samples in a local slice,
 // without locking, and hands them to its flush function in batches. It is
-// used by one goroutine at a time.
+// used by one goroutine at a time, its owner.
+//
+// An owner about to block (in sleep(), or waiting for an event) parks the
+// buffer; while it is parked another goroutine may flush it with
+// FlushParked, so that the samples of a running iteration reach the
+// thresholds and outputs without waiting for the iteration to end.
+// Recording itself takes no lock: only Park, Unpark and FlushParked touch
+// the buffer's one atomic word.
 //
 // A flushed batch belongs to the flush function and its callees; the
 // buffer starts a new slice. Whoever is the last to read a batch may give
@@ -25,7 +36,17 @@ type Buffer struct {
 	// samples: the VU records steadily, so the next slice is a full-size
 	// one from the free list rather than a small one grown by doubling.
 	busy bool
+	// state is who may touch buf: the owner (bufferOwned), nobody while
+	// the owner is blocked (bufferParked), or a flusher (bufferFlushing).
+	state atomic.Int32
 }
+
+// The states of a Buffer.
+const (
+	bufferOwned int32 = iota
+	bufferParked
+	bufferFlushing
+)
 
 var _ Recorder = (*Buffer)(nil)
 
@@ -79,6 +100,53 @@ func (b *Buffer) FlushIfOlder(now time.Time) {
 	if len(b.buf) > 0 && now.Sub(b.buf[0].Time) >= BufferMaxAge {
 		b.Flush()
 	}
+}
+
+// Park lends the buffer out while its owner blocks: until Unpark,
+// FlushParked may flush it from another goroutine. The owner must not
+// record between Park and Unpark.
+func (b *Buffer) Park() {
+	if len(b.buf) > 0 {
+		b.state.Store(bufferParked)
+	}
+}
+
+// Unpark gives the buffer back to its owner, waiting for a flush that is
+// under way. It does nothing if the buffer was not parked.
+func (b *Buffer) Unpark() {
+	for !b.state.CompareAndSwap(bufferParked, bufferOwned) {
+		if b.state.Load() == bufferOwned {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// FlushParked flushes a parked buffer whose oldest sample is at least
+// BufferMaxAge older than now, and reports whether it flushed. It may be
+// called from any goroutine; a buffer whose owner is running is left
+// alone.
+func (b *Buffer) FlushParked(now time.Time) bool {
+	if !b.state.CompareAndSwap(bufferParked, bufferFlushing) {
+		return false
+	}
+	n := len(b.buf)
+	b.FlushIfOlder(now)
+	flushed := len(b.buf) < n
+	if len(b.buf) == 0 {
+		// Nothing is left to flush: the owner may have it back at once.
+		b.state.Store(bufferOwned)
+	} else {
+		b.state.Store(bufferParked)
+	}
+	return flushed
+}
+
+// Parker is implemented by recorders that can be lent out while their
+// owner blocks (Buffer).
+type Parker interface {
+	Park()
+	Unpark()
 }
 
 // initialCap is a fresh buffer's capacity. Buffers start small and grow

@@ -7,6 +7,7 @@ package jstest
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -31,6 +32,8 @@ type Config struct {
 	Verbose bool
 	// Progress reports a scenario's progress for exec.scenario.progress.
 	Progress func(scenario string) float64
+	// ModuleClient fetches remote modules (js.LoadOptions.ModuleClient).
+	ModuleClient *http.Client
 }
 
 // Runner is a loaded and configured script.
@@ -109,7 +112,8 @@ func TryLoad(t testing.TB, files map[string]string, cfg *Config) (*Runner, error
 	}
 	r := &Runner{Stderr: &Buffer{}, State: &executor.State{}}
 	r.Dir = WriteFiles(t, files)
-	s, err := js.Load(filepath.Join(r.Dir, main), js.LoadOptions{Env: cfg.Env, Stderr: r.Stderr, Verbose: cfg.Verbose})
+	s, err := js.Load(filepath.Join(r.Dir, main), js.LoadOptions{Env: cfg.Env, Stderr: r.Stderr, Verbose: cfg.Verbose,
+		ModuleClient: cfg.ModuleClient})
 	if err != nil {
 		return r, err
 	}

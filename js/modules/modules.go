@@ -99,8 +99,14 @@ type State struct {
 	// scenario tags, the scenario and group system tags and exec.vu.tags.
 	// group() replaces them while its function runs.
 	Tags *metrics.TagSet
-	// Group is the current group path ("" at the root, "::a::b" nested).
+	// Group is the current group path ("" at the root, "::a::b" nested;
+	// "::setup" and "::teardown" in those functions, as in k6).
 	Group string
+	// DataSent and DataReceived add up the bytes the VU moved in the
+	// current iteration (or setup, or teardown); the VU emits them as one
+	// data_sent and one data_received sample with the iteration's tags
+	// when it ends, as k6 does, and sets them back to zero.
+	DataSent, DataReceived int64
 	// SystemTags says which system tags are enabled.
 	SystemTags map[string]bool
 

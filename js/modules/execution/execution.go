@@ -108,7 +108,8 @@ func (m *module) scenario(st *modules.State, key string) sobek.Value {
 		if st.Execution == nil || st.Execution.Start.IsZero() {
 			return rt.ToValue(0)
 		}
-		return rt.ToValue(msSinceEpoch(st.Execution.Start.Add(sc.StartTime)))
+		// Whole milliseconds, as k6 gives it.
+		return rt.ToValue(st.Execution.Start.Add(sc.StartTime).UnixMilli())
 	case "progress":
 		if st.Progress == nil {
 			return rt.ToValue(0)

@@ -54,7 +54,9 @@ func TestExecValues(t *testing.T) {
 			return 0
 		},
 	})
-	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	// A start off the millisecond: exec.scenario.startTime is whole
+	// milliseconds in k6.
+	start := time.Date(2026, 3, 1, 12, 0, 0, 123_456_789, time.UTC)
 	r.State.Start = start
 	r.State.RunStart = start
 	r.State.IterationsCompleted.Store(11)
@@ -70,7 +72,7 @@ func TestExecValues(t *testing.T) {
 		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
 	}
 	got := lastJSON(t, r.Stderr.String())
-	startMs := float64(start.Add(10*time.Second).UnixNano()) / 1e6
+	startMs := float64(start.Add(10 * time.Second).UnixMilli())
 	want := map[string]any{
 		"name": "api", "executor": "intended-arrival-rate", "startTime": startMs, "progress": 0.25,
 		"iterationInInstance": 13.0, "iterationInTest": 41.0, "intended": float64(intended.UnixNano()) / 1e6,

@@ -255,14 +255,10 @@ func (in *instance) emit(st *modules.State, res *result) {
 		if b == nil || rec == nil {
 			continue
 		}
-		if h.sent > 0 || h.received > 0 {
-			vt := st.Tags
-			if vt == nil {
-				vt = metrics.EmptyTags
-			}
-			rec.Record(metrics.Sample{Metric: b.DataSent, Tags: vt, Time: h.end, Value: float64(h.sent)})
-			rec.Record(metrics.Sample{Metric: b.DataReceived, Tags: vt, Time: h.end, Value: float64(h.received)})
-		}
+		// The VU emits the iteration's bytes when it ends (k6's
+		// data_sent and data_received: one sample each per iteration).
+		st.DataSent += int64(h.sent)
+		st.DataReceived += int64(h.received)
 		if h.canceled {
 			continue
 		}

@@ -158,7 +158,21 @@ func (m *module) sleep(call sobek.FunctionCall) sobek.Value {
 		// corrected_latency; the summary warns about it.
 		st.Execution.SleepsInOpenModel.Add(1)
 	}
-	if !clock.Sleep(clock.Real, time.Duration(secs*float64(time.Second)), ctx.Done()) {
+	// While the VU sleeps its sample buffer is lent out, so that what the
+	// iteration recorded so far reaches thresholds and outputs now rather
+	// than when the iteration ends.
+	var park metrics.Parker
+	if st := m.vu.State(); st != nil {
+		park, _ = st.Recorder.(metrics.Parker)
+	}
+	if park != nil {
+		park.Park()
+	}
+	slept := clock.Sleep(clock.Real, time.Duration(secs*float64(time.Second)), ctx.Done())
+	if park != nil {
+		park.Unpark()
+	}
+	if !slept {
 		m.vu.Runtime().Interrupt(ctx.Err())
 	}
 	return sobek.Undefined()
