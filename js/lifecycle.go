@@ -126,6 +126,15 @@ func (v *vu) lifecycle(ctx context.Context, name string, arg sobek.Value) (sobek
 	st := &v.state
 	st.Tags = v.conf.rootTags
 	st.Group = ""
+	if name == "setup" || name == "teardown" {
+		// k6 runs setup and teardown inside groups of their names: their
+		// samples carry group=::setup or ::teardown, and their checks
+		// sit under those groups in the summary.
+		st.Group = "::" + name
+		if st.SystemTags["group"] {
+			st.Tags = st.Tags.With("group", st.Group)
+		}
+	}
 	v.running = true
 	var ret sobek.Value
 	err := v.guard(ctx, func() error {
