@@ -96,14 +96,15 @@ func loadScript(name string) (script, error) {
 	return s, nil
 }
 
-// observe runs bin (metronome or k6) on the script against base and
-// reduces the run to an observation.
-func observe(t *testing.T, bin string, s script, base string) *observation {
+// observe runs bin (metronome or k6) on the script against the plain
+// and the TLS server (base, tlsBase) and reduces the run to an
+// observation.
+func observe(t *testing.T, bin string, s script, base, tlsBase string) *observation {
 	t.Helper()
 	dir := t.TempDir()
 	exp, out, hs := filepath.Join(dir, "export.json"), filepath.Join(dir, "out.json"), filepath.Join(dir, "summary.json")
 	args := []string{"run", "--quiet", "--no-color", "--summary-export", exp, "-o", "json=" + out,
-		"-e", "BASE=" + base, "-e", "HS_OUT=" + hs}
+		"-e", "BASE=" + base, "-e", "TLS_BASE=" + tlsBase, "-e", "HS_OUT=" + hs}
 	args = append(args, s.args...)
 	args = append(args, s.name)
 
@@ -125,8 +126,8 @@ func observe(t *testing.T, bin string, s script, base string) *observation {
 	case err != nil:
 		t.Fatalf("%s %s: %v", filepath.Base(bin), s.name, err)
 	}
-	host := strings.TrimPrefix(base, "http://")
-	norm := func(v string) string { return strings.ReplaceAll(strings.ReplaceAll(v, base, "BASE"), host, "HOST") }
+	norm := strings.NewReplacer(base, "BASE", tlsBase, "TLS_BASE",
+		strings.TrimPrefix(base, "http://"), "HOST", strings.TrimPrefix(tlsBase, "https://"), "TLS_HOST").Replace
 	if err := o.readJSONOutput(out, norm); err != nil {
 		t.Fatalf("%s %s: JSON output: %v", filepath.Base(bin), s.name, err)
 	}

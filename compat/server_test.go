@@ -125,6 +125,16 @@ func newServer() *httptest.Server {
 	return httptest.NewServer(mux)
 }
 
+// newTLSServer starts the loopback HTTPS server of the TLS scripts
+// (__ENV.TLS_BASE); its certificate is self-signed, so only a run with
+// insecureSkipTLSVerify reaches it.
+func newTLSServer() *httptest.Server {
+	return httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "secure\n")
+	}))
+}
+
 // htmlPage is what /html serves: enough structure for k6/html's Selection
 // API (lists, attributes, forms, nesting).
 const htmlPage = `<!DOCTYPE html>
