@@ -8,5 +8,5 @@ export const options = {
 };
 
 export default function () {
-  sleep(0.1);
+  sleep(0.25);
 }

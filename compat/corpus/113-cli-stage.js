@@ -3,5 +3,5 @@
 import { sleep } from 'k6';
 
 export default function () {
-  sleep(0.1);
+  sleep(0.25);
 }
