@@ -233,3 +233,34 @@ export default function () {
 		}
 	}
 }
+
+// k6 runs setup and teardown inside groups of those names: their samples
+// carry group=::setup and group=::teardown (compat/corpus/045 and 090
+// hold k6 v2.2.0's runs).
+func TestSetupTeardownGroups(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+import { check } from "k6";
+export function setup() { check(1, { "s": () => true }); }
+export default function () { check(1, { "i": () => true }); }
+export function teardown() { check(1, { "t": () => true }); }`,
+	}, nil)
+	rec := &executortest.Recorder{}
+	data, err := r.Script.Setup(context.Background(), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Script.Teardown(context.Background(), rec, data); err != nil {
+		t.Fatal(err)
+	}
+	vu, vrec := r.NewVU(t, 1)
+	jstest.Iterate(vu)
+	got := map[string]string{}
+	for _, s := range append(jstest.Samples(rec, r.Builtin.Checks), jstest.Samples(vrec, r.Builtin.Checks)...) {
+		m := s.Tags.Map()
+		got[m["check"]] = m["group"]
+	}
+	if got["s"] != "::setup" || got["t"] != "::teardown" || got["i"] != "" || len(got) != 3 {
+		t.Fatalf("check → group tag %v, want s → ::setup, t → ::teardown, i → \"\"", got)
+	}
+}
