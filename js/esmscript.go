@@ -817,7 +817,7 @@ func (v *vu) importValue(imp scriptImport) (sobek.Value, error) {
 			exports := mod.Get("exports")
 			get = func(name string) sobek.Value {
 				if name == "default" {
-					return exports
+					return cjsDefault(exports)
 				}
 				if o, ok := exports.(*sobek.Object); ok {
 					return o.Get(name)
@@ -826,7 +826,7 @@ func (v *vu) importValue(imp scriptImport) (sobek.Value, error) {
 			}
 			ns = func() sobek.Value {
 				o := v.rt.NewObject()
-				_ = o.Set("default", exports)
+				_ = o.Set("default", cjsDefault(exports))
 				return o
 			}
 		}

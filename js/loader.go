@@ -845,11 +845,25 @@ func (l *loader) evaluate(rt *sobek.Runtime, f *fileModule, instance func(*vu) (
 
 type cjsInstance struct{ module *sobek.Object }
 
+// cjsDefault is what an ES module's default import of a CommonJS module
+// gets: module.exports, or its default property when the module marks
+// itself as compiled from an ES module with a truthy __esModule (the
+// Babel and TypeScript convention k6 follows; jslib bundles such as
+// k6chaijs rely on it).
+func cjsDefault(exports sobek.Value) sobek.Value {
+	if o, ok := exports.(*sobek.Object); ok {
+		if m := o.Get("__esModule"); m != nil && m.ToBoolean() {
+			return o.Get("default")
+		}
+	}
+	return exports
+}
+
 // GetBindingValue reads module.exports, or a property of it.
 func (i *cjsInstance) GetBindingValue(name string) sobek.Value {
 	exp := i.module.Get("exports")
 	if name == "default" {
-		return exp
+		return cjsDefault(exp)
 	}
 	if o, ok := exp.(*sobek.Object); ok {
 		return o.Get(name)
