@@ -56,6 +56,9 @@ func Parse(raw []byte, source string) (*Options, error) {
 	for _, key := range keys {
 		s, ok := specByName[key]
 		if !ok {
+			if ignoredK6[key] {
+				o.Warnings = append(o.Warnings, fmt.Sprintf("options.%s: metronome does not implement this k6 option and ignores it", key))
+			}
 			continue
 		}
 		path := "options." + key
@@ -67,6 +70,15 @@ func Parse(raw []byte, source string) (*Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// ignoredK6 are k6 options metronome does not implement. A script that
+// sets one gets a warning rather than silently different behaviour
+// (compat/corpus/171: k6 blocks a blacklisted address, metronome would
+// send the request). Other unknown keys pass without a word, as in k6.
+var ignoredK6 = map[string]bool{
+	"hosts": true, "dns": true, "blacklistIPs": true, "blockHostnames": true, "localIPs": true,
+	"rps": true, "tlsVersion": true, "tlsCipherSuites": true, "tlsAuth": true,
 }
 
 // jsonSyntaxError reports where raw stops being JSON, in one line.

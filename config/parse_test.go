@@ -245,3 +245,19 @@ func FuzzParseOptions(f *testing.F) {
 		_, _ = c.ResolveScenarios()
 	})
 }
+
+// k6 options metronome does not implement are named in a warning instead
+// of being dropped without a word; other unknown keys stay silent.
+func TestParseWarnsIgnoredK6Options(t *testing.T) {
+	o, err := Parse([]byte(`{"vus": 2, "blacklistIPs": ["127.0.0.0/8"], "hosts": {"a.test": "127.0.0.1"}, "myOwnThing": 1}`), "script options")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"options.blacklistIPs: metronome does not implement this k6 option and ignores it",
+		"options.hosts: metronome does not implement this k6 option and ignores it",
+	}
+	if strings.Join(o.Warnings, "|") != strings.Join(want, "|") {
+		t.Fatalf("warnings %q, want %q", o.Warnings, want)
+	}
+}

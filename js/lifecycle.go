@@ -32,7 +32,7 @@ func (s *Script) Setup(ctx context.Context, rec metrics.Recorder) (json.RawMessa
 	}
 	var data json.RawMessage
 	if !sobek.IsUndefined(ret) {
-		str, err := v.stringify(ret)
+		str, err := v.setupJSON(ret)
 		if err != nil {
 			return nil, exitcode.Errorf(exitcode.ScriptException, "setup() returned a value that cannot be turned into JSON: %s", s.describe(err))
 		}
@@ -42,6 +42,37 @@ func (s *Script) Setup(ctx context.Context, rec metrics.Recorder) (json.RawMessa
 	}
 	s.SetSetupData(data)
 	return data, nil
+}
+
+// setupJSON encodes setup()'s result the way k6 hands it on: k6 exports
+// the value to Go and marshals that, so a Date becomes Go's RFC 3339 time
+// (no trailing zero fraction) and a property holding undefined becomes
+// null (compat/corpus/099). Everything else is JSON.stringify's.
+func (v *vu) setupJSON(val sobek.Value) (string, error) {
+	rt := v.rt
+	replacer := rt.ToValue(func(call sobek.FunctionCall) sobek.Value {
+		value := call.Argument(1)
+		holder, ok := call.This.(*sobek.Object)
+		if !ok {
+			return value
+		}
+		if o, ok := holder.Get(call.Argument(0).String()).(*sobek.Object); ok && o.ClassName() == "Date" {
+			if t, ok := o.Export().(time.Time); ok {
+				return rt.ToValue(t.Format(time.RFC3339Nano))
+			}
+		}
+		if sobek.IsUndefined(value) && holder.ClassName() != "Array" {
+			return sobek.Null()
+		}
+		return value
+	})
+	json := rt.Get("JSON").ToObject(rt)
+	stringify, _ := sobek.AssertFunction(json.Get("stringify"))
+	r, err := stringify(sobek.Undefined(), val, replacer)
+	if err != nil || sobek.IsUndefined(r) {
+		return "", err
+	}
+	return r.String(), nil
 }
 
 // Teardown runs teardown(data) in a service VU if the script exports it.

@@ -294,3 +294,22 @@ export function teardown() { check(1, { "in teardown": () => true }); }`,
 		}
 	}
 }
+
+// setup() data go to the VUs the way k6 sends them, through Go values: a
+// Date as Go's RFC 3339 time, an undefined property as null
+// (compat/corpus/099 holds k6 v2.2.0's run).
+func TestSetupDataTypesAsK6(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+export function setup() { return { when: new Date(1500), skip: undefined, list: [undefined, 1] }; }
+export default function () {}`,
+	}, nil)
+	data, err := r.Script.Setup(context.Background(), &executortest.Recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"when":"` + time.UnixMilli(1500).Format(time.RFC3339Nano) + `","skip":null,"list":[null,1]}`
+	if string(data) != want {
+		t.Fatalf("setup data %s, want %s", data, want)
+	}
+}

@@ -423,3 +423,29 @@ export default async function () {
 		t.Fatalf("got %q; stderr %s", got, r.Stderr)
 	}
 }
+
+// The default import of a CommonJS module marked __esModule is its
+// exports.default, as in k6 (compat/corpus/123), both when the importing
+// module runs as a plain function and when sobek evaluates it (top-level
+// await keeps it a real ES module); a namespace import's default agrees.
+func TestCommonJSESModuleDefault(t *testing.T) {
+	bundle := `Object.defineProperty(exports, "__esModule", { value: true });
+exports.default = function bundled() { return "bundled"; };
+exports.helper = function () { return "helper"; };`
+	plain := `module.exports = { name: "plain" };`
+	for _, tc := range []struct{ name, prefix string }{{"function", ""}, {"module", "await null;\n"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := jstest.Load(t, map[string]string{
+				"bundle.js": bundle,
+				"plain.js":  plain,
+				"script.js": tc.prefix + `import lib, { helper } from "./bundle.js";
+import * as ns from "./bundle.js";
+import p from "./plain.js";
+export default function () { console.log(typeof lib === "function" ? lib() : "exports", helper(), ns.default === lib, p.name); }`,
+			}, nil)
+			if got := logged(iterate(t, r)); len(got) != 1 || got[0] != "bundled helper true plain" {
+				t.Fatalf("got %q, want [bundled helper true plain]", got)
+			}
+		})
+	}
+}

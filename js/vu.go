@@ -506,6 +506,9 @@ func (v *vu) Run(ctx context.Context, it executor.Iteration) executor.Result {
 	outcome := executor.Completed
 	switch {
 	case err == nil:
+	case isAbort(err):
+		// k6 counts the iteration that called exec.test.abort() as
+		// completed: it ended where the script chose to end it.
 	case ctx.Err() != nil || isInterrupt(err):
 		outcome = executor.Interrupted
 	default:
@@ -556,6 +559,17 @@ func (v *vu) callExec() error {
 	}
 	_, err = v.await(ret)
 	return err
+}
+
+// isAbort reports whether err is the interrupt exec.test.abort() raised.
+func isAbort(err error) bool {
+	var ie *sobek.InterruptedError
+	if errors.As(err, &ie) {
+		_, ok := ie.Value().(*errAborted)
+		return ok
+	}
+	var ab *errAborted
+	return errors.As(err, &ab)
 }
 
 func isInterrupt(err error) bool {

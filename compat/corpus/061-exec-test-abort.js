@@ -1,0 +1,15 @@
+// exec.test.abort() ends the run at once with exit 108; teardown runs.
+import exec from 'k6/execution';
+import { Counter } from 'k6/metrics';
+
+const td = new Counter('teardown_ran');
+
+export const options = { iterations: 5 };
+
+export default function () {
+  if (__ITER === 2) {
+    exec.test.abort('enough');
+  }
+}
+
+export function teardown() { td.add(1); }

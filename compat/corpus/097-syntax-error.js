@@ -1,0 +1,4 @@
+// A syntax error: exit 107.
+export default function () {
+  let x = ;
+}

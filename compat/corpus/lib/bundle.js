@@ -1,0 +1,3 @@
+Object.defineProperty(exports, '__esModule', { value: true });
+exports.default = function bundled() { return 'bundled'; };
+exports.helper = function () { return 'helper'; };

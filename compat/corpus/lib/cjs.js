@@ -1,0 +1,1 @@
+module.exports = { triple: (n) => n * 3 };

@@ -1,0 +1,12 @@
+// Package compat is metronome's differential suite against k6. Its tests
+// run every script of corpus/ through metronome against one loopback
+// server and compare what they see — exit code, iteration and request
+// counts, checks, metric names, types and tag sets, --summary-export keys
+// and the handleSummary data shape — with what real k6 v2.2.0 did on the
+// same script, recorded beside it in NNN-name.k6.json.
+//
+// With a k6 binary ($K6_BINARY, else k6 on PATH) the tests also re-run k6
+// and flag recorded values it no longer reproduces; `go test ./compat
+// -update-k6` re-records them. The package holds no code outside its
+// tests.
+package compat

@@ -1,0 +1,285 @@
+package compat
+
+import (
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// newServer starts the one loopback server every corpus script talks to.
+// Its answers depend only on the request, so k6 and metronome see the same
+// bodies; the scripts reach it through __ENV.BASE.
+func newServer() *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("/json", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, 200, map[string]any{
+			"name":   "metronome",
+			"count":  3,
+			"items":  []any{map[string]any{"id": 1, "tag": "a"}, map[string]any{"id": 2, "tag": "b"}, map[string]any{"id": 3, "tag": "c"}},
+			"nested": map[string]any{"flag": true, "ratio": 0.25},
+		})
+	})
+	mux.HandleFunc("/echo", echo)
+	mux.HandleFunc("/status/{code}", func(w http.ResponseWriter, r *http.Request) {
+		code, err := strconv.Atoi(r.PathValue("code"))
+		if err != nil || code < 100 || code > 599 {
+			code = 400
+		}
+		w.WriteHeader(code)
+		fmt.Fprintf(w, "status %d\n", code)
+	})
+	mux.HandleFunc("/redirect/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		if n <= 0 {
+			io.WriteString(w, "redirected\n")
+			return
+		}
+		http.Redirect(w, r, "/redirect/"+strconv.Itoa(n-1), http.StatusFound)
+	})
+	mux.HandleFunc("/redirect-to", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, r.URL.Query().Get("url"), http.StatusFound)
+	})
+	mux.HandleFunc("/cookies/set", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		names := make([]string, 0, len(q))
+		for k := range q {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			http.SetCookie(w, &http.Cookie{Name: k, Value: q.Get(k), Path: "/"})
+		}
+		if r.URL.Query().Has("redirect") {
+			http.Redirect(w, r, "/cookies", http.StatusFound)
+			return
+		}
+		writeJSON(w, 200, map[string]any{"set": names})
+	})
+	mux.HandleFunc("/cookies", func(w http.ResponseWriter, r *http.Request) {
+		got := map[string]string{}
+		for _, c := range r.Cookies() {
+			got[c.Name] = c.Value
+		}
+		writeJSON(w, 200, map[string]any{"cookies": got})
+	})
+	mux.HandleFunc("/html", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, htmlPage)
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
+		ms = min(max(ms, 0), 5000)
+		select {
+		case <-time.After(time.Duration(ms) * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, "slow\n")
+	})
+	mux.HandleFunc("/basic-auth/{user}/{pass}", func(w http.ResponseWriter, r *http.Request) {
+		u, p, ok := r.BasicAuth()
+		if !ok || u != r.PathValue("user") || p != r.PathValue("pass") {
+			w.Header().Set("WWW-Authenticate", `Basic realm="compat"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		writeJSON(w, 200, map[string]any{"authenticated": true, "user": u})
+	})
+	digest := newDigest()
+	mux.HandleFunc("/digest-auth/{user}/{pass}", digest.serve)
+	mux.HandleFunc("/multipart", multipartEcho)
+	mux.HandleFunc("/bytes/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		n = min(max(n, 0), 1<<20)
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i % 251)
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Write(b)
+	})
+	mux.HandleFunc("/headers", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Compat", "yes")
+		w.Header().Add("X-Multi", "one")
+		w.Header().Add("X-Multi", "two")
+		writeJSON(w, 200, map[string]any{"headers": flatHeaders(r.Header)})
+	})
+	return httptest.NewServer(mux)
+}
+
+// newTLSServer starts the loopback HTTPS server of the TLS scripts
+// (__ENV.TLS_BASE); its certificate is self-signed, so only a run with
+// insecureSkipTLSVerify reaches it.
+func newTLSServer() *httptest.Server {
+	return httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "secure\n")
+	}))
+}
+
+// htmlPage is what /html serves: enough structure for k6/html's Selection
+// API (lists, attributes, forms, nesting).
+const htmlPage = `<!DOCTYPE html>
+<html><head><title>Compat page</title><meta name="description" content="a test page"></head>
+<body>
+<h1 id="top" class="title big">Hello, k6</h1>
+<ul id="list">
+  <li class="item" data-id="1">one</li>
+  <li class="item" data-id="2">two</li>
+  <li class="item odd" data-id="3">three</li>
+</ul>
+<a href="/json" class="link">json</a><a href="/html" class="link">self</a>
+<form id="f" action="/echo" method="post">
+  <input type="text" name="user" value="alice">
+  <input type="hidden" name="csrf" value="tok123">
+  <select name="color"><option value="r">red</option><option value="g" selected>green</option></select>
+  <textarea name="note">hi there</textarea>
+</form>
+<div id="outer"><p>first <b>bold</b></p><p>second</p></div>
+</body></html>
+`
+
+// echo answers with what it received: method, path, query, the headers a
+// script may set, body and form.
+func echo(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	out := map[string]any{
+		"method":       r.Method,
+		"path":         r.URL.Path,
+		"query":        flatValues(r.URL.Query()),
+		"headers":      flatHeaders(r.Header),
+		"body":         string(body),
+		"content_type": r.Header.Get("Content-Type"),
+	}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		if err := r.ParseForm(); err == nil {
+			out["form"] = flatValues(r.PostForm)
+		}
+	}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		var v any
+		if json.Unmarshal(body, &v) == nil {
+			out["json"] = v
+		}
+	}
+	writeJSON(w, 200, out)
+}
+
+// multipartEcho parses a multipart/form-data body and answers with its
+// fields and, per file, the file name, size and content type.
+func multipartEcho(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseMultipartForm(1 << 20); err != nil {
+		writeJSON(w, 400, map[string]any{"error": "not multipart"})
+		return
+	}
+	files := map[string]any{}
+	for name, fhs := range r.MultipartForm.File {
+		fh := fhs[0]
+		f, err := fh.Open()
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		files[name] = map[string]any{"filename": fh.Filename, "size": len(b), "content_type": fh.Header.Get("Content-Type"), "content": string(b)}
+	}
+	writeJSON(w, 200, map[string]any{"fields": flatValues(r.MultipartForm.Value), "files": files})
+}
+
+// digestAuth serves RFC 2617 digest authentication with qop=auth and MD5,
+// the scheme k6's auth: 'digest' speaks.
+type digestAuth struct {
+	mu     sync.Mutex
+	nonces map[string]bool
+}
+
+func newDigest() *digestAuth { return &digestAuth{nonces: map[string]bool{}} }
+
+func (d *digestAuth) serve(w http.ResponseWriter, r *http.Request) {
+	user, pass := r.PathValue("user"), r.PathValue("pass")
+	if d.valid(r, user, pass) {
+		writeJSON(w, 200, map[string]any{"authenticated": true, "user": user})
+		return
+	}
+	b := make([]byte, 16)
+	rand.Read(b)
+	nonce := hex.EncodeToString(b)
+	d.mu.Lock()
+	d.nonces[nonce] = true
+	d.mu.Unlock()
+	w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Digest realm="compat@metronome", qop="auth", nonce="%s", opaque="0a1b2c", algorithm=MD5`, nonce))
+	w.WriteHeader(http.StatusUnauthorized)
+}
+
+func (d *digestAuth) valid(r *http.Request, user, pass string) bool {
+	h := r.Header.Get("Authorization")
+	rest, ok := strings.CutPrefix(h, "Digest ")
+	if !ok {
+		return false
+	}
+	p := map[string]string{}
+	for _, part := range strings.Split(rest, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if ok {
+			p[k] = strings.Trim(v, `"`)
+		}
+	}
+	d.mu.Lock()
+	known := d.nonces[p["nonce"]]
+	d.mu.Unlock()
+	if !known || p["username"] != user {
+		return false
+	}
+	md5hex := func(s string) string { s2 := md5.Sum([]byte(s)); return hex.EncodeToString(s2[:]) }
+	ha1 := md5hex(user + ":compat@metronome:" + pass)
+	ha2 := md5hex(r.Method + ":" + p["uri"])
+	want := md5hex(strings.Join([]string{ha1, p["nonce"], p["nc"], p["cnonce"], p["qop"], ha2}, ":"))
+	return p["response"] == want
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+func flatValues(v map[string][]string) map[string]string {
+	out := make(map[string]string, len(v))
+	for k, vs := range v {
+		out[k] = strings.Join(vs, ",")
+	}
+	return out
+}
+
+// flatHeaders keeps the headers a script may have set; the transport's
+// own headers (encoding, connection, length) are left out.
+func flatHeaders(h http.Header) map[string]string {
+	out := map[string]string{}
+	for k, vs := range h {
+		switch k {
+		case "Accept-Encoding", "Connection", "Content-Length":
+			continue
+		}
+		out[k] = strings.Join(vs, ",")
+	}
+	return out
+}
