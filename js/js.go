@@ -84,6 +84,18 @@ type runConfig struct {
 	minIterDur  time.Duration
 	rootTags    *metrics.TagSet // run tags plus group "" for setup and teardown
 	scenarioTag sync.Map        // *executor.Scenario → *metrics.TagSet
+	// tuple is the instance's execution segment, which numbers its VUs
+	// in the test (exec.vu.idInTest); nil for the whole test.
+	tuple *executor.Tuple
+}
+
+// idInTest is the test-wide number of the instance's VU id: the id-th
+// global VU number of the instance's stripe, as k6 numbers them.
+func (c *runConfig) idInTest(id uint64) uint64 {
+	if id == 0 || c.tuple == nil {
+		return id
+	}
+	return uint64(c.tuple.Global(int64(id-1))) + 1
 }
 
 // runHooks connect VUs to the test run (k6/execution).
@@ -195,6 +207,8 @@ func (s *Script) Configure(opts *config.Options, reg *metrics.Registry, b *metri
 
 func (s *Script) newRunConfig(opts *config.Options, reg *metrics.Registry, b *metrics.Builtin) *runConfig {
 	c := &runConfig{opts: opts, registry: reg, builtin: b}
+	// A bad segment is reported by config.Scenarios before any VU exists.
+	c.tuple, _ = opts.ExecutionTuple()
 	c.initEnv = &modules.InitEnv{Registry: reg, CWD: s.dir, Shared: &modules.Shared{Get: s.shared.get}, Logf: s.logf}
 	c.systemTags = map[string]bool{}
 	tags := opts.SystemTags
