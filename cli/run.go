@@ -34,7 +34,13 @@ type runCmd struct {
 	quiet         bool
 	configPath    string
 	includeSysEnv bool
+	address       string
+	paused        bool
 }
+
+// defaultAddress is where the REST API listens unless --address says
+// otherwise, as in k6.
+const defaultAddress = "localhost:6565"
 
 func newRunCmd(g *globals) *cobra.Command {
 	r := &runCmd{g: g, tier: &config.Options{Source: "command-line flags"}}
@@ -63,6 +69,8 @@ func newRunCmd(g *globals) *cobra.Command {
 	fs.BoolVarP(&r.quiet, "quiet", "q", false, "do not show the progress display")
 	fs.StringVarP(&r.configPath, "config", "c", "", "JSON config file holding options (env K6_CONFIG)")
 	fs.BoolVar(&r.includeSysEnv, "include-system-env-vars", true, "pass the process environment to the script's __ENV")
+	fs.StringVarP(&r.address, "address", "a", defaultAddress, "address of the REST API (k6's /v1), host:port; '' turns it off")
+	fs.BoolVarP(&r.paused, "paused", "p", false, "initialise the VUs, then wait for PATCH /v1/status {\"data\":{\"attributes\":{\"paused\":false}}} before setup()")
 	return cmd
 }
 
@@ -74,6 +82,8 @@ type settings struct {
 	quiet         bool
 	noColor       bool
 	includeSysEnv bool
+	address       string
+	paused        bool
 }
 
 func (r *runCmd) run(cmd *cobra.Command, path string) error {
@@ -131,6 +141,8 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		Stderr:        g.stderr,
 		StdoutTTY:     isTTY(g.stdout),
 		StderrTTY:     isTTY(g.stderr),
+		Address:       st.address,
+		Paused:        st.paused,
 	})
 	if err == nil && signalled() {
 		err = exitcode.Errorf(exitcode.ExternalAbort, "test run aborted by signal")
@@ -236,6 +248,22 @@ func (r *runCmd) settings(cmd *cobra.Command, fileOuts []string) (settings, erro
 	}
 	if fs.Changed("include-system-env-vars") {
 		st.includeSysEnv = r.includeSysEnv
+	}
+
+	// The REST API address and --paused, from K6_ADDRESS and K6_PAUSED
+	// as in k6; an empty K6_ADDRESS turns the API off like --address ''.
+	st.address = defaultAddress
+	if v, ok := env["K6_ADDRESS"]; ok {
+		st.address = strings.TrimSpace(v)
+	}
+	if fs.Changed("address") {
+		st.address = r.address
+	}
+	if st.paused, err = envBool(env, "K6_PAUSED"); err != nil {
+		return st, err
+	}
+	if fs.Changed("paused") {
+		st.paused = r.paused
 	}
 	return st, nil
 }
