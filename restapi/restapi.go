@@ -272,7 +272,9 @@ func groupID(path string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func ref(path string) map[string]string { return map[string]string{"type": "groups", "id": groupID(path)} }
+func ref(path string) map[string]string {
+	return map[string]string{"type": "groups", "id": groupID(path)}
+}
 
 // groupAttributes are a group's attributes; checks are left null.
 type groupAttributes struct {
