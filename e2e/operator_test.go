@@ -190,3 +190,32 @@ func TestAPIStopAndBindFailure(t *testing.T) {
 		t.Errorf("stderr does not say why:\n%s", in.stderr.String())
 	}
 }
+
+// inspect --execution-requirements prints pure JSON on stdout, with the
+// numbers k6 v2.2.0 prints for the same script (maxVUs 17: 10 + 4 + 3 VUs
+// whose windows overlap; totalDuration 34s: the ramp's 1s + 3s + 30s).
+func TestInspectExecutionRequirements(t *testing.T) {
+	r := metronome(t, runSpec{args: []string{"inspect", "--execution-requirements", script("inspect.js")}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	var got struct {
+		MaxVUs        int                        `json:"maxVUs"`
+		TotalDuration string                     `json:"totalDuration"`
+		Scenarios     map[string]json.RawMessage `json:"scenarios"`
+		Thresholds    map[string][]string        `json:"thresholds"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+	}
+	if got.MaxVUs != 17 || got.TotalDuration != "34s" || len(got.Scenarios) != 3 || got.Thresholds["iterations"][0] != "count>0" {
+		t.Errorf("inspect: %+v, want maxVUs 17, totalDuration 34s, 3 scenarios and the threshold", got)
+	}
+	if !strings.Contains(r.stderr, "init logs go to stderr") {
+		t.Errorf("the init context's console output is missing from stderr:\n%s", r.stderr)
+	}
+	plain := metronome(t, runSpec{args: []string{"inspect", script("inspect.js")}})
+	if strings.Contains(plain.stdout, "maxVUs\": 17") || !json.Valid([]byte(plain.stdout)) {
+		t.Errorf("inspect without the flag:\n%s", plain.stdout)
+	}
+}
