@@ -20,7 +20,7 @@ func newInspectCmd(g *globals) *cobra.Command {
 	r := &runCmd{g: g, tier: &config.Options{Source: "command-line flags"}}
 	var reqs bool
 	cmd := &cobra.Command{
-		Use:   "inspect [flags] script.js|script.ts",
+		Use:   "inspect [flags] script.js|script.ts|archive.tar",
 		Short: "Print a script's consolidated options as JSON",
 		Long: "Print the options a run of the script would use, as JSON on stdout (console output\n" +
 			"and warnings go to stderr). --execution-requirements adds maxVUs and totalDuration.",
@@ -56,13 +56,21 @@ func (r *runCmd) inspect(path string, reqs bool) error {
 	if err != nil {
 		return err
 	}
-	script, err := loadScript(path, loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose})
+	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose}
+	arch, path, err := r.fromArchive(path, &lo)
+	if err != nil {
+		return err
+	}
+	script, err := loadScript(path, lo)
 	if err != nil {
 		return err
 	}
 	scriptTier, err := config.Parse(script.Options(), "script options")
 	if err != nil {
 		return err
+	}
+	if arch != nil && arch.opts != nil {
+		scriptTier = arch.opts
 	}
 	opts, err := config.Consolidate(fileTier, scriptTier, envTier, r.tier)
 	if err != nil {

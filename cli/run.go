@@ -45,7 +45,7 @@ const defaultAddress = "localhost:6565"
 func newRunCmd(g *globals) *cobra.Command {
 	r := &runCmd{g: g, tier: &config.Options{Source: "command-line flags"}}
 	cmd := &cobra.Command{
-		Use:   "run [flags] script.js|script.ts",
+		Use:   "run [flags] script.js|script.ts|archive.tar",
 		Short: "Run a load test",
 		Long: "Run a load test script. Options come, from lowest to highest precedence, from the\n" +
 			"config file (-c or K6_CONFIG), the script's exported options, K6_* environment\n" +
@@ -108,13 +108,22 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	// Signals are caught from here on: the init context runs next.
 	ctx, signalled, stop := g.signalContext(cmd.Context())
 	defer stop()
-	script, err := loadInterruptibly(ctx, path, loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose})
+	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose}
+	arch, path, err := r.fromArchive(path, &lo)
+	if err != nil {
+		return err
+	}
+	script, err := loadInterruptibly(ctx, path, lo)
 	if err != nil {
 		return err
 	}
 	scriptTier, err := config.Parse(script.Options(), "script options")
 	if err != nil {
 		return err
+	}
+	if arch != nil && arch.opts != nil {
+		// The archive's consolidated options stand for the script's.
+		scriptTier = arch.opts
 	}
 	opts, err := config.Consolidate(fileTier, scriptTier, envTier, r.tier)
 	if err != nil {

@@ -219,3 +219,37 @@ func TestInspectExecutionRequirements(t *testing.T) {
 		t.Errorf("inspect without the flag:\n%s", plain.stdout)
 	}
 }
+
+// archive bundles the script, its import, the file it open()s, the
+// options of the command line and its -e variables; run and inspect take
+// the archive where none of those files exist any more.
+func TestArchiveRunsWithoutTheFiles(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	for _, f := range []string{"main.js", "lib/helper.js", "lib/data.txt"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "archive", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(src, f)), 0o755)
+		os.WriteFile(filepath.Join(src, f), b, 0o644)
+	}
+	tarPath := filepath.Join(dir, "a.tar")
+	if r := metronome(t, runSpec{args: []string{"archive", "-u", "2", "-e", "WHO=archived", filepath.Join(src, "main.js"), "-O", tarPath}}); r.code != 0 {
+		t.Fatalf("archive: exit %d\n%s", r.code, r.stderr)
+	}
+	if err := os.RemoveAll(src); err != nil {
+		t.Fatal(err)
+	}
+	r := metronome(t, runSpec{args: []string{"run", "-q", "--no-summary", tarPath}})
+	if r.code != 0 || strings.Count(r.stderr, "hello payload-from-file archived") != 2 {
+		t.Errorf("run ARCHIVE: exit %d, want two greetings from the archived files\nstderr:\n%s", r.code, r.stderr)
+	}
+	in := metronome(t, runSpec{args: []string{"inspect", "--execution-requirements", tarPath}})
+	var got struct {
+		MaxVUs int `json:"maxVUs"`
+	}
+	if err := json.Unmarshal([]byte(in.stdout), &got); err != nil || got.MaxVUs != 2 {
+		t.Errorf("inspect ARCHIVE: %v, maxVUs %d, want the archived -u 2\n%s", err, got.MaxVUs, in.stdout)
+	}
+}

@@ -42,6 +42,11 @@ type LoadOptions struct {
 	Logf func(format string, args ...any)
 	// Verbose lets console.debug through, as k6's --verbose does.
 	Verbose bool
+	// Files, when not nil, holds every local file the script may read
+	// (the main script, its imports, what it open()s), by absolute
+	// slash-separated path: a script from an archive reads nothing from
+	// disk.
+	Files map[string][]byte
 }
 
 // Script is a loaded, linked test script. It implements engine.Script.
@@ -131,7 +136,13 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 	}
 	s.shared.items = map[string]*sharedItem{}
 	s.loader = newLoader(s)
-	if st, err := os.Stat(abs); err != nil || st.IsDir() {
+	if opts.Files != nil {
+		abs = path
+		s.path, s.dir = path, filepath.Dir(path)
+		if _, ok := opts.Files[filepath.ToSlash(path)]; !ok {
+			return nil, exitcode.Errorf(exitcode.ScriptException, "the archive does not hold its script %s", path)
+		}
+	} else if st, err := os.Stat(abs); err != nil || st.IsDir() {
 		return nil, exitcode.Errorf(exitcode.ScriptException, "script %s does not exist or is not a file", path)
 	}
 	main, err := s.loader.loadMain(fileURL(abs))
