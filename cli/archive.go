@@ -221,7 +221,6 @@ func readArchive(p string) (*loadedArchive, error) {
 	return a, nil
 }
 
-
 // fromArchive prepares the loading of path when it is an archive: the
 // script is read from the archive's files, and the archive's -e variables
 // apply unless this command line sets them again. It returns the archive

@@ -42,7 +42,7 @@ type loader struct {
 	opened   map[string]string // open() cache: path → content
 	// local are the local files read so far, by absolute slash path, for
 	// an archive.
-	local map[string][]byte
+	local    map[string][]byte
 	wrappers map[moduleRef]*sobek.SourceTextModuleRecord
 	// pending are the rewritten ES modules of the current load that still
 	// need the import-cycle check before VUs may run them as functions.
