@@ -133,7 +133,8 @@ export default function () { http.get(__ENV.TARGET); }
 		ins = append(ins, startInstance(t, ctx, freePort(t), "--paused",
 			"--execution-segment="+seg, "--execution-segment-sequence=0,1/3,2/3,1",
 			"--tag", fmt.Sprintf("instance_id=%d", i+1), "-e", "TARGET="+tg.URL,
-			"--summary-export", filepath.Join(dir, fmt.Sprintf("s%d.json", i+1)), js))
+			"--summary-export", filepath.Join(dir, fmt.Sprintf("s%d.json", i+1)),
+			"-o", "hdrlog="+filepath.Join(dir, fmt.Sprintf("i%d.hlog", i+1)), js))
 	}
 	for _, in := range ins {
 		in.waitPaused(t)
@@ -165,6 +166,17 @@ export default function () { http.get(__ENV.TARGET); }
 	}
 	if n := tg.requests.Load(); n < 3 {
 		t.Errorf("%d requests: every instance runs its own setup()", n)
+	}
+	// The instances' HdrHistogram logs merge into one corrected_latency
+	// histogram of every arrival of the single-instance schedule.
+	m := metronome(t, runSpec{args: []string{"merge", "--json", "--metric", "corrected_latency",
+		filepath.Join(dir, "i1.hlog"), filepath.Join(dir, "i2.hlog"), filepath.Join(dir, "i3.hlog")}})
+	var merged []struct {
+		Metric string  `json:"metric"`
+		Count  float64 `json:"count"`
+	}
+	if err := json.Unmarshal([]byte(m.stdout), &merged); err != nil || len(merged) != 1 || merged[0].Count != 61 {
+		t.Errorf("merged corrected_latency: %v %+v, want one histogram of 61 arrivals\n%s", err, merged, m.stdout)
 	}
 }
 
