@@ -60,7 +60,7 @@ func runDemo(cmd *cobra.Command, g *globals) error {
 	fmt.Fprintf(w, "Two scenarios of 9 s each load it at ~1,000 requests/s: a closed loop of 10 VUs, then intended-arrival-rate.\n")
 
 	run := newRunCmd(g)
-	run.SetArgs([]string{"--quiet", "--summary-export", export, "-e", "TARGET=" + srv.URL() + "/", script})
+	run.SetArgs([]string{"--quiet", "--address", "", "--summary-export", export, "-e", "TARGET=" + srv.URL() + "/", script})
 	run.SetOut(g.stdout)
 	run.SetErr(g.stderr)
 	run.SilenceErrors = true

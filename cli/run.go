@@ -38,12 +38,18 @@ type runCmd struct {
 	features      []string
 	// fileFeatures are the config file's "features".
 	fileFeatures []string
+	address      string
+	paused       bool
 }
+
+// defaultAddress is where the REST API listens unless --address says
+// otherwise, as in k6.
+const defaultAddress = "localhost:6565"
 
 func newRunCmd(g *globals) *cobra.Command {
 	r := &runCmd{g: g, tier: &config.Options{Source: "command-line flags"}}
 	cmd := &cobra.Command{
-		Use:   "run [flags] script.js|script.ts",
+		Use:   "run [flags] script.js|script.ts|archive.tar",
 		Short: "Run a load test",
 		Long: "Run a load test script. Options come, from lowest to highest precedence, from the\n" +
 			"config file (-c or K6_CONFIG), the script's exported options, K6_* environment\n" +
@@ -68,6 +74,8 @@ func newRunCmd(g *globals) *cobra.Command {
 	fs.StringVarP(&r.configPath, "config", "c", "", "JSON config file holding options (env K6_CONFIG)")
 	fs.BoolVar(&r.includeSysEnv, "include-system-env-vars", true, "pass the process environment to the script's __ENV")
 	fs.StringArrayVar(&r.features, "features", nil, "enable feature flags, comma-separated (env K6_FEATURES): native-histograms")
+	fs.StringVarP(&r.address, "address", "a", defaultAddress, "address of the REST API (k6's /v1), host:port; '' turns it off")
+	fs.BoolVarP(&r.paused, "paused", "p", false, "initialise the VUs, then wait for PATCH /v1/status {\"data\":{\"attributes\":{\"paused\":false}}} before setup()")
 	return cmd
 }
 
@@ -79,6 +87,8 @@ type settings struct {
 	quiet         bool
 	noColor       bool
 	includeSysEnv bool
+	address       string
+	paused        bool
 }
 
 func (r *runCmd) run(cmd *cobra.Command, path string) error {
@@ -103,13 +113,22 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	// Signals are caught from here on: the init context runs next.
 	ctx, signalled, stop := g.signalContext(cmd.Context())
 	defer stop()
-	script, err := loadInterruptibly(ctx, path, loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose})
+	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose}
+	arch, path, err := r.fromArchive(path, &lo)
+	if err != nil {
+		return err
+	}
+	script, err := loadInterruptibly(ctx, path, lo)
 	if err != nil {
 		return err
 	}
 	scriptTier, err := config.Parse(script.Options(), "script options")
 	if err != nil {
 		return err
+	}
+	if arch != nil && arch.opts != nil {
+		// The archive's consolidated options stand for the script's.
+		scriptTier = arch.opts
 	}
 	opts, err := config.Consolidate(fileTier, scriptTier, envTier, r.tier)
 	if err != nil {
@@ -137,6 +156,8 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		Stderr:        g.stderr,
 		StdoutTTY:     isTTY(g.stdout),
 		StderrTTY:     isTTY(g.stderr),
+		Address:       st.address,
+		Paused:        st.paused,
 	})
 	if err == nil && signalled() {
 		err = exitcode.Errorf(exitcode.ExternalAbort, "test run aborted by signal")
@@ -280,6 +301,22 @@ func (r *runCmd) settings(cmd *cobra.Command, fileOuts []string) (settings, erro
 	}
 	if fs.Changed("include-system-env-vars") {
 		st.includeSysEnv = r.includeSysEnv
+	}
+
+	// The REST API address and --paused, from K6_ADDRESS and K6_PAUSED
+	// as in k6; an empty K6_ADDRESS turns the API off like --address ''.
+	st.address = defaultAddress
+	if v, ok := env["K6_ADDRESS"]; ok {
+		st.address = strings.TrimSpace(v)
+	}
+	if fs.Changed("address") {
+		st.address = r.address
+	}
+	if st.paused, err = envBool(env, "K6_PAUSED"); err != nil {
+		return st, err
+	}
+	if fs.Changed("paused") {
+		st.paused = r.paused
 	}
 	return st, nil
 }

@@ -26,6 +26,8 @@ type loadOptions struct {
 	Stderr io.Writer
 	// Verbose lets console.debug through (-v).
 	Verbose bool
+	// Files are the files of an archive the script comes from.
+	Files map[string][]byte
 }
 
 // The steps of `run` that reach outside the command line are variables, so
@@ -37,7 +39,7 @@ var (
 	loadScript = func(path string, o loadOptions) (Script, error) {
 		// js.Load writes its own warnings and errors to Stderr in k6's
 		// log layout, with their level, so no Logf is passed.
-		s, err := js.Load(path, js.LoadOptions{Env: o.Env, Stderr: o.Stderr, Verbose: o.Verbose})
+		s, err := js.Load(path, js.LoadOptions{Env: o.Env, Stderr: o.Stderr, Verbose: o.Verbose, Files: o.Files})
 		if err != nil {
 			return nil, err
 		}

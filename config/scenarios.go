@@ -141,6 +141,7 @@ func shortcutWarnings(o *Options) []string {
 
 // Scenarios resolves the scenarios of o (see ResolveScenarios) and parses
 // each one with its executor type, which checks its options strictly.
+// With an execution segment each scenario is this instance's share of it.
 // Closed-model scenarios that set no expectedInterval get the test-wide
 // expectedInterval option, or their executor's default. The result is
 // ordered by startTime, then name. Every error carries exit code 104 and
@@ -157,6 +158,10 @@ func Scenarios(o *Options) ([]executor.Config, error) {
 			return nil, exitcode.Errorf(exitcode.InvalidConfig, "options.expectedInterval: %v", err)
 		}
 	}
+	tuple, err := o.ExecutionTuple()
+	if err != nil {
+		return nil, err
+	}
 	names := sortedKeys(raw)
 	cfgs := make([]executor.Config, 0, len(names))
 	for _, name := range names {
@@ -169,6 +174,9 @@ func Scenarios(o *Options) ([]executor.Config, error) {
 		}
 		if c, ok := cfg.(executor.ClosedModel); ok {
 			c.DefaultExpectedInterval(interval)
+		}
+		if cfg, err = executor.Segmented(cfg, tuple); err != nil {
+			return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
 		}
 		cfgs = append(cfgs, cfg)
 	}

@@ -157,7 +157,10 @@ func hermeticEnv(t *testing.T) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "XDG_CONFIG_HOME="+t.TempDir())
+	// The REST API (on by default, at localhost:6565 as in k6) gets a
+	// free loopback port, so that runs side by side do not collide; a
+	// test that needs a known address passes --address, which wins.
+	return append(env, "XDG_CONFIG_HOME="+t.TempDir(), "K6_ADDRESS=127.0.0.1:0")
 }
 
 // target is a loopback HTTP server that counts the requests it answered.

@@ -29,4 +29,11 @@ type Config struct {
 	// StdoutTTY and StderrTTY say whether they are terminals.
 	Stdout, Stderr       io.Writer
 	StdoutTTY, StderrTTY bool
+	// Address is where the REST API listens ("host:port"), "" for no API.
+	Address string
+	// APIAddr, when set, learns the address the API bound (for port 0).
+	APIAddr func(addr string)
+	// Paused makes the run wait, VUs initialised, until the REST API
+	// resumes it.
+	Paused bool
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/metronome-load/metronome/extension"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
+	"github.com/metronome-load/metronome/restapi"
 )
 
 // Intervals of the run's background loops, as in k6.
@@ -31,9 +32,26 @@ const (
 // the way Ctrl-C does: running iterations are interrupted, but teardown,
 // the summary and the outputs still complete.
 func Run(ctx context.Context, cfg Config) error {
+	ctl := newControl(cfg.Paused)
+	if cfg.Address != "" {
+		ln, err := restapi.Listen(cfg.Address)
+		if err != nil {
+			return exitcode.Errorf(exitcode.CannotStartAPI, "cannot start the REST API on --address %s: %v", cfg.Address, err)
+		}
+		srv := restapi.Serve(ln, ctl)
+		defer srv.Close()
+		if cfg.APIAddr != nil {
+			cfg.APIAddr(srv.Addr().String())
+		}
+	}
 	r, err := prepare(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	r.ctl = ctl
+	ctl.run.Store(r)
+	if ctl.stopped.Load() {
+		r.setAbort(errStoppedByAPI)
 	}
 	return r.run(ctx)
 }
@@ -69,6 +87,9 @@ type testRun struct {
 	abortErr  error
 	failErr   error
 	cancelRun context.CancelFunc
+
+	// ctl is the run as the REST API sees it.
+	ctl *control
 }
 
 func prepare(ctx context.Context, cfg Config) (*testRun, error) {
@@ -332,7 +353,12 @@ func (r *testRun) run(parent context.Context) error {
 	}
 
 	ctx, cancel := context.WithCancel(parent)
+	r.abortMu.Lock()
 	r.cancelRun = cancel
+	if r.abortErr != nil {
+		cancel()
+	}
+	r.abortMu.Unlock()
 	defer cancel()
 	stopWatch := context.AfterFunc(parent, func() { r.setAbort(errSignalled("")) })
 	defer stopWatch()
@@ -351,11 +377,27 @@ func (r *testRun) run(parent context.Context) error {
 			runErr, summarise = err, false
 		}
 	}
+	r.ctl.status.Store(restapi.StatusInitDone)
+	if runErr == nil {
+		// --paused: nothing, not even setup(), runs before the REST API
+		// resumes the test.
+		r.ctl.waitPaused(ctx)
+		if sig := r.signalled(parent); sig != nil {
+			runErr = sig
+		} else {
+			runErr = r.abortError()
+		}
+	}
 	// The test's clock starts once the VUs are ready, as before.
 	r.start = r.clock.Now()
 	r.state.RunStart = r.start
+	r.ctl.status.Store(restapi.StatusStarted)
 	service := r.newBuffer()
+	if d, ok := r.ctl.setupGiven(); ok {
+		setupData = d
+	}
 	if runErr == nil && !isTrue(r.opts.NoSetup) {
+		r.ctl.status.Store(restapi.StatusSetup)
 		setupData, runErr = r.timed(ctx, optDuration(r.opts.SetupTimeout, 60*time.Second), exitcode.SetupTimeout, "setup()",
 			func(c context.Context) ([]byte, error) { return r.cfg.Script.Setup(c, service) })
 		if runErr != nil {
@@ -367,16 +409,25 @@ func (r *testRun) run(parent context.Context) error {
 		}
 	}
 	if runErr == nil {
+		r.ctl.SetSetupData(setupData)
+		r.ctl.status.Store(restapi.StatusRunning)
 		runErr = r.runScenarios(ctx, setupData)
 		if runErr == nil && !isTrue(r.opts.NoTeardown) {
-			// Teardown runs after an abort too, on a context of its own.
+			r.ctl.status.Store(restapi.StatusTeardown)
+			// Teardown runs after an abort too, on a context of its own,
+			// with the setup data as PUT /v1/setup may have replaced it.
 			_, runErr = r.timed(context.WithoutCancel(ctx), optDuration(r.opts.TeardownTimeout, 60*time.Second),
 				exitcode.TeardownTimeout, "teardown()", func(c context.Context) ([]byte, error) {
-					return nil, r.cfg.Script.Teardown(c, service, setupData)
+					return nil, r.cfg.Script.Teardown(c, service, r.ctl.SetupData())
 				})
 		}
 	}
 	end := r.clock.Now()
+	if runErr != nil || r.abortError() != nil {
+		r.ctl.status.Store(restapi.StatusInterrupted)
+	} else {
+		r.ctl.status.Store(restapi.StatusEnded)
+	}
 
 	flushRecorder(service)
 	r.pool.Each(func(vu executor.VU) { flushRecorder(vu.Recorder()) })

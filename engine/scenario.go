@@ -93,3 +93,31 @@ func plannedOf(c executor.Config) int {
 	}
 	return c.MaxVUs()
 }
+
+// Requirements are what the scenarios need, as k6's inspect
+// --execution-requirements reports them: the most VUs held at once (each
+// scenario's maxVUs over its startTime to hard-stop window) and the time to
+// the last hard stop.
+func Requirements(cfgs []executor.Config) (maxVUs int, total time.Duration) {
+	type edge struct {
+		at    time.Duration
+		delta int
+	}
+	var edges []edge
+	for _, c := range cfgs {
+		s := c.Base().StartTime
+		edges = append(edges, edge{s, c.MaxVUs()}, edge{s + c.MaxDuration(), -c.MaxVUs()})
+	}
+	sort.Slice(edges, func(i, j int) bool {
+		if edges[i].at != edges[j].at {
+			return edges[i].at < edges[j].at
+		}
+		return edges[i].delta < edges[j].delta
+	})
+	cur := 0
+	for _, e := range edges {
+		cur += e.delta
+		maxVUs = max(maxVUs, cur)
+	}
+	return maxVUs, maxDuration(cfgs)
+}

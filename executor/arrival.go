@@ -72,6 +72,10 @@ type arrivalConfig struct {
 	// queue makes due arrivals that find no idle VU wait in a backlog
 	// (intended-arrival-rate) instead of being dropped (k6's executors).
 	queue bool
+	// stripe holds the global arrival indices this instance runs (nil:
+	// all of them); idle says it runs none (see Segmented).
+	stripe *Tuple
+	idle   bool
 }
 
 // Base returns the common options.
@@ -186,21 +190,29 @@ type arrivalInit struct {
 // arrival it stands at, due at offset off, unless end says the schedule
 // has no arrival index.
 type scheduleHead struct {
-	cur   *Cursor
-	index int64
-	off   time.Duration
-	end   bool
+	cur    *Cursor
+	stripe *Tuple
+	index  int64
+	off    time.Duration
+	end    bool
 }
 
-func newScheduleHead(s *Schedule) scheduleHead {
-	h := scheduleHead{cur: s.Cursor(), index: -1}
+// newScheduleHead stands at the first arrival of c's stripe of the
+// schedule.
+func newScheduleHead(c *arrivalConfig) scheduleHead {
+	h := scheduleHead{cur: c.schedule.Cursor(), stripe: c.stripe, index: -1}
+	if c.idle {
+		h.end = true
+		return h
+	}
 	h.step()
 	return h
 }
 
-// step moves to the next arrival.
+// step moves to the next arrival the instance owns; the others' offsets
+// are still walked, so a Poisson schedule draws the global sequence.
 func (h *scheduleHead) step() {
-	h.index++
+	h.index = h.stripe.NextOwned(h.index + 1)
 	var ok bool
 	h.off, ok = h.cur.Offset(h.index)
 	h.end = !ok
@@ -266,8 +278,8 @@ func (e *arrivalExecutor) Run(ctx context.Context) error {
 		coarse:   arrivalRatePerSecond(e.cfg.schedule.Spec().peakRate(), e.cfg.schedule.Spec().TimeUnit) > PreciseMaxRate,
 		exited:   make(chan struct{}, 1),
 		initCh:   make(chan arrivalInit),
-		next:     newScheduleHead(e.cfg.schedule),
-		due:      newScheduleHead(e.cfg.schedule),
+		next:     newScheduleHead(e.cfg),
+		due:      newScheduleHead(e.cfg),
 	}
 
 	vus := make([]VU, 0, e.cfg.preAllocated)
@@ -375,7 +387,8 @@ func (r *arrivalRun) setBacklog() int64 {
 	if !r.e.cfg.queue {
 		return 0
 	}
-	b := max(r.due.index-r.next.index, 0)
+	st := r.e.cfg.stripe
+	b := max(st.Scale(r.due.index)-st.Scale(r.next.index), 0)
 	r.e.Backlog.Store(b)
 	if b > r.e.peakBacklog.Load() {
 		r.e.peakBacklog.Store(b)
@@ -563,7 +576,7 @@ func (r *arrivalRun) work(w *arrivalWorker) {
 			r.giveBack(i, off)
 			return
 		}
-		it := Iteration{Scenario: e.cfg.scenario, Index: i, LocalIndex: i, Intended: intended}
+		it := Iteration{Scenario: e.cfg.scenario, Index: i, LocalIndex: e.cfg.stripe.Scale(i), Intended: intended}
 		e.Active.Add(1)
 		if deps.State != nil {
 			deps.State.VUsActive.Add(1)

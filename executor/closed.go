@@ -34,7 +34,9 @@ type closedRun struct {
 	tally    backFillTally
 
 	Tracker
-	index atomic.Int64 // next global iteration index
+	index atomic.Int64 // next local iteration index
+	// stripe maps local iteration indices to global ones (nil: the same).
+	stripe *Tuple
 
 	errOnce sync.Once
 	err     error
@@ -108,9 +110,10 @@ func (r *closedRun) release(vu VU) {
 	}
 }
 
-// iterate runs one iteration with global index i on vu and accounts for it.
+// iterate runs the instance's iteration i (0-based) on vu and accounts for
+// it.
 func (r *closedRun) iterate(ctx context.Context, vu VU, i int64) {
-	it := Iteration{Scenario: r.scenario, Index: i, LocalIndex: i}
+	it := Iteration{Scenario: r.scenario, Index: r.stripe.Global(i), LocalIndex: i}
 	var done bool
 	if w, ok := vu.(*closedVU); ok {
 		done = r.backFill(w, it, w.VU.Run(ctx, it))

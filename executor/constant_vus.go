@@ -25,6 +25,8 @@ type ConstantVUsConfig struct {
 	Duration time.Duration
 	// ExpectedInterval, when on, back-fills corrected_latency (docs/DESIGN.md §2.3).
 	ExpectedInterval ExpectedInterval
+	// stripe is the instance's execution segment (nil: the whole test).
+	stripe *Tuple
 }
 
 type constantVUsOptions struct {
@@ -85,7 +87,9 @@ func (c *ConstantVUsConfig) Description() string {
 
 // New builds the executor.
 func (c *ConstantVUsConfig) New(deps Deps) Executor {
-	return &constantVUs{cfg: c, run: newClosedRun(deps, c.Scenario, c.Duration, c.ExpectedInterval, int(c.VUs))}
+	r := newClosedRun(deps, c.Scenario, c.Duration, c.ExpectedInterval, int(c.VUs))
+	r.stripe = c.stripe
+	return &constantVUs{cfg: c, run: r}
 }
 
 type constantVUs struct {

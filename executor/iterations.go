@@ -17,6 +17,9 @@ type IterationsConfig struct {
 	Limit time.Duration
 	// ExpectedInterval, when on, back-fills corrected_latency (docs/DESIGN.md §2.3).
 	ExpectedInterval ExpectedInterval
+	// stripe maps the instance's iterations to global indices (nil: the
+	// whole test).
+	stripe *Tuple
 }
 
 // iterationsOptions are the JSON options of the iterations executors.
@@ -83,5 +86,7 @@ func (c *IterationsConfig) MaxDuration() time.Duration {
 }
 
 func (c *IterationsConfig) newRun(deps Deps) *closedRun {
-	return newClosedRun(deps, c.Scenario, c.Limit, c.ExpectedInterval, int(c.VUs))
+	r := newClosedRun(deps, c.Scenario, c.Limit, c.ExpectedInterval, int(c.VUs))
+	r.stripe = c.stripe
+	return r
 }

@@ -44,6 +44,9 @@ type RampingVUsConfig struct {
 	GracefulRampDown time.Duration
 	// ExpectedInterval, when on, back-fills corrected_latency (docs/DESIGN.md §2.3).
 	ExpectedInterval ExpectedInterval
+	// stripe is the instance's execution segment (nil: the whole test):
+	// it holds its share of the global VU count at every step.
+	stripe *Tuple
 }
 
 type rampingVUsOptions struct {
@@ -154,17 +157,18 @@ func parseVUStage(path string, raw json.RawMessage) (VUStage, error) {
 // Base returns the common options.
 func (c *RampingVUsConfig) Base() *Scenario { return c.Scenario }
 
-// MaxVUs is the largest of startVUs and the stage targets.
+// MaxVUs is the largest of startVUs and the stage targets (this
+// instance's share of it).
 func (c *RampingVUsConfig) MaxVUs() int {
 	m := c.StartVUs
 	for _, s := range c.Stages {
 		m = max(m, s.Target)
 	}
-	return int(m)
+	return int(c.stripe.Scale(m))
 }
 
-// InitialVUs is startVUs.
-func (c *RampingVUsConfig) InitialVUs() int { return int(c.StartVUs) }
+// InitialVUs is startVUs (this instance's share of it).
+func (c *RampingVUsConfig) InitialVUs() int { return int(c.stripe.Scale(c.StartVUs)) }
 
 // StagesDuration is the sum of the stage durations, the regular duration.
 func (c *RampingVUsConfig) StagesDuration() time.Duration {
@@ -188,7 +192,9 @@ func (c *RampingVUsConfig) Description() string {
 
 // New builds the executor.
 func (c *RampingVUsConfig) New(deps Deps) Executor {
-	return &rampingVUs{cfg: c, run: newClosedRun(deps, c.Scenario, c.StagesDuration(), c.ExpectedInterval, c.MaxVUs())}
+	r := newClosedRun(deps, c.Scenario, c.StagesDuration(), c.ExpectedInterval, c.MaxVUs())
+	r.stripe = c.stripe
+	return &rampingVUs{cfg: c, run: r}
 }
 
 // rampStepper walks the VU-count changes of a ramping-vus schedule in time
@@ -364,7 +370,10 @@ func (c *rampController) drain(start time.Time) {
 
 // setCount activates or deactivates handles, last in first out, until the
 // schedule's count is n; at is the offset of the change.
+// n is the global count; the instance holds the global VU slots of its
+// stripe below n.
 func (c *rampController) setCount(n int64, at time.Duration) {
+	n = c.r.stripe.Scale(n)
 	for c.count < n {
 		if int64(len(c.handles)) == c.count {
 			c.handles = append(c.handles, &rampHandle{})

@@ -15,13 +15,18 @@ const (
 	SetupTimeout     = 100
 	TeardownTimeout  = 101
 	GenericTimeout   = 102
-	InvalidConfig    = 104
-	ExternalAbort    = 105
-	ScriptException  = 107
-	ScriptAborted    = 108
-	GoPanic          = 109
-	MarkedAsFailed   = 110
-	Generic          = 255
+	// StoppedByAPI ends a test stopped with PATCH /v1/status
+	// {"stopped":true}.
+	StoppedByAPI  = 103
+	InvalidConfig = 104
+	ExternalAbort = 105
+	// CannotStartAPI is a REST API address that cannot be bound.
+	CannotStartAPI  = 106
+	ScriptException = 107
+	ScriptAborted   = 108
+	GoPanic         = 109
+	MarkedAsFailed  = 110
+	Generic         = 255
 )
 
 // Error is an error with the exit code it should end the process with.

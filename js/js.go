@@ -47,6 +47,11 @@ type LoadOptions struct {
 	// client with the system's certificate pool and a 60 s timeout. Tests
 	// pass an httptest TLS server's client.
 	ModuleClient *http.Client
+	// Files, when not nil, holds every local file the script may read
+	// (the main script, its imports, what it open()s), by absolute
+	// slash-separated path: a script from an archive reads nothing from
+	// disk.
+	Files map[string][]byte
 }
 
 // Script is a loaded, linked test script. It implements engine.Script.
@@ -89,6 +94,18 @@ type runConfig struct {
 	minIterDur  time.Duration
 	rootTags    *metrics.TagSet // run tags plus group "" for setup and teardown
 	scenarioTag sync.Map        // *executor.Scenario → *metrics.TagSet
+	// tuple is the instance's execution segment, which numbers its VUs
+	// in the test (exec.vu.idInTest); nil for the whole test.
+	tuple *executor.Tuple
+}
+
+// idInTest is the test-wide number of the instance's VU id: the id-th
+// global VU number of the instance's stripe, as k6 numbers them.
+func (c *runConfig) idInTest(id uint64) uint64 {
+	if id == 0 || c.tuple == nil {
+		return id
+	}
+	return uint64(c.tuple.Global(int64(id-1))) + 1
 }
 
 // runHooks connect VUs to the test run (k6/execution).
@@ -124,7 +141,13 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 	}
 	s.shared.items = map[string]*sharedItem{}
 	s.loader = newLoader(s)
-	if st, err := os.Stat(abs); err != nil || st.IsDir() {
+	if opts.Files != nil {
+		abs = path
+		s.path, s.dir = path, filepath.Dir(path)
+		if _, ok := opts.Files[filepath.ToSlash(path)]; !ok {
+			return nil, exitcode.Errorf(exitcode.ScriptException, "the archive does not hold its script %s", path)
+		}
+	} else if st, err := os.Stat(abs); err != nil || st.IsDir() {
 		return nil, exitcode.Errorf(exitcode.ScriptException, "script %s does not exist or is not a file", path)
 	}
 	main, err := s.loader.loadMain(fileURL(abs))
@@ -200,6 +223,8 @@ func (s *Script) Configure(opts *config.Options, reg *metrics.Registry, b *metri
 
 func (s *Script) newRunConfig(opts *config.Options, reg *metrics.Registry, b *metrics.Builtin) *runConfig {
 	c := &runConfig{opts: opts, registry: reg, builtin: b}
+	// A bad segment is reported by config.Scenarios before any VU exists.
+	c.tuple, _ = opts.ExecutionTuple()
 	c.initEnv = &modules.InitEnv{Registry: reg, CWD: s.dir, Shared: &modules.Shared{Get: s.shared.get}, Logf: s.logf}
 	c.systemTags = map[string]bool{}
 	tags := opts.SystemTags

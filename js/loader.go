@@ -40,6 +40,9 @@ type loader struct {
 	byRecord map[sobek.ModuleRecord]*fileModule
 	goMods   map[string]*goModule
 	opened   map[string]string // open() cache: path → content
+	// local are the local files read so far, by absolute slash path, for
+	// an archive.
+	local    map[string][]byte
 	wrappers map[moduleRef]*sobek.SourceTextModuleRecord
 	// pending are the rewritten ES modules of the current load that still
 	// need the import-cycle check before VUs may run them as functions.
@@ -105,6 +108,7 @@ func newLoader(s *Script) *loader {
 		byRecord: map[sobek.ModuleRecord]*fileModule{},
 		goMods:   map[string]*goModule{},
 		opened:   map[string]string{},
+		local:    map[string][]byte{},
 		wrappers: map[moduleRef]*sobek.SourceTextModuleRecord{},
 		client:   moduleClient(s.opts.ModuleClient),
 	}
@@ -284,7 +288,7 @@ func (l *loader) resolveURL(base *url.URL, spec string) (*url.URL, error) {
 func (l *loader) read(u *url.URL) ([]byte, error) {
 	switch u.Scheme {
 	case "file":
-		b, err := os.ReadFile(filepath.FromSlash(u.Path))
+		b, err := l.readFile(filepath.FromSlash(u.Path))
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s does not exist", filepath.FromSlash(u.Path))
 		}
@@ -617,6 +621,38 @@ func transform(key, src string, loader api.Loader) (string, error) {
 	return string(res.Code), nil
 }
 
+// readFile reads a local file from disk, or from the archive the script
+// came from, and remembers it for an archive of this script. l.mu is held
+// or the loader is not shared yet.
+func (l *loader) readFile(p string) ([]byte, error) {
+	key := filepath.ToSlash(p)
+	if files := l.s.opts.Files; files != nil {
+		b, ok := files[key]
+		if !ok {
+			return nil, fs.ErrNotExist
+		}
+		return b, nil
+	}
+	b, err := os.ReadFile(p)
+	if err == nil {
+		l.local[key] = b
+	}
+	return b, err
+}
+
+// LocalFiles returns the local files the script read while it loaded and
+// ran its init context once (the main script, its imports, the files it
+// open()ed), by absolute slash-separated path: what an archive must hold.
+func (s *Script) LocalFiles() map[string][]byte {
+	s.loader.mu.Lock()
+	defer s.loader.mu.Unlock()
+	out := make(map[string][]byte, len(s.loader.local))
+	for k, v := range s.loader.local {
+		out[k] = v
+	}
+	return out
+}
+
 // readOpened returns the content of a file for open(), read once per test
 // and shared by the VUs.
 func (l *loader) readOpened(path string) (string, error) {
@@ -625,7 +661,7 @@ func (l *loader) readOpened(path string) (string, error) {
 	if s, ok := l.opened[path]; ok {
 		return s, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := l.readFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("%s does not exist", path)

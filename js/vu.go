@@ -426,7 +426,7 @@ func (v *vu) prepare() {
 	st.Recorder = v.rec
 	st.SystemTags = conf.systemTags
 	st.VUID = v.id
-	st.VUIDInTest = v.id
+	st.VUIDInTest = conf.idInTest(v.id)
 	st.Execution = hooks.exec
 	if progress := hooks.progress; progress != nil {
 		st.Progress = func() float64 {

@@ -64,7 +64,7 @@ func TestExampleEndToEnd(t *testing.T) {
 	exportPath := filepath.Join(dir, "summary.json")
 	var stdout, stderr jstest.Buffer
 	root := cli.NewRoot(&stdout, &stderr)
-	root.SetArgs([]string{"run", "-q", "--no-color",
+	root.SetArgs([]string{"run", "-q", "--address", "", "--no-color",
 		"-o", "counts=" + countsPath, "--summary-export", exportPath,
 		"-e", "TARGET=" + srv.URL, "-e", "VUS=" + strconv.Itoa(vus),
 		"-e", "INTERVAL=" + interval.String(), "-e", "DURATION=" + dur.String(),
@@ -223,7 +223,7 @@ func TestExampleMistakes(t *testing.T) {
 	} {
 		var stdout, stderr jstest.Buffer
 		root := cli.NewRoot(&stdout, &stderr)
-		root.SetArgs(append([]string{"run", "-q"}, tc.args...))
+		root.SetArgs(append([]string{"run", "-q", "--address", ""}, tc.args...))
 		err := root.Execute()
 		if err == nil || exitcode.Of(err) != exitcode.InvalidConfig || !strings.Contains(err.Error(), tc.want) ||
 			strings.Contains(err.Error(), "\n") {

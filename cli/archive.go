@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"archive/tar"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/exitcode"
+)
+
+func init() { addCommand(newArchiveCmd) }
+
+// archiveMetadata is metadata.json of an archive, in k6's layout: the
+// script's file URL, its directory, the consolidated options and the -e
+// variables.
+type archiveMetadata struct {
+	Filename string            `json:"filename"`
+	Pwd      string            `json:"pwd"`
+	Type     string            `json:"type"`
+	Options  json.RawMessage   `json:"options"`
+	Env      map[string]string `json:"env"`
+	Version  string            `json:"metronomeVersion"`
+}
+
+// localFiler is a script that knows the local files it read.
+type localFiler interface{ LocalFiles() map[string][]byte }
+
+// newArchiveCmd is `metronome archive`: a tar holding the script, its
+// local imports, the files it open()s and the consolidated options, which
+// `metronome run ARCHIVE` runs on a machine that has none of them.
+func newArchiveCmd(g *globals) *cobra.Command {
+	r := &runCmd{g: g, tier: &config.Options{Source: "command-line flags"}}
+	out := "archive.tar"
+	cmd := &cobra.Command{
+		Use:   "archive [flags] script.js|script.ts",
+		Short: "Bundle a script, its imports, the files it opens and its options into a tar",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return exitcode.Errorf(exitcode.InvalidConfig, "archive needs exactly one script, got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return r.archive(args[0], out) },
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	addOptionFlags(fs, r.tier)
+	fs.StringVarP(&out, "archive-out", "O", out, "the archive file to write")
+	fs.StringArrayVarP(&r.env, "env", "e", nil, "an environment variable for the script, NAME=VALUE (repeatable), kept in the archive")
+	fs.StringVarP(&r.configPath, "config", "c", "", "JSON config file holding options (env K6_CONFIG)")
+	return cmd
+}
+
+func (r *runCmd) archive(scriptPath, out string) error {
+	g := r.g
+	fileTier, _, err := r.readConfigFile()
+	if err != nil {
+		return err
+	}
+	envTier, err := config.FromEnv(g.env)
+	if err != nil {
+		return err
+	}
+	scriptEnv, _, err := r.scriptEnv(true)
+	if err != nil {
+		return err
+	}
+	script, err := loadScript(scriptPath, loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose})
+	if err != nil {
+		return err
+	}
+	scriptTier, err := config.Parse(script.Options(), "script options")
+	if err != nil {
+		return err
+	}
+	opts, err := config.Consolidate(fileTier, scriptTier, envTier, r.tier)
+	if err != nil {
+		return err
+	}
+	lf, ok := script.(localFiler)
+	if !ok {
+		return exitcode.Errorf(exitcode.Generic, "this script cannot be archived")
+	}
+	files := lf.LocalFiles()
+	main := toSlashAbs(scriptPath)
+	if files[main] == nil {
+		return exitcode.Errorf(exitcode.Generic, "the script %s was not read while loading", scriptPath)
+	}
+	rawOpts, err := json.Marshal(opts)
+	if err != nil {
+		return exitcode.Errorf(exitcode.Generic, "encoding the options: %v", err)
+	}
+	env := map[string]string{}
+	for _, kv := range r.env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	meta := archiveMetadata{Filename: "file://" + main, Pwd: "file://" + path.Dir(main) + "/", Type: "js",
+		Options: rawOpts, Env: env, Version: versionString()}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	add := func(name string, b []byte) error {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(b)), ModTime: time.Unix(0, 0), Typeflag: tar.TypeReg}); err != nil {
+			return err
+		}
+		_, err := tw.Write(b)
+		return err
+	}
+	mb, _ := json.MarshalIndent(meta, "", "  ")
+	err = add("metadata.json", mb)
+	if err == nil {
+		err = add("data", files[main])
+	}
+	names := make([]string, 0, len(files))
+	for p := range files {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		if err == nil {
+			err = add("files/file/"+strings.TrimPrefix(p, "/"), files[p])
+		}
+	}
+	if err == nil {
+		err = tw.Close()
+	}
+	if err == nil {
+		err = os.WriteFile(out, buf.Bytes(), 0o644)
+	}
+	if err != nil {
+		return exitcode.Errorf(exitcode.Generic, "writing the archive %s: %v", out, err)
+	}
+	return nil
+}
+
+// toSlashAbs is p as an absolute slash-separated path, as the loader keys
+// the files it read.
+func toSlashAbs(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return filepath.ToSlash(a)
+	}
+	return filepath.ToSlash(p)
+}
+
+// loadedArchive is an archive read back: its script path, files, options
+// and -e variables.
+type loadedArchive struct {
+	script string
+	files  map[string][]byte
+	opts   *config.Options
+	env    map[string]string
+}
+
+// isArchive reports whether p is a tar file (by its ustar magic).
+func isArchive(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 263)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return false
+	}
+	return string(head[257:262]) == "ustar"
+}
+
+// readArchive reads an archive written by `metronome archive`.
+func readArchive(p string) (*loadedArchive, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, exitcode.Errorf(exitcode.ScriptException, "archive %s: %v", p, err)
+	}
+	defer f.Close()
+	a := &loadedArchive{files: map[string][]byte{}}
+	var meta *archiveMetadata
+	tr := tar.NewReader(f)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, exitcode.Errorf(exitcode.ScriptException, "archive %s: %v", p, err)
+		}
+		b, err := io.ReadAll(io.LimitReader(tr, 1<<30))
+		if err != nil {
+			return nil, exitcode.Errorf(exitcode.ScriptException, "archive %s: %v", p, err)
+		}
+		switch {
+		case h.Name == "metadata.json":
+			meta = &archiveMetadata{}
+			if err := json.Unmarshal(b, meta); err != nil {
+				return nil, exitcode.Errorf(exitcode.ScriptException, "archive %s: metadata.json: %v", p, err)
+			}
+		case strings.HasPrefix(h.Name, "files/file/"):
+			a.files["/"+strings.TrimPrefix(h.Name, "files/file/")] = b
+		}
+	}
+	if meta == nil || !strings.HasPrefix(meta.Filename, "file://") {
+		return nil, exitcode.Errorf(exitcode.ScriptException, "archive %s has no metadata.json naming its script", p)
+	}
+	a.script = strings.TrimPrefix(meta.Filename, "file://")
+	a.env = meta.Env
+	if len(meta.Options) > 0 {
+		if a.opts, err = config.Parse(meta.Options, "archive options"); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// fromArchive prepares the loading of path when it is an archive: the
+// script is read from the archive's files, and the archive's -e variables
+// apply unless this command line sets them again. It returns the archive
+// (nil for a plain script) and the script path to load.
+func (r *runCmd) fromArchive(p string, lo *loadOptions) (*loadedArchive, string, error) {
+	if !isArchive(p) {
+		return nil, p, nil
+	}
+	a, err := readArchive(p)
+	if err != nil {
+		return nil, "", err
+	}
+	given := map[string]bool{}
+	for _, kv := range r.env {
+		k, _, _ := strings.Cut(kv, "=")
+		given[k] = true
+	}
+	for k, v := range a.env {
+		if !given[k] {
+			lo.Env[k] = v
+		}
+	}
+	lo.Files = a.files
+	return a, a.script, nil
+}

@@ -1,0 +1,43 @@
+package config
+
+import (
+	"math/big"
+
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/exitcode"
+)
+
+// ExecutionTuple reads the executionSegment and executionSegmentSequence
+// options: this instance's part of the test within the split shared by all
+// instances. It returns nil when neither is set or they leave the whole
+// test here. Errors carry exit code 104 and name the option.
+func (o *Options) ExecutionTuple() (*executor.Tuple, error) {
+	segStr, seqStr := "", ""
+	if o.ExecutionSegment != nil {
+		segStr = *o.ExecutionSegment
+	}
+	if o.ExecutionSegmentSequence != nil {
+		seqStr = *o.ExecutionSegmentSequence
+	}
+	if segStr == "" && seqStr == "" {
+		return nil, nil
+	}
+	seg, err := executor.ParseSegment(segStr)
+	if err != nil {
+		return nil, exitcode.Errorf(exitcode.InvalidConfig, "options.executionSegment: %v", err)
+	}
+	var seq []*big.Rat
+	if seqStr != "" {
+		if seq, err = executor.ParseSequence(seqStr); err != nil {
+			return nil, exitcode.Errorf(exitcode.InvalidConfig, "options.executionSegmentSequence: %v", err)
+		}
+	}
+	t, err := executor.NewTuple(seg, seq)
+	if err != nil {
+		return nil, exitcode.Errorf(exitcode.InvalidConfig, "options.executionSegment: %v", err)
+	}
+	if t.Length() == 1 {
+		return nil, nil
+	}
+	return t, nil
+}

@@ -1,0 +1,1 @@
+export function greet(x) { return 'hello ' + x; }
