@@ -335,6 +335,7 @@ func (r *testRun) run(parent context.Context) error {
 
 	report := r.engine.EvaluateThresholds(end.Sub(r.start), true)
 	sumErr := r.finish(end.Sub(r.start), setupData, report)
+	r.handSummary(end.Sub(r.start), setupData, report)
 	for _, o := range r.outputs {
 		if err := o.Stop(); err != nil {
 			r.logf("output %s: %v", o.Description(), err)
