@@ -20,11 +20,19 @@ type Chart struct {
 	ID      string
 	Title   string
 	Caption string
-	// Series names the curves drawn, in the order of their colours in
-	// Palette.
+	// Series names the curves drawn; Palette has their colours.
 	Series []string
+	// Legend describes each series' line for the page's legend.
+	Legend []LegendEntry
 	// SVG is the chart as an inline <svg> element.
 	SVG string
+}
+
+// LegendEntry is one line of a chart's legend, drawn by the page in HTML
+// so that it never hides the curves.
+type LegendEntry struct {
+	Name, Color string
+	Dashed      bool
 }
 
 // Palette is the stroke colour of each series, as gonum's SVG backend
@@ -137,6 +145,7 @@ func sectionCharts(tl *Timeline, sec *Section) ([]Chart, error) {
 		c := Chart{ID: prefix + "-" + id, Title: title, Caption: caption, SVG: svg}
 		for _, s := range kept {
 			c.Series = append(c.Series, s.name)
+			c.Legend = append(c.Legend, LegendEntry{Name: s.name, Color: Palette[s.name], Dashed: s.dashed})
 		}
 		charts = append(charts, c)
 		return nil
@@ -167,10 +176,13 @@ func sectionCharts(tl *Timeline, sec *Section) ([]Chart, error) {
 	}
 	rate := []series{timeSeries("achieved", false, perSec(func(r *Row) float64 { return r.Iterations }))}
 	if sec.HasIntended {
-		rate = append([]series{timeSeries("intended", true, perSec(func(r *Row) float64 { return r.Intended }))}, rate...)
-		rate = append(rate, timeSeries("dropped", false, perSec(func(r *Row) float64 { return r.Dropped })))
+		rate = []series{
+			timeSeries("intended", true, perSec(func(r *Row) float64 { return r.Intended })),
+			timeSeries("achieved", false, perSec(func(r *Row) float64 { return r.Completed })),
+			timeSeries("dropped", false, perSec(func(r *Row) float64 { return r.Dropped })),
+		}
 	}
-	steps = append(steps, add("rate", "Intended vs achieved rate", "Grey dashes are the arrivals the schedule intended (by intended start), blue the iterations completed; orange counts dropped iterations. Blue below grey means the generator fell behind.",
+	steps = append(steps, add("rate", "Intended vs achieved rate", "Grey dashes are the arrivals the schedule intended (by intended start), blue those completed (by end; all iterations in a closed model), orange the dropped ones. Blue below grey means arrivals are waiting or lost.",
 		tx, "iterations per second", rate))
 	var vus []series
 	if sec.HasCounters {
@@ -245,8 +257,6 @@ func render(title, xLabel, yLabel string, ss []series, opts ...func(*plot.Plot))
 	p.Y.Label.Text = yLabel
 	p.Y.Min = 0
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	p.Legend.Left = true
 	for _, s := range ss {
 		l, err := plotter.NewLine(s.pts)
 		if err != nil {
@@ -258,7 +268,6 @@ func render(title, xLabel, yLabel string, ss []series, opts ...func(*plot.Plot))
 			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 		}
 		p.Add(l)
-		p.Legend.Add(s.name, l)
 	}
 	for _, o := range opts {
 		o(p)

@@ -150,12 +150,15 @@ func TestAggregatorPlacesArrivalsAndWaits(t *testing.T) {
 	if got, want := total.SpectrumRaw.TotalCount(), int64(rate*secs+secs); got != want {
 		t.Errorf("raw spectrum count %d, want %d", got, want)
 	}
-	var intended float64
+	var intended, completed, iterations float64
 	for _, r := range total.Rows {
 		intended += r.Intended
+		completed += r.Completed
+		iterations += r.Iterations
 	}
-	if intended != rate*secs {
-		t.Errorf("whole test intended %v, want %d", intended, rate*secs)
+	if intended != rate*secs || completed != rate*secs || iterations != rate*secs+secs {
+		t.Errorf("whole test: intended %v, completed %v, iterations %v; want %d, %d, %d",
+			intended, completed, iterations, rate*secs, rate*secs, rate*secs+secs)
 	}
 	if total.Rows[0].VUs != 3 {
 		t.Errorf("VUs %v, want 3", total.Rows[0].VUs)

@@ -147,6 +147,7 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 		sec.HasIntended = true
 		for i := range sec.Rows {
 			sec.Rows[i].Intended = float64(sec.Rows[i].Corrected.Count)
+			sec.Rows[i].Completed = sec.Rows[i].Iterations
 		}
 	}
 	total := sections[""]
@@ -154,10 +155,11 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 		// The whole test's intended arrivals are those of the open-model
 		// scenarios only.
 		for i := range total.Rows {
-			total.Rows[i].Intended = 0
+			total.Rows[i].Intended, total.Rows[i].Completed = 0, 0
 			for _, sec := range order[1:] {
 				if sec.HasLag && i < len(sec.Rows) {
 					total.Rows[i].Intended += sec.Rows[i].Intended
+					total.Rows[i].Completed += sec.Rows[i].Completed
 				}
 			}
 		}

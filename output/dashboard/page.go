@@ -127,7 +127,7 @@ func (p *Page) RenderContent() ([]byte, error) {
 
 func overviewOf(tl *Timeline) Overview {
 	total := tl.Sections[0]
-	var req, fail, iters, intended, dropped, interrupted, peak, vus float64
+	var req, fail, iters, intended, dropped, interrupted, peak, vus, vusMax float64
 	vus = -1
 	last := 0
 	for i, r := range total.Rows {
@@ -140,9 +140,17 @@ func overviewOf(tl *Timeline) Overview {
 		peak = max(peak, r.WaitMs/float64(tl.Period.Milliseconds()))
 		if r.VUs >= 0 {
 			vus = r.VUs
+			vusMax = max(vusMax, r.VUs)
 		}
 		if r.Requests > 0 || r.Iterations > 0 || r.Raw.Count > 0 || r.Corrected.Count > 0 {
 			last = i
+		}
+	}
+	if total.HasIntended {
+		// Compare like with like: the open-model arrivals completed.
+		iters = 0
+		for _, r := range total.Rows {
+			iters += r.Completed
 		}
 	}
 	elapsed := time.Duration(last+1) * tl.Period
@@ -174,7 +182,7 @@ func overviewOf(tl *Timeline) Overview {
 		o.PeakBacklog = strconv.FormatFloat(peak, 'f', 1, 64) + " (interval mean)"
 	}
 	if vus >= 0 {
-		o.VUs = count(vus)
+		o.VUs = count(vus) + " (peak " + count(vusMax) + ")"
 	}
 	return o
 }
@@ -212,11 +220,16 @@ func reportOf(in *summary.Input, o *Overview) *Report {
 	}
 	o.Source = "percentiles from the end-of-test summary"
 	var peak int64 = -1
+	var dropped, interrupted int64
 	for _, s := range in.Scenarios {
 		peak = max(peak, s.PeakBacklog)
+		dropped += s.Dropped
+		interrupted += s.Interrupted
 	}
 	if peak >= 0 {
 		o.PeakBacklog = strconv.FormatInt(peak, 10)
+		o.Dropped = strconv.FormatInt(dropped, 10)
+		o.Interrupted = strconv.FormatInt(interrupted, 10)
 	}
 	sort.SliceStable(r.Thresholds, func(i, j int) bool { return r.Thresholds[i].Metric < r.Thresholds[j].Metric })
 	text := *in

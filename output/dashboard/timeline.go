@@ -29,8 +29,9 @@ type Row struct {
 	Raw, Corrected, Lag Stats
 	// Counts within the interval. Intended counts the arrivals whose
 	// intended start fell in it (completed, dropped or interrupted);
-	// Iterations the iterations that completed in it.
-	Requests, Failures, Iterations, Intended, Dropped, Interrupted float64
+	// Iterations the iterations that completed in it, Completed those of
+	// them that were open-model arrivals.
+	Requests, Failures, Iterations, Completed, Intended, Dropped, Interrupted float64
 	// VUs is the largest value of the vus gauge in the interval, -1 when
 	// none was reported.
 	VUs float64
@@ -252,6 +253,7 @@ func (a *Aggregator) addTo(s *sectionState, smp *metrics.Sample, name string, t 
 		sec.row(a.index(intended)).Intended++
 		sec.HasIntended = true
 		if paired {
+			sec.row(idx).Completed++
 			a.addWait(sec, intended, intended.Add(time.Duration(lag*float64(time.Millisecond))))
 		}
 	case metrics.ScheduleLagName:
