@@ -323,3 +323,55 @@ func TestLogReaderMergesInstances(t *testing.T) {
 		}
 	}
 }
+
+// A one-hour run of three scenarios, with intervals of period, rendered as
+// a report: its size, which the issue bounds at 5 MB.
+func hourReportSize(t *testing.T, period time.Duration) int {
+	t.Helper()
+	reg := metrics.NewRegistry()
+	b := metrics.RegisterBuiltin(reg)
+	a := NewAggregator(t0, period)
+	var batch []metrics.Sample
+	for _, sc := range []string{"a", "b", "c"} {
+		tags := metrics.NewTags(map[string]string{"scenario": sc})
+		// Five arrivals per interval, of varying latency, for an hour.
+		for at := time.Duration(0); at < time.Hour; at += period / 5 {
+			end := t0.Add(at + 3*time.Millisecond)
+			v := 1 + float64(at/period%97)
+			batch = append(batch,
+				metrics.Sample{Metric: b.HTTPReqs, Tags: tags, Time: end, Value: 1},
+				metrics.Sample{Metric: b.HTTPReqFailed, Tags: tags, Time: end, Value: 0},
+				metrics.Sample{Metric: b.HTTPReqDuration, Tags: tags, Time: end, Value: v},
+				metrics.Sample{Metric: b.Iterations, Tags: tags, Time: end, Value: 1},
+				metrics.Sample{Metric: b.ScheduleLag, Tags: tags, Time: end, Value: 2 * v},
+				metrics.Sample{Metric: b.CorrectedLatency, Tags: tags, Time: end, Value: 3 * v})
+		}
+	}
+	for at := time.Duration(0); at < time.Hour; at += time.Second {
+		batch = append(batch, metrics.Sample{Metric: b.VUs, Tags: metrics.NewTags(nil), Time: t0.Add(at), Value: 10})
+	}
+	a.Add(batch)
+	a.Close(time.Time{})
+	p, err := BuildPage(a.Snapshot(true), nil, false, "hour")
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := p.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(html)
+}
+
+func TestHourReportStaysSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders a one-hour report")
+	}
+	for _, period := range []time.Duration{10 * time.Second} {
+		n := hourReportSize(t, period)
+		t.Logf("one hour, 3 scenarios, period %s: %d bytes", period, n)
+		if n > 5<<20 {
+			t.Errorf("period %s: %d bytes, over 5 MB", period, n)
+		}
+	}
+}
