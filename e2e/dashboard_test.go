@@ -122,6 +122,9 @@ var wantCharts = []string{
 // summary's. Screenshots go to the test's artifact directory (go test
 // -artifacts).
 func TestWebDashboardInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 10-second run in real time, with Chromium")
+	}
 	chrome := chromium(t)
 	srv := startStallServer(t)
 	dir := t.TempDir()
