@@ -16,8 +16,10 @@ import (
 
 // Chart is one rendered chart.
 type Chart struct {
-	// ID is unique in a page, e.g. "total-latency" or "api-spectrum".
-	ID      string
+	// ID is unique in a page, e.g. "total-latency" or
+	// "scenario-api-spectrum"; Section is the scenario ("" for the whole
+	// test).
+	ID, Section string
 	Title   string
 	Caption string
 	// Series names the curves drawn; Palette has their colours.
@@ -95,8 +97,10 @@ func SectionID(name string) string {
 	if name == "" {
 		return "total"
 	}
-	return "scenario-" + regexp.MustCompile(`[^A-Za-z0-9_-]`).ReplaceAllString(name, "_")
+	return "scenario-" + idUnsafe.ReplaceAllString(name, "_")
 }
+
+var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
 func sectionCharts(tl *Timeline, sec *Section) ([]Chart, error) {
 	prefix := SectionID(sec.Name)
@@ -142,7 +146,7 @@ func sectionCharts(tl *Timeline, sec *Section) ([]Chart, error) {
 		if err != nil {
 			return fmt.Errorf("chart %s: %w", id, err)
 		}
-		c := Chart{ID: prefix + "-" + id, Title: title, Caption: caption, SVG: svg}
+		c := Chart{ID: prefix + "-" + id, Section: sec.Name, Title: title, Caption: caption, SVG: svg}
 		for _, s := range kept {
 			c.Series = append(c.Series, s.name)
 			c.Legend = append(c.Legend, LegendEntry{Name: s.name, Color: Palette[s.name], Dashed: s.dashed})

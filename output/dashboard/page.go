@@ -95,7 +95,7 @@ func BuildPage(tl *Timeline, in *summary.Input, live bool, note string) (*Page, 
 	for _, sec := range tl.Sections {
 		ps := PageSection{Name: sec.Name, ID: SectionID(sec.Name)}
 		for _, c := range charts {
-			if strings.HasPrefix(c.ID, ps.ID+"-") && !strings.Contains(strings.TrimPrefix(c.ID, ps.ID+"-"), "-") {
+			if c.Section == sec.Name {
 				ps.Charts = append(ps.Charts, c)
 			}
 		}
