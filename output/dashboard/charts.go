@@ -20,8 +20,8 @@ type Chart struct {
 	// "scenario-api-spectrum"; Section is the scenario ("" for the whole
 	// test).
 	ID, Section string
-	Title   string
-	Caption string
+	Title       string
+	Caption     string
 	// Series names the curves drawn; Palette has their colours.
 	Series []string
 	// Legend describes each series' line for the page's legend.
