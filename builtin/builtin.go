@@ -35,6 +35,7 @@ import (
 
 	// Outputs selected with -o.
 	_ "github.com/metronome-load/metronome/output/csv"
+	_ "github.com/metronome-load/metronome/output/dashboard"
 	_ "github.com/metronome-load/metronome/output/hdrlog"
 	_ "github.com/metronome-load/metronome/output/json"
 	_ "github.com/metronome-load/metronome/output/prometheus"

@@ -246,11 +246,15 @@ func (r *runCmd) settings(cmd *cobra.Command, fileOuts []string) (settings, erro
 	env := r.g.env
 	fs := cmd.Flags()
 	st := settings{outputs: fileOuts, summaryMode: "compact", includeSysEnv: true}
+	var err error
 	if v := env["K6_OUT"]; strings.TrimSpace(v) != "" {
 		st.outputs = config.SplitList(v)
 	}
 	if fs.Changed("out") {
 		st.outputs = r.outs
+	}
+	if st.outputs, err = addWebDashboard(env, st.outputs); err != nil {
+		return st, err
 	}
 
 	st.summaryExport = env["K6_SUMMARY_EXPORT"]
@@ -276,7 +280,6 @@ func (r *runCmd) settings(cmd *cobra.Command, fileOuts []string) (settings, erro
 		st.summaryMode = "disabled"
 	}
 
-	var err error
 	if st.quiet, err = envBool(env, "K6_QUIET"); err != nil {
 		return st, err
 	}

@@ -438,6 +438,9 @@ func (r *testRun) run(parent context.Context) error {
 	<-r.ingestDone
 
 	report := r.engine.EvaluateThresholds(end.Sub(r.start), true)
+	// Outputs that take the summary (the web dashboard's report) get it
+	// before they stop.
+	r.handSummary(end.Sub(r.start), setupData, report)
 	// The outputs finish before the summary, so that a stuck standard
 	// output costs one bounded wait, and the summary follows the last
 	// lines of -o json=- instead of sitting among them.

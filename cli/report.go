@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/output/dashboard"
+)
+
+func init() { addCommand(newReportCmd) }
+
+// newReportCmd builds `metronome report`: the web dashboard's HTML report
+// from HdrHistogram logs (-o hdrlog=FILE), one instance's or several.
+func newReportCmd(g *globals) *cobra.Command {
+	var (
+		out    string
+		period time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "report [flags] FILE.hlog...",
+		Short: "Build the HTML report of raw vs corrected latency from HdrHistogram logs",
+		Long: `Report reads HdrHistogram interval logs written with -o hdrlog=FILE and writes
+the web dashboard's self-contained HTML report: latency over time, schedule
+lag, intended vs achieved rate and the percentile spectrum, for the whole
+test and each scenario. The logs of several instances of the same test are
+merged exactly, interval by interval. A FILE of "-" reads standard input.
+
+The logs hold only latency histograms, so the report has no VUs, failures or
+backlog charts and no summary tables; those come with a live run's
+K6_WEB_DASHBOARD_EXPORT.`,
+		Example: `  metronome report run.hlog -o report.html
+  metronome report instance-1.hlog instance-2.hlog -o report.html`,
+		Args:          cobra.MinimumNArgs(1),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runReport(cmd.InOrStdin(), g.stdout, args, out, period)
+		},
+	}
+	cmd.SetOut(g.stdout)
+	cmd.SetErr(g.stderr)
+	cmd.Flags().StringVarP(&out, "out", "o", "report.html", "the HTML file to write (- for standard output)")
+	cmd.Flags().DurationVar(&period, "period", 0, "length of the charts' intervals (default: the logs' own, lengthened to at most 360 intervals)")
+	return cmd
+}
+
+func runReport(stdin io.Reader, stdout io.Writer, files []string, out string, period time.Duration) error {
+	var lr dashboard.LogReader
+	for _, name := range files {
+		var r io.Reader = stdin
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				return exitcode.Errorf(exitcode.InvalidConfig, "report: cannot read %s: %v", name, err)
+			}
+			defer f.Close()
+			r = f
+		}
+		if err := lr.Add(r, name); err != nil {
+			return exitcode.Errorf(exitcode.InvalidConfig, "report: %v", err)
+		}
+	}
+	tl, err := lr.Timeline(period)
+	if err != nil {
+		return exitcode.Errorf(exitcode.InvalidConfig, "report: %v", err)
+	}
+	note := fmt.Sprintf("Report built from %s; intervals of %s. HdrHistogram logs hold latency histograms only: no VUs, failures, backlog or summary tables.",
+		strings.Join(files, ", "), tl.Period)
+	p, err := dashboard.BuildPage(tl, nil, false, note)
+	if err != nil {
+		return err
+	}
+	b, err := p.Render()
+	if err != nil {
+		return err
+	}
+	if out == "-" {
+		_, err = stdout.Write(b)
+		return err
+	}
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		return exitcode.Errorf(exitcode.Generic, "report: cannot write %s: %v", out, err)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d bytes) from %d log(s)\n", out, len(b), len(files))
+	return nil
+}

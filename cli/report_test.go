@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestWebDashboardSwitch(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want []string
+	}{
+		{map[string]string{"K6_WEB_DASHBOARD": "true"}, nil, []string{"web-dashboard"}},
+		{map[string]string{"K6_WEB_DASHBOARD": "true"}, []string{"-o", "json=x.json"}, []string{"json=x.json", "web-dashboard"}},
+		{map[string]string{"K6_WEB_DASHBOARD": "true"}, []string{"-o", "web-dashboard"}, []string{"web-dashboard"}},
+		{map[string]string{"K6_WEB_DASHBOARD": "false"}, []string{"-o", "web-dashboard"}, []string{"web-dashboard"}},
+		{map[string]string{}, nil, nil},
+	} {
+		h := newHarness(t, `{}`)
+		args := append([]string{"run"}, tc.args...)
+		if code, _, stderr := h.run(tc.env, append(args, "script.js")...); code != 0 {
+			t.Fatalf("%v %v: exit %d: %s", tc.env, tc.args, code, stderr)
+		}
+		if !slices.Equal(h.ran.Outputs, tc.want) {
+			t.Errorf("%v %v: outputs %q, want %q", tc.env, tc.args, h.ran.Outputs, tc.want)
+		}
+	}
+	h := newHarness(t, `{}`)
+	code, _, stderr := h.run(map[string]string{"K6_WEB_DASHBOARD": "yes please"}, "run", "script.js")
+	if code != 104 || !strings.Contains(stderr, "K6_WEB_DASHBOARD") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Errorf("a bad K6_WEB_DASHBOARD: exit %d, stderr %q; want 104 and one line naming it", code, stderr)
+	}
+}
+
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.hlog"), filepath.Join(dir, "b.hlog")
+	writeLog(t, a, 1, 100, "metric=http_req_duration;scenario=api", "metric=corrected_latency;scenario=api", "metric=schedule_lag;scenario=api")
+	writeLog(t, b, 101, 200, "metric=http_req_duration;scenario=api", "metric=corrected_latency;scenario=api", "metric=schedule_lag;scenario=api")
+	out := filepath.Join(dir, "r.html")
+	h := newHarness(t, `{}`)
+	code, stdout, stderr := h.run(nil, "report", a, b, "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "wrote "+out) {
+		t.Errorf("stdout %q", stdout)
+	}
+	html, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{`id="total-latency"`, `id="total-spectrum"`, `id="scenario-api-lag"`} {
+		if !strings.Contains(string(html), id) {
+			t.Errorf("the report has no %s", id)
+		}
+	}
+	// Both logs' 200 requests are counted.
+	if !strings.Contains(string(html), `id="ov-requests">200<`) {
+		t.Errorf("the report does not count the 200 requests of both logs")
+	}
+
+	notLog := writeFile(t, "x.hlog", "hello\n")
+	code, _, stderr = h.run(nil, "report", notLog, "-o", out)
+	if code != 104 || !strings.Contains(stderr, "x.hlog") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Errorf("not a log: exit %d, stderr %q; want 104 and one line naming the file", code, stderr)
+	}
+	code, _, stderr = h.run(nil, "report", filepath.Join(dir, "missing.hlog"))
+	if code != 104 || !strings.Contains(stderr, "missing.hlog") {
+		t.Errorf("a missing log: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -1,0 +1,170 @@
+package dashboard
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// maxRows bounds the intervals of a report built from logs: longer runs
+// get longer intervals, so the page stays small.
+const maxRows = 360
+
+// logInterval is one interval histogram read from a log.
+type logInterval struct {
+	metric, scenario string
+	start, end       time.Time
+	h                *hdrhistogram.Histogram
+}
+
+// LogReader collects the interval histograms of HdrHistogram logs written
+// by -o hdrlog=FILE (one instance's, or several instances' of the same
+// test: intervals that overlap in time are merged, exactly).
+type LogReader struct {
+	intervals []logInterval
+}
+
+// Add reads one log; name is used in errors.
+func (lr *LogReader) Add(r io.Reader, name string) error {
+	rd := hdrhistogram.NewHistogramLogReader(r)
+	n := 0
+	for {
+		h, err := rd.NextIntervalHistogram()
+		if err != nil {
+			return fmt.Errorf("%s: interval %d: %w", name, n+1, err)
+		}
+		if h == nil {
+			break
+		}
+		n++
+		iv := logInterval{start: time.UnixMilli(h.StartTimeMs()), end: time.UnixMilli(h.EndTimeMs()), h: h}
+		for _, part := range strings.Split(h.Tag(), ";") {
+			k, v, _ := strings.Cut(part, "=")
+			switch k {
+			case "metric":
+				iv.metric = v
+			case "scenario":
+				iv.scenario = v
+			}
+		}
+		lr.intervals = append(lr.intervals, iv)
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: no interval histograms (is it an HdrHistogram log written with -o hdrlog=FILE?)", name)
+	}
+	return nil
+}
+
+// Timeline builds the timeline of everything read, with intervals of at
+// least period (0: the logs' own interval), lengthened so that there are
+// at most maxRows of them.
+func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
+	if len(lr.intervals) == 0 {
+		return nil, fmt.Errorf("no interval histograms were read")
+	}
+	start, end := lr.intervals[0].start, lr.intervals[0].end
+	var step time.Duration
+	for _, iv := range lr.intervals {
+		if iv.start.Before(start) {
+			start = iv.start
+		}
+		if iv.end.After(end) {
+			end = iv.end
+		}
+		step = max(step, iv.end.Sub(iv.start))
+	}
+	if period <= 0 {
+		period = max(step, time.Second)
+	}
+	if span := end.Sub(start); span/period > maxRows {
+		period = time.Duration(math.Ceil(float64(span)/float64(maxRows)/float64(time.Second))) * time.Second
+	}
+	type key struct {
+		sec    string
+		metric string
+		row    int
+	}
+	sections := map[string]*Section{"": newSection("")}
+	order := []*Section{sections[""]}
+	hists := map[key]*hdrhistogram.Histogram{}
+	for _, iv := range lr.intervals {
+		names := []string{""}
+		if iv.scenario != "" {
+			names = append(names, iv.scenario)
+		}
+		row := int(iv.start.Sub(start) / period)
+		for _, name := range names {
+			sec := sections[name]
+			if sec == nil {
+				sec = newSection(name)
+				sections[name] = sec
+				order = append(order, sec)
+			}
+			sec.row(row)
+			switch iv.metric {
+			case metrics.HTTPReqDurationName:
+				sec.SpectrumRaw.Merge(iv.h)
+				sec.Rows[row].Requests += float64(iv.h.TotalCount())
+			case metrics.CorrectedLatencyName:
+				sec.SpectrumCorrected.Merge(iv.h)
+			case metrics.ScheduleLagName:
+				sec.HasLag = true
+			case metrics.IterationDurationName:
+				sec.Rows[row].Iterations += float64(iv.h.TotalCount())
+			default:
+				continue
+			}
+			k := key{name, iv.metric, row}
+			if hists[k] == nil {
+				hists[k] = newHist()
+			}
+			hists[k].Merge(iv.h)
+		}
+	}
+	for k, h := range hists {
+		r := &sections[k.sec].Rows[k.row]
+		switch k.metric {
+		case metrics.HTTPReqDurationName:
+			r.Raw = statsOf(h)
+		case metrics.CorrectedLatencyName:
+			r.Corrected = statsOf(h)
+		case metrics.ScheduleLagName:
+			r.Lag = statsOf(h)
+		}
+	}
+	// In an open-model scenario (one with schedule_lag) every intended
+	// arrival has one corrected_latency value; the log places it by its
+	// end rather than its intended start.
+	for _, sec := range order {
+		if !sec.HasLag {
+			continue
+		}
+		sec.HasIntended = true
+		for i := range sec.Rows {
+			sec.Rows[i].Intended = float64(sec.Rows[i].Corrected.Count)
+			sec.Rows[i].Completed = sec.Rows[i].Iterations
+		}
+	}
+	total := sections[""]
+	if total.HasLag && len(order) > 1 {
+		// The whole test's intended arrivals are those of the open-model
+		// scenarios only.
+		for i := range total.Rows {
+			total.Rows[i].Intended, total.Rows[i].Completed = 0, 0
+			for _, sec := range order[1:] {
+				if sec.HasLag && i < len(sec.Rows) {
+					total.Rows[i].Intended += sec.Rows[i].Intended
+					total.Rows[i].Completed += sec.Rows[i].Completed
+				}
+			}
+		}
+	}
+	tl := &Timeline{Start: start, Period: period, Sections: order, Done: true}
+	sortSections(tl.Sections)
+	return tl, nil
+}
