@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 
@@ -105,10 +106,17 @@ func planBuild(f *buildFlags, version string, env map[string]string) (*buildPlan
 		if badModulePath(mod) || (hasVer && ver == "") || (hasRepl && repl == "") {
 			return nil, exitcode.Errorf(exitcode.InvalidConfig, "--with %q: write it as MODULE[@VERSION][=REPLACEMENT]", w)
 		}
-		if mod == metronomeModule || strings.HasPrefix(mod, metronomeModule+"/") {
+		if mod == metronomeModule || (strings.HasPrefix(mod, metronomeModule+"/") && (hasVer || hasRepl)) {
 			return nil, exitcode.Errorf(exitcode.InvalidConfig, "--with %s: metronome itself is not an extension; give its version as the argument of build", w)
 		}
-		p.imports = append(p.imports, mod)
+		if !slices.Contains(p.imports, mod) {
+			p.imports = append(p.imports, mod)
+		}
+		if strings.HasPrefix(mod, metronomeModule+"/") {
+			// A package of metronome's own module, such as its example
+			// extension, comes with metronome's version.
+			continue
+		}
 		switch {
 		case hasRepl:
 			to, err := replacementTarget(repl)
@@ -283,6 +291,15 @@ func (p *buildPlan) run(cmd *cobra.Command, g *globals) error {
 		return exitcode.Errorf(exitcode.Generic, "metronome build: %v", err)
 	}
 
+	if p.metronomeDir != "" {
+		// The checkout's checksums vouch for metronome's dependencies, so
+		// a build from a checkout needs no checksum database for them.
+		if sum, err := os.ReadFile(filepath.Join(p.metronomeDir, "go.sum")); err == nil {
+			if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
+				return exitcode.Errorf(exitcode.Generic, "metronome build: %v", err)
+			}
+		}
+	}
 	against := "metronome " + p.metronome
 	if p.metronomeDir != "" {
 		against = "metronome from " + p.metronomeDir

@@ -44,14 +44,14 @@ func init() {
 	return dir
 }
 
-// offlineEnv is the process environment with the module proxy and the
-// checksum database turned off: everything the build needs is metronome's
+// offlineEnv is the process environment with the module proxy turned
+// off: everything the build needs is the local extension and metronome's
 // own dependencies, which are in the module cache because this test's
-// package was built from them, and the local extension.
+// package was built from them, with their checksums in the checkout's
+// go.sum.
 func offlineEnv() map[string]string {
 	env := environ()
 	env["GOPROXY"] = "off"
-	env["GOSUMDB"] = "off"
 	env["GOFLAGS"] = "-mod=mod"
 	env["GOTOOLCHAIN"] = "local"
 	return env
@@ -136,7 +136,8 @@ func TestBuildBadFlags(t *testing.T) {
 		{"build", "--with", "example.com/ext="},
 		{"build", "--with", "example.com/ext=" + noMod},
 		{"build", "--with", "example.com/ext=not a module"},
-		{"build", "--with", metronomeModule + "/builtin"},
+		{"build", "--with", metronomeModule},
+		{"build", "--with", metronomeModule + "/builtin@v1.0.0"},
 		{"build", "--replace", "example.com/ext"},
 		{"build", "--replace", "example.com/ext=./no/such/dir"},
 		{"build", "v1.0.0", "v2.0.0"},
@@ -162,6 +163,8 @@ func TestPlanBuild(t *testing.T) {
 			"example.com/b@v1.2.3",
 			"example.com/c=" + ext,
 			"example.com/d@v0.4.0=example.com/fork@v0.4.1",
+			"example.com/a",
+			metronomeModule + "/examples/extension/counter",
 		},
 		replace: []string{"example.org/dep=example.org/dep2@v2.0.0"},
 		output:  "out/custom",
@@ -176,7 +179,7 @@ func TestPlanBuild(t *testing.T) {
 	if p.metronomeDir != checkout || p.stampVersion != "" {
 		t.Errorf("metronome from %q stamped %q, want the checkout %q, unstamped", p.metronomeDir, p.stampVersion, checkout)
 	}
-	wantImports := []string{metronomeModule + "/builtin", "example.com/a", "example.com/b", "example.com/c", "example.com/d"}
+	wantImports := []string{metronomeModule + "/builtin", "example.com/a", "example.com/b", "example.com/c", "example.com/d", metronomeModule + "/examples/extension/counter"}
 	wantRequires := []string{metronomeModule + "@" + develVersion, "example.com/b@v1.2.3", "example.com/c@" + develVersion, "example.com/d@v0.4.0"}
 	wantReplaces := []string{"example.org/dep=example.org/dep2@v2.0.0", "example.com/c=" + ext, "example.com/d=example.com/fork@v0.4.1", metronomeModule + "=" + checkout}
 	if !slices.Equal(p.imports, wantImports) || !slices.Equal(p.requires, wantRequires) || !slices.Equal(p.replaces, wantReplaces) {
