@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -53,7 +54,20 @@ func newBuildCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return plan.run(cmd, g)
+			// Ctrl+C stops the Go tool and still removes the temporary
+			// module.
+			ctx, cancel := context.WithCancel(cmd.Context())
+			defer cancel()
+			sig := make(chan os.Signal, 1)
+			defer notifySignals(sig)()
+			go func() {
+				select {
+				case <-sig:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			return plan.run(ctx, g)
 		},
 	}
 	fl := cmd.Flags()
@@ -277,7 +291,7 @@ func published(v string) bool {
 
 // run writes the temporary main module and runs the Go tool on it,
 // streaming its messages to stderr.
-func (p *buildPlan) run(cmd *cobra.Command, g *globals) error {
+func (p *buildPlan) run(ctx context.Context, g *globals) error {
 	goTool, ok := lookPath("go", g.env["PATH"])
 	if !ok {
 		return exitcode.Errorf(exitcode.Generic, "metronome build needs a Go toolchain, and there is no go command on PATH: install Go from https://go.dev/dl/")
@@ -320,7 +334,7 @@ func (p *buildPlan) run(cmd *cobra.Command, g *globals) error {
 	build = append(build, ".")
 	env := buildEnv(g.env)
 	for i, step := range [][]string{{"mod", "init", "metronome-custom"}, edit, {"mod", "tidy"}, build} {
-		c := exec.CommandContext(cmd.Context(), goTool, step...)
+		c := exec.CommandContext(ctx, goTool, step...)
 		c.Dir, c.Env, c.Stdout, c.Stderr = dir, env, g.stderr, g.stderr
 		// go mod init advises running go mod tidy, which is what comes
 		// next: its messages are shown only when it fails.
@@ -329,6 +343,9 @@ func (p *buildPlan) run(cmd *cobra.Command, g *globals) error {
 			c.Stdout, c.Stderr = &quiet, &quiet
 		}
 		if err := c.Run(); err != nil {
+			if ctx.Err() != nil {
+				return exitcode.Errorf(exitcode.ExternalAbort, "metronome build was stopped by a signal before it finished")
+			}
 			_, _ = g.stderr.Write(quiet.Bytes())
 			name := step[0]
 			if name == "mod" {

@@ -5,9 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/metronome-load/metronome/exitcode"
 )
@@ -207,5 +209,50 @@ func TestPlanBuild(t *testing.T) {
 	if _, err := planBuild(&buildFlags{}, "", map[string]string{}); exitcode.Of(err) != exitcode.InvalidConfig ||
 		!strings.Contains(err.Error(), "development build") {
 		t.Errorf("outside a checkout: %v", err)
+	}
+}
+
+// TestBuildStopsOnSignal runs build with a fake go command that hangs, and
+// checks that Ctrl+C stops it with exit code 105 and removes the
+// temporary module.
+func TestBuildStopsOnSignal(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake go command is a shell script")
+	}
+	sig := newFakeSignals(t)
+	bin := t.TempDir()
+	started := filepath.Join(t.TempDir(), "started")
+	fake := "#!/bin/sh\npwd > " + started + ".tmp && mv " + started + ".tmp " + started + "\nexec sleep 30\n"
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := environ()
+	env["PATH"] = bin + string(os.PathListSeparator) + env["PATH"]
+	done := make(chan int, 1)
+	var out, errs bytes.Buffer
+	go func() {
+		done <- execute([]string{"build", "v1.0.0", "--output", filepath.Join(t.TempDir(), "m")}, &out, &errs, env)
+	}()
+	var moduleDir []byte
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var err error
+		if moduleDir, err = os.ReadFile(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the fake go command did not start within 10s")
+		}
+	}
+	sig.send()
+	select {
+	case code := <-done:
+		if code != exitcode.ExternalAbort || !strings.Contains(errs.String(), "ERROR: metronome build was stopped by a signal") {
+			t.Errorf("exit %d, stderr %q", code, errs.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("build did not stop within 10s of the signal")
+	}
+	if _, err := os.Stat(strings.TrimSpace(string(moduleDir))); !os.IsNotExist(err) {
+		t.Errorf("the temporary module %s is still there (%v)", moduleDir, err)
 	}
 }
