@@ -79,7 +79,7 @@ func newRoot(g *globals) *cobra.Command {
 		Long: "metronome runs k6-style JavaScript and TypeScript load tests with a Go-native engine.\n" +
 			"It reads the same options, flags and K6_* variables as k6 and writes the same outputs,\n" +
 			"and measures latency without coordinated omission (see corrected_latency).",
-		Version:       versionString(),
+		Version:       versionText(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}

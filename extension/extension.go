@@ -6,7 +6,9 @@ package extension
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -42,6 +44,11 @@ type Extension struct {
 	Kind  Kind
 	Name  string
 	Value any
+	// Package is the import path of the package whose init function
+	// registered the extension ("" when it was registered outside an init
+	// function). `metronome version` maps it to the Go module that provides
+	// the extension.
+	Package string
 }
 
 var (
@@ -60,7 +67,41 @@ func Register(kind Kind, name string, value any) {
 	if _, dup := registry[kind][name]; dup {
 		panic(fmt.Sprintf("extension: %s %q registered twice", kind, name))
 	}
-	registry[kind][name] = &Extension{Kind: kind, Name: name, Value: value}
+	registry[kind][name] = &Extension{Kind: kind, Name: name, Value: value, Package: initPackage()}
+}
+
+// initPackage returns the import path of the package whose init function
+// is on the caller's stack, so that registrations through wrappers such as
+// output.Register are attributed to the extension's package, not the
+// wrapper's.
+func initPackage() string {
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	for {
+		f, more := frames.Next()
+		if pkg, ok := initFuncPackage(f.Function); ok {
+			return pkg
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+// initFuncPackage reports whether fn, a fully qualified function name such
+// as "example.com/ext/sub.init.0", is a package's init function, and
+// returns that package's import path.
+func initFuncPackage(fn string) (string, bool) {
+	slash := strings.LastIndexByte(fn, '/') + 1
+	dot := strings.IndexByte(fn[slash:], '.')
+	if dot < 0 {
+		return "", false
+	}
+	pkg, rest := fn[:slash+dot], fn[slash+dot+1:]
+	if rest != "init" && !strings.HasPrefix(rest, "init.") {
+		return "", false
+	}
+	return pkg, true
 }
 
 // Get returns the extension of the given kind and name.
@@ -69,6 +110,25 @@ func Get(kind Kind, name string) (*Extension, bool) {
 	defer mu.RUnlock()
 	e, ok := registry[kind][name]
 	return e, ok
+}
+
+// All lists every registered extension, ordered by kind and then name.
+func All() []*Extension {
+	mu.RLock()
+	defer mu.RUnlock()
+	var all []*Extension
+	for _, byName := range registry {
+		for _, e := range byName {
+			all = append(all, e)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].Kind != all[j].Kind {
+			return all[i].Kind < all[j].Kind
+		}
+		return all[i].Name < all[j].Name
+	})
+	return all
 }
 
 // Names lists the registered names of a kind, sorted.
