@@ -17,6 +17,7 @@ import (
 	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/features"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 func init() { addCommand(newRunCmd) }
@@ -36,6 +37,7 @@ type runCmd struct {
 	configPath    string
 	includeSysEnv bool
 	features      []string
+	secretSources []string
 	// fileFeatures are the config file's "features".
 	fileFeatures []string
 }
@@ -68,6 +70,7 @@ func newRunCmd(g *globals) *cobra.Command {
 	fs.StringVarP(&r.configPath, "config", "c", "", "JSON config file holding options (env K6_CONFIG)")
 	fs.BoolVar(&r.includeSysEnv, "include-system-env-vars", true, "pass the process environment to the script's __ENV")
 	fs.StringArrayVar(&r.features, "features", nil, "enable feature flags, comma-separated (env K6_FEATURES): native-histograms")
+	fs.StringArrayVar(&r.secretSources, "secret-source", nil, "a source for k6/secrets: file=PATH or file=name=NAME,filename=PATH[,default] (repeatable)")
 	return cmd
 }
 
@@ -99,11 +102,15 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	if err != nil {
 		return err
 	}
+	store, err := secrets.Parse(r.secretSources)
+	if err != nil {
+		return exitcode.Errorf(exitcode.InvalidConfig, "--secret-source: %v", err)
+	}
 
 	// Signals are caught from here on: the init context runs next.
 	ctx, signalled, stop := g.signalContext(cmd.Context())
 	defer stop()
-	script, err := loadInterruptibly(ctx, path, loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose})
+	script, err := loadInterruptibly(ctx, path, loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose, Secrets: store})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/js"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 // Script is a loaded test script as `run` needs it: what the engine drives,
@@ -26,6 +27,8 @@ type loadOptions struct {
 	Stderr io.Writer
 	// Verbose lets console.debug through (-v).
 	Verbose bool
+	// Secrets are the --secret-source stores.
+	Secrets *secrets.Store
 }
 
 // The steps of `run` that reach outside the command line are variables, so
@@ -37,7 +40,7 @@ var (
 	loadScript = func(path string, o loadOptions) (Script, error) {
 		// js.Load writes its own warnings and errors to Stderr in k6's
 		// log layout, with their level, so no Logf is passed.
-		s, err := js.Load(path, js.LoadOptions{Env: o.Env, Stderr: o.Stderr, Verbose: o.Verbose})
+		s, err := js.Load(path, js.LoadOptions{Env: o.Env, Stderr: o.Stderr, Verbose: o.Verbose, Secrets: o.Secrets})
 		if err != nil {
 			return nil, err
 		}

@@ -29,6 +29,14 @@ func (e *Error) Error() string { return e.Name + ": " + e.Message }
 // message scripts and k6's logs print as "GoError: …".
 const GoError = "GoError"
 
+// Bare is an error made into JavaScript as the Go value itself rather
+// than as an Error object: scripts see an object whose string is the
+// message, with no name and no stack. k6 rejects k6/secrets' promises
+// so, and scripts that print the reason see the message alone.
+type Bare struct{ Err error }
+
+func (b *Bare) Error() string { return b.Err.Error() }
+
 // Errorf returns an *Error named name.
 func Errorf(name, format string, args ...any) *Error {
 	return &Error{Name: name, Message: fmt.Sprintf(format, args...)}
@@ -39,6 +47,9 @@ func Errorf(name, format string, args ...any) *Error {
 // JavaScript calls Go, the object's stack holds the caller's place, which
 // metronome reports as file:line.
 func NewError(rt *sobek.Runtime, err error) *sobek.Object {
+	if b, ok := err.(*Bare); ok {
+		return rt.ToValue(b.Err).ToObject(rt)
+	}
 	name, msg := "Error", err.Error()
 	if e, ok := err.(*Error); ok {
 		name, msg = e.Name, e.Message
