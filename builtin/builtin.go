@@ -29,6 +29,7 @@ import (
 	_ "github.com/metronome-load/metronome/js/modules/http"
 	_ "github.com/metronome-load/metronome/js/modules/k6"
 	_ "github.com/metronome-load/metronome/js/modules/metrics"
+	_ "github.com/metronome-load/metronome/js/modules/secrets"
 	_ "github.com/metronome-load/metronome/js/modules/textencoding"
 	_ "github.com/metronome-load/metronome/js/modules/timers"
 	_ "github.com/metronome-load/metronome/js/modules/webcrypto"

@@ -17,6 +17,7 @@ import (
 	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/features"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 func init() { addCommand(newRunCmd) }
@@ -36,6 +37,7 @@ type runCmd struct {
 	configPath    string
 	includeSysEnv bool
 	features      []string
+	secretSources []string
 	// fileFeatures are the config file's "features".
 	fileFeatures []string
 	address      string
@@ -76,6 +78,7 @@ func newRunCmd(g *globals) *cobra.Command {
 	fs.StringArrayVar(&r.features, "features", nil, "enable feature flags, comma-separated (env K6_FEATURES): native-histograms")
 	fs.StringVarP(&r.address, "address", "a", defaultAddress, "address of the REST API (k6's /v1), host:port; '' turns it off")
 	fs.BoolVarP(&r.paused, "paused", "p", false, "initialise the VUs, then wait for PATCH /v1/status {\"data\":{\"attributes\":{\"paused\":false}}} before setup()")
+	fs.StringArrayVar(&r.secretSources, "secret-source", nil, "a source for k6/secrets: file=PATH or file=name=NAME,filename=PATH[,default] (repeatable)")
 	return cmd
 }
 
@@ -109,11 +112,15 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	if err != nil {
 		return err
 	}
+	store, err := secrets.Parse(r.secretSources)
+	if err != nil {
+		return exitcode.Errorf(exitcode.InvalidConfig, "--secret-source: %v", err)
+	}
 
 	// Signals are caught from here on: the init context runs next.
 	ctx, signalled, stop := g.signalContext(cmd.Context())
 	defer stop()
-	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose}
+	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose, Secrets: store}
 	arch, path, err := r.fromArchive(path, &lo)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/js"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 // Script is a loaded test script as `run` needs it: what the engine drives,
@@ -28,6 +29,8 @@ type loadOptions struct {
 	Verbose bool
 	// Files are the files of an archive the script comes from.
 	Files map[string][]byte
+	// Secrets are the --secret-source stores.
+	Secrets *secrets.Store
 }
 
 // The steps of `run` that reach outside the command line are variables, so
@@ -39,7 +42,7 @@ var (
 	loadScript = func(path string, o loadOptions) (Script, error) {
 		// js.Load writes its own warnings and errors to Stderr in k6's
 		// log layout, with their level, so no Logf is passed.
-		s, err := js.Load(path, js.LoadOptions{Env: o.Env, Stderr: o.Stderr, Verbose: o.Verbose, Files: o.Files})
+		s, err := js.Load(path, js.LoadOptions{Env: o.Env, Stderr: o.Stderr, Verbose: o.Verbose, Files: o.Files, Secrets: o.Secrets})
 		if err != nil {
 			return nil, err
 		}

@@ -183,7 +183,8 @@ func (c *console) Delete(key string) bool {
 func (c *console) Keys() []string { return []string{"debug", "error", "info", "log", "warn"} }
 
 // consoleFunc writes its arguments as one line: strings as they are,
-// errors as "Name: message", other objects as JSON.
+// errors as "Name: message" (Go errors as their message), other objects
+// as JSON.
 func (v *vu) consoleFunc(level string) func(sobek.FunctionCall) sobek.Value {
 	return func(call sobek.FunctionCall) sobek.Value {
 		if level == "DEBU" && !v.s.opts.Verbose {
@@ -207,6 +208,11 @@ func (v *vu) formatArg(a sobek.Value) string {
 		return a.String()
 	}
 	if _, isFn := sobek.AssertFunction(a); isFn || o.ClassName() == "Error" {
+		return valueString(a)
+	}
+	// A Go error a promise was rejected with (k6/secrets' "no value")
+	// prints as its message, as in k6; as JSON it would be {}.
+	if _, isErr := o.Export().(error); isErr {
 		return valueString(a)
 	}
 	s, err := v.stringify(a)

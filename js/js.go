@@ -30,6 +30,7 @@ import (
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 // LoadOptions configure Load.
@@ -52,6 +53,9 @@ type LoadOptions struct {
 	// slash-separated path: a script from an archive reads nothing from
 	// disk.
 	Files map[string][]byte
+	// Secrets are the --secret-source stores k6/secrets reads; every value
+	// a script fetched is hidden from the log lines the script writes.
+	Secrets *secrets.Store
 }
 
 // Script is a loaded, linked test script. It implements engine.Script.
@@ -225,7 +229,7 @@ func (s *Script) newRunConfig(opts *config.Options, reg *metrics.Registry, b *me
 	c := &runConfig{opts: opts, registry: reg, builtin: b}
 	// A bad segment is reported by config.Scenarios before any VU exists.
 	c.tuple, _ = opts.ExecutionTuple()
-	c.initEnv = &modules.InitEnv{Registry: reg, CWD: s.dir, Shared: &modules.Shared{Get: s.shared.get}, Logf: s.logf}
+	c.initEnv = &modules.InitEnv{Registry: reg, CWD: s.dir, Shared: &modules.Shared{Get: s.shared.get}, Logf: s.logf, Secrets: s.opts.Secrets}
 	c.systemTags = map[string]bool{}
 	tags := opts.SystemTags
 	if tags == nil {
@@ -290,7 +294,7 @@ func (s *Script) NewVU(ctx context.Context, id uint64, rec metrics.Recorder) (ex
 // logf reports a warning or an error.
 func (s *Script) logf(format string, args ...any) {
 	if s.opts.Logf != nil {
-		s.opts.Logf(format, args...)
+		s.opts.Logf("%s", s.opts.Secrets.Redact(fmt.Sprintf(format, args...)))
 		return
 	}
 	s.writeLine("WARN", fmt.Sprintf(format, args...), "")
@@ -299,15 +303,17 @@ func (s *Script) logf(format string, args ...any) {
 // logError reports an error of an iteration.
 func (s *Script) logError(msg string) {
 	if s.opts.Logf != nil {
-		s.opts.Logf("%s", msg)
+		s.opts.Logf("%s", s.opts.Secrets.Redact(msg))
 		return
 	}
 	s.writeLine("ERRO", msg, "")
 }
 
 // writeLine writes one log line to Stderr in k6's text layout: level,
-// seconds since the start, message and source.
+// seconds since the start, message and source. Secrets the script
+// fetched are masked, as k6 masks them.
 func (s *Script) writeLine(level, msg, source string) {
+	msg = s.opts.Secrets.Redact(msg)
 	secs := int(time.Since(s.start) / time.Second)
 	line := fmt.Sprintf("%s[%04d] %s", level, secs, msg)
 	if source != "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/metronome-load/metronome/executor/executortest"
 	"github.com/metronome-load/metronome/js"
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 // Config tunes Load. The zero value loads "script.js" with empty options.
@@ -34,6 +35,8 @@ type Config struct {
 	Progress func(scenario string) float64
 	// ModuleClient fetches remote modules (js.LoadOptions.ModuleClient).
 	ModuleClient *http.Client
+	// Secrets are k6/secrets' sources (js.LoadOptions.Secrets).
+	Secrets *secrets.Store
 }
 
 // Runner is a loaded and configured script.
@@ -113,7 +116,7 @@ func TryLoad(t testing.TB, files map[string]string, cfg *Config) (*Runner, error
 	r := &Runner{Stderr: &Buffer{}, State: &executor.State{}}
 	r.Dir = WriteFiles(t, files)
 	s, err := js.Load(filepath.Join(r.Dir, main), js.LoadOptions{Env: cfg.Env, Stderr: r.Stderr, Verbose: cfg.Verbose,
-		ModuleClient: cfg.ModuleClient})
+		ModuleClient: cfg.ModuleClient, Secrets: cfg.Secrets})
 	if err != nil {
 		return r, err
 	}

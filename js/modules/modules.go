@@ -17,6 +17,7 @@ import (
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/extension"
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 // Module is a JavaScript module implemented in Go.
@@ -84,6 +85,9 @@ type InitEnv struct {
 	// (SharedArray).
 	Shared *Shared
 	Logf   func(format string, args ...any)
+	// Secrets are the run's --secret-source stores for k6/secrets; nil
+	// when none were given.
+	Secrets *secrets.Store
 }
 
 // State is what a VU offers modules while it runs code outside the init

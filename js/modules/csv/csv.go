@@ -12,12 +12,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/fs"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
 func init() {
@@ -52,22 +52,18 @@ func (o options) key() string {
 	return fmt.Sprintf("%q|%t|%d|%d|%t", o.delimiter, o.skipFirstLine, o.fromLine, o.toLine, o.asObjects)
 }
 
-func (m *module) goError(format string, args ...any) {
-	panic(m.vu.Runtime().NewGoError(fmt.Errorf(format, args...)))
-}
-
 // args reads (file, options?) and checks them as k6 does.
 func (m *module) args(c sobek.FunctionCall) (*fs.File, options) {
 	f, ok := fs.FileOf(c.Argument(0))
 	if !ok {
-		m.goError("first argument expected to be a fs.File instance, got %s instead", describe(c.Argument(0)))
+		jsmod.ThrowGoError(m.vu.Runtime(), "first argument expected to be a fs.File instance, got %s instead", describe(c.Argument(0)))
 	}
 	o := options{delimiter: ',', fromLine: -1, toLine: -1}
 	if obj, ok := c.Argument(1).(*sobek.Object); ok {
 		if v := obj.Get("delimiter"); v != nil && !sobek.IsUndefined(v) {
 			d := []rune(v.String())
 			if len(d) != 1 {
-				m.goError("failed to interpret the provided Parser options; reason: delimiter must be a single character")
+				jsmod.ThrowGoError(m.vu.Runtime(), "failed to interpret the provided Parser options; reason: delimiter must be a single character")
 			}
 			o.delimiter = d[0]
 		}
@@ -84,17 +80,17 @@ func (m *module) args(c sobek.FunctionCall) (*fs.File, options) {
 			if v := obj.Get(p.name); v != nil && !sobek.IsUndefined(v) && !sobek.IsNull(v) {
 				n := v.ToInteger()
 				if n < 0 {
-					m.goError("failed to interpret the provided Parser options; reason: %s must be a non-negative number", p.name)
+					jsmod.ThrowGoError(m.vu.Runtime(), "failed to interpret the provided Parser options; reason: %s must be a non-negative number", p.name)
 				}
 				*p.dst = n
 			}
 		}
 	}
 	if o.fromLine >= 0 && o.toLine >= 0 && o.fromLine > o.toLine {
-		m.goError("failed to interpret the provided Parser options; reason: fromLine must be less than or equal to toLine")
+		jsmod.ThrowGoError(m.vu.Runtime(), "failed to interpret the provided Parser options; reason: fromLine must be less than or equal to toLine")
 	}
 	if o.asObjects && o.fromLine > 0 {
-		m.goError("failed to create a new parser; reason: the 'header' option cannot be enabled when 'fromLine' is set to a value greater than 0")
+		jsmod.ThrowGoError(m.vu.Runtime(), "failed to create a new parser; reason: the 'header' option cannot be enabled when 'fromLine' is set to a value greater than 0")
 	}
 	return f, o
 }
@@ -190,18 +186,14 @@ func (m *module) parse(c sobek.FunctionCall) sobek.Value {
 	} else {
 		val, err = build()
 	}
-	p, resolve, reject := rt.NewPromise()
 	if err != nil {
-		_ = reject(rt.NewGoError(err))
-		return rt.ToValue(p)
+		return jsmod.Settled(rt, nil, jsmod.Errorf(jsmod.GoError, "%v", err))
 	}
 	t, ok := val.(*table)
 	if !ok {
-		_ = reject(rt.NewGoError(errors.New("the name of the parsed data is taken by other shared data")))
-		return rt.ToValue(p)
+		return jsmod.Settled(rt, nil, jsmod.Errorf(jsmod.GoError, "the name of the parsed data is taken by other shared data"))
 	}
-	_ = resolve(rt.NewDynamicArray(&view{m: m, t: t}))
-	return rt.ToValue(p)
+	return jsmod.Settled(rt, rt.NewDynamicArray(&view{m: m, t: t}), nil)
 }
 
 // record makes the JavaScript value of one record: an array of strings,
@@ -264,12 +256,16 @@ func (v *view) Get(i int) sobek.Value {
 	return o
 }
 
+// Set throws: the parsed rows are shared by all VUs and read-only.
 func (v *view) Set(i int, _ sobek.Value) bool {
-	panic(v.m.vu.Runtime().NewTypeError("the parsed CSV array is read-only (index " + strconv.Itoa(i) + ")"))
+	jsmod.ThrowTypeError(v.m.vu.Runtime(), "the parsed CSV array is read-only (index %d)", i)
+	return false
 }
 
+// SetLen throws, as Set does.
 func (v *view) SetLen(int) bool {
-	panic(v.m.vu.Runtime().NewTypeError("the parsed CSV array is read-only"))
+	jsmod.ThrowTypeError(v.m.vu.Runtime(), "the parsed CSV array is read-only")
+	return false
 }
 
 // parser is new Parser(file, options?), made in the init context.
@@ -285,13 +281,13 @@ func (m *module) newParser(cc sobek.ConstructorCall) *sobek.Object {
 	c := sobek.FunctionCall{This: cc.This, Arguments: cc.Arguments}
 	rt := m.vu.Runtime()
 	if m.vu.InitEnv() == nil {
-		m.goError("csv Parser constructor must be called in the init context")
+		jsmod.ThrowGoError(m.vu.Runtime(), "csv Parser constructor must be called in the init context")
 	}
 	f, o := m.args(c)
 	p := &parser{m: m, rd: newReader(f.Content.Data, o)}
 	h, err := p.rd.header()
 	if err != nil {
-		panic(rt.NewGoError(err))
+		jsmod.Throw(rt, jsmod.Errorf(jsmod.GoError, "%v", err))
 	}
 	p.header = h
 	_ = cc.This.Set("next", p.next)
@@ -302,7 +298,6 @@ func (m *module) newParser(cc sobek.ConstructorCall) *sobek.Object {
 // and an empty array once done.
 func (p *parser) next(sobek.FunctionCall) sobek.Value {
 	rt := p.m.vu.Runtime()
-	prom, resolve, reject := rt.NewPromise()
 	res := rt.NewObject()
 	rec, err := p.rd.next()
 	switch {
@@ -310,12 +305,10 @@ func (p *parser) next(sobek.FunctionCall) sobek.Value {
 		_ = res.Set("done", true)
 		_ = res.Set("value", rt.NewArray())
 	case err != nil:
-		_ = reject(rt.NewGoError(fmt.Errorf("failed to parse the next record; reason: %w", err)))
-		return rt.ToValue(prom)
+		return jsmod.Settled(rt, nil, jsmod.Errorf(jsmod.GoError, "failed to parse the next record; reason: %v", err))
 	default:
 		_ = res.Set("done", false)
 		_ = res.Set("value", p.m.record(p.header, rec, false))
 	}
-	_ = resolve(res)
-	return rt.ToValue(prom)
+	return jsmod.Settled(rt, res, nil)
 }

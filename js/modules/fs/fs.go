@@ -7,7 +7,6 @@ package fs
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
 func init() {
@@ -71,44 +71,17 @@ func FileOf(v sobek.Value) (*File, bool) {
 	return f, ok
 }
 
-// newError makes an Error whose name is the kind of failure, as k6 names
-// them: NotFoundError, InvalidResourceError, ForbiddenError, TypeError.
-func newError(rt *sobek.Runtime, name, format string, args ...any) sobek.Value {
-	msg := fmt.Sprintf(format, args...)
-	if name == "TypeError" {
-		return rt.NewTypeError(msg)
-	}
-	e, err := rt.New(rt.Get("Error"), rt.ToValue(msg))
-	if err != nil {
-		return rt.ToValue(msg)
-	}
-	_ = e.Set("name", name)
-	return e
-}
-
-// settled returns a promise already resolved with v or rejected with
-// reason (when reason is non-nil).
-func settled(rt *sobek.Runtime, v any, reason sobek.Value) sobek.Value {
-	p, resolve, reject := rt.NewPromise()
-	if reason != nil {
-		_ = reject(reason)
-	} else {
-		_ = resolve(v)
-	}
-	return rt.ToValue(p)
-}
-
 // open is open(path): in the init context only, a promise of the File at
 // path (relative paths are from the script's folder).
 func (m *module) open(c sobek.FunctionCall) sobek.Value {
 	rt := m.vu.Runtime()
 	env := m.vu.InitEnv()
 	if env == nil {
-		return settled(rt, nil, newError(rt, "ForbiddenError", "open() failed; reason: opening a file is allowed only in the Init context"))
+		return jsmod.Settled(rt, nil, jsmod.Errorf("ForbiddenError", "open() failed; reason: opening a file is allowed only in the Init context"))
 	}
 	name := c.Argument(0).String()
 	if sobek.IsUndefined(c.Argument(0)) || name == "" {
-		return settled(rt, nil, newError(rt, "TypeError", "open() failed; reason: the path must be a non-empty string"))
+		return jsmod.Settled(rt, nil, jsmod.Errorf("TypeError", "open() failed; reason: the path must be a non-empty string"))
 	}
 	path := name
 	if !filepath.IsAbs(path) {
@@ -131,17 +104,17 @@ func (m *module) open(c sobek.FunctionCall) sobek.Value {
 	})
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return settled(rt, nil, newError(rt, "NotFoundError", "no such file or directory %q", path))
+		return jsmod.Settled(rt, nil, jsmod.Errorf("NotFoundError", "no such file or directory %q", path))
 	case errors.Is(err, errIsDir):
-		return settled(rt, nil, newError(rt, "InvalidResourceError", "cannot open %q: opening a directory is not supported", path))
+		return jsmod.Settled(rt, nil, jsmod.Errorf("InvalidResourceError", "cannot open %q: opening a directory is not supported", path))
 	case err != nil:
-		return settled(rt, nil, newError(rt, "Error", "open(%q) failed: %v", name, err))
+		return jsmod.Settled(rt, nil, jsmod.Errorf("Error", "open(%q) failed: %v", name, err))
 	}
 	content, ok := val.(*Content)
 	if !ok {
-		return settled(rt, nil, newError(rt, "Error", "open(%q): the name is taken by other shared data", name))
+		return jsmod.Settled(rt, nil, jsmod.Errorf("Error", "open(%q): the name is taken by other shared data", name))
 	}
-	return settled(rt, &File{rt: rt, Content: content, Path: path}, nil)
+	return jsmod.Settled(rt, &File{rt: rt, Content: content, Path: path}, nil)
 }
 
 var errIsDir = errors.New("is a directory")
@@ -152,15 +125,15 @@ func (f *File) Read(c sobek.FunctionCall) sobek.Value {
 	rt := f.rt
 	buf, ok := uint8Array(c.Argument(0))
 	if !ok {
-		return settled(rt, nil, newError(rt, "TypeError", "read() failed; reason: into argument must be a Uint8Array"))
+		return jsmod.Settled(rt, nil, jsmod.Errorf("TypeError", "read() failed; reason: into argument must be a Uint8Array"))
 	}
 	data := f.Content.Data
 	if f.offset >= int64(len(data)) {
-		return settled(rt, sobek.Null(), nil)
+		return jsmod.Settled(rt, sobek.Null(), nil)
 	}
 	n := copy(buf, data[f.offset:])
 	f.offset += int64(n)
-	return settled(rt, n, nil)
+	return jsmod.Settled(rt, n, nil)
 }
 
 // uint8Array returns the bytes a Uint8Array views (sobek exports a
@@ -186,24 +159,24 @@ func (f *File) Seek(c sobek.FunctionCall) sobek.Value {
 	switch w := whence.ToInteger(); {
 	case sobek.IsUndefined(whence) || w == SeekStart:
 		if off < 0 {
-			return settled(rt, nil, newError(rt, "TypeError", "offset cannot be negative when using SeekModeStart"))
+			return jsmod.Settled(rt, nil, jsmod.Errorf("TypeError", "offset cannot be negative when using SeekModeStart"))
 		}
 		to = off
 	case w == SeekCurrent:
 		to = f.offset + off
 	case w == SeekEnd:
 		if off > 0 {
-			return settled(rt, nil, newError(rt, "TypeError", "offset cannot be positive when using SeekModeEnd"))
+			return jsmod.Settled(rt, nil, jsmod.Errorf("TypeError", "offset cannot be positive when using SeekModeEnd"))
 		}
 		to = size - 1 + off
 	default:
-		return settled(rt, nil, newError(rt, "TypeError", "seek() failed; reason: the whence argument must be a SeekMode"))
+		return jsmod.Settled(rt, nil, jsmod.Errorf("TypeError", "seek() failed; reason: the whence argument must be a SeekMode"))
 	}
 	if to < 0 {
-		return settled(rt, nil, newError(rt, "TypeError", "seek() failed; reason: the resulting offset %d is negative", to))
+		return jsmod.Settled(rt, nil, jsmod.Errorf("TypeError", "seek() failed; reason: the resulting offset %d is negative", to))
 	}
 	f.offset = to
-	return settled(rt, to, nil)
+	return jsmod.Settled(rt, to, nil)
 }
 
 // Stat is stat(): a promise of {name, size}; name is the absolute path.
@@ -211,5 +184,5 @@ func (f *File) Stat() sobek.Value {
 	o := f.rt.NewObject()
 	_ = o.Set("name", f.Content.Path)
 	_ = o.Set("size", len(f.Content.Data))
-	return settled(f.rt, o, nil)
+	return jsmod.Settled(f.rt, o, nil)
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	gohtml "golang.org/x/net/html"
 )
 
@@ -125,7 +127,7 @@ func (e *Element) Id() string { //nolint:revive // the JavaScript name is id
 func (e *Element) InnerHTML() sobek.Value {
 	h, err := e.sel().Html()
 	if err != nil {
-		throw(e.rt, "innerHTML(): %v", err)
+		jsmod.Throwf(e.rt, "innerHTML(): %v", err)
 	}
 	return e.rt.ToValue(h)
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	gohtml "golang.org/x/net/html"
 )
 
@@ -213,7 +215,7 @@ func (s *Selection) Data(c sobek.FunctionCall) sobek.Value {
 		return sobek.Undefined()
 	}
 	n := s.sel.Nodes[0]
-	if !absent(c.Argument(0)) {
+	if !jsmod.Absent(c.Argument(0)) {
 		key := c.Argument(0).String()
 		for _, a := range n.Attr {
 			name, ok := strings.CutPrefix(a.Key, "data-")

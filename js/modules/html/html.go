@@ -5,13 +5,13 @@
 package html
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
 func init() {
@@ -35,19 +35,7 @@ func New(vu modules.VU) (modules.Exports, error) {
 func Parse(rt *sobek.Runtime, src, url string) sobek.Value {
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(src))
 	if err != nil {
-		throw(rt, "parseHTML: %v", err)
+		jsmod.Throwf(rt, "parseHTML: %v", err)
 	}
 	return wrapSelection(rt, doc.Selection, url)
 }
-
-// throw throws a JavaScript Error from a Go function called by JavaScript.
-func throw(rt *sobek.Runtime, format string, args ...any) {
-	e, err := rt.New(rt.Get("Error"), rt.ToValue(fmt.Sprintf(format, args...)))
-	if err != nil {
-		panic(rt.NewGoError(fmt.Errorf(format, args...)))
-	}
-	panic(e)
-}
-
-// absent reports whether an optional argument was left out.
-func absent(v sobek.Value) bool { return v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) }

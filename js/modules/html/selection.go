@@ -3,6 +3,8 @@ package html
 import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	gohtml "golang.org/x/net/html"
 )
 
@@ -40,7 +42,7 @@ func (s *Selection) predicate(fn sobek.Callable) func(int, *goquery.Selection) b
 	return func(i int, one *goquery.Selection) bool {
 		r, err := fn(sobek.Undefined(), s.rt.ToValue(i), s.wrap(one))
 		if err != nil {
-			panic(err)
+			jsmod.Throw(s.rt, err)
 		}
 		return r.ToBoolean()
 	}
@@ -63,8 +65,8 @@ func (s *Selection) filterBy(name string, arg sobek.Value, keep bool) *goquery.S
 		}
 		return s.sel.NotSelection(other.sel)
 	}
-	if absent(arg) {
-		throw(s.rt, "%s() needs a selector, a function or a Selection", name)
+	if jsmod.Absent(arg) {
+		jsmod.Throwf(s.rt, "%s() needs a selector, a function or a Selection", name)
 	}
 	if keep {
 		return s.sel.Filter(arg.String())
@@ -93,10 +95,7 @@ func (s *Selection) Attr(c sobek.FunctionCall) sobek.Value {
 
 // Children is children(selector?).
 func (s *Selection) Children(c sobek.FunctionCall) sobek.Value {
-	if absent(c.Argument(0)) {
-		return s.wrap(s.sel.Children())
-	}
-	return s.wrap(s.sel.ChildrenFiltered(c.Argument(0).String()))
+	return s.axis(c, s.sel.Children, s.sel.ChildrenFiltered)
 }
 
 // Closest is closest(selector): for each node, itself or its nearest
@@ -115,11 +114,11 @@ func (s *Selection) Contents() sobek.Value { return s.wrap(s.sel.Contents()) }
 func (s *Selection) Each(c sobek.FunctionCall) sobek.Value {
 	fn, ok := sobek.AssertFunction(c.Argument(0))
 	if !ok {
-		throw(s.rt, "each() needs a function of (index, element)")
+		jsmod.Throwf(s.rt, "each() needs a function of (index, element)")
 	}
 	for i, n := range s.sel.Nodes {
 		if _, err := fn(sobek.Undefined(), s.rt.ToValue(i), s.element(n)); err != nil {
-			panic(err)
+			jsmod.Throw(s.rt, err)
 		}
 	}
 	return s.rt.ToValue(s)
@@ -155,7 +154,7 @@ func (s *Selection) Last() sobek.Value { return s.wrap(s.sel.Last()) }
 // Get is get(index?): the Element at index (negative counts from the
 // end; undefined when out of range), or every Element as an array.
 func (s *Selection) Get(c sobek.FunctionCall) sobek.Value {
-	if absent(c.Argument(0)) {
+	if jsmod.Absent(c.Argument(0)) {
 		return s.elements(s.sel.Nodes)
 	}
 	i := int(c.Argument(0).ToInteger())
@@ -189,7 +188,7 @@ func (s *Selection) Has(c sobek.FunctionCall) sobek.Value {
 func (s *Selection) Html() sobek.Value {
 	h, err := s.sel.Html()
 	if err != nil {
-		throw(s.rt, "html(): %v", err)
+		jsmod.Throwf(s.rt, "html(): %v", err)
 	}
 	return s.rt.ToValue(h)
 }
@@ -212,13 +211,13 @@ func (s *Selection) Is(c sobek.FunctionCall) sobek.Value {
 func (s *Selection) Map(c sobek.FunctionCall) sobek.Value {
 	fn, ok := sobek.AssertFunction(c.Argument(0))
 	if !ok {
-		throw(s.rt, "map() needs a function of (index, selection)")
+		jsmod.Throwf(s.rt, "map() needs a function of (index, selection)")
 	}
 	out := make([]any, 0, len(s.sel.Nodes))
 	for i := range s.sel.Nodes {
 		v, err := fn(sobek.Undefined(), s.rt.ToValue(i), s.wrap(s.sel.Eq(i)))
 		if err != nil {
-			panic(err)
+			jsmod.Throw(s.rt, err)
 		}
 		out = append(out, v)
 	}
@@ -234,7 +233,7 @@ func (s *Selection) Index(c sobek.FunctionCall) sobek.Value {
 	switch other, ok := selectionOf(arg); {
 	case ok:
 		return s.rt.ToValue(s.sel.IndexOfSelection(other.sel))
-	case absent(arg):
+	case jsmod.Absent(arg):
 		return s.rt.ToValue(s.sel.Index())
 	}
 	return s.rt.ToValue(s.sel.IndexSelector(arg.String()))
@@ -242,26 +241,17 @@ func (s *Selection) Index(c sobek.FunctionCall) sobek.Value {
 
 // Siblings is siblings(selector?).
 func (s *Selection) Siblings(c sobek.FunctionCall) sobek.Value {
-	if absent(c.Argument(0)) {
-		return s.wrap(s.sel.Siblings())
-	}
-	return s.wrap(s.sel.SiblingsFiltered(c.Argument(0).String()))
+	return s.axis(c, s.sel.Siblings, s.sel.SiblingsFiltered)
 }
 
 // Next is next(selector?): each node's next element sibling.
 func (s *Selection) Next(c sobek.FunctionCall) sobek.Value {
-	if absent(c.Argument(0)) {
-		return s.wrap(s.sel.Next())
-	}
-	return s.wrap(s.sel.NextFiltered(c.Argument(0).String()))
+	return s.axis(c, s.sel.Next, s.sel.NextFiltered)
 }
 
 // NextAll is nextAll(selector?).
 func (s *Selection) NextAll(c sobek.FunctionCall) sobek.Value {
-	if absent(c.Argument(0)) {
-		return s.wrap(s.sel.NextAll())
-	}
-	return s.wrap(s.sel.NextAllFiltered(c.Argument(0).String()))
+	return s.axis(c, s.sel.NextAll, s.sel.NextAllFiltered)
 }
 
 // NextUntil is nextUntil(selector|Selection?, filter?).
@@ -296,14 +286,14 @@ func (s *Selection) until(c sobek.FunctionCall,
 	bySelectionFiltered func(*goquery.Selection, string, *goquery.Selection) *goquery.Selection,
 ) *goquery.Selection {
 	stop, filter := c.Argument(0), c.Argument(1)
-	filtered := !absent(filter)
+	filtered := !jsmod.Absent(filter)
 	if other, ok := selectionOf(stop); ok {
 		if filtered {
 			return bySelectionFiltered(s.sel, filter.String(), other.sel)
 		}
 		return bySelection(s.sel, other.sel)
 	}
-	if absent(stop) {
+	if jsmod.Absent(stop) {
 		if filtered {
 			return allFiltered(s.sel, filter.String())
 		}
@@ -322,34 +312,22 @@ func (s *Selection) Not(c sobek.FunctionCall) sobek.Value {
 
 // Parent is parent(selector?).
 func (s *Selection) Parent(c sobek.FunctionCall) sobek.Value {
-	if absent(c.Argument(0)) {
-		return s.wrap(s.sel.Parent())
-	}
-	return s.wrap(s.sel.ParentFiltered(c.Argument(0).String()))
+	return s.axis(c, s.sel.Parent, s.sel.ParentFiltered)
 }
 
 // Parents is parents(selector?): every ancestor, nearest first.
 func (s *Selection) Parents(c sobek.FunctionCall) sobek.Value {
-	if absent(c.Argument(0)) {
-		return s.wrap(s.sel.Parents())
-	}
-	return s.wrap(s.sel.ParentsFiltered(c.Argument(0).String()))
+	return s.axis(c, s.sel.Parents, s.sel.ParentsFiltered)
 }
 
 // Prev is prev(selector?).
 func (s *Selection) Prev(c sobek.FunctionCall) sobek.Value {
-	if absent(c.Argument(0)) {
-		return s.wrap(s.sel.Prev())
-	}
-	return s.wrap(s.sel.PrevFiltered(c.Argument(0).String()))
+	return s.axis(c, s.sel.Prev, s.sel.PrevFiltered)
 }
 
 // PrevAll is prevAll(selector?).
 func (s *Selection) PrevAll(c sobek.FunctionCall) sobek.Value {
-	if absent(c.Argument(0)) {
-		return s.wrap(s.sel.PrevAll())
-	}
-	return s.wrap(s.sel.PrevAllFiltered(c.Argument(0).String()))
+	return s.axis(c, s.sel.PrevAll, s.sel.PrevAllFiltered)
 }
 
 // Size is size(): the number of nodes.
@@ -359,7 +337,7 @@ func (s *Selection) Size() int { return len(s.sel.Nodes) }
 func (s *Selection) Slice(c sobek.FunctionCall) sobek.Value {
 	n := len(s.sel.Nodes)
 	clamp := func(v sobek.Value, def int) int {
-		if absent(v) {
+		if jsmod.Absent(v) {
 			return def
 		}
 		i := int(v.ToInteger())
@@ -385,4 +363,14 @@ func (s *Selection) ToArray() sobek.Value {
 		out[i] = s.wrap(s.sel.Eq(i))
 	}
 	return s.rt.NewArray(out...)
+}
+
+// axis is a method that walks from each node (siblings, parents, next…):
+// all steps when its selector argument is left out, else only the nodes
+// that match it.
+func (s *Selection) axis(c sobek.FunctionCall, all func() *goquery.Selection, filtered func(string) *goquery.Selection) sobek.Value {
+	if jsmod.Absent(c.Argument(0)) {
+		return s.wrap(all())
+	}
+	return s.wrap(filtered(c.Argument(0).String()))
 }

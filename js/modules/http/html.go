@@ -1,7 +1,6 @@
 package http
 
 import (
-	"fmt"
 	"net/url"
 	"strings"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/js/modules/html"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
 // responseText is the body of the response c is called on, for the HTML
@@ -16,11 +16,11 @@ import (
 func (in *instance) responseText(c sobek.FunctionCall, fn string) (*response, string) {
 	r, ok := thisResponse(c.This)
 	if !ok {
-		panic(in.rt.NewTypeError("%s() must be called on a response", fn))
+		jsmod.ThrowTypeError(in.rt, "%s() must be called on a response", fn)
 	}
 	body, ok := r.text()
 	if !ok {
-		panic(in.rt.NewGoError(fmt.Errorf("the response of %s has no body to parse as HTML (the request failed or its responseType is \"none\")", r.res.last().url.clean)))
+		jsmod.ThrowGoError(in.rt, "the response of %s has no body to parse as HTML (the request failed or its responseType is \"none\")", r.res.last().url.clean)
 	}
 	return r, body
 }
@@ -38,7 +38,7 @@ func (in *instance) jsResponseHTML(c sobek.FunctionCall) sobek.Value {
 	find, _ := sobek.AssertFunction(doc.ToObject(in.rt).Get("find"))
 	v, err := find(doc, sel)
 	if err != nil {
-		panic(err)
+		jsmod.Throw(in.rt, err)
 	}
 	return v
 }
@@ -62,7 +62,7 @@ func optString(o *sobek.Object, key, def string) string {
 func (in *instance) parseDocument(body string) *goquery.Document {
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
 	if err != nil {
-		panic(in.rt.NewGoError(err))
+		jsmod.Throw(in.rt, jsmod.Errorf(jsmod.GoError, "%v", err))
 	}
 	return doc
 }
@@ -72,7 +72,7 @@ func (in *instance) resolve(r *response, ref string) string {
 	base := r.res.last().url.u
 	u, err := base.Parse(ref)
 	if err != nil {
-		panic(in.rt.NewGoError(fmt.Errorf("the link %q in response '%s' is not a valid URL: %v", ref, r.res.last().url.clean, err)))
+		jsmod.ThrowGoError(in.rt, "the link %q in response '%s' is not a valid URL: %v", ref, r.res.last().url.clean, err)
 	}
 	return u.String()
 }
@@ -88,11 +88,11 @@ func (in *instance) jsClickLink(c sobek.FunctionCall) sobek.Value {
 	where := r.res.last().url.clean
 	el := in.parseDocument(body).Find(selector).First()
 	if el.Length() == 0 {
-		panic(in.rt.NewGoError(fmt.Errorf("no element found for selector '%s' in response '%s'", selector, where)))
+		jsmod.ThrowGoError(in.rt, "no element found for selector '%s' in response '%s'", selector, where)
 	}
 	href, ok := el.Attr("href")
 	if !ok || href == "" {
-		panic(in.rt.NewGoError(fmt.Errorf("no valid href attribute value found on element '%s' in response '%s'", selector, where)))
+		jsmod.ThrowGoError(in.rt, "no valid href attribute value found on element '%s' in response '%s'", selector, where)
 	}
 	return in.run(st, in.parse(st, "GET", in.rt.ToValue(in.resolve(r, href)), nil, o.Get("params")))
 }
@@ -113,7 +113,7 @@ func (in *instance) jsSubmitForm(c sobek.FunctionCall) sobek.Value {
 	where := r.res.last().url.clean
 	form := in.parseDocument(body).Find(formSel)
 	if form.Length() == 0 {
-		panic(in.rt.NewGoError(fmt.Errorf("no form found for selector '%s' in response '%s'", formSel, where)))
+		jsmod.ThrowGoError(in.rt, "no form found for selector '%s' in response '%s'", formSel, where)
 	}
 	vals := html.FormValues(form)
 	if btn := form.Find(submitSel).First(); btn.Length() > 0 {
@@ -134,7 +134,7 @@ func (in *instance) jsSubmitForm(c sobek.FunctionCall) sobek.Value {
 	if method == "GET" {
 		u, err := url.Parse(target)
 		if err != nil {
-			panic(in.rt.NewGoError(err))
+			jsmod.Throw(in.rt, jsmod.Errorf(jsmod.GoError, "%v", err))
 		}
 		u.RawQuery = vals.Encode()
 		return in.run(st, in.parse(st, method, in.rt.ToValue(u.String()), nil, o.Get("params")))

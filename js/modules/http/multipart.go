@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
 // fileMark marks the objects http.file() makes, invisibly to scripts (a
@@ -26,7 +28,7 @@ func (in *instance) jsFile(c sobek.FunctionCall) sobek.Value {
 	rt := in.rt
 	data := c.Argument(0)
 	if sobek.IsUndefined(data) || sobek.IsNull(data) {
-		panic(rt.NewTypeError("http.file() needs the file's data: a string or an ArrayBuffer"))
+		jsmod.ThrowTypeError(rt, "http.file() needs the file's data: a string or an ArrayBuffer")
 	}
 	name := strconv.FormatInt(time.Now().UnixNano(), 10)
 	if v := c.Argument(1); !sobek.IsUndefined(v) && !sobek.IsNull(v) && v.String() != "" {
@@ -78,7 +80,7 @@ func (in *instance) multipartBody(r *request, o *sobek.Object) bool {
 		ct, set = v[0], true
 		if _, params, err := mime.ParseMediaType(ct); err == nil && params["boundary"] != "" {
 			if err := w.SetBoundary(params["boundary"]); err != nil {
-				panic(in.rt.NewTypeError("the Content-Type header's multipart boundary is not valid: %v", err))
+				jsmod.ThrowTypeError(in.rt, "the Content-Type header's multipart boundary is not valid: %v", err)
 			}
 		}
 	}

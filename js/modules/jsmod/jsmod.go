@@ -6,6 +6,7 @@
 package jsmod
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/grafana/sobek"
@@ -23,6 +24,19 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Name + ": " + e.Message }
 
+// GoError is the name k6 gives the errors of failures inside Go code: an
+// *Error so named becomes an instance of the runtime's GoError, whose
+// message scripts and k6's logs print as "GoError: …".
+const GoError = "GoError"
+
+// Bare is an error made into JavaScript as the Go value itself rather
+// than as an Error object: scripts see an object whose string is the
+// message, with no name and no stack. k6 rejects k6/secrets' promises
+// so, and scripts that print the reason see the message alone.
+type Bare struct{ Err error }
+
+func (b *Bare) Error() string { return b.Err.Error() }
+
 // Errorf returns an *Error named name.
 func Errorf(name, format string, args ...any) *Error {
 	return &Error{Name: name, Message: fmt.Sprintf(format, args...)}
@@ -33,9 +47,15 @@ func Errorf(name, format string, args ...any) *Error {
 // JavaScript calls Go, the object's stack holds the caller's place, which
 // metronome reports as file:line.
 func NewError(rt *sobek.Runtime, err error) *sobek.Object {
+	if b, ok := err.(*Bare); ok {
+		return rt.ToValue(b.Err).ToObject(rt)
+	}
 	name, msg := "Error", err.Error()
 	if e, ok := err.(*Error); ok {
 		name, msg = e.Name, e.Message
+	}
+	if name == GoError {
+		return rt.NewGoError(errors.New(msg))
 	}
 	ctor := "Error"
 	switch name {
@@ -72,4 +92,10 @@ func Throwf(rt *sobek.Runtime, format string, args ...any) {
 // for an argument of the wrong kind.
 func ThrowTypeError(rt *sobek.Runtime, format string, args ...any) {
 	Throw(rt, Errorf("TypeError", format, args...))
+}
+
+// ThrowGoError throws a GoError with a formatted message: the error k6
+// throws when an operation fails rather than an argument being wrong.
+func ThrowGoError(rt *sobek.Runtime, format string, args ...any) {
+	Throw(rt, Errorf(GoError, format, args...))
 }

@@ -60,6 +60,19 @@ func init() {
 					}, nil
 				})
 			},
+			"goFail": func(c sobek.FunctionCall) sobek.Value {
+				jsmod.ThrowGoError(rt, "went wrong %d", 7)
+				return nil
+			},
+			// settled(n) is a promise settled at once: resolved with n,
+			// or rejected with a GoError when n < 0.
+			"settled": func(c sobek.FunctionCall) sobek.Value {
+				n := c.Argument(0).ToInteger()
+				if n < 0 {
+					return jsmod.Settled(rt, nil, jsmod.Errorf(jsmod.GoError, "negative %d", n))
+				}
+				return jsmod.Settled(rt, n, nil)
+			},
 			"plainReject": func(c sobek.FunctionCall) sobek.Value {
 				p := jsmod.NewPromise(vu)
 				go p.Reject(errors.New("plain"))
@@ -152,5 +165,29 @@ export default async function () {
 	}
 	if !strings.Contains(r.Stderr.String(), "script.js:10:8: Uncaught (in promise) OperationError: negative -2") {
 		t.Fatalf("the rejection lacks its place: %s", r.Stderr)
+	}
+}
+
+func TestGoErrorAndSettled(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `import { goFail, settled } from "k6/x/jsmodtest";
+export default async function () {
+	let thrown;
+	try { goFail(); } catch (e) { thrown = String(e) + ":" + (e instanceof Error); }
+	const order = [];
+	const p = settled(5).then((v) => order.push("then " + v));
+	order.push("sync");
+	await p;
+	let rejected;
+	try { await settled(-1); } catch (e) { rejected = e.name + ":" + e.message; }
+	console.log(thrown, order.join(","), rejected);
+}`,
+	}, nil)
+	vu, _ := r.NewVU(t, 1)
+	if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
+	}
+	if want := "GoError: went wrong 7:true sync,then 5 GoError:negative -1"; !strings.Contains(r.Stderr.String(), want) {
+		t.Fatalf("got %s\nwant %s", r.Stderr, want)
 	}
 }

@@ -102,3 +102,20 @@ func Async(vu modules.VU, work func() (func(rt *sobek.Runtime) (any, error), err
 	}()
 	return p.Value()
 }
+
+// Settled returns a promise already settled when it is made: rejected
+// with err made into a JavaScript error as NewError does, or, when err is
+// nil, resolved with v. It is for an outcome known at once, and needs no
+// place in the event loop; NewPromise is for one that comes later.
+func Settled(rt *sobek.Runtime, v any, err error) sobek.Value {
+	p, resolve, reject := rt.NewPromise()
+	switch e := err.(type) {
+	case nil:
+		_ = resolve(v)
+	case *sobek.Exception:
+		_ = reject(e.Value())
+	default:
+		_ = reject(NewError(rt, err))
+	}
+	return rt.ToValue(p)
+}
