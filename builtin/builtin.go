@@ -17,7 +17,8 @@ import (
 
 	// JavaScript modules: k6, k6/http, k6/metrics, k6/execution, k6/data,
 	// k6/encoding, k6/html, k6/timers, k6/experimental/fs,
-	// k6/experimental/csv, k6/ws, k6/websockets.
+	// k6/experimental/csv, k6/ws, k6/websockets (also as
+	// k6/experimental/websockets).
 	_ "github.com/metronome-load/metronome/js/modules/csv"
 	_ "github.com/metronome-load/metronome/js/modules/data"
 	_ "github.com/metronome-load/metronome/js/modules/encoding"
@@ -28,6 +29,7 @@ import (
 	_ "github.com/metronome-load/metronome/js/modules/k6"
 	_ "github.com/metronome-load/metronome/js/modules/metrics"
 	_ "github.com/metronome-load/metronome/js/modules/timers"
+	_ "github.com/metronome-load/metronome/js/modules/websockets"
 	_ "github.com/metronome-load/metronome/js/modules/ws"
 
 	// Outputs selected with -o.

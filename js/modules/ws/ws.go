@@ -70,13 +70,15 @@ func (mod *module) connect(call sobek.FunctionCall) sobek.Value {
 		}
 	}
 	ctx := mod.vu.Context()
-	sess, resp, err := wsclient.Dial(ctx, st, m, p)
+	sess := wsclient.Prepare(st, m, p)
+	resp, err := sess.Dial(ctx)
 	if err != nil {
 		if st.Logf != nil {
 			st.Logf("WebSocket connection to %s failed: %v", url, err)
 		}
 		panic(rt.NewGoError(err))
 	}
+	sess.Opened()
 	s := &socket{rt: rt, sess: sess, events: make(chan event, 64), handlers: map[string][]sobek.Callable{}, pings: map[string]time.Time{}, quit: make(chan struct{})}
 	res := response(rt, url, resp)
 	if _, err := setup(sobek.Undefined(), s.object()); err != nil {
@@ -175,12 +177,13 @@ func (s *socket) object() *sobek.Object {
 			s.emitError(err)
 		}
 	})
-	_ = o.Set("close", func(call sobek.FunctionCall) {
+	_ = o.Set("close", func(call sobek.FunctionCall) sobek.Value {
 		code := websocket.CloseGoingAway
 		if c := call.Argument(0); !sobek.IsUndefined(c) && !sobek.IsNull(c) {
 			code = int(c.ToInteger())
 		}
 		s.close(code)
+		return sobek.Undefined()
 	})
 	_ = o.Set("setTimeout", func(fn sobek.Value, ms float64) { s.timer(fn, ms, false) })
 	_ = o.Set("setInterval", func(fn sobek.Value, ms float64) { s.timer(fn, ms, true) })

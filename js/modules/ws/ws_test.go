@@ -37,7 +37,7 @@ export default function () {
 		socket.on("ping", () => log.push("ping"));
 		let ticks = 0;
 		socket.setInterval(() => { ticks++; }, 5);
-		socket.setTimeout(() => { log.push("ticks>0:" + (ticks > 0)); socket.close(); }, 150);
+		socket.setTimeout(() => { log.push("ticks>0:" + (ticks > 0)); socket.close(4002); }, 150);
 		socket.on("close", (code) => log.push("close:" + code));
 	});
 	log.sort();
@@ -47,7 +47,7 @@ export default function () {
 	if res := jstest.Iterate(v); res.Outcome != executor.Completed {
 		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr.String())
 	}
-	want := "bin:1-2-3,close:1001,msg:hello,open,ping,pong,ticks>0:true 101 " + srv.URL + "/chat?x=1 yes true true"
+	want := "bin:1-2-3,close:4002,msg:hello,open,ping,pong,ticks>0:true 101 " + srv.URL + "/chat?x=1 yes true true"
 	if !strings.Contains(r.Stderr.String(), want) {
 		t.Fatalf("want %q in:\n%s", want, r.Stderr.String())
 	}

@@ -84,7 +84,8 @@ type Params struct {
 	NameTag bool
 }
 
-// Session is one open connection with its accounting.
+// Session is one connection with its accounting. Prepare and the
+// recording methods run on the VU goroutine; Dial may run on any.
 type Session struct {
 	Conn  *websocket.Conn
 	Resp  *http.Response
@@ -93,15 +94,20 @@ type Session struct {
 
 	st         *modules.State
 	m          *Metrics
+	p          Params
+	base       *metrics.TagSet
+	dialer     websocket.Dialer
+	header     http.Header
+	began      time.Time
 	sent, recv atomic.Int64
 }
 
-// Dial opens the connection described by p and records ws_connecting and
-// ws_sessions. On failure the response (possibly nil) and a one-line error
-// are returned and nothing is recorded.
-func Dial(ctx context.Context, st *modules.State, m *Metrics, p Params) (*Session, *http.Response, error) {
-	s := &Session{st: st, m: m}
-	d := websocket.Dialer{
+// Prepare captures, on the VU goroutine, what a later Dial needs from the
+// VU's state: options and the tags in force when the script asked for the
+// connection.
+func Prepare(st *modules.State, m *Metrics, p Params) *Session {
+	s := &Session{st: st, m: m, p: p, base: st.Tags}
+	s.dialer = websocket.Dialer{
 		HandshakeTimeout:  60 * time.Second,
 		Subprotocols:      p.Subprotocols,
 		EnableCompression: p.Compression,
@@ -115,37 +121,47 @@ func Dial(ctx context.Context, st *modules.State, m *Metrics, p Params) (*Sessio
 		},
 	}
 	if st.Options != nil && st.Options.InsecureSkipTLSVerify != nil && *st.Options.InsecureSkipTLSVerify {
-		d.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it
+		s.dialer.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it
 	}
-	h := p.Header
-	if h == nil {
-		h = http.Header{}
+	s.header = p.Header
+	if s.header == nil {
+		s.header = http.Header{}
 	}
-	if h.Get("User-Agent") == "" && st.Options != nil && st.Options.UserAgent != nil && *st.Options.UserAgent != "" {
-		h.Set("User-Agent", *st.Options.UserAgent)
+	if s.header.Get("User-Agent") == "" && st.Options != nil && st.Options.UserAgent != nil && *st.Options.UserAgent != "" {
+		s.header.Set("User-Agent", *st.Options.UserAgent)
 	}
-	start := time.Now()
-	conn, resp, err := d.DialContext(ctx, p.URL, h)
+	return s
+}
+
+// Dial performs the handshake. On failure it returns the response
+// (possibly nil) and a one-line error.
+func (s *Session) Dial(ctx context.Context) (*http.Response, error) {
+	s.began = time.Now()
+	conn, resp, err := s.dialer.DialContext(ctx, s.p.URL, s.header)
 	connected := time.Now()
 	if err != nil {
 		if errors.Is(err, websocket.ErrBadHandshake) && resp != nil {
 			err = fmt.Errorf("websocket: bad handshake: the server answered %s", resp.Status)
 		}
-		return nil, resp, err
+		return resp, err
 	}
 	s.Conn, s.Resp, s.Start = conn, resp, connected
-	s.Tags = sessionTags(st, p, resp.StatusCode, conn.Subprotocol())
-	if m != nil && st.Recorder != nil {
-		st.Recorder.Record(metrics.Sample{Metric: m.Sessions, Tags: s.Tags, Time: connected, Value: 1})
-		st.Recorder.Record(metrics.Sample{Metric: m.Connecting, Tags: s.Tags, Time: connected, Value: metrics.Milliseconds(connected.Sub(start))})
+	return resp, nil
+}
+
+// Opened records ws_sessions and ws_connecting for a successful Dial.
+func (s *Session) Opened() {
+	st := s.st
+	s.Tags = sessionTags(st, s.base, s.p, s.Resp.StatusCode, s.Conn.Subprotocol())
+	if s.m != nil && st.Recorder != nil {
+		st.Recorder.Record(metrics.Sample{Metric: s.m.Sessions, Tags: s.Tags, Time: s.Start, Value: 1})
+		st.Recorder.Record(metrics.Sample{Metric: s.m.Connecting, Tags: s.Tags, Time: s.Start, Value: metrics.Milliseconds(s.Start.Sub(s.began))})
 	}
-	return s, resp, nil
 }
 
 // sessionTags are the VU's tags, the user's, and the system tags k6 v2.2.0
 // puts on ws_* samples: url, status, subproto (and name for k6/websockets).
-func sessionTags(st *modules.State, p Params, status int, subproto string) *metrics.TagSet {
-	t := st.Tags
+func sessionTags(st *modules.State, t *metrics.TagSet, p Params, status int, subproto string) *metrics.TagSet {
 	if t == nil {
 		t = metrics.EmptyTags
 	}
