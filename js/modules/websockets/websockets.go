@@ -344,8 +344,11 @@ func (s *socket) dispatch(kind string, fields map[string]any) {
 	e := s.rt.NewObject()
 	_ = e.Set("type", kind)
 	_ = e.Set("target", s.obj)
-	for k, v := range fields {
-		_ = e.Set(k, v)
+	// k6's order of the fields, so that Object.keys and JSON read alike.
+	for _, k := range [...]string{"timestamp", "data", "origin", "code", "reason", "wasClean", "error"} {
+		if v, ok := fields[k]; ok {
+			_ = e.Set(k, v)
+		}
 	}
 	call := func(f sobek.Callable) {
 		if _, err := f(s.obj, e); err != nil {
