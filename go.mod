@@ -8,6 +8,7 @@ require (
 	github.com/PuerkitoBio/goquery v1.14.0
 	github.com/chromedp/chromedp v0.23.1
 	github.com/evanw/esbuild v0.28.2
+	github.com/gorilla/websocket v1.5.4-0.20250319132907-e064f32e3674
 	github.com/grafana/grafana-foundation-sdk/go v0.0.22
 	github.com/grafana/sobek v0.0.0-20260727154728-7781506a890f
 	github.com/klauspost/compress v1.20.3

@@ -1,0 +1,377 @@
+// Package ws implements the "k6/ws" module: ws.connect opens a WebSocket
+// session and runs it to its end on the VU's goroutine, so the iteration
+// is blocked until the socket closes, as in k6. Handlers, the socket's own
+// timers and incoming frames are dispatched from one loop, in order.
+package ws
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/wsclient"
+)
+
+func init() {
+	modules.Register("k6/ws", modules.ModuleFunc(New))
+}
+
+// New instantiates the module for one VU.
+func New(vu modules.VU) (modules.Exports, error) {
+	m, err := wsclient.ForVU(vu)
+	if err != nil {
+		return modules.Exports{}, err
+	}
+	mod := &module{vu: vu, m: m}
+	return modules.Exports{Named: map[string]any{"connect": mod.connect}}, nil
+}
+
+type module struct {
+	vu modules.VU
+	m  *wsclient.Metrics
+}
+
+// closeWait bounds how long a session waits for the server's answer to
+// its close frame before it drops the connection.
+const closeWait = 2 * time.Second
+
+func (mod *module) connect(call sobek.FunctionCall) sobek.Value {
+	rt := mod.vu.Runtime()
+	st := mod.vu.State()
+	if st == nil {
+		panic(rt.NewTypeError("ws.connect can only be called from VU code, not in the init context"))
+	}
+	m, err := wsclient.Resolve(mod.m, st)
+	if err != nil {
+		panic(rt.NewGoError(err))
+	}
+	mod.m = m
+	url := call.Argument(0).String()
+	paramsV, fnV := call.Argument(1), call.Argument(2)
+	if _, isFn := sobek.AssertFunction(paramsV); isFn {
+		paramsV, fnV = sobek.Undefined(), paramsV
+	}
+	setup, ok := sobek.AssertFunction(fnV)
+	if !ok {
+		panic(rt.NewTypeError("ws.connect needs a function as its last argument, the one that sets up the socket"))
+	}
+	p := wsclient.Params{URL: url}
+	if !sobek.IsUndefined(paramsV) && !sobek.IsNull(paramsV) {
+		o := paramsV.ToObject(rt)
+		p.Header = wsclient.Headers(rt, o.Get("headers"))
+		p.Tags = wsclient.Tags(rt, o.Get("tags"))
+		if p.Compression, err = wsclient.Compression(o.Get("compression")); err != nil {
+			panic(rt.NewGoError(err))
+		}
+	}
+	ctx := mod.vu.Context()
+	sess := wsclient.Prepare(st, m, p)
+	resp, err := sess.Dial(ctx)
+	if err != nil {
+		if st.Logf != nil {
+			st.Logf("WebSocket connection to %s failed: %v", url, err)
+		}
+		panic(rt.NewGoError(err))
+	}
+	sess.Opened()
+	s := &socket{rt: rt, sess: sess, events: make(chan event, 64), handlers: map[string][]sobek.Callable{}, pings: map[string]time.Time{}, quit: make(chan struct{})}
+	res := response(rt, url, resp)
+	if _, err := setup(sobek.Undefined(), s.object()); err != nil {
+		s.finish()
+		panic(err)
+	}
+	if err := s.run(ctx.Done()); err != nil {
+		panic(err)
+	}
+	return res
+}
+
+func response(rt *sobek.Runtime, url string, resp *http.Response) sobek.Value {
+	o := rt.NewObject()
+	_ = o.Set("url", url)
+	_ = o.Set("status", resp.StatusCode)
+	h := rt.NewObject()
+	for k, v := range resp.Header {
+		if len(v) > 0 {
+			_ = h.Set(k, v[0])
+		}
+	}
+	_ = o.Set("headers", h)
+	_ = o.Set("body", "")
+	_ = o.Set("error", "")
+	return o
+}
+
+// event is something the loop dispatches on the VU goroutine.
+type event struct {
+	kind string // message, binary, ping, pong, closed, timer
+	data []byte
+	at   time.Time
+	code int
+	err  error
+	t    *sockTimer
+}
+
+type sockTimer struct {
+	t      *time.Timer
+	fn     sobek.Callable
+	repeat bool
+	every  time.Duration
+}
+
+// socket is the JavaScript socket of one session.
+type socket struct {
+	rt       *sobek.Runtime
+	sess     *wsclient.Session
+	events   chan event
+	handlers map[string][]sobek.Callable
+	timers   []*sockTimer
+	pings    map[string]time.Time
+	pingSeq  int
+	closing  bool
+	done     bool
+	readDone chan struct{}
+	quit     chan struct{}
+}
+
+// post hands ev to the loop unless the session is over.
+func (s *socket) post(ev event) {
+	select {
+	case s.events <- ev:
+	case <-s.quit:
+	}
+}
+
+func (s *socket) object() *sobek.Object {
+	o := s.rt.NewObject()
+	_ = o.Set("on", func(ev string, fn sobek.Value) {
+		f, ok := sobek.AssertFunction(fn)
+		if !ok {
+			panic(s.rt.NewTypeError("socket.on needs a function for %q", ev))
+		}
+		s.handlers[ev] = append(s.handlers[ev], f)
+	})
+	_ = o.Set("send", func(v sobek.Value) {
+		s.write(websocket.TextMessage, []byte(v.String()))
+	})
+	_ = o.Set("sendBinary", func(v sobek.Value) {
+		b, ok := wsclient.Bytes(s.rt, v)
+		if !ok {
+			panic(s.rt.NewTypeError("socket.sendBinary needs an ArrayBuffer"))
+		}
+		s.write(websocket.BinaryMessage, b)
+	})
+	_ = o.Set("ping", func() {
+		if s.done || s.closing {
+			return
+		}
+		s.pingSeq++
+		payload := strconv.Itoa(s.pingSeq)
+		s.pings[payload] = time.Now()
+		if err := s.sess.Conn.WriteControl(websocket.PingMessage, []byte(payload), time.Now().Add(closeWait)); err != nil {
+			s.emitError(err)
+		}
+	})
+	_ = o.Set("close", func(call sobek.FunctionCall) sobek.Value {
+		code := websocket.CloseGoingAway
+		if c := call.Argument(0); !sobek.IsUndefined(c) && !sobek.IsNull(c) {
+			code = int(c.ToInteger())
+		}
+		s.close(code)
+		return sobek.Undefined()
+	})
+	_ = o.Set("setTimeout", func(fn sobek.Value, ms float64) { s.timer(fn, ms, false) })
+	_ = o.Set("setInterval", func(fn sobek.Value, ms float64) { s.timer(fn, ms, true) })
+	return o
+}
+
+func (s *socket) write(kind int, b []byte) {
+	if s.done || s.closing {
+		return
+	}
+	if err := s.sess.Conn.WriteMessage(kind, b); err != nil {
+		s.emitError(err)
+		return
+	}
+	s.sess.Sent(time.Now())
+}
+
+func (s *socket) timer(fn sobek.Value, ms float64, repeat bool) {
+	f, ok := sobek.AssertFunction(fn)
+	if !ok {
+		panic(s.rt.NewTypeError("socket.setTimeout and socket.setInterval need a function"))
+	}
+	d := time.Duration(ms * float64(time.Millisecond))
+	if repeat && d <= 0 {
+		panic(s.rt.NewTypeError("socket.setInterval needs an interval above 0"))
+	}
+	t := &sockTimer{fn: f, repeat: repeat, every: d}
+	s.timers = append(s.timers, t)
+	t.t = time.AfterFunc(d, func() { s.post(event{kind: "timer", t: t}) })
+}
+
+// close starts the closing handshake; the session ends when the server
+// answers or closeWait passed.
+func (s *socket) close(code int) {
+	if s.done || s.closing {
+		return
+	}
+	s.closing = true
+	c := s.sess.Conn
+	_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(closeWait))
+	_ = c.SetReadDeadline(time.Now().Add(closeWait))
+}
+
+func (s *socket) emitError(err error) {
+	if len(s.handlers["error"]) == 0 {
+		return
+	}
+	e := s.rt.NewObject()
+	_ = e.Set("error", func() string { return err.Error() })
+	s.call("error", e)
+}
+
+// call runs the handlers of ev; a thrown exception ends the session and
+// fails the iteration.
+func (s *socket) call(ev string, args ...sobek.Value) {
+	for _, f := range s.handlers[ev] {
+		if _, err := f(sobek.Undefined(), args...); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// read pumps frames into the loop until the connection fails or closes.
+func (s *socket) read() {
+	c := s.sess.Conn
+	c.SetPingHandler(func(data string) error {
+		s.post(event{kind: "ping", at: time.Now()})
+		err := c.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(closeWait))
+		if errors.Is(err, websocket.ErrCloseSent) {
+			return nil
+		}
+		return err
+	})
+	c.SetPongHandler(func(data string) error {
+		s.post(event{kind: "pong", data: []byte(data), at: time.Now()})
+		return nil
+	})
+	c.SetCloseHandler(func(code int, text string) error {
+		// Answer the server's close unless we started the closing.
+		_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(closeWait))
+		return nil
+	})
+	for {
+		kind, data, err := c.ReadMessage()
+		if err != nil {
+			code := websocket.CloseAbnormalClosure
+			var ce *websocket.CloseError
+			if errors.As(err, &ce) {
+				code, err = ce.Code, nil
+			}
+			s.post(event{kind: "closed", code: code, err: err, at: time.Now()})
+			return
+		}
+		k := "message"
+		if kind == websocket.BinaryMessage {
+			k = "binary"
+		}
+		s.post(event{kind: k, data: data, at: time.Now()})
+	}
+}
+
+// run dispatches events until the session ended or the iteration was
+// interrupted. It returns the exception a handler threw.
+func (s *socket) run(interrupted <-chan struct{}) (err error) {
+	s.readDone = make(chan struct{})
+	go func() {
+		defer close(s.readDone)
+		s.read()
+	}()
+	defer func() {
+		if r := recover(); r != nil {
+			s.finish()
+			if e, ok := r.(error); ok {
+				err = e
+				return
+			}
+			panic(r)
+		}
+	}()
+	s.call("open")
+	for {
+		select {
+		case ev := <-s.events:
+			if s.dispatch(ev) {
+				s.finish()
+				return nil
+			}
+		case <-interrupted:
+			s.finish()
+			return nil
+		}
+	}
+}
+
+// dispatch handles one event and reports whether the session ended.
+func (s *socket) dispatch(ev event) bool {
+	switch ev.kind {
+	case "message":
+		s.sess.Received(ev.at)
+		s.call("message", s.rt.ToValue(string(ev.data)))
+	case "binary":
+		s.sess.Received(ev.at)
+		s.call("binary", s.rt.ToValue(s.rt.NewArrayBuffer(ev.data)))
+	case "ping":
+		s.call("ping")
+	case "pong":
+		if sent, ok := s.pings[string(ev.data)]; ok {
+			delete(s.pings, string(ev.data))
+			s.sess.PingRTT(ev.at, ev.at.Sub(sent))
+		}
+		s.call("pong")
+	case "timer":
+		t := ev.t
+		if s.done || s.closing {
+			return false
+		}
+		if t.repeat {
+			t.t.Reset(t.every)
+		}
+		if _, err := t.fn(sobek.Undefined()); err != nil {
+			panic(err)
+		}
+	case "closed":
+		s.done = true
+		if ev.err != nil && !s.closing {
+			s.emitError(ev.err)
+		}
+		s.call("close", s.rt.ToValue(ev.code))
+		return true
+	}
+	return false
+}
+
+// finish drops the connection, stops the timers, waits for the reader and
+// records the session's end.
+func (s *socket) finish() {
+	if s.sess == nil {
+		return
+	}
+	s.done = true
+	for _, t := range s.timers {
+		t.t.Stop()
+	}
+	close(s.quit)
+	_ = s.sess.Conn.Close()
+	if s.readDone != nil {
+		<-s.readDone
+	}
+	s.sess.End(time.Now())
+	s.sess = nil
+}

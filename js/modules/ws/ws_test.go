@@ -1,0 +1,124 @@
+package ws_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/js/jstest"
+	"github.com/metronome-load/metronome/js/modules/wsclient/wstest"
+	"github.com/metronome-load/metronome/metrics"
+
+	_ "github.com/metronome-load/metronome/js/modules/k6"
+	_ "github.com/metronome-load/metronome/js/modules/ws"
+)
+
+// A session as k6's documentation writes it: handlers, text and binary
+// echoes, a ping and its pong, a server ping, the socket's own timers, and
+// the close. The counts are checked against what the server counted, the
+// tags against what k6 v2.2.0 put on the same session (url, status,
+// subproto, the user's tags, group and scenario).
+func TestConnectSession(t *testing.T) {
+	srv := wstest.Start(t)
+	r := jstest.Load(t, map[string]string{"script.js": `
+import ws from "k6/ws";
+export default function () {
+	const log = [];
+	const res = ws.connect(__ENV.URL + "/chat?x=1", { headers: { "X-Who": "vu" }, tags: { my: "tag" } }, function (socket) {
+		socket.on("open", () => {
+			log.push("open");
+			socket.send("hello");
+			socket.sendBinary(new Uint8Array([1, 2, 3]).buffer);
+			socket.ping();
+		});
+		socket.on("message", (m) => { log.push("msg:" + m); if (m === "hello") socket.send("ping-me"); });
+		socket.on("binary", (b) => log.push("bin:" + new Uint8Array(b).join("-")));
+		socket.on("pong", () => log.push("pong"));
+		socket.on("ping", () => log.push("ping"));
+		let ticks = 0;
+		socket.setInterval(() => { ticks++; }, 5);
+		socket.setTimeout(() => { log.push("ticks>0:" + (ticks > 0)); socket.close(4002); }, 150);
+		socket.on("close", (code) => log.push("close:" + code));
+	});
+	log.sort();
+	console.log(log.join(","), res.status, res.url, res.headers["X-Echo"], res.body === "", res.error === "");
+}`}, &jstest.Config{Env: map[string]string{"URL": srv.URL}})
+	v, rec := r.NewVU(t, 1)
+	if res := jstest.Iterate(v); res.Outcome != executor.Completed {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr.String())
+	}
+	want := "bin:1-2-3,close:4002,msg:hello,open,ping,pong,ticks>0:true 101 " + srv.URL + "/chat?x=1 yes true true"
+	if !strings.Contains(r.Stderr.String(), want) {
+		t.Fatalf("want %q in:\n%s", want, r.Stderr.String())
+	}
+	if got := srv.Headers.Get("X-Who"); got != "vu" {
+		t.Errorf("server saw X-Who %q, want vu", got)
+	}
+	// Sent: hello, the binary, ping-me (k6 counts neither pings nor the
+	// close); received: the two echoes.
+	sent, recv := int(srv.Text.Load()+srv.Binary.Load()), 2
+	counts := map[string]int{"ws_sessions": int(srv.Sessions.Load()), "ws_msgs_sent": sent, "ws_msgs_received": recv,
+		"ws_connecting": 1, "ws_session_duration": 1, "ws_ping": 1}
+	for name, n := range counts {
+		m := r.Registry.Get(name)
+		if m == nil {
+			t.Fatalf("metric %s is not defined", name)
+		}
+		ss := jstest.Samples(rec, m)
+		total := 0
+		for _, s := range ss {
+			if m.Type == metrics.Counter {
+				total += int(s.Value)
+			} else {
+				total++
+			}
+			tags := s.Tags.Map()
+			for k, v := range map[string]string{"url": srv.URL + "/chat?x=1", "status": "101", "subproto": "", "my": "tag", "scenario": "default", "group": ""} {
+				if tags[k] != v {
+					t.Errorf("%s tag %s = %q, want %q (tags %v)", name, k, tags[k], v, tags)
+				}
+			}
+		}
+		if total != n {
+			t.Errorf("%s: %d, want %d", name, total, n)
+		}
+	}
+	if sent != 3 {
+		t.Errorf("the server received %d messages, want 3", sent)
+	}
+	if n := srv.Pings.Load(); n != 1 {
+		t.Errorf("the server saw %d pings, want 1", n)
+	}
+	var bytes float64
+	for _, s := range jstest.Samples(rec, r.Builtin.DataReceived) {
+		bytes += s.Value
+	}
+	if bytes < 100 {
+		t.Errorf("data_received = %v bytes, want at least the handshake's answer", bytes)
+	}
+}
+
+// A server's close reaches the close handler with its code and ends the
+// session; an unreachable server fails the call with one sentence.
+func TestServerCloseAndFailure(t *testing.T) {
+	srv := wstest.Start(t)
+	r := jstest.Load(t, map[string]string{"script.js": `
+import ws from "k6/ws";
+export default function () {
+	let code = 0;
+	ws.connect(__ENV.URL, (socket) => {
+		socket.on("open", () => socket.send("close-me:4001"));
+		socket.on("close", (c) => { code = c; });
+	});
+	let err = "";
+	try { ws.connect("ws://127.0.0.1:1/", () => {}); } catch (e) { err = String(e); }
+	console.log("code=" + code, "refused=" + err.includes("connection refused"));
+}`}, &jstest.Config{Env: map[string]string{"URL": srv.URL}})
+	v, _ := r.NewVU(t, 1)
+	if res := jstest.Iterate(v); res.Outcome != executor.Completed {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr.String())
+	}
+	if want := "code=4001 refused=true"; !strings.Contains(r.Stderr.String(), want) {
+		t.Fatalf("want %q in:\n%s", want, r.Stderr.String())
+	}
+}
