@@ -17,7 +17,7 @@ import (
 
 	// JavaScript modules: k6, k6/http, k6/metrics, k6/execution, k6/data,
 	// k6/encoding, k6/crypto, k6/html, k6/timers, k6/experimental/fs,
-	// k6/experimental/csv; the globals crypto (WebCrypto), TextEncoder and
+	// k6/experimental/csv, k6/net/grpc; the globals crypto (WebCrypto), TextEncoder and
 	// TextDecoder.
 	_ "github.com/metronome-load/metronome/js/modules/crypto"
 	_ "github.com/metronome-load/metronome/js/modules/csv"
@@ -25,6 +25,7 @@ import (
 	_ "github.com/metronome-load/metronome/js/modules/encoding"
 	_ "github.com/metronome-load/metronome/js/modules/execution"
 	_ "github.com/metronome-load/metronome/js/modules/fs"
+	_ "github.com/metronome-load/metronome/js/modules/grpc"
 	_ "github.com/metronome-load/metronome/js/modules/html"
 	_ "github.com/metronome-load/metronome/js/modules/http"
 	_ "github.com/metronome-load/metronome/js/modules/k6"
