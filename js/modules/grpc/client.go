@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
@@ -41,6 +42,8 @@ type client struct {
 	types *protoregistry.Types
 	conn  *grpc.ClientConn
 	addr  string
+	// bytes counts the connection's traffic for data_sent/received.
+	bytes byteCounter
 }
 
 // newClient is `new grpc.Client()`.
@@ -201,7 +204,7 @@ func (c *client) jsConnect(call sobek.FunctionCall) sobek.Value {
 		_ = c.conn.Close()
 		c.conn = nil
 	}
-	opts := []grpc.DialOption{}
+	opts := []grpc.DialOption{grpc.WithContextDialer(c.bytes.dial)}
 	if p.plaintext {
 		opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	} else {
@@ -239,6 +242,7 @@ func (c *client) jsConnect(call sobek.FunctionCall) sobek.Value {
 		}
 		c.addFiles(fds)
 	}
+	c.countBytes(c.m.vu.State())
 	return rt.ToValue(true)
 }
 
@@ -333,6 +337,7 @@ func (c *client) jsClose(sobek.FunctionCall) sobek.Value {
 	if c.conn != nil {
 		_ = c.conn.Close()
 		c.conn = nil
+		c.countBytes(c.m.vu.State())
 	}
 	return sobek.Undefined()
 }
@@ -374,4 +379,14 @@ func (c *client) unmarshalOpts() protojson.UnmarshalOptions {
 
 func (c *client) marshalOpts() protojson.MarshalOptions {
 	return protojson.MarshalOptions{Resolver: c.types, EmitUnpopulated: true}
+}
+
+// countBytes adds the traffic since the last call to the VU's data_sent
+// and data_received of the current iteration.
+func (c *client) countBytes(st *modules.State) {
+	if st == nil {
+		return
+	}
+	st.DataSent += c.bytes.sent.Swap(0)
+	st.DataReceived += c.bytes.received.Swap(0)
 }

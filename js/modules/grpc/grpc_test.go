@@ -83,6 +83,20 @@ func TestUnary(t *testing.T) {
 	if got := s.Calls("Fail"); got != iterations {
 		t.Errorf("server answered %d Fail, want %d", got, iterations)
 	}
+	// Every iteration moved bytes both ways; a gRPC call's frames alone
+	// are over 20 bytes each way (k6 v2.2.0 counted ~105 B sent and
+	// received per SayHello call of the same kind).
+	for _, dm := range []*metrics.Metric{r.Builtin.DataSent, r.Builtin.DataReceived} {
+		ds := jstest.Samples(rec, dm)
+		if len(ds) != iterations {
+			t.Fatalf("%d %s samples, want %d", len(ds), dm.Name, iterations)
+		}
+		for i, d := range ds {
+			if d.Value < 3*20 {
+				t.Errorf("iteration %d: %s = %v bytes for 3 calls", i, dm.Name, d.Value)
+			}
+		}
+	}
 	m := r.Registry.Get(grpcmod.ReqDurationName)
 	if m == nil || m.Type != metrics.Trend || m.Contains != metrics.Time {
 		t.Fatalf("grpc_req_duration is %+v, want a time trend", m)

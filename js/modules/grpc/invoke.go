@@ -158,6 +158,7 @@ func (k *call) do(parent context.Context) {
 
 // emit records grpc_req_duration for a finished call.
 func (c *client) emit(st *modules.State, k *call) {
+	c.countBytes(st)
 	if st.Recorder == nil {
 		return
 	}
