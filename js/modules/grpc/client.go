@@ -50,6 +50,7 @@ type client struct {
 func (m *module) newClient(call sobek.ConstructorCall) *sobek.Object {
 	c := &client{m: m, methods: map[string]protoreflect.MethodDescriptor{}, types: new(protoregistry.Types)}
 	o := call.This
+	m.clients[o] = c
 	set := func(name string, f func(sobek.FunctionCall) sobek.Value) { _ = o.Set(name, f) }
 	set("load", c.jsLoad)
 	set("loadProtoset", c.jsLoadProtoset)

@@ -40,6 +40,9 @@ type module struct {
 	m  metricSet
 
 	jsonParse sobek.Callable
+	// clients finds the Go client of a grpc.Client object (grpc.Stream's
+	// first argument).
+	clients map[*sobek.Object]*client
 }
 
 // metricSet are the module's metric definitions.
@@ -69,7 +72,7 @@ var statusNames = map[string]codes.Code{
 }
 
 func instantiate(vu modules.VU) (modules.Exports, error) {
-	m := &module{vu: vu, rt: vu.Runtime()}
+	m := &module{vu: vu, rt: vu.Runtime(), clients: map[*sobek.Object]*client{}}
 	if env := vu.InitEnv(); env != nil && env.Registry != nil {
 		var err error
 		r := env.Registry
@@ -88,6 +91,7 @@ func instantiate(vu modules.VU) (modules.Exports, error) {
 	}
 	named := map[string]any{
 		"Client": m.newClient,
+		"Stream": m.newStream,
 	}
 	for name, c := range statusNames {
 		named[name] = c

@@ -236,3 +236,66 @@ export default function () {
 		t.Errorf("server answered %d calls", n)
 	}
 }
+
+// Streams of the three kinds: the events the script saw, the messages the
+// server counted and k6 v2.2.0's metric counts for the same script (4
+// streams, 5 messages sent, 6 received, 3 grpc_req_duration: a stream
+// that fails emits none).
+func TestStreams(t *testing.T) {
+	s := startServer(t)
+	r := jstest.Load(t, map[string]string{
+		"script.js": `import grpc from "k6/net/grpc";
+const client = new grpc.Client();
+client.load([], "hello.proto");
+export default function () {
+	client.connect(__ENV.ADDR, { plaintext: true });
+	const log = [];
+	const s = new grpc.Stream(client, "metronome.test.Greeter/Chat", { tags: { t: "chat" } });
+	s.on("data", (m) => log.push("chat " + m.message + " " + m.count));
+	s.on("end", () => { log.push("chat end"); console.log("LOG", log.join("|")); });
+	s.write({ name: "a" }); s.write({ name: "b" }); s.end();
+	const r = new grpc.Stream(client, "metronome.test.Greeter/Repeat");
+	const reps = [];
+	r.on("data", (m) => reps.push(m.message));
+	r.on("end", () => console.log("REPEAT", reps.join(",")));
+	r.write({ name: "x", count: 3 }); r.end();
+	const c = new grpc.Stream(client, "/metronome.test.Greeter/Count");
+	c.on("data", (m) => console.log("COUNT", m.count));
+	c.write({ name: "x" }); c.write({ name: "y" }); c.end();
+	const f = new grpc.Stream(client, "metronome.test.Greeter/Chat", { timeout: "100ms" });
+	f.on("error", (e) => console.log("FAILED", e.code === grpc.StatusDeadlineExceeded, e.message));
+	f.on("end", () => console.log("FAILED end"));
+}`,
+		"hello.proto": grpctest.Proto,
+	}, &jstest.Config{Env: map[string]string{"ADDR": s.Addr}})
+	vu, rec := r.NewVU(t, 1)
+	if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
+		t.Fatalf("%v\n%s", res.Outcome, r.Stderr)
+	}
+	out := r.Stderr.String()
+	for _, want := range []string{"LOG chat hello a 1|chat hello b 2|chat end", "REPEAT x 0,x 1,x 2", "COUNT 2",
+		"FAILED true context deadline exceeded", "FAILED end"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if got := s.Received.Load(); got != 4 {
+		t.Errorf("the server received %d streamed messages, want 4", got)
+	}
+	for _, m := range []string{"Chat", "Count", "Repeat"} {
+		if got := s.Calls(m); got < 1 {
+			t.Errorf("the server finished %d %s streams", got, m)
+		}
+	}
+	for name, want := range map[string]int{grpcmod.StreamsName: 4, grpcmod.StreamsMsgsSentName: 5,
+		grpcmod.StreamsMsgsReceivedName: 6, grpcmod.ReqDurationName: 3} {
+		if got := len(jstest.Samples(rec, r.Registry.Get(name))); got != want {
+			t.Errorf("%d %s samples, want %d as k6 v2.2.0 recorded", got, name, want)
+		}
+	}
+	for _, smp := range jstest.Samples(rec, r.Registry.Get(grpcmod.StreamsMsgsReceivedName)) {
+		if v, _ := smp.Tags.Get("status"); v != "0" {
+			t.Errorf("a received message is tagged status=%q, want 0 as in k6", v)
+		}
+	}
+}

@@ -82,41 +82,57 @@ func (c *client) prepare(st *modules.State, fc sobek.FunctionCall) *call {
 	if err := c.unmarshalOpts().Unmarshal(c.requestJSON(fc.Argument(1)), req); err != nil {
 		jsmod.Throwf(rt, "the request does not fit %s: %v", md.Input().FullName(), err)
 	}
-	k := &call{conn: c.conn, name: name, md: md, req: req, timeout: defaultTimeout, meta: metadata.MD{}}
+	k := &call{conn: c.conn, name: name, md: md, req: req, timeout: defaultTimeout}
+	var tags *metrics.TagSet
+	var timeout time.Duration
+	k.meta, tags, timeout = c.params(st, fc.Argument(2), "the invoke params")
+	if timeout > 0 {
+		k.timeout = timeout
+	}
+	k.tags = c.systemTags(st, tags, name, md, "")
+	return k
+}
+
+// params reads the params of invoke and of a stream: metadata, tags and
+// timeout (0 when not given).
+func (c *client) params(st *modules.State, v sobek.Value, what string) (metadata.MD, *metrics.TagSet, time.Duration) {
+	rt := c.m.rt
+	meta := metadata.MD{}
 	tags := st.Tags
 	if tags == nil {
 		tags = metrics.EmptyTags
 	}
-	if v := fc.Argument(2); !jsmod.Absent(v) {
-		o := jsmod.Object(rt, v, "the invoke params")
-		for _, key := range o.Keys() {
-			x := o.Get(key)
-			switch key {
-			case "metadata":
-				mo := jsmod.Object(rt, x, "params.metadata")
-				for _, mk := range mo.Keys() {
-					mv := mo.Get(mk)
-					lk := strings.ToLower(mk)
-					if b, ok := jsmod.Bytes(rt, mv); ok && strings.HasSuffix(lk, "-bin") {
-						k.meta.Append(lk, string(b))
-					} else {
-						k.meta.Append(lk, mv.String())
-					}
+	var timeout time.Duration
+	if jsmod.Absent(v) {
+		return meta, tags, 0
+	}
+	o := jsmod.Object(rt, v, what)
+	for _, key := range o.Keys() {
+		x := o.Get(key)
+		switch key {
+		case "metadata":
+			mo := jsmod.Object(rt, x, "params.metadata")
+			for _, mk := range mo.Keys() {
+				mv := mo.Get(mk)
+				lk := strings.ToLower(mk)
+				if b, ok := jsmod.Bytes(rt, mv); ok && strings.HasSuffix(lk, "-bin") {
+					meta.Append(lk, string(b))
+				} else {
+					meta.Append(lk, mv.String())
 				}
-			case "tags":
-				to := jsmod.Object(rt, x, "params.tags")
-				for _, tk := range to.Keys() {
-					tags = tags.With(tk, to.Get(tk).String())
-				}
-			case "timeout":
-				k.timeout = c.duration(x, "params.timeout")
-			default:
-				jsmod.Throwf(rt, "invoke: unknown param %q (known: metadata, tags, timeout)", key)
 			}
+		case "tags":
+			to := jsmod.Object(rt, x, "params.tags")
+			for _, tk := range to.Keys() {
+				tags = tags.With(tk, to.Get(tk).String())
+			}
+		case "timeout":
+			timeout = c.duration(x, "params.timeout")
+		default:
+			jsmod.Throwf(rt, "%s: unknown param %q (known: metadata, tags, timeout)", what, key)
 		}
 	}
-	k.tags = c.systemTags(st, tags, name, md, "")
-	return k
+	return meta, tags, timeout
 }
 
 // systemTags adds the enabled gRPC system tags as k6 v2 sets them: name
