@@ -16,6 +16,17 @@ import (
 // corrected_latency follows the same stall arithmetic and tolerances as
 // over HTTP (stall_test.go), and every call the server answered is one
 // iteration and one grpc_req_duration sample.
+//
+// grpcBurst is B of stall_test.go for gRPC: the 100 calls a stall holds
+// are released at once, and grpc-go (per-connection reader and writer
+// goroutines on both sides, 100 connections) delivers the last of them
+// later than HTTP does. Measured on this project's 2-core machine under a
+// load average of 20–24: grpc_req_duration max 524–706 ms for a 500 ms
+// hold, p(99) 495–648 ms; 150 ms covers the runs that were not disturbed
+// by the machine stopping the process altogether (schedule_lag p99 over
+// 200 ms, which no tolerance here is meant to absorb).
+const grpcBurst = 150 * time.Millisecond
+
 func TestStallOpenModelGRPC(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a 6 s load in real time")
@@ -56,9 +67,39 @@ func TestStallOpenModelGRPC(t *testing.T) {
 	if dev := onSchedule(arrivals, time.Second/stallRate); dev > time.Millisecond {
 		t.Errorf("the intended times stray up to %v from a 5 ms grid", dev)
 	}
-	want := checkStalledArrivals(t, "gRPC corrected_latency", clockSrv, arrivals, total)
+	want := expectStalls(clockSrv, arrivals)
+	if want.stalls < 2 {
+		t.Fatalf("the run met %d stalls; the test needs 2", want.stalls)
+	}
+	slow, early := 0, 0
+	for _, a := range arrivals {
+		if a.latency > slowCut {
+			slow++
+		}
+		// Strict: no arrival is answered before the stall it met ended.
+		if ideal := idealLatency(clockSrv, a.intended); a.latency < ideal-stallJitter {
+			if early++; early <= 3 {
+				t.Errorf("arrival intended %v after the server start: corrected latency %v, but the stall held it %v",
+					a.intended.Sub(clockSrv.Started()), a.latency, ideal)
+			}
+		}
+	}
+	// The upper bounds are stall_test.go's with gRPC's longer release of
+	// the R·S = 100 held calls (grpcBurst instead of burstAllowance).
+	lo := want.slow - want.stalls*2*perStall(stallJitter)
+	hi := want.slow + want.stalls*(perStall(stallJitter)+perStall(stallJitter+grpcBurst)) + int(loadAllowance*float64(total))
+	t.Logf("%d of %d arrivals over 100 ms; the stall arithmetic says %d (%d stalls), accepted %d…%d", slow, total, want.slow, want.stalls, lo, hi)
+	if slow < lo || slow > hi {
+		t.Errorf("%d arrivals over 100 ms, want %d within [%d, %d]", slow, want.slow, lo, hi)
+	}
 	e := readExport(t, exp)
-	checkP99(t, "gRPC corrected_latency", e.num(t, "corrected_latency", "p(99)"), want)
+	p99 := e.num(t, "corrected_latency", "p(99)")
+	j, b := float64(stallJitter/time.Millisecond), float64(grpcBurst/time.Millisecond)
+	plo, phi := want.p99-j-0.0005*want.p99, want.p99+j+b+0.0005*want.p99
+	t.Logf("corrected_latency p(99) = %.1f ms; the stall arithmetic says %.1f ms, accepted %.1f…%.1f", p99, want.p99, plo, phi)
+	if p99 < plo || p99 > phi {
+		t.Errorf("corrected_latency p(99) = %.1f ms, want %.1f within [%.1f, %.1f]", p99, want.p99, plo, phi)
+	}
 	calls := g.Calls("Stall")
 	if calls != int64(total) {
 		t.Errorf("the server answered %d calls, want one per arrival: %d", calls, total)
