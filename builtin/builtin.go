@@ -26,6 +26,7 @@ import (
 	_ "github.com/metronome-load/metronome/js/modules/encoding"
 	_ "github.com/metronome-load/metronome/js/modules/execution"
 	_ "github.com/metronome-load/metronome/js/modules/fs"
+	_ "github.com/metronome-load/metronome/js/modules/grpc"
 	_ "github.com/metronome-load/metronome/js/modules/html"
 	_ "github.com/metronome-load/metronome/js/modules/http"
 	_ "github.com/metronome-load/metronome/js/modules/k6"

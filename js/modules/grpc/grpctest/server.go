@@ -1,0 +1,203 @@
+// Package grpctest is a gRPC server for the tests of k6/net/grpc: the
+// Greeter service of testdata/hello.proto, built at run time with
+// protocompile and dynamicpb (no generated code), with server reflection,
+// counting the calls it answered.
+package grpctest
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/bufbuild/protocompile"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/reflection"
+	rpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+//go:embed testdata/hello.proto
+var protos embed.FS
+
+// Proto is the text of testdata/hello.proto, for tests that write it next
+// to their script.
+var Proto = func() string {
+	b, err := fs.ReadFile(protos, "testdata/hello.proto")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
+
+// Server is a running Greeter.
+type Server struct {
+	// Addr is host:port on loopback.
+	Addr string
+	// Calls counts the answered calls by method name ("SayHello").
+	calls map[string]*atomic.Int64
+	// Received counts the messages clients streamed in.
+	Received atomic.Int64
+	// Stall, when set, is how long Stall waits for a call arriving now.
+	Stall func(now time.Time) time.Duration
+
+	srv     *grpc.Server
+	in, out protoreflect.MessageDescriptor
+	files   *protoregistry.Files
+}
+
+// Calls returns how many calls of method the server answered.
+func (s *Server) Calls(method string) int64 { return s.calls[method].Load() }
+
+// Start compiles the service, serves it on 127.0.0.1 with reflection and
+// stops it when the test ends.
+func Start(cleanup func(func())) (*Server, error) {
+	comp := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
+		Accessor: func(path string) (io.ReadCloser, error) { return protos.Open("testdata/" + path) },
+	})}
+	res, err := comp.Compile(context.Background(), "hello.proto")
+	if err != nil {
+		return nil, err
+	}
+	fd := res[0]
+	files := new(protoregistry.Files)
+	if err := files.RegisterFile(fd); err != nil {
+		return nil, err
+	}
+	for i := 0; i < fd.Imports().Len(); i++ {
+		imp := fd.Imports().Get(i).FileDescriptor
+		if err := files.RegisterFile(imp); err != nil {
+			return nil, err
+		}
+	}
+	// The reflection service describes itself too, as k6 asks for it.
+	if err := files.RegisterFile(rpb.File_grpc_reflection_v1_reflection_proto); err != nil {
+		return nil, err
+	}
+	sd := fd.Services().ByName("Greeter")
+	s := &Server{calls: map[string]*atomic.Int64{}, files: files,
+		in: fd.Messages().ByName("HelloRequest"), out: fd.Messages().ByName("HelloReply")}
+	desc := grpc.ServiceDesc{ServiceName: string(sd.FullName()), HandlerType: (*any)(nil), Metadata: "hello.proto"}
+	for _, m := range []string{"SayHello", "Stall", "Fail"} {
+		s.calls[m] = new(atomic.Int64)
+		desc.Methods = append(desc.Methods, grpc.MethodDesc{MethodName: m, Handler: s.unary(m)})
+	}
+	for _, m := range []string{"Chat", "Count", "Repeat"} {
+		s.calls[m] = new(atomic.Int64)
+		md := sd.Methods().ByName(protoreflect.Name(m))
+		desc.Streams = append(desc.Streams, grpc.StreamDesc{StreamName: m, Handler: s.stream(m),
+			ClientStreams: md.IsStreamingClient(), ServerStreams: md.IsStreamingServer()})
+	}
+	s.srv = grpc.NewServer()
+	s.srv.RegisterService(&desc, struct{}{})
+	rpb.RegisterServerReflectionServer(s.srv, reflection.NewServerV1(reflection.ServerOptions{
+		Services: s.srv, DescriptorResolver: files, ExtensionResolver: protoregistry.GlobalTypes,
+	}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s.Addr = ln.Addr().String()
+	go func() { _ = s.srv.Serve(ln) }()
+	cleanup(s.srv.Stop)
+	return s, nil
+}
+
+func (s *Server) reply(msg string, count int32) *dynamicpb.Message {
+	r := dynamicpb.NewMessage(s.out)
+	r.Set(s.out.Fields().ByName("message"), protoreflect.ValueOfString(msg))
+	r.Set(s.out.Fields().ByName("count"), protoreflect.ValueOfInt32(count))
+	return r
+}
+
+func (s *Server) fields(m *dynamicpb.Message) (string, int32) {
+	return m.Get(s.in.Fields().ByName("name")).String(), int32(m.Get(s.in.Fields().ByName("count")).Int())
+}
+
+// unary answers the unary methods.
+func (s *Server) unary(method string) func(any, context.Context, func(any) error, grpc.UnaryServerInterceptor) (any, error) {
+	return func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+		req := dynamicpb.NewMessage(s.in)
+		if err := dec(req); err != nil {
+			return nil, err
+		}
+		name, count := s.fields(req)
+		defer s.calls[method].Add(1)
+		switch method {
+		case "SayHello":
+			md, _ := metadata.FromIncomingContext(ctx)
+			if v := md.Get("x-name"); len(v) > 0 {
+				_ = grpc.SetHeader(ctx, metadata.Pairs("x-echo", v[0]))
+			}
+			_ = grpc.SetTrailer(ctx, metadata.Pairs("x-trailer", "done"))
+			return s.reply("hello "+name, count+1), nil
+		case "Stall":
+			if s.Stall != nil {
+				if d := s.Stall(time.Now()); d > 0 {
+					select {
+					case <-time.After(d):
+					case <-ctx.Done():
+						return nil, status.FromContextError(ctx.Err()).Err()
+					}
+				}
+			}
+			return s.reply("done "+name, count), nil
+		default:
+			return nil, status.Error(codes.NotFound, "no "+name)
+		}
+	}
+}
+
+// stream answers the streaming methods.
+func (s *Server) stream(method string) grpc.StreamHandler {
+	return func(_ any, st grpc.ServerStream) error {
+		defer s.calls[method].Add(1)
+		switch method {
+		case "Repeat":
+			req := dynamicpb.NewMessage(s.in)
+			if err := st.RecvMsg(req); err != nil {
+				return err
+			}
+			name, count := s.fields(req)
+			for i := int32(0); i < count; i++ {
+				if err := st.SendMsg(s.reply(fmt.Sprintf("%s %d", name, i), i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		var n int32
+		for {
+			req := dynamicpb.NewMessage(s.in)
+			err := st.RecvMsg(req)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			n++
+			s.Received.Add(1)
+			if method == "Chat" {
+				name, _ := s.fields(req)
+				if err := st.SendMsg(s.reply("hello "+name, n)); err != nil {
+					return err
+				}
+			}
+		}
+		if method == "Count" {
+			return st.SendMsg(s.reply("counted", n))
+		}
+		return nil
+	}
+}

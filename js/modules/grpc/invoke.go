@@ -1,0 +1,240 @@
+package grpc
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/grafana/sobek"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// call is one unary call, parsed from JavaScript into plain Go so that it
+// can run off the VU goroutine (asyncInvoke).
+type call struct {
+	conn    *grpc.ClientConn
+	name    string // "/pkg.Service/Method"
+	md      protoreflect.MethodDescriptor
+	req     proto.Message
+	meta    metadata.MD
+	timeout time.Duration
+	tags    *metrics.TagSet
+
+	// The outcome.
+	resp            *dynamicpb.Message
+	header, trailer metadata.MD
+	err             error
+	start, end      time.Time
+}
+
+// jsInvoke is client.invoke(method, request, params).
+func (c *client) jsInvoke(fc sobek.FunctionCall) sobek.Value {
+	st := c.m.state("client.invoke")
+	k := c.prepare(st, fc)
+	k.do(c.m.vu.Context())
+	c.emit(st, k)
+	return c.response(k)
+}
+
+// jsAsyncInvoke is client.asyncInvoke(method, request, params): invoke
+// that returns a promise of the response.
+func (c *client) jsAsyncInvoke(fc sobek.FunctionCall) sobek.Value {
+	st := c.m.state("client.asyncInvoke")
+	k := c.prepare(st, fc)
+	ctx := c.m.vu.Context()
+	p := jsmod.NewPromise(c.m.vu)
+	go func() {
+		k.do(ctx)
+		p.Resolve(func(*sobek.Runtime) (any, error) {
+			// The iteration may have ended; its State is gone then and
+			// the sample with it, as for an interrupted HTTP request.
+			if cur := c.m.vu.State(); cur == st {
+				c.emit(st, k)
+			}
+			return c.response(k), nil
+		})
+	}()
+	return p.Value()
+}
+
+// prepare parses invoke's arguments.
+func (c *client) prepare(st *modules.State, fc sobek.FunctionCall) *call {
+	rt := c.m.rt
+	if c.conn == nil {
+		jsmod.Throwf(rt, "no gRPC connection: call client.connect(address, params) before invoking a method")
+	}
+	name, md := c.method(fc.Argument(0))
+	if md.IsStreamingClient() || md.IsStreamingServer() {
+		jsmod.Throwf(rt, "method %s is a streaming method: use new grpc.Stream(client, method) for it", name)
+	}
+	req := dynamicpb.NewMessage(md.Input())
+	if err := c.unmarshalOpts().Unmarshal(c.requestJSON(fc.Argument(1)), req); err != nil {
+		jsmod.Throwf(rt, "the request does not fit %s: %v", md.Input().FullName(), err)
+	}
+	k := &call{conn: c.conn, name: name, md: md, req: req, timeout: defaultTimeout}
+	var tags *metrics.TagSet
+	var timeout time.Duration
+	k.meta, tags, timeout = c.params(st, fc.Argument(2), "the invoke params")
+	if timeout > 0 {
+		k.timeout = timeout
+	}
+	k.tags = c.systemTags(st, tags, name, md, "")
+	return k
+}
+
+// params reads the params of invoke and of a stream: metadata, tags and
+// timeout (0 when not given).
+func (c *client) params(st *modules.State, v sobek.Value, what string) (metadata.MD, *metrics.TagSet, time.Duration) {
+	rt := c.m.rt
+	meta := metadata.MD{}
+	tags := st.Tags
+	if tags == nil {
+		tags = metrics.EmptyTags
+	}
+	var timeout time.Duration
+	if jsmod.Absent(v) {
+		return meta, tags, 0
+	}
+	o := jsmod.Object(rt, v, what)
+	for _, key := range o.Keys() {
+		x := o.Get(key)
+		switch key {
+		case "metadata":
+			mo := jsmod.Object(rt, x, "params.metadata")
+			for _, mk := range mo.Keys() {
+				mv := mo.Get(mk)
+				lk := strings.ToLower(mk)
+				if b, ok := jsmod.Bytes(rt, mv); ok && strings.HasSuffix(lk, "-bin") {
+					meta.Append(lk, string(b))
+				} else {
+					meta.Append(lk, mv.String())
+				}
+			}
+		case "tags":
+			to := jsmod.Object(rt, x, "params.tags")
+			for _, tk := range to.Keys() {
+				tags = tags.With(tk, to.Get(tk).String())
+			}
+		case "timeout":
+			timeout = c.duration(x, "params.timeout")
+		default:
+			jsmod.Throwf(rt, "%s: unknown param %q (known: metadata, tags, timeout)", what, key)
+		}
+	}
+	return meta, tags, timeout
+}
+
+// systemTags adds the enabled gRPC system tags as k6 v2 sets them: name
+// is the full method ("/pkg.Service/Method") unless the script named the
+// call, method the method's short name, service the service's full name,
+// url the address followed by the full method; rpc_type only for streams.
+func (c *client) systemTags(st *modules.State, tags *metrics.TagSet, name string, md protoreflect.MethodDescriptor, rpcType string) *metrics.TagSet {
+	on := func(tag string) bool { return st.SystemTags == nil || st.SystemTags[tag] }
+	if _, set := tags.Get("name"); !set && on("name") {
+		tags = tags.With("name", name)
+	}
+	if on("method") {
+		tags = tags.With("method", string(md.Name()))
+	}
+	if on("service") {
+		tags = tags.With("service", string(md.Parent().FullName()))
+	}
+	if on("url") {
+		tags = tags.With("url", c.addr+name)
+	}
+	if rpcType != "" && on("rpc_type") {
+		tags = tags.With("rpc_type", rpcType)
+	}
+	return tags
+}
+
+// do runs the call; it touches no JavaScript.
+func (k *call) do(parent context.Context) {
+	ctx, cancel := context.WithTimeout(parent, k.timeout)
+	defer cancel()
+	if len(k.meta) > 0 {
+		ctx = metadata.NewOutgoingContext(ctx, k.meta)
+	}
+	k.resp = dynamicpb.NewMessage(k.md.Output())
+	k.start = time.Now()
+	k.err = k.conn.Invoke(ctx, k.name, k.req, k.resp, grpc.Header(&k.header), grpc.Trailer(&k.trailer))
+	k.end = time.Now()
+}
+
+// emit records grpc_req_duration for a finished call.
+func (c *client) emit(st *modules.State, k *call) {
+	c.countBytes(st)
+	if st.Recorder == nil {
+		return
+	}
+	m := c.m.metric(st, &c.m.m.reqDuration, ReqDurationName, metrics.Trend, metrics.Time)
+	if m == nil {
+		return
+	}
+	tags := k.tags
+	if st.SystemTags == nil || st.SystemTags["status"] {
+		tags = tags.With("status", strconv.Itoa(int(status.Code(k.err))))
+	}
+	st.Recorder.Record(metrics.Sample{Metric: m, Tags: tags, Time: k.end, Value: metrics.Milliseconds(k.end.Sub(k.start))})
+}
+
+// response builds invoke's result: {status, message, headers, trailers,
+// error}. A failed call has an error object {code, message, details}.
+func (c *client) response(k *call) sobek.Value {
+	rt := c.m.rt
+	o := rt.NewObject()
+	s, _ := status.FromError(k.err)
+	_ = o.Set("status", s.Code())
+	_ = o.Set("headers", mdObject(rt, k.header))
+	_ = o.Set("trailers", mdObject(rt, k.trailer))
+	// A failed call shows the empty message, as k6's does.
+	b, err := c.marshalOpts().Marshal(k.resp)
+	if err != nil {
+		jsmod.Throwf(rt, "the response of %s: %v", k.name, err)
+	}
+	_ = o.Set("message", c.m.parseJSON(b))
+	if k.err == nil {
+		_ = o.Set("error", sobek.Null())
+		return o
+	}
+	e := rt.NewObject()
+	_ = e.Set("code", int(s.Code()))
+	_ = e.Set("message", s.Message())
+	var details []any
+	for _, d := range s.Proto().GetDetails() {
+		details = append(details, map[string]any{"@type": d.GetTypeUrl()})
+	}
+	if details == nil {
+		details = []any{}
+	}
+	_ = e.Set("details", details)
+	_ = o.Set("error", e)
+	if s.Code() == codes.Unknown && k.err != nil && s.Message() == "" {
+		_ = e.Set("message", k.err.Error())
+	}
+	return o
+}
+
+// mdObject converts metadata to {key: [values]}.
+func mdObject(rt *sobek.Runtime, md metadata.MD) *sobek.Object {
+	o := rt.NewObject()
+	for key, vals := range md {
+		arr := make([]any, len(vals))
+		for i, v := range vals {
+			arr[i] = v
+		}
+		_ = o.Set(key, arr)
+	}
+	return o
+}

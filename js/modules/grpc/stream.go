@@ -1,0 +1,202 @@
+package grpc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/grafana/sobek"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// stream is one grpc.Stream: a client, server or bidirectional stream
+// whose received messages and end reach the script as events on the VU's
+// event loop, one at a time, so that the iteration lasts until the stream
+// ended.
+type stream struct {
+	c        *client
+	st       *modules.State
+	md       protoreflect.MethodDescriptor
+	name     string
+	cs       grpc.ClientStream
+	ctx      context.Context
+	cancel   context.CancelFunc
+	tags     *metrics.TagSet
+	start    time.Time
+	handlers map[string][]sobek.Callable
+	// next is the VU event-loop reservation the reader delivers its next
+	// event with; each delivery makes the following one.
+	next chan func(func() error)
+}
+
+// newStream is `new grpc.Stream(client, method, params)`.
+func (m *module) newStream(call sobek.ConstructorCall) *sobek.Object {
+	rt := m.rt
+	st := m.state("new grpc.Stream")
+	co, _ := call.Argument(0).(*sobek.Object)
+	c := m.clients[co]
+	if c == nil {
+		jsmod.ThrowTypeError(rt, "grpc.Stream's first argument must be a grpc.Client, not %s", jsmod.Describe(call.Argument(0)))
+	}
+	if c.conn == nil {
+		jsmod.Throwf(rt, "no gRPC connection: call client.connect(address, params) before opening a stream")
+	}
+	name, md := c.method(call.Argument(1))
+	meta, tags, timeout := c.params(st, call.Argument(2), "the stream params")
+	s := &stream{c: c, st: st, md: md, name: name, handlers: map[string][]sobek.Callable{}, next: make(chan func(func() error), 1)}
+	s.tags = c.systemTags(st, tags, name, md, "")
+	ctx, cancel := context.WithCancel(m.vu.Context())
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(m.vu.Context(), timeout)
+	}
+	if len(meta) > 0 {
+		ctx = metadata.NewOutgoingContext(ctx, meta)
+	}
+	s.ctx, s.cancel = ctx, cancel
+	desc := &grpc.StreamDesc{StreamName: string(md.Name()), ClientStreams: md.IsStreamingClient(), ServerStreams: md.IsStreamingServer()}
+	s.start = time.Now()
+	cs, err := c.conn.NewStream(ctx, desc, name)
+	if err != nil {
+		cancel()
+		jsmod.Throwf(rt, "opening the stream %s: %v", name, err)
+	}
+	s.cs = cs
+	s.record(m.metric(st, &m.m.streams, StreamsName, metrics.Counter, metrics.Default), s.tags, s.start)
+	s.next <- m.vu.RegisterCallback()
+	go s.read()
+
+	o := call.This
+	_ = o.Set("on", s.jsOn)
+	_ = o.Set("write", s.jsWrite)
+	_ = o.Set("end", s.jsEnd)
+	return nil
+}
+
+// record adds 1 to a counter with tags, when the iteration still runs.
+func (s *stream) record(m *metrics.Metric, tags *metrics.TagSet, at time.Time) {
+	if m != nil && s.st.Recorder != nil && s.c.m.vu.State() == s.st {
+		s.st.Recorder.Record(metrics.Sample{Metric: m, Tags: tags, Time: at, Value: 1})
+	}
+}
+
+// jsOn is stream.on(event, handler) for 'data', 'error' and 'end'.
+func (s *stream) jsOn(call sobek.FunctionCall) sobek.Value {
+	rt := s.c.m.rt
+	ev := jsmod.String(rt, call.Argument(0), "stream.on's event")
+	switch ev {
+	case "data", "error", "end":
+	default:
+		jsmod.Throwf(rt, "stream.on: unknown event %q (known: data, error, end)", ev)
+	}
+	s.handlers[ev] = append(s.handlers[ev], jsmod.Function(rt, call.Argument(1), "stream.on's handler"))
+	return sobek.Undefined()
+}
+
+// jsWrite is stream.write(message).
+func (s *stream) jsWrite(call sobek.FunctionCall) sobek.Value {
+	rt := s.c.m.rt
+	msg := dynamicpb.NewMessage(s.md.Input())
+	if err := s.c.unmarshalOpts().Unmarshal(s.c.requestJSON(call.Argument(0)), msg); err != nil {
+		jsmod.Throwf(rt, "the message does not fit %s: %v", s.md.Input().FullName(), err)
+	}
+	if err := s.cs.SendMsg(msg); err != nil {
+		// The reader reports the stream's failure as an 'error' event.
+		return sobek.Undefined()
+	}
+	s.record(s.c.m.metric(s.st, &s.c.m.m.msgsSent, StreamsMsgsSentName, metrics.Counter, metrics.Default), s.tags, time.Now())
+	return sobek.Undefined()
+}
+
+// jsEnd is stream.end(): no more messages from the client.
+func (s *stream) jsEnd(sobek.FunctionCall) sobek.Value {
+	_ = s.cs.CloseSend()
+	return sobek.Undefined()
+}
+
+// read receives until the stream ends and delivers each message, then
+// the end (or an error followed by the end), on the VU's event loop.
+func (s *stream) read() {
+	defer s.cancel()
+	for {
+		msg := dynamicpb.NewMessage(s.md.Output())
+		err := s.cs.RecvMsg(msg)
+		at := time.Now()
+		if err == nil {
+			s.deliver(false, func() error {
+				s.record(s.c.m.metric(s.st, &s.c.m.m.msgsReceived, StreamsMsgsReceivedName, metrics.Counter, metrics.Default),
+					s.statusTags(nil), at)
+				b, err := s.c.marshalOpts().Marshal(msg)
+				if err != nil {
+					return err
+				}
+				return s.emit("data", s.c.m.parseJSON(b))
+			})
+			continue
+		}
+		s.deliver(true, func() error {
+			s.c.countBytes(s.st)
+			if errors.Is(err, io.EOF) {
+				if m := s.c.m.metric(s.st, &s.c.m.m.reqDuration, ReqDurationName, metrics.Trend, metrics.Time); m != nil &&
+					s.st.Recorder != nil && s.c.m.vu.State() == s.st {
+					s.st.Recorder.Record(metrics.Sample{Metric: m, Tags: s.statusTags(nil), Time: at, Value: metrics.Milliseconds(at.Sub(s.start))})
+				}
+			} else {
+				if errors.Is(s.ctx.Err(), context.DeadlineExceeded) {
+					// The stream's own timeout, reported as k6 reports it.
+					err = status.FromContextError(s.ctx.Err()).Err()
+				}
+				st, _ := status.FromError(err)
+				e := s.c.m.rt.NewObject()
+				_ = e.Set("code", st.Code())
+				_ = e.Set("details", []any{})
+				_ = e.Set("message", st.Message())
+				if err := s.emit("error", e); err != nil {
+					return err
+				}
+			}
+			return s.emit("end", sobek.Undefined())
+		})
+		return
+	}
+}
+
+// statusTags are the stream's tags with status set as k6 sets it on
+// received messages and the stream's duration.
+func (s *stream) statusTags(err error) *metrics.TagSet {
+	if s.st.SystemTags != nil && !s.st.SystemTags["status"] {
+		return s.tags
+	}
+	return s.tags.With("status", strconv.Itoa(int(status.Code(err))))
+}
+
+// deliver runs f on the VU's event loop; unless the event is the last it
+// reserves the place of the next one first.
+func (s *stream) deliver(last bool, f func() error) {
+	queue := <-s.next
+	queue(func() error {
+		if !last {
+			s.next <- s.c.m.vu.RegisterCallback()
+		}
+		return f()
+	})
+}
+
+// emit calls the handlers of ev with v.
+func (s *stream) emit(ev string, v sobek.Value) error {
+	for _, h := range s.handlers[ev] {
+		if _, err := h(sobek.Undefined(), v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
