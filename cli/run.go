@@ -144,7 +144,14 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	for _, w := range opts.Warnings {
 		fmt.Fprintf(g.stderr, "WARN[%s] %s\n", g.stamp(), w)
 	}
-	r.applyFeatures(cmd, script.Options(), processEnv, st.quiet)
+	for _, name := range r.applyFeatures(cmd, script.Options(), processEnv, st.quiet).Names() {
+		// k6 tags every sample of the run with each feature flag that is
+		// on, e.g. k6_feature_native_histograms=true.
+		if opts.Tags == nil {
+			opts.Tags = map[string]string{}
+		}
+		opts.Tags["k6_feature_"+strings.ReplaceAll(name, "-", "_")] = "true"
+	}
 	if _, err := engine.Scenarios(opts, script); err != nil {
 		return err
 	}
@@ -218,8 +225,9 @@ func (r *runCmd) readConfigFile() (*config.Options, []string, error) {
 // applyFeatures resolves k6's feature flags, reports them as k6 does
 // (an unknown flag is reported, not fatal) and switches what they
 // enable: native-histograms makes the Prometheus remote-write output send
-// trends as native histograms, through the variable it reads.
-func (r *runCmd) applyFeatures(cmd *cobra.Command, scriptOptions json.RawMessage, outputEnv map[string]string, quiet bool) {
+// trends as native histograms, through the variable it reads. It returns
+// the resolved set, whose flags also become run tags.
+func (r *runCmd) applyFeatures(cmd *cobra.Command, scriptOptions json.RawMessage, outputEnv map[string]string, quiet bool) features.Set {
 	var inScript struct {
 		Features json.RawMessage `json:"features"`
 	}
@@ -245,6 +253,7 @@ func (r *runCmd) applyFeatures(cmd *cobra.Command, scriptOptions json.RawMessage
 	if set.Enabled(features.NativeHistograms) {
 		outputEnv[features.LegacyNativeHistogramsEnv] = "true"
 	}
+	return set
 }
 
 // settings resolves the run settings from flags, K6_* variables and the

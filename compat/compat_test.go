@@ -94,13 +94,10 @@ type differs struct {
 // knownEverywhere are differences of metronome from k6 that show in most
 // scripts, so they are marked once here rather than in every record. Each
 // must still show somewhere in a full run of the corpus: when none does,
-// the suite fails and asks for the entry to be removed.
-var knownEverywhere = []*knownDiff{{
-	fields: []string{"metric.data_sent", "metric.data_received"},
-	reason: "k6 emits one data_sent and one data_received sample per iteration (0 when nothing was sent), " +
-		"tagged like the iteration; metronome emits one per request, tagged with the request's group " +
-		"(#9 item 8; being fixed on another branch)",
-}}
+// the suite fails and asks for the entry to be removed. There are none
+// now: data_sent and data_received, the last, became one sample per
+// iteration as in k6.
+var knownEverywhere []*knownDiff
 
 type knownDiff struct {
 	fields []string

@@ -232,3 +232,65 @@ func TestLimitsTotalVUs(t *testing.T) {
 		t.Errorf("got %v, want scenarios.a.vus refused", err)
 	}
 }
+
+// lateScript's setup and teardown outlive their timeouts and record a
+// data_sent sample once interrupted, setup at once and teardown only
+// after the engine stopped waiting for it.
+type lateScript struct{ *fakeScript }
+
+func (s *lateScript) record(rec metrics.Recorder) {
+	rec.Record(metrics.Sample{Metric: s.b.DataSent, Tags: metrics.EmptyTags, Time: time.Now(), Value: 42})
+	if f, ok := rec.(interface{ Flush() }); ok {
+		f.Flush()
+	}
+}
+
+func (s *lateScript) Setup(ctx context.Context, rec metrics.Recorder) (json.RawMessage, error) {
+	err := hang(ctx)
+	s.record(rec)
+	return nil, err
+}
+
+func (s *lateScript) Teardown(ctx context.Context, rec metrics.Recorder, _ json.RawMessage) error {
+	err := hang(ctx)
+	time.Sleep(3 * interruptGrace)
+	s.record(rec)
+	return err
+}
+
+// A timed-out setup's last samples still count, as k6 reports a
+// timed-out setup's data_sent (exit 100).
+func TestSetupTimeoutKeepsItsSamples(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &lateScript{&fakeScript{}}
+		err, out, export := runFakeScript(t, context.Background(), s, `{"vus": 1, "iterations": 1, "setupTimeout": "1s"}`, nil)
+		if exitcode.Of(err) != exitcode.SetupTimeout {
+			t.Fatalf("exit code %d (%v), want 100\n%s", exitcode.Of(err), err, out)
+		}
+		if v := metricValue(t, export, "data_sent", "count"); v != 42 {
+			t.Errorf("data_sent = %v, want the 42 bytes setup recorded when interrupted", v)
+		}
+	})
+}
+
+// A teardown that records samples after the engine gave up on it and
+// closed the sample pipeline does not crash the run (it did: "send on
+// closed channel"); the late samples are dropped.
+func TestTeardownLateSamplesDropped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &lateScript{&fakeScript{}}
+		err, out, _ := runFakeScript(t, context.Background(), s, `{"vus": 1, "iterations": 1, "setupTimeout": "1s", "teardownTimeout": "1s"}`,
+			func(c *Config) { c.Script = teardownOnly{s} })
+		if exitcode.Of(err) != exitcode.TeardownTimeout {
+			t.Fatalf("exit code %d (%v), want 101\n%s", exitcode.Of(err), err, out)
+		}
+		time.Sleep(5 * interruptGrace) // the teardown goroutine records now
+	})
+}
+
+// teardownOnly is lateScript with fakeScript's prompt setup.
+type teardownOnly struct{ *lateScript }
+
+func (s teardownOnly) Setup(ctx context.Context, rec metrics.Recorder) (json.RawMessage, error) {
+	return s.fakeScript.Setup(ctx, rec)
+}

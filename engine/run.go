@@ -76,6 +76,15 @@ type testRun struct {
 
 	batches    chan []metrics.Sample
 	ingestDone chan struct{}
+	// batchesMu guards the close of batches: a setup() or teardown() that
+	// outlived its timeout may still flush its samples afterwards, and
+	// those are dropped rather than sent on the closed channel.
+	batchesMu     sync.RWMutex
+	batchesClosed bool
+	// abandoned is set when a function timed ran outlived its timeout and
+	// the grace after it: it may still use its recorder, which the
+	// engine then leaves alone.
+	abandoned bool
 
 	start    time.Time
 	execRecs []*lockedRecorder
@@ -239,7 +248,13 @@ func (r *testRun) logf(format string, args ...any) {
 // newBuffer returns a per-VU sample buffer that hands full batches to the
 // ingest loop.
 func (r *testRun) newBuffer() metrics.Recorder {
-	return metrics.NewBuffer(func(batch []metrics.Sample) { r.batches <- batch })
+	return metrics.NewBuffer(func(batch []metrics.Sample) {
+		r.batchesMu.RLock()
+		defer r.batchesMu.RUnlock()
+		if !r.batchesClosed {
+			r.batches <- batch
+		}
+	})
 }
 
 // ingest feeds every batch to the metrics engine and the outputs, in order.
@@ -429,12 +444,17 @@ func (r *testRun) run(parent context.Context) error {
 		r.ctl.status.Store(restapi.StatusEnded)
 	}
 
-	flushRecorder(service)
+	if !r.abandoned {
+		flushRecorder(service)
+	}
 	r.pool.Each(func(vu executor.VU) { flushRecorder(vu.Recorder()) })
 	for _, l := range r.execRecs {
 		l.Flush()
 	}
+	r.batchesMu.Lock()
+	r.batchesClosed = true
 	close(r.batches)
+	r.batchesMu.Unlock()
 	<-r.ingestDone
 
 	report := r.engine.EvaluateThresholds(end.Sub(r.start), true)
@@ -595,6 +615,10 @@ func (r *testRun) thresholdLoop(ctx context.Context) {
 	}
 }
 
+// interruptGrace is how long timed waits, after the timeout, for the
+// interrupted function to return.
+const interruptGrace = time.Second
+
 // timed runs f with a timeout; running over it is an error with code.
 func (r *testRun) timed(ctx context.Context, limit time.Duration, code int, what string,
 	f func(context.Context) ([]byte, error)) ([]byte, error) {
@@ -617,6 +641,14 @@ func (r *testRun) timed(ctx context.Context, limit time.Duration, code int, what
 		return res.data, res.err
 	case <-c.Done():
 		if errors.Is(c.Err(), context.DeadlineExceeded) {
+			// The interrupted function usually ends at once; waiting a
+			// little for it keeps the samples it emits on the way out
+			// (k6 reports a timed-out setup's data_sent, for one).
+			select {
+			case <-done:
+			case <-time.After(interruptGrace):
+				r.abandoned = true
+			}
 			return nil, exitcode.Errorf(code, "%s did not finish within %s", what, limit)
 		}
 		res := <-done

@@ -179,10 +179,11 @@ func (f *File) Seek(c sobek.FunctionCall) sobek.Value {
 	return jsmod.Settled(rt, to, nil)
 }
 
-// Stat is stat(): a promise of {name, size}; name is the absolute path.
+// Stat is stat(): a promise of {name, size}; name is the file's base
+// name, as k6 v2.2.0 gives it (text.txt for open('./data/text.txt')).
 func (f *File) Stat() sobek.Value {
 	o := f.rt.NewObject()
-	_ = o.Set("name", f.Content.Path)
+	_ = o.Set("name", filepath.Base(f.Content.Path))
 	_ = o.Set("size", len(f.Content.Data))
 	return jsmod.Settled(f.rt, o, nil)
 }

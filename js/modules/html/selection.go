@@ -1,11 +1,13 @@
 package html
 
 import (
+	"errors"
+
 	"github.com/PuerkitoBio/goquery"
 	"github.com/grafana/sobek"
+	gohtml "golang.org/x/net/html"
 
 	"github.com/metronome-load/metronome/js/modules/jsmod"
-	gohtml "golang.org/x/net/html"
 )
 
 // Selection is the JavaScript Selection: an ordered set of nodes of one
@@ -207,7 +209,9 @@ func (s *Selection) Is(c sobek.FunctionCall) sobek.Value {
 
 // Map is map(fn): the values fn(index, selection) returns, in an array,
 // each as it is (k6 neither drops null nor flattens arrays, unlike
-// jQuery). The callback gets a one-node Selection, as in k6.
+// jQuery). The callback gets a one-node Selection, as in k6. A node whose
+// callback throws is left out of the array, as k6 v2.2.0 does, rather
+// than failing the iteration; only an interrupted VU stops the loop.
 func (s *Selection) Map(c sobek.FunctionCall) sobek.Value {
 	fn, ok := sobek.AssertFunction(c.Argument(0))
 	if !ok {
@@ -217,7 +221,11 @@ func (s *Selection) Map(c sobek.FunctionCall) sobek.Value {
 	for i := range s.sel.Nodes {
 		v, err := fn(sobek.Undefined(), s.rt.ToValue(i), s.wrap(s.sel.Eq(i)))
 		if err != nil {
-			jsmod.Throw(s.rt, err)
+			var interrupted *sobek.InterruptedError
+			if errors.As(err, &interrupted) {
+				panic(err)
+			}
+			continue
 		}
 		out = append(out, v)
 	}

@@ -100,6 +100,19 @@ func TestDigestAuth(t *testing.T) {
 	if n := len(e.samples("http_reqs")); n != 12 {
 		t.Errorf("http_reqs = %d, want 12 as in k6", n)
 	}
+	// k6 tags every 401 hop error_code=1401, the answered challenges too.
+	unauthorized := 0
+	for _, s := range e.samples("http_reqs") {
+		if tag(s, "status") == "401" {
+			unauthorized++
+			if c := tag(s, "error_code"); c != "1401" {
+				t.Errorf("a 401 hop has error_code %q, want 1401 as in k6", c)
+			}
+		}
+	}
+	if unauthorized != 8 {
+		t.Errorf("401 hops = %d, want 8: six challenges and two refusals", unauthorized)
+	}
 	failed := 0
 	for _, s := range e.samples("http_req_failed") {
 		failed += int(s.Value)

@@ -143,6 +143,9 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 					h.fail(err, parent, timedOut())
 					return res
 				}
+				// The answered 401 is still a 4xx response: k6 tags it
+				// error_code 1401 though it counts as expected.
+				h.errCode = 1000 + h.status
 				header = withAuthorization(header, authz)
 				start = h.end.Sub(epoch)
 				continue

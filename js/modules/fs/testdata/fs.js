@@ -13,7 +13,7 @@ export default async function () {
   out.push('SeekMode=' + JSON.stringify(SeekMode));
   out.push('path=' + (file.path || '').split('/').pop());
   const st = await file.stat();
-  out.push('stat=' + st.name.split('/').pop() + ':' + st.size + ':' + Object.keys(st).sort().join(','));
+  out.push('stat=' + st.name + ':' + st.size + ':' + Object.keys(st).sort().join(','));
   const buf = new Uint8Array(8);
   let n = await file.read(buf);
   out.push('read1=' + n + ':' + JSON.stringify(String.fromCharCode(...buf.subarray(0, n))));

@@ -13,6 +13,8 @@ export default function () {
   t('map3', () => JSON.stringify(doc.find('p').map((i, el) => { return 'x' + el.text(); })));
   t('map4', () => JSON.stringify(doc.find('p').map((i, el) => { return Object.keys(el).join(';'); })));
   t('map5', () => JSON.stringify(doc.find('p').map((i, el) => el.html())));
+  t('map6', () => JSON.stringify(doc.find('p').map((i, el) => { if (i === 1) throw new Error('dropped'); return i === 2 ? null : el.text(); })));
+  t('map7', () => JSON.stringify(doc.find('p').map((i, el) => el.textContent())));
   t('each', () => { const a = []; doc.find('p').each((i, el) => a.push(typeof el.text + typeof el.textContent)); return a.join(','); });
   t('filterFn', () => doc.find('p').filter((i, el) => typeof el.textContent === 'function').size() + '|' + doc.find('p').filter((i, el) => typeof el.text === 'function').size());
   t('isFn', () => doc.find('p').is((i, el) => typeof el.text === 'function'));
