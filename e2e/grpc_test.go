@@ -41,13 +41,13 @@ func TestStallOpenModelGRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.Stall = func(now time.Time) time.Duration {
+	g.SetStall(func(now time.Time) time.Duration {
 		off := now.Sub(clockSrv.Started())
 		if end, ok := clockSrv.Schedule.StallEnd(off); ok {
 			return end - off
 		}
 		return 0
-	}
+	})
 	r := metronome(t, runSpec{args: []string{"run", "-q", "-o", "json=" + jsonPath, "--summary-export", exp,
 		"-e", "ADDR=" + g.Addr, "-e", "PROTOS=" + dir, "-e", "RATE=" + strconv.Itoa(stallRate),
 		"-e", "DURATION=" + stallDuration.String(), "-e", "VUS=" + strconv.Itoa(stallVUs), script("grpc/stall.js")}})

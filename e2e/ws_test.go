@@ -36,8 +36,8 @@ func TestWebSocketStallOpenModel(t *testing.T) {
 	srv := wstest.Start(t)
 	// The binary needs a moment to start; the stall begins 1.5 s from now,
 	// and the test checks that the run's arrivals surround it.
-	srv.StallFrom = time.Now().Add(1500 * time.Millisecond)
-	srv.StallUntil = srv.StallFrom.Add(stall)
+	from := time.Now().Add(1500 * time.Millisecond)
+	srv.SetStall(from, from.Add(stall))
 	jsonPath := filepath.Join(t.TempDir(), "out.json")
 	r := metronome(t, runSpec{args: []string{"run", "-q", "-o", "json=" + jsonPath,
 		"-e", "URL=" + srv.URL, "-e", "RATE=" + strconv.Itoa(rate), "-e", "DURATION=" + duration.String(), "-e", "VUS=60",

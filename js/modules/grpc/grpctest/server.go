@@ -48,8 +48,9 @@ type Server struct {
 	calls map[string]*atomic.Int64
 	// Received counts the messages clients streamed in.
 	Received atomic.Int64
-	// Stall, when set, is how long Stall waits for a call arriving now.
-	Stall func(now time.Time) time.Duration
+	// stall, set with SetStall, is how long Stall waits for a call
+	// arriving now.
+	stall atomic.Pointer[func(now time.Time) time.Duration]
 
 	srv     *grpc.Server
 	in, out protoreflect.MessageDescriptor
@@ -58,6 +59,11 @@ type Server struct {
 
 // Calls returns how many calls of method the server answered.
 func (s *Server) Calls(method string) int64 { return s.calls[method].Load() }
+
+// SetStall sets how long the Stall method waits for a call arriving at a
+// given time. The calls come from another process, which the race
+// detector cannot see, so the setting is atomic.
+func (s *Server) SetStall(f func(now time.Time) time.Duration) { s.stall.Store(&f) }
 
 // Start compiles the service, serves it on 127.0.0.1 with reflection and
 // stops it when the test ends.
@@ -142,8 +148,8 @@ func (s *Server) unary(method string) func(any, context.Context, func(any) error
 			_ = grpc.SetTrailer(ctx, metadata.Pairs("x-trailer", "done"))
 			return s.reply("hello "+name, count+1), nil
 		case "Stall":
-			if s.Stall != nil {
-				if d := s.Stall(time.Now()); d > 0 {
+			if f := s.stall.Load(); f != nil {
+				if d := (*f)(time.Now()); d > 0 {
 					select {
 					case <-time.After(d):
 					case <-ctx.Done():

@@ -23,9 +23,9 @@ type Server struct {
 
 	Sessions, Text, Binary, Pings, Closes atomic.Int64
 
-	// StallFrom and StallUntil, when set before the load starts, make the
-	// server hold the echo of any message received in [StallFrom,
-	// StallUntil) until StallUntil.
+	// StallFrom and StallUntil, set with SetStall, make the server hold
+	// the echo of any message received in [StallFrom, StallUntil) until
+	// StallUntil.
 	StallFrom, StallUntil time.Time
 
 	mu    sync.Mutex
@@ -48,6 +48,15 @@ func Start(tb interface{ Cleanup(func()) }) *Server {
 	s.URL = "ws" + strings.TrimPrefix(s.srv.URL, "http")
 	tb.Cleanup(s.srv.Close)
 	return s
+}
+
+// SetStall makes the server hold the echoes of messages received in
+// [from, until) until until. The load comes from another process, which
+// the race detector cannot see, so the setting is taken under the lock.
+func (s *Server) SetStall(from, until time.Time) {
+	s.mu.Lock()
+	s.StallFrom, s.StallUntil = from, until
+	s.mu.Unlock()
 }
 
 func (s *Server) serve(c *websocket.Conn, r *http.Request) {
@@ -114,8 +123,11 @@ func (s *Server) serve(c *websocket.Conn, r *http.Request) {
 			s.mu.Unlock()
 			continue
 		}
-		if !s.StallFrom.IsZero() && !now.Before(s.StallFrom) && now.Before(s.StallUntil) {
-			time.Sleep(time.Until(s.StallUntil))
+		s.mu.Lock()
+		from, until := s.StallFrom, s.StallUntil
+		s.mu.Unlock()
+		if !from.IsZero() && !now.Before(from) && now.Before(until) {
+			time.Sleep(time.Until(until))
 		}
 		if err := write(kind, msg); err != nil {
 			return
