@@ -1,4 +1,6 @@
 // k6/ws: connect with tags and a header, send text, count the echoes, close.
+// compat:args --address=
+// (no REST API: the default localhost:6565 is busy whenever other runs share the machine)
 import ws from 'k6/ws';
 import { check } from 'k6';
 

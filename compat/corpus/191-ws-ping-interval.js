@@ -1,5 +1,7 @@
 // k6/ws: client pings and the server's pong, a server ping, setInterval
 // driving sends, and a close by the server with code 4000.
+// compat:args --address=
+// (no REST API: the default localhost:6565 is busy whenever other runs share the machine)
 import ws from 'k6/ws';
 import { check } from 'k6';
 

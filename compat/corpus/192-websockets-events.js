@@ -1,5 +1,7 @@
 // k6/websockets: addEventListener, text and binary send, binaryType
 // arraybuffer, close from the client.
+// compat:args --address=
+// (no REST API: the default localhost:6565 is busy whenever other runs share the machine)
 import { WebSocket } from 'k6/websockets';
 import { check } from 'k6';
 

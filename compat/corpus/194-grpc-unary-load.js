@@ -1,5 +1,7 @@
 // k6/net/grpc: unary calls with a .proto from load(), metadata, tags, a
 // failing call's status.
+// compat:args --address=
+// (no REST API: the default localhost:6565 is busy whenever other runs share the machine)
 import grpc from 'k6/net/grpc';
 import { check } from 'k6';
 
