@@ -122,7 +122,7 @@ func newServer() *httptest.Server {
 		w.Header().Add("X-Multi", "two")
 		writeJSON(w, 200, map[string]any{"headers": flatHeaders(r.Header)})
 	})
-	return httptest.NewServer(mux)
+	return startProto(mux)
 }
 
 // newTLSServer starts the loopback HTTPS server of the TLS scripts

@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -207,3 +208,7 @@ func (s *Server) stream(method string) grpc.StreamHandler {
 		return nil
 	}
 }
+
+// ServeHTTP answers gRPC calls arriving over HTTP/2 on another server's
+// listener, so a suite can serve gRPC next to plain HTTP on one address.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.srv.ServeHTTP(w, r) }
