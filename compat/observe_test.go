@@ -160,9 +160,7 @@ func hermeticEnv(dir string) []string {
 		}
 		env = append(env, kv)
 	}
-	// Scripts run side by side, so each REST API takes a free port
-	// instead of the default localhost:6565.
-	return append(env, "XDG_CONFIG_HOME="+dir, "HOME="+dir, "K6_NO_USAGE_REPORT=true", "K6_ADDRESS=127.0.0.1:0")
+	return append(env, "XDG_CONFIG_HOME="+dir, "HOME="+dir, "K6_NO_USAGE_REPORT=true")
 }
 
 // readJSONOutput takes metric types, sample counts and tag sets from a

@@ -133,8 +133,10 @@ func (s *stream) read() {
 		at := time.Now()
 		if err == nil {
 			s.deliver(false, func() error {
+				// k6 tags received messages without a status: the
+				// stream's status is known only at its end.
 				s.record(s.c.m.metric(s.st, &s.c.m.m.msgsReceived, StreamsMsgsReceivedName, metrics.Counter, metrics.Default),
-					s.statusTags(nil), at)
+					s.tags, at)
 				b, err := s.c.marshalOpts().Marshal(msg)
 				if err != nil {
 					return err
@@ -170,8 +172,8 @@ func (s *stream) read() {
 	}
 }
 
-// statusTags are the stream's tags with status set as k6 sets it on
-// received messages and the stream's duration.
+// statusTags are the stream's tags with status set as k6 sets it on the
+// stream's duration.
 func (s *stream) statusTags(err error) *metrics.TagSet {
 	if s.st.SystemTags != nil && !s.st.SystemTags["status"] {
 		return s.tags

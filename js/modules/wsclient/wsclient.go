@@ -205,8 +205,9 @@ func (s *Session) count(m *metrics.Metric, at time.Time) {
 	}
 }
 
-// End records ws_session_duration and the bytes the session moved
-// (data_sent, data_received, with the VU's tags as for HTTP).
+// End records ws_session_duration and adds the bytes the session moved
+// to the iteration's data_sent and data_received, which the VU records
+// once per iteration, as k6 does.
 func (s *Session) End(at time.Time) {
 	st := s.st
 	if st.Recorder == nil {
@@ -215,14 +216,8 @@ func (s *Session) End(at time.Time) {
 	if s.m != nil {
 		st.Recorder.Record(metrics.Sample{Metric: s.m.SessionDuration, Tags: s.Tags, Time: at, Value: metrics.Milliseconds(at.Sub(s.Start))})
 	}
-	if st.Builtin != nil {
-		vt := st.Tags
-		if vt == nil {
-			vt = metrics.EmptyTags
-		}
-		st.Recorder.Record(metrics.Sample{Metric: st.Builtin.DataSent, Tags: vt, Time: at, Value: float64(s.sent.Swap(0))})
-		st.Recorder.Record(metrics.Sample{Metric: st.Builtin.DataReceived, Tags: vt, Time: at, Value: float64(s.recv.Swap(0))})
-	}
+	st.DataSent += s.sent.Swap(0)
+	st.DataReceived += s.recv.Swap(0)
 }
 
 // countingConn counts the bytes a session moves, handshake included.
