@@ -344,7 +344,9 @@ func TestBadInputs(t *testing.T) {
 		{name: "unknown flag", args: []string{"--frobnicate"}, want: `unknown flag: --frobnicate`},
 		{name: "unknown shorthand", args: []string{"-x"}, want: `unknown shorthand flag: 'x' in -x`},
 		{name: "missing config file", args: []string{"-c", "/nonexistent/metronome.json"}, want: `config file "/nonexistent/metronome.json": no such file`},
+		{name: "paused without API", args: []string{"--paused"}, want: `--paused needs the REST API to resume the test: set --address`},
 		// Environment.
+		{name: "K6_PAUSED without API", env: map[string]string{"K6_PAUSED": "true"}, want: `--paused needs the REST API`},
 		{name: "K6_VUS", env: map[string]string{"K6_VUS": "abc"}, want: `K6_VUS: "abc" is not a whole number`},
 		{name: "K6_DURATION", env: map[string]string{"K6_DURATION": "ten"}, want: `K6_DURATION: "ten" is not a duration`},
 		{name: "K6_ITERATIONS", env: map[string]string{"K6_ITERATIONS": "-3"}, want: `K6_ITERATIONS: must be at least 1, got -3`},
@@ -576,6 +578,31 @@ func TestOneLine(t *testing.T) {
 	} {
 		if got := oneLine(in); got != want {
 			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The REST API is off unless asked for, as in k6 v2.2.0 (`k6 run --help`:
+// "the server is disabled when not set"), so two runs on one machine do
+// not fight over a port; K6_ADDRESS sets it and --address wins over it.
+func TestRESTAPIAddress(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{nil, nil, ""},
+		{map[string]string{"K6_ADDRESS": "127.0.0.1:6565"}, nil, "127.0.0.1:6565"},
+		{map[string]string{"K6_ADDRESS": "127.0.0.1:6565"}, []string{"--address", "127.0.0.1:7000"}, "127.0.0.1:7000"},
+		{nil, []string{"-a", "localhost:6565", "--paused"}, "localhost:6565"},
+	} {
+		h := newHarness(t, "")
+		code, _, stderr := h.run(c.env, append(append([]string{"run"}, c.args...), "script.js")...)
+		if code != 0 || h.ran == nil {
+			t.Fatalf("%v %v: exit %d, %s", c.env, c.args, code, stderr)
+		}
+		if h.ran.Address != c.want {
+			t.Errorf("%v %v: the REST API on %q, want %q", c.env, c.args, h.ran.Address, c.want)
 		}
 	}
 }

@@ -44,9 +44,10 @@ type runCmd struct {
 	paused       bool
 }
 
-// defaultAddress is where the REST API listens unless --address says
-// otherwise, as in k6.
-const defaultAddress = "localhost:6565"
+// defaultAddress is where the REST API listens unless --address or
+// K6_ADDRESS says otherwise: nowhere, as in k6 v2, so that two runs on one
+// machine do not fight over a port.
+const defaultAddress = ""
 
 func newRunCmd(g *globals) *cobra.Command {
 	r := &runCmd{g: g, tier: &config.Options{Source: "command-line flags"}}
@@ -76,7 +77,7 @@ func newRunCmd(g *globals) *cobra.Command {
 	fs.StringVarP(&r.configPath, "config", "c", "", "JSON config file holding options (env K6_CONFIG)")
 	fs.BoolVar(&r.includeSysEnv, "include-system-env-vars", true, "pass the process environment to the script's __ENV")
 	fs.StringArrayVar(&r.features, "features", nil, "enable feature flags, comma-separated (env K6_FEATURES): native-histograms")
-	fs.StringVarP(&r.address, "address", "a", defaultAddress, "address of the REST API (k6's /v1), host:port; '' turns it off")
+	fs.StringVarP(&r.address, "address", "a", defaultAddress, "address of the REST API (k6's /v1), host:port, e.g. localhost:6565; off when not set")
 	fs.BoolVarP(&r.paused, "paused", "p", false, "initialise the VUs, then wait for PATCH /v1/status {\"data\":{\"attributes\":{\"paused\":false}}} before setup()")
 	fs.StringArrayVar(&r.secretSources, "secret-source", nil, "a source for k6/secrets: file=PATH or file=name=NAME,filename=PATH[,default] (repeatable)")
 	return cmd
@@ -336,6 +337,10 @@ func (r *runCmd) settings(cmd *cobra.Command, fileOuts []string) (settings, erro
 	}
 	if fs.Changed("paused") {
 		st.paused = r.paused
+	}
+	if st.paused && st.address == "" {
+		// k6 waits for ever here: nothing could ever resume the test.
+		return st, exitcode.Errorf(exitcode.InvalidConfig, "--paused needs the REST API to resume the test: set --address (e.g. localhost:6565)")
 	}
 	return st, nil
 }

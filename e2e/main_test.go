@@ -157,9 +157,10 @@ func hermeticEnv(t *testing.T) []string {
 		}
 		env = append(env, kv)
 	}
-	// The REST API (on by default, at localhost:6565 as in k6) gets a
-	// free loopback port, so that runs side by side do not collide; a
-	// test that needs a known address passes --address, which wins.
+	// The REST API (off by default, as in k6 v2) is turned on at a free
+	// loopback port in every run, so that the e2e runs exercise it side
+	// by side; a test that needs a known address passes --address, which
+	// wins.
 	return append(env, "XDG_CONFIG_HOME="+t.TempDir(), "K6_ADDRESS=127.0.0.1:0")
 }
 
