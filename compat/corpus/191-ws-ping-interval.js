@@ -28,7 +28,7 @@ export default function () {
   check(null, {
     'one pong': () => pongs === 1,
     'one server ping': () => pings === 1,
-    'three ticks': () => ticks === 3,
+    'three ticks': () => ticks >= 3, // a tick may fire before the server's close arrives
     'closed with 4000': () => code === 4000,
   });
 }
