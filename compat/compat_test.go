@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -91,30 +90,6 @@ type differs struct {
 	Fields []string `json:"fields,omitempty"`
 }
 
-// knownEverywhere are differences of metronome from k6 that show in most
-// scripts, so they are marked once here rather than in every record. Each
-// must still show somewhere in a full run of the corpus: when none does,
-// the suite fails and asks for the entry to be removed. There are none
-// now: data_sent and data_received, the last, became one sample per
-// iteration as in k6.
-var knownEverywhere []*knownDiff
-
-type knownDiff struct {
-	fields []string
-	reason string
-	seen   atomic.Int64
-}
-
-// matches reports whether a mismatch is this known difference.
-func (k *knownDiff) matches(m mismatch) bool {
-	for _, f := range k.fields {
-		if m.key == f || strings.HasPrefix(m.key, f+".") {
-			return true
-		}
-	}
-	return false
-}
-
 // k6Version is the k6 release the records come from.
 const k6Version = "v2.2.0"
 
@@ -157,43 +132,14 @@ func TestCorpus(t *testing.T) {
 	// process start-up, so a few more processes than cores keep the suite
 	// short without starving the timing-sensitive ones.
 	sem := make(chan struct{}, max(4, runtime.GOMAXPROCS(0)*2))
-	var ran atomic.Int64
-	t.Cleanup(func() {
-		if int(ran.Load()) != len(names) || t.Failed() {
-			return // a -run filter or a failure: not every script said its piece
-		}
-		for _, k := range knownEverywhere {
-			if k.seen.Load() == 0 {
-				t.Errorf("no script shows the known difference %q any more (%s): remove it from knownEverywhere", k.fields, k.reason)
-			}
-		}
-	})
 	for _, name := range names {
 		t.Run(strings.TrimSuffix(name, filepath.Ext(name)), func(t *testing.T) {
 			t.Parallel()
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			checkScript(t, name, srv.URL, tlsSrv.URL)
-			ran.Add(1)
 		})
 	}
-}
-
-// withoutKnown drops the mismatches knownEverywhere explains, counting
-// them.
-func withoutKnown(mism []mismatch) []mismatch {
-	out := mism[:0:0]
-next:
-	for _, m := range mism {
-		for _, k := range knownEverywhere {
-			if k.matches(m) {
-				k.seen.Add(1)
-				continue next
-			}
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 func checkScript(t *testing.T, name, base, tlsBase string) {
@@ -236,11 +182,7 @@ func checkScript(t *testing.T, name, base, tlsBase string) {
 			}
 		}
 	}
-	all := compare(rec.K6, got, rec.Approx)
-	mism := withoutKnown(all)
-	if n := len(all) - len(mism); n > 0 {
-		t.Logf("%d value(s) differ as knownEverywhere says", n)
-	}
+	mism := compare(rec.K6, got, rec.Approx)
 	if rec.Differs == nil {
 		for _, m := range mism {
 			t.Errorf("%s: %s", name, m.text)
