@@ -236,3 +236,54 @@ func Probe(t testing.TB, name string) (got, want []string) {
 	}
 	return got, want
 }
+
+// consoleLine matches a console message in a Runner's log.
+var consoleLine = regexp.MustCompile(`(?m)^.*INFO\[\d+\] (.*) source=console$`)
+
+// Console returns the messages the script logged with console.log, in
+// the order they were logged.
+func (r *Runner) Console() []string {
+	var out []string
+	for _, m := range consoleLine.FindAllStringSubmatch(r.Stderr.String(), -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// Recorded is one probe of a recorded k6 run: a name and what k6 printed
+// for it.
+type Recorded struct{ Name, Value string }
+
+// ReadRecorded reads the probes k6 printed, one "name<sep>value" a line,
+// from path, failing the test when a line has no sep.
+func ReadRecorded(t testing.TB, path, sep string) []Recorded {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Recorded
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		k, v, ok := strings.Cut(l, sep)
+		if !ok {
+			t.Fatalf("%s: malformed expectation %q", path, l)
+		}
+		out = append(out, Recorded{k, v})
+	}
+	return out
+}
+
+// ReadTestdata reads the named files of the testdata folder into the map
+// Load takes.
+func ReadTestdata(t testing.TB, names ...string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = string(b)
+	}
+	return files
+}
