@@ -7,6 +7,7 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -124,10 +125,7 @@ func (l *eventLoop) reset() {
 
 // setTimer implements setTimeout and setInterval.
 func (v *vu) setTimer(call sobek.FunctionCall, repeat bool) sobek.Value {
-	fn, ok := sobek.AssertFunction(call.Argument(0))
-	if !ok {
-		panic(v.rt.NewTypeError("the first argument of setTimeout or setInterval must be a function"))
-	}
+	fn := jsmod.Function(v.rt, call.Argument(0), "the first argument of setTimeout or setInterval")
 	delay := call.Argument(1).ToFloat()
 	if !(delay > 0) {
 		delay = 0

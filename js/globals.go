@@ -1,7 +1,6 @@
 package js
 
 import (
-	"fmt"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
 // installGlobals defines what every runtime offers besides the language:
@@ -133,7 +133,7 @@ func (g *globals) Keys() []string {
 func (v *vu) moduleGlobal(name string, m modules.Module) sobek.Value {
 	ex, err := m.Instantiate(v)
 	if err != nil {
-		panic(v.rt.NewGoError(fmt.Errorf("global %s: %w", name, err)))
+		jsmod.ThrowGoError(v.rt, "global %s: %v", name, err)
 	}
 	return v.rt.ToValue(ex.Default)
 }
@@ -222,23 +222,12 @@ func (v *vu) formatArg(a sobek.Value) string {
 	return s
 }
 
-// throw throws a JavaScript Error with msg from a Go function called by
-// JavaScript.
-func (v *vu) throw(format string, args ...any) {
-	ctor := v.rt.Get("Error")
-	e, err := v.rt.New(ctor, v.rt.ToValue(fmt.Sprintf(format, args...)))
-	if err != nil {
-		panic(v.rt.NewGoError(fmt.Errorf(format, args...)))
-	}
-	panic(e)
-}
-
 // open reads a file in the init context, relative to the calling module's
 // folder: a string, or an ArrayBuffer with mode "b".
 func (v *vu) open(call sobek.FunctionCall) sobek.Value {
 	name := call.Argument(0).String()
 	if v.initEnv == nil {
-		v.throw("open(%q) can only be called in the init context", name)
+		jsmod.Throwf(v.rt, "open(%q) can only be called in the init context", name)
 	}
 	mode := ""
 	if m := call.Argument(1); !sobek.IsUndefined(m) && !sobek.IsNull(m) {
@@ -249,7 +238,7 @@ func (v *vu) open(call sobek.FunctionCall) sobek.Value {
 		base := v.s.dir
 		if u := v.callerURL(); u != nil {
 			if u.Scheme != "file" {
-				v.throw("open(%q): a module loaded from %s cannot open local files by a relative path", name, u)
+				jsmod.Throwf(v.rt, "open(%q): a module loaded from %s cannot open local files by a relative path", name, u)
 			}
 			base = filepath.Dir(filepath.FromSlash(u.Path))
 		}
@@ -257,7 +246,7 @@ func (v *vu) open(call sobek.FunctionCall) sobek.Value {
 	}
 	content, err := v.s.loader.readOpened(path)
 	if err != nil {
-		v.throw("open(%q): %v", name, err)
+		jsmod.Throwf(v.rt, "open(%q): %v", name, err)
 	}
 	if mode == "b" {
 		return v.rt.ToValue(v.rt.NewArrayBuffer([]byte(content)))
@@ -270,7 +259,7 @@ func (v *vu) open(call sobek.FunctionCall) sobek.Value {
 func (v *vu) require(call sobek.FunctionCall) sobek.Value {
 	spec := call.Argument(0).String()
 	if v.initEnv == nil {
-		v.throw("require(%q) can only be called in the init context", spec)
+		jsmod.Throwf(v.rt, "require(%q) can only be called in the init context", spec)
 	}
 	var base *url.URL
 	if u := v.callerURL(); u != nil {
@@ -278,13 +267,13 @@ func (v *vu) require(call sobek.FunctionCall) sobek.Value {
 	}
 	ref, err := v.s.loader.resolve(base, spec)
 	if err != nil {
-		v.throw("%s", v.s.describe(err))
+		jsmod.Throwf(v.rt, "%s", v.s.describe(err))
 	}
 	switch m := ref.(type) {
 	case *goModule:
 		inst, err := v.goInstance(m)
 		if err != nil {
-			v.throw("%v", err)
+			jsmod.Throwf(v.rt, "%v", err)
 		}
 		return inst.GetBindingValue("default")
 	case *fileModule:
@@ -293,7 +282,7 @@ func (v *vu) require(call sobek.FunctionCall) sobek.Value {
 			if ex, ok := err.(*sobek.Exception); ok {
 				panic(ex.Value())
 			}
-			v.throw("%s", v.s.describe(err))
+			jsmod.Throwf(v.rt, "%s", v.s.describe(err))
 		}
 		return mod.Get("exports")
 	}

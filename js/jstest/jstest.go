@@ -7,9 +7,12 @@ package jstest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 
@@ -188,4 +191,99 @@ func Samples(rec *executortest.Recorder, m *metrics.Metric) []metrics.Sample {
 		}
 	}
 	return out
+}
+
+// Logged runs one iteration of the script in files and decodes into out
+// the JSON it logged after label, failing the test when the iteration
+// does not complete or nothing was logged so.
+func Logged(t testing.TB, files map[string]string, label string, out any) *Runner {
+	t.Helper()
+	r := Load(t, files, nil)
+	vu, _ := r.NewVU(t, 1)
+	if res := Iterate(vu); res.Outcome != executor.Completed {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
+	}
+	m := regexp.MustCompile(regexp.QuoteMeta(label) + ` (.*?)(?: source=console)?\n`).FindStringSubmatch(r.Stderr.String())
+	if m == nil {
+		t.Fatalf("no %s line: %s", label, r.Stderr)
+	}
+	if err := json.Unmarshal([]byte(m[1]), out); err != nil {
+		t.Fatalf("%v in %s", err, m[1])
+	}
+	return r
+}
+
+// Probe runs the probe script testdata/<name>.js, which k6 also ran, and
+// returns the results it logged after "RESULT" beside k6's recorded ones
+// from testdata/<name>.k6.json. It fails the test when their numbers
+// differ; how each pair must compare is the caller's.
+func Probe(t testing.TB, name string) (got, want []string) {
+	t.Helper()
+	script, err := os.ReadFile(filepath.Join("testdata", name+".js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join("testdata", name+".k6.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	Logged(t, map[string]string{"script.js": string(script)}, "RESULT", &got)
+	if len(got) != len(want) {
+		t.Fatalf("%d results, k6 had %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	return got, want
+}
+
+// consoleLine matches a console message in a Runner's log.
+var consoleLine = regexp.MustCompile(`(?m)^.*INFO\[\d+\] (.*) source=console$`)
+
+// Console returns the messages the script logged with console.log, in
+// the order they were logged.
+func (r *Runner) Console() []string {
+	var out []string
+	for _, m := range consoleLine.FindAllStringSubmatch(r.Stderr.String(), -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// Recorded is one probe of a recorded k6 run: a name and what k6 printed
+// for it.
+type Recorded struct{ Name, Value string }
+
+// ReadRecorded reads the probes k6 printed, one "name<sep>value" a line,
+// from path, failing the test when a line has no sep.
+func ReadRecorded(t testing.TB, path, sep string) []Recorded {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Recorded
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		k, v, ok := strings.Cut(l, sep)
+		if !ok {
+			t.Fatalf("%s: malformed expectation %q", path, l)
+		}
+		out = append(out, Recorded{k, v})
+	}
+	return out
+}
+
+// ReadTestdata reads the named files of the testdata folder into the map
+// Load takes.
+func ReadTestdata(t testing.TB, names ...string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = string(b)
+	}
+	return files
 }

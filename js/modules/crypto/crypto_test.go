@@ -3,13 +3,9 @@ package crypto_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"os"
-	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/js/jstest"
 	_ "github.com/metronome-load/metronome/js/modules/crypto"
 )
@@ -17,19 +13,8 @@ import (
 // run runs script once and returns what it logged after "RESULT ".
 func run(t *testing.T, script string) []string {
 	t.Helper()
-	r := jstest.Load(t, map[string]string{"script.js": script}, nil)
-	vu, _ := r.NewVU(t, 1)
-	if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
-		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
-	}
-	m := regexp.MustCompile(`RESULT (\[.*\])`).FindStringSubmatch(r.Stderr.String())
-	if m == nil {
-		t.Fatalf("no result: %s", r.Stderr)
-	}
 	var out []string
-	if err := json.Unmarshal([]byte(m[1]), &out); err != nil {
-		t.Fatal(err)
-	}
+	jstest.Logged(t, map[string]string{"script.js": script}, "RESULT", &out)
 	return out
 }
 
@@ -39,22 +24,7 @@ func run(t *testing.T, script string) []string {
 // metronome's own). metronome also hashes a Uint16Array and a DataView,
 // which k6 refuses; those are checked against crypto/sha256.
 func TestSameAsK6(t *testing.T) {
-	script, err := os.ReadFile("testdata/k6crypto.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile("testdata/k6crypto.k6.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	if err := json.Unmarshal(raw, &want); err != nil {
-		t.Fatal(err)
-	}
-	got := run(t, string(script))
-	if len(got) != len(want) {
-		t.Fatalf("%d results, k6 had %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
-	}
+	got, want := jstest.Probe(t, "k6crypto")
 	sum := func(b []byte) string { s := sha256.Sum256(b); return `string:"` + hex.EncodeToString(s[:]) + `"` }
 	extra := map[string]string{
 		"sha256 U16": sum([]byte{1, 0, 2, 0}), // little-endian, as the machine stores it

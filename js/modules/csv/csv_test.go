@@ -1,8 +1,6 @@
 package csv_test
 
 import (
-	"os"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -22,18 +20,7 @@ var knownDifferences = map[string]string{
 // ("name=value") with what k6 v2.2.0 printed for it (testdata/csv.k6.txt,
 // recorded with `k6 run -q --summary-mode=disabled -i 1`).
 func TestAgainstK6(t *testing.T) {
-	files := map[string]string{}
-	for _, name := range []string{"csv.js", "people.csv", "semi.csv"} {
-		b, err := os.ReadFile("testdata/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[name] = string(b)
-	}
-	wantText, err := os.ReadFile("testdata/csv.k6.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := jstest.ReadTestdata(t, "csv.js", "people.csv", "semi.csv")
 	r := jstest.Load(t, files, &jstest.Config{Main: "csv.js"})
 	for id := uint64(1); id <= 2; id++ {
 		v, _ := r.NewVU(t, id)
@@ -42,13 +29,13 @@ func TestAgainstK6(t *testing.T) {
 		}
 	}
 	got := map[string][]string{}
-	for _, m := range regexp.MustCompile(`(?m)^.*INFO\[\d+\] (.*) source=console$`).FindAllStringSubmatch(r.Stderr.String(), -1) {
-		k, v, _ := strings.Cut(m[1], "=")
+	for _, l := range r.Console() {
+		k, v, _ := strings.Cut(l, "=")
 		got[k] = append(got[k], v)
 	}
 	compared := 0
-	for _, l := range strings.Split(strings.TrimSpace(string(wantText)), "\n") {
-		k, want, _ := strings.Cut(l, "=")
+	for _, p := range jstest.ReadRecorded(t, "testdata/csv.k6.txt", "=") {
+		k, want := p.Name, p.Value
 		if _, skip := knownDifferences[k]; skip {
 			continue
 		}

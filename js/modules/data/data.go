@@ -132,11 +132,13 @@ func (v *view) Get(i int) sobek.Value {
 }
 
 func (v *view) Set(int, sobek.Value) bool {
-	panic(v.m.vu.Runtime().NewTypeError("SharedArray is read-only"))
+	jsmod.ThrowTypeError(v.m.vu.Runtime(), "SharedArray is read-only")
+	return false
 }
 
 func (v *view) SetLen(int) bool {
-	panic(v.m.vu.Runtime().NewTypeError("SharedArray is read-only"))
+	jsmod.ThrowTypeError(v.m.vu.Runtime(), "SharedArray is read-only")
+	return false
 }
 
 func (m *module) deepFreeze(val sobek.Value) {

@@ -1,8 +1,6 @@
 package fs_test
 
 import (
-	"os"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -22,31 +20,20 @@ var knownDifferences = map[string]string{
 // ("name=value") with what k6 v2.2.0 printed for it (testdata/fs.k6.txt,
 // recorded with `k6 run -q --summary-mode=disabled -i 1`).
 func TestAgainstK6(t *testing.T) {
-	files := map[string]string{}
-	for _, name := range []string{"fs.js", "data.csv"} {
-		b, err := os.ReadFile("testdata/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[name] = string(b)
-	}
-	wantText, err := os.ReadFile("testdata/fs.k6.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := jstest.ReadTestdata(t, "fs.js", "data.csv")
 	r := jstest.Load(t, files, &jstest.Config{Main: "fs.js"})
 	v, _ := r.NewVU(t, 1)
 	if res := jstest.Iterate(v); res.Outcome != executor.Completed {
 		t.Fatalf("outcome %v:\n%s", res.Outcome, r.Stderr.String())
 	}
 	got := map[string]string{}
-	for _, m := range regexp.MustCompile(`(?m)^.*INFO\[\d+\] (.*) source=console$`).FindAllStringSubmatch(r.Stderr.String(), -1) {
-		k, v, _ := strings.Cut(m[1], "=")
+	for _, l := range r.Console() {
+		k, v, _ := strings.Cut(l, "=")
 		got[k] = v
 	}
 	compared := 0
-	for _, l := range strings.Split(strings.TrimSpace(string(wantText)), "\n") {
-		k, want, _ := strings.Cut(l, "=")
+	for _, p := range jstest.ReadRecorded(t, "testdata/fs.k6.txt", "=") {
+		k, want := p.Name, p.Value
 		if _, skip := knownDifferences[k]; skip {
 			continue
 		}

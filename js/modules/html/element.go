@@ -183,10 +183,8 @@ func sibling(n *gohtml.Node, next func(*gohtml.Node) *gohtml.Node) *gohtml.Node 
 	return n
 }
 
-func firstOf(n *gohtml.Node) *gohtml.Node { return n.FirstChild }
-func lastOf(n *gohtml.Node) *gohtml.Node  { return n.LastChild }
-func nextOf(n *gohtml.Node) *gohtml.Node  { return n.NextSibling }
-func prevOf(n *gohtml.Node) *gohtml.Node  { return n.PrevSibling }
+func nextOf(n *gohtml.Node) *gohtml.Node { return n.NextSibling }
+func prevOf(n *gohtml.Node) *gohtml.Node { return n.PrevSibling }
 
 // FirstElementChild is firstElementChild().
 func (e *Element) FirstElementChild() sobek.Value {

@@ -3,7 +3,6 @@ package html_test
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -45,15 +44,10 @@ func TestAgainstK6(t *testing.T) {
 	if len(scripts) == 0 {
 		t.Fatal("no scripts in testdata")
 	}
-	line := regexp.MustCompile(`(?m)^.*INFO\[\d+\] (.*) source=console$`)
 	for _, path := range scripts {
 		name := strings.TrimSuffix(filepath.Base(path), ".js")
 		t.Run(name, func(t *testing.T) {
 			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantText, err := os.ReadFile(strings.TrimSuffix(path, ".js") + ".k6.txt")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,16 +57,13 @@ func TestAgainstK6(t *testing.T) {
 				t.Fatalf("outcome %v:\n%s", res.Outcome, r.Stderr.String())
 			}
 			got := map[string]string{}
-			for _, m := range line.FindAllStringSubmatch(r.Stderr.String(), -1) {
-				k, v, _ := strings.Cut(m[1], " => ")
+			for _, l := range r.Console() {
+				k, v, _ := strings.Cut(l, " => ")
 				got[k] = v
 			}
 			compared := 0
-			for _, l := range strings.Split(strings.TrimSpace(string(wantText)), "\n") {
-				k, want, ok := strings.Cut(l, " => ")
-				if !ok {
-					t.Fatalf("malformed expectation %q", l)
-				}
+			for _, p := range jstest.ReadRecorded(t, strings.TrimSuffix(path, ".js")+".k6.txt", " => ") {
+				k, want := p.Name, p.Value
 				if _, skip := knownDifferences[k]; skip {
 					continue
 				}

@@ -1,13 +1,13 @@
 package http
 
 import (
-	"errors"
 	"net/http"
 	"sync"
 
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
 // jsBatch is http.batch(requests): requests is an array or an object whose
@@ -18,7 +18,7 @@ func (in *instance) jsBatch(c sobek.FunctionCall) sobek.Value {
 	st := in.state()
 	o, ok := c.Argument(0).(*sobek.Object)
 	if !ok {
-		panic(in.rt.NewTypeError("http.batch takes an array or an object of requests, not %s", describe(c.Argument(0))))
+		jsmod.ThrowTypeError(in.rt, "http.batch takes an array or an object of requests, not %s", jsmod.Describe(c.Argument(0)))
 	}
 	isArray := o.ClassName() == "Array"
 	var keys []string
@@ -48,7 +48,7 @@ func (in *instance) jsBatch(c sobek.FunctionCall) sobek.Value {
 		vals[i] = in.newResponse(res)
 	}
 	if firstErr != nil {
-		panic(in.rt.NewGoError(errors.New(errorText(firstErr.err))))
+		jsmod.ThrowGoError(in.rt, "%s", errorText(firstErr.err))
 	}
 	if isArray {
 		items := make([]any, len(vals))
@@ -73,7 +73,7 @@ func (in *instance) batchItem(st *modules.State, key string, v sobek.Value) *req
 	if o.ClassName() == "Array" {
 		n := o.Get("length").ToInteger()
 		if n < 2 {
-			panic(in.rt.NewTypeError("http.batch: request %s must be [method, url, body?, params?]", key))
+			jsmod.ThrowTypeError(in.rt, "http.batch: request %s must be [method, url, body?, params?]", key)
 		}
 		arg := func(i int64) sobek.Value {
 			if i < n {
@@ -85,7 +85,7 @@ func (in *instance) batchItem(st *modules.State, key string, v sobek.Value) *req
 	}
 	u := o.Get("url")
 	if u == nil || sobek.IsUndefined(u) {
-		panic(in.rt.NewTypeError("http.batch: request %s has no url", key))
+		jsmod.ThrowTypeError(in.rt, "http.batch: request %s has no url", key)
 	}
 	method := http.MethodGet
 	if m := o.Get("method"); m != nil && !sobek.IsUndefined(m) && !sobek.IsNull(m) {
@@ -144,13 +144,12 @@ func runBatch(in *instance, st *modules.State, reqs []*request) []*result {
 func (in *instance) jsAsyncRequest(c sobek.FunctionCall) sobek.Value {
 	st := in.state()
 	r := in.parse(st, in.method(c.Argument(0)), c.Argument(1), c.Argument(2), c.Argument(3))
-	p, resolve, reject := in.rt.NewPromise()
+	p := jsmod.NewPromise(in.vu)
 	ctx := in.vu.Context()
 	rt := in.roundTripper(st)
-	settle := in.vu.RegisterCallback()
 	go func() {
 		res := in.execute(ctx, rt, r, nil)
-		settle(func() error {
+		p.Resolve(func(*sobek.Runtime) (any, error) {
 			cur := in.vu.State()
 			if cur == nil {
 				cur = st
@@ -158,10 +157,10 @@ func (in *instance) jsAsyncRequest(c sobek.FunctionCall) sobek.Value {
 			in.prepare(cur)
 			in.emit(cur, res)
 			if h := res.failure(); h != nil && r.throw {
-				return reject(in.rt.NewGoError(errors.New(errorText(h.err))))
+				return nil, jsmod.Errorf(jsmod.GoError, "%s", errorText(h.err))
 			}
-			return resolve(in.newResponse(res))
+			return in.newResponse(res), nil
 		})
 	}()
-	return in.rt.ToValue(p)
+	return p.Value()
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
 // expected is a response callback made by expectedStatuses: a status is
@@ -40,14 +42,18 @@ func (in *instance) jsExpectedStatuses(c sobek.FunctionCall) sobek.Value {
 			lo, okLo := integer(o.Get("min"))
 			hi, okHi := integer(o.Get("max"))
 			if !okLo || !okHi {
-				panic(in.rt.NewTypeError("http.expectedStatuses: argument %d is an object but its min and max are not both integers", i+1))
+				jsmod.ThrowTypeError(in.rt, "http.expectedStatuses: argument %d is an object but its min and max are not both integers", i+1)
 			}
 			e.ranges = append(e.ranges, [2]int{lo, hi})
 			continue
 		}
 		n, ok := integer(a)
 		if !ok {
-			panic(in.rt.NewTypeError("http.expectedStatuses: argument %d must be an integer status or an object {min, max}, not %s", i+1, describe(a)))
+			what := jsmod.Describe(a)
+			if sobek.IsNumber(a) {
+				what = a.String()
+			}
+			jsmod.ThrowTypeError(in.rt, "http.expectedStatuses: argument %d must be an integer status or an object {min, max}, not %s", i+1, what)
 		}
 		e.codes = append(e.codes, n)
 	}
@@ -59,7 +65,7 @@ func (in *instance) jsExpectedStatuses(c sobek.FunctionCall) sobek.Value {
 func (in *instance) jsSetResponseCallback(c sobek.FunctionCall) sobek.Value {
 	e, err := in.callbackOf(c.Argument(0))
 	if err != "" {
-		panic(in.rt.NewTypeError("http.setResponseCallback: " + err))
+		jsmod.ThrowTypeError(in.rt, "http.setResponseCallback: %s", err)
 	}
 	in.callback = e
 	return sobek.Undefined()
@@ -75,7 +81,7 @@ func (in *instance) callbackOf(v sobek.Value) (*expected, string) {
 			return e, ""
 		}
 	}
-	return nil, "the response callback must be the result of http.expectedStatuses(...) or null, not " + describe(v)
+	return nil, "the response callback must be the result of http.expectedStatuses(...) or null, not " + jsmod.Describe(v)
 }
 
 // integer reads an integral number.
@@ -92,23 +98,4 @@ func integer(v sobek.Value) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-// describe names a JavaScript value's kind for error messages.
-func describe(v sobek.Value) string {
-	switch {
-	case v == nil || sobek.IsUndefined(v):
-		return "undefined"
-	case sobek.IsNull(v):
-		return "null"
-	case sobek.IsString(v):
-		return "a string"
-	}
-	if _, ok := sobek.AssertFunction(v); ok {
-		return "a function"
-	}
-	if _, ok := v.(*sobek.Object); ok {
-		return "an object"
-	}
-	return v.String()
 }

@@ -1,7 +1,6 @@
 package http
 
 import (
-	"errors"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
 // jsJar is the JavaScript face of a cookie jar. jar is nil for the VU's
@@ -72,7 +73,7 @@ func (j *jsJar) Keys() []string { return nil }
 // jsCookieJar is http.cookieJar(): the VU's own jar.
 func (in *instance) jsCookieJar(sobek.FunctionCall) sobek.Value {
 	if in.vu.State() == nil {
-		panic(in.rt.NewGoError(errors.New("http.cookieJar() is not available in the init context")))
+		jsmod.ThrowGoError(in.rt, "http.cookieJar() is not available in the init context")
 	}
 	return in.rt.NewDynamicObject(&jsJar{in: in})
 }
@@ -86,19 +87,19 @@ func (in *instance) jsNewCookieJar(sobek.ConstructorCall) *sobek.Object {
 func (in *instance) jarCall(c sobek.FunctionCall, method string) (http.CookieJar, *url.URL) {
 	j, ok := jarOf(c.This)
 	if !ok {
-		panic(in.rt.NewTypeError("%s must be called on a cookie jar", method))
+		jsmod.ThrowTypeError(in.rt, "%s must be called on a cookie jar", method)
 	}
 	jar := in.jarFor(j)
 	if jar == nil {
-		panic(in.rt.NewGoError(errors.New("this VU has no cookie jar")))
+		jsmod.ThrowGoError(in.rt, "this VU has no cookie jar")
 	}
 	raw := c.Argument(0)
 	if sobek.IsUndefined(raw) || sobek.IsNull(raw) {
-		panic(in.rt.NewTypeError("%s: the URL is missing", method))
+		jsmod.ThrowTypeError(in.rt, "%s: the URL is missing", method)
 	}
 	u, err := url.Parse(raw.String())
 	if err != nil || u.Host == "" {
-		panic(in.rt.NewTypeError("%s: %q is not an absolute URL", method, raw.String()))
+		jsmod.ThrowTypeError(in.rt, "%s: %q is not an absolute URL", method, raw.String())
 	}
 	return jar, u
 }
@@ -128,7 +129,7 @@ func (in *instance) jsJarSet(c sobek.FunctionCall) sobek.Value {
 	jar, u := in.jarCall(c, "set")
 	name := c.Argument(1)
 	if sobek.IsUndefined(name) || name.String() == "" {
-		panic(in.rt.NewTypeError("set: the cookie name is missing"))
+		jsmod.ThrowTypeError(in.rt, "set: the cookie name is missing")
 	}
 	ck := &http.Cookie{Name: name.String(), Value: c.Argument(2).String()}
 	if o, ok := c.Argument(3).(*sobek.Object); ok {
@@ -144,7 +145,7 @@ func (in *instance) jsJarSet(c sobek.FunctionCall) sobek.Value {
 			} else {
 				t, err := http.ParseTime(v.String())
 				if err != nil {
-					panic(in.rt.NewTypeError("set: expires %q is neither an HTTP date nor a number of milliseconds", v.String()))
+					jsmod.ThrowTypeError(in.rt, "set: expires %q is neither an HTTP date nor a number of milliseconds", v.String())
 				}
 				ck.Expires = t
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -134,7 +135,7 @@ func (in *instance) jsRequest(c sobek.FunctionCall) sobek.Value {
 
 func (in *instance) method(v sobek.Value) string {
 	if sobek.IsUndefined(v) || sobek.IsNull(v) {
-		panic(in.rt.NewTypeError("http.request: the first argument must be the HTTP method"))
+		jsmod.ThrowTypeError(in.rt, "http.request: the first argument must be the HTTP method")
 	}
 	m := v.String()
 	for i := 0; i < len(m); i++ {
@@ -149,7 +150,7 @@ func (in *instance) method(v sobek.Value) string {
 func (in *instance) state() *modules.State {
 	st := in.vu.State()
 	if st == nil {
-		panic(in.rt.NewGoError(errInit))
+		jsmod.ThrowGoError(in.rt, "%v", errInit)
 	}
 	in.prepare(st)
 	return st
@@ -216,7 +217,7 @@ func (in *instance) run(st *modules.State, r *request) sobek.Value {
 	in.emit(st, res)
 	if r.throw {
 		if h := res.failure(); h != nil {
-			panic(in.rt.NewGoError(errors.New(errorText(h.err))))
+			jsmod.ThrowGoError(in.rt, "%s", errorText(h.err))
 		}
 	}
 	return in.newResponse(res)

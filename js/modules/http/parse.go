@@ -1,6 +1,7 @@
 package http
 
 import (
+	"math"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -92,7 +94,7 @@ func (in *instance) urlOf(v sobek.Value) (raw, name string) {
 		}
 	}
 	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
-		panic(in.rt.NewTypeError("the request URL is missing"))
+		jsmod.ThrowTypeError(in.rt, "the request URL is missing")
 	}
 	return v.String(), ""
 }
@@ -119,7 +121,7 @@ func (in *instance) target(raw string) (*target, error) {
 func (in *instance) parseParams(r *request, v sobek.Value, tags *metrics.TagSet, name string) (*metrics.TagSet, string, bool) {
 	o, ok := v.(*sobek.Object)
 	if !ok {
-		panic(in.rt.NewTypeError("the request params must be an object, not %s", describe(v)))
+		jsmod.ThrowTypeError(in.rt, "the request params must be an object, not %s", jsmod.Describe(v))
 	}
 	ownHeader := false
 	for _, k := range o.Keys() {
@@ -136,7 +138,7 @@ func (in *instance) parseParams(r *request, v sobek.Value, tags *metrics.TagSet,
 				if sobek.IsNull(pv) {
 					continue
 				}
-				panic(in.rt.NewTypeError("params.tags must be an object, not %s", describe(pv)))
+				jsmod.ThrowTypeError(in.rt, "params.tags must be an object, not %s", jsmod.Describe(pv))
 			}
 			for _, tk := range to.Keys() {
 				tv := to.Get(tk)
@@ -156,15 +158,11 @@ func (in *instance) parseParams(r *request, v sobek.Value, tags *metrics.TagSet,
 				if err != nil {
 					msg = err.Error()
 				}
-				panic(in.rt.NewTypeError("params.timeout: %s (use a duration like \"30s\" or a number of milliseconds)", msg))
+				jsmod.ThrowTypeError(in.rt, "params.timeout: %s (use a duration like \"30s\" or a number of milliseconds)", msg)
 			}
 			r.timeout = t
 		case "redirects":
-			n, ok := integer(pv)
-			if !ok || n < 0 {
-				panic(in.rt.NewTypeError("params.redirects must be a non-negative integer, not %s", describe(pv)))
-			}
-			r.redirects = n
+			r.redirects = int(jsmod.Int(in.rt, pv, "params.redirects", 0, math.MaxInt32))
 		case "responseType":
 			switch pv.String() {
 			case "text":
@@ -174,12 +172,12 @@ func (in *instance) parseParams(r *request, v sobek.Value, tags *metrics.TagSet,
 			case "none":
 				r.respType = respNone
 			default:
-				panic(in.rt.NewTypeError("params.responseType must be \"text\", \"binary\" or \"none\", not %q", pv.String()))
+				jsmod.ThrowTypeError(in.rt, "params.responseType must be \"text\", \"binary\" or \"none\", not %q", pv.String())
 			}
 		case "responseCallback":
 			e, msg := in.callbackOf(pv)
 			if msg != "" {
-				panic(in.rt.NewTypeError("params.responseCallback: " + msg))
+				jsmod.ThrowTypeError(in.rt, "params.responseCallback: %s", msg)
 			}
 			r.expect = e
 		case "cookies":
@@ -191,7 +189,7 @@ func (in *instance) parseParams(r *request, v sobek.Value, tags *metrics.TagSet,
 			}
 			j, ok := jarOf(pv)
 			if !ok {
-				panic(in.rt.NewTypeError("params.jar must be a cookie jar from http.cookieJar() or new http.CookieJar(), not %s", describe(pv)))
+				jsmod.ThrowTypeError(in.rt, "params.jar must be a cookie jar from http.cookieJar() or new http.CookieJar(), not %s", jsmod.Describe(pv))
 			}
 			r.jar = in.jarFor(j)
 		case "auth":
@@ -202,13 +200,13 @@ func (in *instance) parseParams(r *request, v sobek.Value, tags *metrics.TagSet,
 			case "ntlm":
 				r.ntlm = true
 			default:
-				panic(in.rt.NewTypeError("params.auth %q is not supported: use \"basic\", \"digest\" or \"ntlm\" with the credentials in the URL", a))
+				jsmod.ThrowTypeError(in.rt, "params.auth %q is not supported: use \"basic\", \"digest\" or \"ntlm\" with the credentials in the URL", a)
 			}
 		case "throw":
 			r.throw = pv.ToBoolean()
 		case "compression":
 			if s := pv.String(); s != "" {
-				panic(in.rt.NewTypeError("params.compression is not supported"))
+				jsmod.ThrowTypeError(in.rt, "params.compression is not supported")
 			}
 		}
 	}
@@ -224,7 +222,7 @@ func (in *instance) parseHeaders(r *request, v sobek.Value) bool {
 	}
 	o, ok := v.(*sobek.Object)
 	if !ok {
-		panic(in.rt.NewTypeError("params.headers must be an object, not %s", describe(v)))
+		jsmod.ThrowTypeError(in.rt, "params.headers must be an object, not %s", jsmod.Describe(v))
 	}
 	keys := o.Keys()
 	h := make(http.Header, len(keys)+1)
@@ -255,7 +253,7 @@ func (in *instance) parseCookies(v sobek.Value) []sentCookie {
 	}
 	o, ok := v.(*sobek.Object)
 	if !ok {
-		panic(in.rt.NewTypeError("params.cookies must be an object, not %s", describe(v)))
+		jsmod.ThrowTypeError(in.rt, "params.cookies must be an object, not %s", jsmod.Describe(v))
 	}
 	keys := o.Keys()
 	cs := make([]sentCookie, 0, len(keys))
@@ -294,7 +292,7 @@ func (in *instance) parseBody(r *request, v sobek.Value) (form bool) {
 		off := o.Get("byteOffset").ToInteger()
 		n := o.Get("byteLength").ToInteger()
 		if off < 0 || n < 0 || off+n > int64(len(b)) {
-			panic(in.rt.NewTypeError("the request body is a view outside its buffer"))
+			jsmod.ThrowTypeError(in.rt, "the request body is a view outside its buffer")
 		}
 		r.body, r.hasBody = string(b[off:off+n]), true
 		return false

@@ -3,7 +3,6 @@ package http
 import (
 	"crypto/tls"
 	"encoding/base64"
-	"fmt"
 	"net"
 	"net/http"
 	"reflect"
@@ -15,6 +14,7 @@ import (
 	"github.com/grafana/sobek"
 	"github.com/tidwall/gjson"
 
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -410,11 +410,11 @@ func (r *response) text() (string, bool) {
 func (in *instance) jsJSON(c sobek.FunctionCall) sobek.Value {
 	r, ok := thisResponse(c.This)
 	if !ok {
-		panic(in.rt.NewTypeError("json() must be called on a response"))
+		jsmod.ThrowTypeError(in.rt, "json() must be called on a response")
 	}
 	body, ok := r.text()
 	if !ok {
-		panic(in.rt.NewGoError(fmt.Errorf("the response of %s has no body to parse as JSON (the request failed or its responseType is \"none\")", r.res.last().url.clean)))
+		jsmod.ThrowGoError(in.rt, "the response of %s has no body to parse as JSON (the request failed or its responseType is \"none\")", r.res.last().url.clean)
 	}
 	sel := c.Argument(0)
 	if sobek.IsUndefined(sel) || sobek.IsNull(sel) {
@@ -424,7 +424,7 @@ func (in *instance) jsJSON(c sobek.FunctionCall) sobek.Value {
 		return r.json
 	}
 	if !gjson.Valid(body) {
-		panic(in.rt.NewGoError(fmt.Errorf("the response body of %s is not valid JSON", r.res.last().url.clean)))
+		jsmod.ThrowGoError(in.rt, "the response body of %s is not valid JSON", r.res.last().url.clean)
 	}
 	v := gjson.Get(body, sel.String())
 	switch v.Type {
@@ -450,7 +450,7 @@ func (in *instance) parseJSON(r *response, text string) sobek.Value {
 		j := in.rt.Get("JSON").ToObject(in.rt)
 		f, ok := sobek.AssertFunction(j.Get("parse"))
 		if !ok {
-			panic(in.rt.NewTypeError("JSON.parse is not available"))
+			jsmod.ThrowTypeError(in.rt, "JSON.parse is not available")
 		}
 		in.jsonParse = f
 	}
@@ -460,7 +460,7 @@ func (in *instance) parseJSON(r *response, text string) sobek.Value {
 		if ex, ok := err.(*sobek.Exception); ok {
 			msg = ex.Value().String()
 		}
-		panic(in.rt.NewGoError(fmt.Errorf("the response body of %s is not valid JSON: %s", r.res.last().url.clean, msg)))
+		jsmod.ThrowGoError(in.rt, "the response body of %s is not valid JSON: %s", r.res.last().url.clean, msg)
 	}
 	return v
 }
@@ -517,7 +517,7 @@ func (t *taggedURL) Keys() []string { return []string{"url", "name"} }
 func (in *instance) jsURL(c sobek.FunctionCall) sobek.Value {
 	strs, ok := c.Argument(0).(*sobek.Object)
 	if !ok {
-		panic(in.rt.NewTypeError("http.url is a template tag: write http.url`https://host/items/${id}`"))
+		jsmod.ThrowTypeError(in.rt, "http.url is a template tag: write http.url`https://host/items/${id}`")
 	}
 	n := strs.Get("length").ToInteger()
 	var u, name strings.Builder

@@ -116,7 +116,7 @@ func (m *module) addSample(call sobek.FunctionCall) sobek.Value {
 	rt := m.vu.Runtime()
 	mt, ok := call.This.Export().(*metric)
 	if !ok {
-		panic(rt.NewTypeError("add() must be called as a method of a metric"))
+		jsmod.ThrowTypeError(rt, "add() must be called as a method of a metric")
 	}
 	st := m.vu.State()
 	if st == nil {

@@ -2,53 +2,25 @@ package textencoding_test
 
 import (
 	"encoding/json"
-	"os"
-	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/js/jstest"
 	_ "github.com/metronome-load/metronome/js/modules/textencoding"
 )
 
+// run runs script once and returns what it logged after "RESULT ".
 func run(t *testing.T, script string) []string {
 	t.Helper()
-	r := jstest.Load(t, map[string]string{"script.js": script}, nil)
-	vu, _ := r.NewVU(t, 1)
-	if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
-		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
-	}
-	m := regexp.MustCompile(`RESULT (\[.*\])`).FindStringSubmatch(r.Stderr.String())
-	if m == nil {
-		t.Fatalf("no result: %s", r.Stderr)
-	}
 	var out []string
-	if err := json.Unmarshal([]byte(m[1]), &out); err != nil {
-		t.Fatal(err)
-	}
+	jstest.Logged(t, map[string]string{"script.js": script}, "RESULT", &out)
 	return out
 }
 
 // TestSameAsK6 runs the probe k6 v2.2.0 ran: every value must be k6's,
 // every error k6 threw must be thrown here with the same name.
 func TestSameAsK6(t *testing.T) {
-	script, err := os.ReadFile("testdata/k6text.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile("testdata/k6text.k6.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	if err := json.Unmarshal(raw, &want); err != nil {
-		t.Fatal(err)
-	}
-	got := run(t, string(script))
-	if len(got) != len(want) {
-		t.Fatalf("%d results, k6 had %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
-	}
+	got, want := jstest.Probe(t, "k6text")
 	for i, w := range want {
 		if name, kind, thrown := strings.Cut(w, " !! "); thrown {
 			errName, _, _ := strings.Cut(kind, ":")

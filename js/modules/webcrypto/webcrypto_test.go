@@ -14,25 +14,6 @@ import (
 	_ "github.com/metronome-load/metronome/js/modules/webcrypto"
 )
 
-// run runs the script once and returns what it logged after label as
-// JSON into out.
-func run(t *testing.T, files map[string]string, label string, out any) *jstest.Runner {
-	t.Helper()
-	r := jstest.Load(t, files, nil)
-	vu, _ := r.NewVU(t, 1)
-	if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
-		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
-	}
-	m := regexp.MustCompile(label + ` (.*?)(?: source=console)?\n`).FindStringSubmatch(r.Stderr.String())
-	if m == nil {
-		t.Fatalf("no %s line: %s", label, r.Stderr)
-	}
-	if err := json.Unmarshal([]byte(m[1]), out); err != nil {
-		t.Fatalf("%v in %s", err, m[1])
-	}
-	return r
-}
-
 func readFile(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
@@ -46,11 +27,7 @@ func readFile(t *testing.T, name string) string {
 // with k6's recorded one. The lines below differ on purpose; for those
 // metronome's own result is checked instead.
 func TestSameAsK6(t *testing.T) {
-	var want, got []string
-	if err := json.Unmarshal([]byte(readFile(t, "k6webcrypto.k6.json")), &want); err != nil {
-		t.Fatal(err)
-	}
-	run(t, map[string]string{"script.js": readFile(t, "k6webcrypto.js")}, "RESULT", &got)
+	got, want := jstest.Probe(t, "k6webcrypto")
 	differs := map[string]string{
 		// k6 throws GoErrors; these are WebCrypto's names.
 		"grv too big": "grv too big !! QuotaExceededError",
@@ -67,9 +44,6 @@ func TestSameAsK6(t *testing.T) {
 		"rsa export":    `rsa export => ["alg,d,dp,dq,e,ext,key_ops,kty,n,p,q,qi","RS256",["sign"],"alg,e,ext,key_ops,kty,n","RS256",["verify"],162]`,
 		// k6's name is its own; WebCrypto has no ImplementationError.
 		"import bad format": "import bad format !! NotSupportedError",
-	}
-	if len(got) != len(want) {
-		t.Fatalf("%d results, k6 had %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
 	}
 	for i, w := range want {
 		g := got[i]
@@ -115,7 +89,7 @@ func TestNodeInterop(t *testing.T) {
 		"script.js":          readFile(t, "interop.js"),
 		"node-fixtures.json": readFile(t, "node-fixtures.json"),
 	}
-	r := run(t, files, "CHECKS", &checks)
+	r := jstest.Logged(t, files, "CHECKS", &checks)
 	if len(checks) != 62 {
 		t.Errorf("%d checks ran, want 62", len(checks))
 	}
@@ -156,7 +130,7 @@ func TestNodeInterop(t *testing.T) {
 // RFC 6070 (PBKDF2).
 func TestVectors(t *testing.T) {
 	var got []any
-	run(t, map[string]string{"script.js": `
+	jstest.Logged(t, map[string]string{"script.js": `
 const s = crypto.subtle;
 const bytes = (h) => new Uint8Array(h.match(/../g).map((x) => parseInt(x, 16)));
 const hex = (b) => Array.from(new Uint8Array(b)).map((x) => x.toString(16).padStart(2, "0")).join("");
