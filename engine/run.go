@@ -458,16 +458,18 @@ func (r *testRun) run(parent context.Context) error {
 	<-r.ingestDone
 
 	report := r.engine.EvaluateThresholds(end.Sub(r.start), true)
-	// Outputs that take the summary (the web dashboard's report) get it
-	// before they stop.
-	r.handSummary(end.Sub(r.start), setupData, report)
+	// One summary for everything that shows it: the outputs that take it
+	// (the web dashboard's report) get it before they stop, the end of
+	// the run prints or exports it after.
+	sum := r.summaryInput(end.Sub(r.start), setupData, report)
+	r.handSummary(sum)
 	// The outputs finish before the summary, so that a stuck standard
 	// output costs one bounded wait, and the summary follows the last
 	// lines of -o json=- instead of sitting among them.
 	outErr := r.stopOutputs(parent)
 	var sumErr error
 	if summarise {
-		sumErr = r.finish(parent, end.Sub(r.start), setupData, report)
+		sumErr = r.finish(parent, sum)
 	}
 	if outErr != nil && (runErr != nil || r.abortError() != nil || sumErr != nil || r.failErr != nil ||
 		!isTrue(r.opts.NoThresholds) && report.Failed()) {
