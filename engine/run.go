@@ -397,11 +397,8 @@ func (r *testRun) run(parent context.Context) error {
 		// --paused: nothing, not even setup(), runs before the REST API
 		// resumes the test.
 		r.ctl.waitPaused(ctx)
-		if sig := r.signalled(parent); sig != nil {
-			runErr = sig
-		} else {
-			runErr = r.abortError()
-		}
+		r.signalled(parent)
+		runErr = r.abortError()
 	}
 	// The test's clock starts once the VUs are ready, as before.
 	r.start = r.clock.Now()
