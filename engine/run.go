@@ -468,12 +468,21 @@ func (r *testRun) run(parent context.Context) error {
 	if summarise {
 		sumErr = r.finish(parent, sum)
 	}
-	if outErr != nil && (runErr != nil || r.abortError() != nil || sumErr != nil || r.failErr != nil ||
-		!isTrue(r.opts.NoThresholds) && report.Failed()) {
+	r.signalled(parent)
+	err := r.exitError(runErr, sumErr, report)
+	if err == nil {
+		return outErr
+	}
+	if outErr != nil {
 		r.logf("%v", outErr) // another error sets the exit code; still say what was lost
 	}
+	return err
+}
 
-	r.signalled(parent)
+// exitError is the error that sets the exit code of a run that has ended,
+// apart from the outputs': the first of the run's own error, the abort
+// reason, the summary's error, exec.test.fail() and failed thresholds.
+func (r *testRun) exitError(runErr, sumErr error, report *metrics.ThresholdReport) error {
 	switch {
 	case runErr != nil:
 		return runErr
@@ -486,8 +495,6 @@ func (r *testRun) run(parent context.Context) error {
 	case !isTrue(r.opts.NoThresholds) && report.Failed():
 		return exitcode.Errorf(exitcode.ThresholdsFailed, "thresholds on metrics '%s' have been crossed",
 			strings.Join(report.FailedMetrics(), "', '"))
-	case outErr != nil:
-		return outErr
 	}
 	return nil
 }
