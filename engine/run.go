@@ -397,11 +397,8 @@ func (r *testRun) run(parent context.Context) error {
 		// --paused: nothing, not even setup(), runs before the REST API
 		// resumes the test.
 		r.ctl.waitPaused(ctx)
-		if sig := r.signalled(parent); sig != nil {
-			runErr = sig
-		} else {
-			runErr = r.abortError()
-		}
+		r.signalled(parent)
+		runErr = r.abortError()
 	}
 	// The test's clock starts once the VUs are ready, as before.
 	r.start = r.clock.Now()
@@ -458,23 +455,34 @@ func (r *testRun) run(parent context.Context) error {
 	<-r.ingestDone
 
 	report := r.engine.EvaluateThresholds(end.Sub(r.start), true)
-	// Outputs that take the summary (the web dashboard's report) get it
-	// before they stop.
-	r.handSummary(end.Sub(r.start), setupData, report)
+	// One summary for everything that shows it: the outputs that take it
+	// (the web dashboard's report) get it before they stop, the end of
+	// the run prints or exports it after.
+	sum := r.summaryInput(end.Sub(r.start), setupData, report)
+	r.handSummary(sum)
 	// The outputs finish before the summary, so that a stuck standard
 	// output costs one bounded wait, and the summary follows the last
 	// lines of -o json=- instead of sitting among them.
 	outErr := r.stopOutputs(parent)
 	var sumErr error
 	if summarise {
-		sumErr = r.finish(parent, end.Sub(r.start), setupData, report)
+		sumErr = r.finish(parent, sum)
 	}
-	if outErr != nil && (runErr != nil || r.abortError() != nil || sumErr != nil || r.failErr != nil ||
-		!isTrue(r.opts.NoThresholds) && report.Failed()) {
+	r.signalled(parent)
+	err := r.exitError(runErr, sumErr, report)
+	if err == nil {
+		return outErr
+	}
+	if outErr != nil {
 		r.logf("%v", outErr) // another error sets the exit code; still say what was lost
 	}
+	return err
+}
 
-	r.signalled(parent)
+// exitError is the error that sets the exit code of a run that has ended,
+// apart from the outputs': the first of the run's own error, the abort
+// reason, the summary's error, exec.test.fail() and failed thresholds.
+func (r *testRun) exitError(runErr, sumErr error, report *metrics.ThresholdReport) error {
 	switch {
 	case runErr != nil:
 		return runErr
@@ -487,8 +495,6 @@ func (r *testRun) run(parent context.Context) error {
 	case !isTrue(r.opts.NoThresholds) && report.Failed():
 		return exitcode.Errorf(exitcode.ThresholdsFailed, "thresholds on metrics '%s' have been crossed",
 			strings.Join(report.FailedMetrics(), "', '"))
-	case outErr != nil:
-		return outErr
 	}
 	return nil
 }

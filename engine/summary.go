@@ -20,11 +20,10 @@ import (
 // already stopped the test and does not. handleSummary's failure, its
 // timeout or that interruption print the text summary instead, so the
 // results are never lost; a timeout exits 102.
-func (r *testRun) finish(parent context.Context, elapsed time.Duration, setupData []byte, rep *metrics.ThresholdReport) error {
+func (r *testRun) finish(parent context.Context, in *summary.Input) error {
 	if r.cfg.SummaryMode == "disabled" {
 		return nil
 	}
-	in := r.summaryInput(elapsed, setupData, rep)
 	var errs []string
 	if r.cfg.SummaryExport != "" {
 		b, err := summary.ExportJSON(in)

@@ -1,11 +1,6 @@
 package engine
 
-import (
-	"time"
-
-	"github.com/metronome-load/metronome/metrics"
-	"github.com/metronome-load/metronome/summary"
-)
+import "github.com/metronome-load/metronome/summary"
 
 // summaryReceiver is implemented by outputs that show the end-of-test
 // summary themselves, such as the web dashboard's HTML report. They get it
@@ -15,16 +10,10 @@ type summaryReceiver interface {
 }
 
 // handSummary gives the summary to the outputs that want it.
-func (r *testRun) handSummary(elapsed time.Duration, setupData []byte, rep *metrics.ThresholdReport) {
-	var in *summary.Input
+func (r *testRun) handSummary(in *summary.Input) {
 	for _, o := range r.outputs {
-		sr, ok := o.(summaryReceiver)
-		if !ok {
-			continue
+		if sr, ok := o.(summaryReceiver); ok {
+			sr.ReceiveSummary(in)
 		}
-		if in == nil {
-			in = r.summaryInput(elapsed, setupData, rep)
-		}
-		sr.ReceiveSummary(in)
 	}
 }
