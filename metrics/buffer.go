@@ -1,7 +1,7 @@
 package metrics
 
 import (
-	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -22,8 +22,9 @@ const (
 // buffer; while it is parked another goroutine may flush it with
 // FlushParked, so that the samples of a running iteration reach the
 // thresholds and outputs without waiting for the iteration to end.
-// Recording itself takes no lock: only Park, Unpark and FlushParked touch
-// the buffer's one atomic word.
+// Recording itself takes no lock: Park and Unpark touch only the buffer's
+// atomic state word, unless Unpark finds a flush under way, which it then
+// waits for on the flusher's lock.
 //
 // A flushed batch belongs to the flush function and its callees; the
 // buffer starts a new slice. Whoever is the last to read a batch may give
@@ -39,6 +40,11 @@ type Buffer struct {
 	// state is who may touch buf: the owner (bufferOwned), nobody while
 	// the owner is blocked (bufferParked), or a flusher (bufferFlushing).
 	state atomic.Int32
+	// flushing is held by FlushParked from before it takes the buffer
+	// until it gives it back, so that an Unpark that finds a flush under
+	// way blocks on it rather than spinning (the flush may wait on a
+	// full ingest channel for a long time).
+	flushing sync.Mutex
 }
 
 // The states of a Buffer.
@@ -118,7 +124,9 @@ func (b *Buffer) Unpark() {
 		if b.state.Load() == bufferOwned {
 			return
 		}
-		runtime.Gosched()
+		// A flush holds the lock while the state says so: wait for it.
+		b.flushing.Lock()
+		b.flushing.Unlock() //nolint:staticcheck // an empty section: waiting is the point
 	}
 }
 
@@ -127,6 +135,11 @@ func (b *Buffer) Unpark() {
 // called from any goroutine; a buffer whose owner is running is left
 // alone.
 func (b *Buffer) FlushParked(now time.Time) bool {
+	if b.state.Load() != bufferParked {
+		return false
+	}
+	b.flushing.Lock()
+	defer b.flushing.Unlock()
 	if !b.state.CompareAndSwap(bufferParked, bufferFlushing) {
 		return false
 	}

@@ -125,3 +125,34 @@ func BenchmarkBufferPark(b *testing.B) {
 		buf.Unpark()
 	}
 }
+
+// Unpark returns only once a flush under way has handed its batch over,
+// however long the flush function blocks (a full ingest channel), and
+// waits for it on the flusher's lock.
+func TestUnparkWaitsForBlockedFlush(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	var handed atomic.Bool
+	b := NewBuffer(func([]Sample) {
+		close(entered)
+		<-release
+		handed.Store(true)
+	})
+	t0 := time.Unix(1000, 0)
+	b.Record(Sample{Metric: &Metric{Name: "x"}, Time: t0})
+	b.Park()
+	flushed := make(chan bool)
+	go func() { flushed <- b.FlushParked(t0.Add(BufferMaxAge)) }()
+	<-entered
+	unparked := make(chan bool)
+	go func() {
+		b.Unpark()
+		unparked <- handed.Load()
+	}()
+	close(release)
+	if !<-flushed {
+		t.Fatalf("FlushParked did not flush an old parked sample")
+	}
+	if !<-unparked {
+		t.Fatalf("Unpark returned while the flush was still under way")
+	}
+}
