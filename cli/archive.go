@@ -64,11 +64,7 @@ func newArchiveCmd(g *globals) *cobra.Command {
 
 func (r *runCmd) archive(scriptPath, out string) error {
 	g := r.g
-	fileTier, _, err := r.readConfigFile()
-	if err != nil {
-		return err
-	}
-	envTier, err := config.FromEnv(g.env)
+	t, err := r.readTiers()
 	if err != nil {
 		return err
 	}
@@ -76,15 +72,9 @@ func (r *runCmd) archive(scriptPath, out string) error {
 	if err != nil {
 		return err
 	}
-	script, err := loadScript(scriptPath, loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose})
-	if err != nil {
-		return err
-	}
-	scriptTier, err := config.Parse(script.Options(), "script options")
-	if err != nil {
-		return err
-	}
-	opts, err := config.Consolidate(fileTier, scriptTier, envTier, r.tier)
+	// An archive is not itself archived: scriptPath loads as a script.
+	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose}
+	script, opts, err := r.loadConsolidated(t, scriptPath, nil, lo, loadScript)
 	if err != nil {
 		return err
 	}

@@ -44,11 +44,7 @@ func newInspectCmd(g *globals) *cobra.Command {
 
 func (r *runCmd) inspect(path string, reqs bool) error {
 	g := r.g
-	fileTier, _, err := r.readConfigFile()
-	if err != nil {
-		return err
-	}
-	envTier, err := config.FromEnv(g.env)
+	t, err := r.readTiers()
 	if err != nil {
 		return err
 	}
@@ -61,18 +57,7 @@ func (r *runCmd) inspect(path string, reqs bool) error {
 	if err != nil {
 		return err
 	}
-	script, err := loadScript(path, lo)
-	if err != nil {
-		return err
-	}
-	scriptTier, err := config.Parse(script.Options(), "script options")
-	if err != nil {
-		return err
-	}
-	if arch != nil && arch.opts != nil {
-		scriptTier = arch.opts
-	}
-	opts, err := config.Consolidate(fileTier, scriptTier, envTier, r.tier)
+	script, opts, err := r.loadConsolidated(t, path, arch, lo, loadScript)
 	if err != nil {
 		return err
 	}

@@ -97,15 +97,11 @@ type settings struct {
 
 func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	g := r.g
-	fileTier, fileOuts, err := r.readConfigFile()
+	t, err := r.readTiers()
 	if err != nil {
 		return err
 	}
-	envTier, err := config.FromEnv(g.env)
-	if err != nil {
-		return err
-	}
-	st, err := r.settings(cmd, fileOuts)
+	st, err := r.settings(cmd, t.fileOuts)
 	if err != nil {
 		return err
 	}
@@ -126,19 +122,8 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	if err != nil {
 		return err
 	}
-	script, err := loadInterruptibly(ctx, path, lo)
-	if err != nil {
-		return err
-	}
-	scriptTier, err := config.Parse(script.Options(), "script options")
-	if err != nil {
-		return err
-	}
-	if arch != nil && arch.opts != nil {
-		// The archive's consolidated options stand for the script's.
-		scriptTier = arch.opts
-	}
-	opts, err := config.Consolidate(fileTier, scriptTier, envTier, r.tier)
+	load := func(path string, lo loadOptions) (Script, error) { return loadInterruptibly(ctx, path, lo) }
+	script, opts, err := r.loadConsolidated(t, path, arch, lo, load)
 	if err != nil {
 		return err
 	}
@@ -178,6 +163,50 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		err = exitcode.Errorf(exitcode.ExternalAbort, "test run aborted by signal")
 	}
 	return err
+}
+
+// tiers are the option tiers read before the script is: the config
+// file's, with the file's "out" list, and the environment's.
+type tiers struct {
+	file, env *config.Options
+	fileOuts  []string
+}
+
+// readTiers reads the config file and the K6_* environment tiers, the
+// first step of every command that loads a script.
+func (r *runCmd) readTiers() (tiers, error) {
+	file, outs, err := r.readConfigFile()
+	if err != nil {
+		return tiers{}, err
+	}
+	env, err := config.FromEnv(r.g.env)
+	if err != nil {
+		return tiers{}, err
+	}
+	return tiers{file: file, env: env, fileOuts: outs}, nil
+}
+
+// loadConsolidated loads the script at path with load, which runs its
+// init context, and consolidates the options a run of it uses: config
+// file, script (or, for a script from arch, the archive's consolidated
+// options, which stand for the script's), environment, flags.
+func (r *runCmd) loadConsolidated(t tiers, path string, arch *loadedArchive, lo loadOptions, load func(string, loadOptions) (Script, error)) (Script, *config.Options, error) {
+	script, err := load(path, lo)
+	if err != nil {
+		return nil, nil, err
+	}
+	scriptTier, err := config.Parse(script.Options(), "script options")
+	if err != nil {
+		return nil, nil, err
+	}
+	if arch != nil && arch.opts != nil {
+		scriptTier = arch.opts
+	}
+	opts, err := config.Consolidate(t.file, scriptTier, t.env, r.tier)
+	if err != nil {
+		return nil, nil, err
+	}
+	return script, opts, nil
 }
 
 // readConfigFile reads the config file tier from -c/--config or
