@@ -45,13 +45,8 @@ func newArchiveCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "archive [flags] script.js|script.ts",
 		Short: "Bundle a script, its imports, the files it opens and its options into a tar",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return exitcode.Errorf(exitcode.InvalidConfig, "archive needs exactly one script, got %d arguments", len(args))
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error { return r.archive(args[0], out) },
+		Args:  oneScript("archive needs exactly one script"),
+		RunE:  func(cmd *cobra.Command, args []string) error { return r.archive(args[0], out) },
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false

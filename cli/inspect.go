@@ -24,12 +24,7 @@ func newInspectCmd(g *globals) *cobra.Command {
 		Short: "Print a script's consolidated options as JSON",
 		Long: "Print the options a run of the script would use, as JSON on stdout (console output\n" +
 			"and warnings go to stderr). --execution-requirements adds maxVUs and totalDuration.",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return exitcode.Errorf(exitcode.InvalidConfig, "inspect needs exactly one script, got %d arguments", len(args))
-			}
-			return nil
-		},
+		Args: oneScript("inspect needs exactly one script"),
 		RunE: func(cmd *cobra.Command, args []string) error { return r.inspect(args[0], reqs) },
 	}
 	fs := cmd.Flags()

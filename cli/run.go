@@ -57,12 +57,7 @@ func newRunCmd(g *globals) *cobra.Command {
 		Long: "Run a load test script. Options come, from lowest to highest precedence, from the\n" +
 			"config file (-c or K6_CONFIG), the script's exported options, K6_* environment\n" +
 			"variables and the flags below.",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return exitcode.Errorf(exitcode.InvalidConfig, "run needs exactly one script (a .js or .ts file), got %d arguments", len(args))
-			}
-			return nil
-		},
+		Args: oneScript("run needs exactly one script (a .js or .ts file)"),
 		RunE: func(cmd *cobra.Command, args []string) error { return r.run(cmd, args[0]) },
 	}
 	fs := cmd.Flags()
@@ -170,6 +165,18 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 type tiers struct {
 	file, env *config.Options
 	fileOuts  []string
+}
+
+// oneScript is the Args check of a command that takes one script: any
+// other count is a usage mistake, told in one sentence that begins with
+// what and exits with code 104.
+func oneScript(what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return exitcode.Errorf(exitcode.InvalidConfig, "%s, got %d arguments", what, len(args))
+		}
+		return nil
+	}
 }
 
 // readTiers reads the config file and the K6_* environment tiers, the
