@@ -35,12 +35,16 @@ const (
 	StatusInterrupted
 )
 
-// Status is the run's state as GET /v1/status reports it.
+// Status is the run's state as GET /v1/status reports it: the
+// attributes of the status resource, in k6's order.
 type Status struct {
-	Status           int
-	Paused, Stopped  bool
-	Running, Tainted bool
-	VUs, VUsMax      int64
+	Status  int   `json:"status"`
+	Paused  bool  `json:"paused"`
+	VUs     int64 `json:"vus"`
+	VUsMax  int64 `json:"vus-max"`
+	Stopped bool  `json:"stopped"`
+	Running bool  `json:"running"`
+	Tainted bool  `json:"tainted"`
 }
 
 // Control is the running test as the API sees and steers it.
@@ -140,21 +144,8 @@ func writeError(w http.ResponseWriter, code int, title, detail string) {
 	writeJSON(w, code, map[string]any{"errors": []apiError{{strconv.Itoa(code), title, detail}}})
 }
 
-type statusAttributes struct {
-	Status  int   `json:"status"`
-	Paused  bool  `json:"paused"`
-	VUs     int64 `json:"vus"`
-	VUsMax  int64 `json:"vus-max"`
-	Stopped bool  `json:"stopped"`
-	Running bool  `json:"running"`
-	Tainted bool  `json:"tainted"`
-}
-
 func statusResource(s Status) resource {
-	return resource{Type: "status", ID: "default", Attributes: statusAttributes{
-		Status: s.Status, Paused: s.Paused, VUs: s.VUs, VUsMax: s.VUsMax,
-		Stopped: s.Stopped, Running: s.Running, Tainted: s.Tainted,
-	}}
+	return resource{Type: "status", ID: "default", Attributes: s}
 }
 
 func (h *handler) getStatus(w http.ResponseWriter, _ *http.Request) {
