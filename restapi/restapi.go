@@ -194,8 +194,9 @@ func (h *handler) patchStatus(w http.ResponseWriter, r *http.Request) {
 }
 
 // metricResource is one metric with the sample k6's API gives: a Trend's
-// min, max, avg, med, p(90) and p(95) (whatever summaryTrendStats says),
-// a Counter's count and rate, a Gauge's value, a Rate's rate.
+// min, max, avg, med, p(90) and p(95) (always these; k6 ignores
+// summaryTrendStats here), a Counter's count and rate, a Gauge's value, a
+// Rate's rate.
 func metricResource(m metrics.ObservedMetric, elapsed time.Duration) resource {
 	sample := map[string]float64{}
 	switch s := m.Sink.(type) {
