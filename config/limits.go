@@ -94,10 +94,10 @@ var vuOptions = []string{"vus", "startVUs", "preAllocatedVUs", "maxVUs"}
 // checkVUs refuses a scenario that may hold more VUs than lim or MaxVUs,
 // naming the option that asks for them.
 func checkVUs(name string, c executor.Config, raw json.RawMessage, lim VULimit) error {
-	limit := min(lim.Max, MaxVUs)
-	why := lim.Why
-	if lim.Max <= 0 || lim.Max > MaxVUs {
-		why = fmt.Sprintf("the %s VUs metronome allows on any machine", grouped(MaxVUs))
+	// A zero lim is a machine whose memory is unknown: only MaxVUs holds.
+	limit, why := int64(MaxVUs), fmt.Sprintf("the %s VUs metronome allows on any machine", grouped(MaxVUs))
+	if lim.Max > 0 && lim.Max < MaxVUs {
+		limit, why = lim.Max, lim.Why
 	}
 	if int64(c.MaxVUs()) <= limit {
 		return nil
