@@ -17,8 +17,9 @@ import (
 // machine: 3 s at 1,000,000/s took 3.2 s (2.8 million drops), 3 s at
 // 10,000,000/s took 21 s, and 1/ns would take minutes per second of
 // schedule. At this limit the drops of a run whose VUs all hang cost at
-// most about a fifth of the time they accrued over. A faster rate could only drop arrivals behind schedule, so it
-// is refused before the run starts.
+// most about a fifth of the time they accrued over. A faster rate could
+// only drop arrivals behind schedule, so it is refused before the run
+// starts.
 const MaxArrivalRate = 1_000_000
 
 // MaxVUs is the most VUs a scenario may hold on any machine: k6's cap on
