@@ -38,10 +38,8 @@ type runCmd struct {
 	includeSysEnv bool
 	features      []string
 	secretSources []string
-	// fileFeatures are the config file's "features".
-	fileFeatures []string
-	address      string
-	paused       bool
+	address       string
+	paused        bool
 }
 
 // defaultAddress is where the REST API listens unless --address or
@@ -125,7 +123,7 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	for _, w := range opts.Warnings {
 		fmt.Fprintf(g.stderr, "WARN[%s] %s\n", g.stamp(), w)
 	}
-	for _, name := range r.applyFeatures(cmd, script.Options(), processEnv, st.quiet).Names() {
+	for _, name := range r.applyFeatures(cmd, t.fileFeatures, script.Options(), processEnv, st.quiet).Names() {
 		// k6 tags every sample of the run with each feature flag that is
 		// on, e.g. k6_feature_native_histograms=true.
 		if opts.Tags == nil {
@@ -161,10 +159,11 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 }
 
 // tiers are the option tiers read before the script is: the config
-// file's, with the file's "out" list, and the environment's.
+// file's, with the file's "out" and "features" lists, and the
+// environment's.
 type tiers struct {
-	file, env *config.Options
-	fileOuts  []string
+	file, env              *config.Options
+	fileOuts, fileFeatures []string
 }
 
 // oneScript is the Args check of a command that takes one script: any
@@ -182,7 +181,7 @@ func oneScript(what string) cobra.PositionalArgs {
 // readTiers reads the config file and the K6_* environment tiers, the
 // first step of every command that loads a script.
 func (r *runCmd) readTiers() (tiers, error) {
-	file, outs, err := r.readConfigFile()
+	file, outs, feats, err := r.readConfigFile()
 	if err != nil {
 		return tiers{}, err
 	}
@@ -190,7 +189,7 @@ func (r *runCmd) readTiers() (tiers, error) {
 	if err != nil {
 		return tiers{}, err
 	}
-	return tiers{file: file, env: env, fileOuts: outs}, nil
+	return tiers{file: file, env: env, fileOuts: outs, fileFeatures: feats}, nil
 }
 
 // loadConsolidated loads the script at path with load, which runs its
@@ -218,14 +217,15 @@ func (r *runCmd) loadConsolidated(t tiers, path string, arch *loadedArchive, lo 
 
 // readConfigFile reads the config file tier from -c/--config or
 // K6_CONFIG; none is read when neither is given. Besides options, the file
-// may hold "out", a list of outputs.
-func (r *runCmd) readConfigFile() (*config.Options, []string, error) {
+// may hold "out", a list of outputs, and "features", a list of feature
+// flags; both are returned.
+func (r *runCmd) readConfigFile() (o *config.Options, outs, feats []string, err error) {
 	path := r.configPath
 	if path == "" {
 		path = r.g.env["K6_CONFIG"]
 	}
 	if path == "" {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	source := fmt.Sprintf("config file %q", path)
 	raw, err := os.ReadFile(path)
@@ -234,29 +234,28 @@ func (r *runCmd) readConfigFile() (*config.Options, []string, error) {
 		if os.IsNotExist(err) {
 			reason = "no such file"
 		}
-		return nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "%s: %s", source, reason)
+		return nil, nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "%s: %s", source, reason)
 	}
-	o, err := config.Parse(raw, source)
+	o, err = config.Parse(raw, source)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var extra struct {
 		Out      json.RawMessage `json:"out"`
 		Features json.RawMessage `json:"features"`
 	}
 	_ = json.Unmarshal(raw, &extra) // Parse has accepted raw as an object
-	var outs []string
 	if len(extra.Out) > 0 && string(extra.Out) != "null" {
 		if err := json.Unmarshal(extra.Out, &outs); err != nil {
-			return nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "out: expected an array of strings such as [\"json=results.json\"] (in %s)", source)
+			return nil, nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "out: expected an array of strings such as [\"json=results.json\"] (in %s)", source)
 		}
 	}
 	if len(extra.Features) > 0 && string(extra.Features) != "null" {
-		if err := json.Unmarshal(extra.Features, &r.fileFeatures); err != nil {
-			return nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "features: expected an array of strings such as [\"native-histograms\"] (in %s)", source)
+		if err := json.Unmarshal(extra.Features, &feats); err != nil {
+			return nil, nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "features: expected an array of strings such as [\"native-histograms\"] (in %s)", source)
 		}
 	}
-	return o, outs, nil
+	return o, outs, feats, nil
 }
 
 // applyFeatures resolves k6's feature flags, reports them as k6 does
@@ -264,14 +263,14 @@ func (r *runCmd) readConfigFile() (*config.Options, []string, error) {
 // enable: native-histograms makes the Prometheus remote-write output send
 // trends as native histograms, through the variable it reads. It returns
 // the resolved set, whose flags also become run tags.
-func (r *runCmd) applyFeatures(cmd *cobra.Command, scriptOptions json.RawMessage, outputEnv map[string]string, quiet bool) features.Set {
+func (r *runCmd) applyFeatures(cmd *cobra.Command, fileFeatures []string, scriptOptions json.RawMessage, outputEnv map[string]string, quiet bool) features.Set {
 	var inScript struct {
 		Features json.RawMessage `json:"features"`
 	}
 	_ = json.Unmarshal(scriptOptions, &inScript)
 	envVal, envSet := r.g.env["K6_FEATURES"]
 	set := features.Resolve(features.Sources{
-		ConfigFile: r.fileFeatures,
+		ConfigFile: fileFeatures,
 		Env:        envVal,
 		EnvSet:     envSet,
 		Flag:       r.features,
