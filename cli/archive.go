@@ -45,13 +45,8 @@ func newArchiveCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "archive [flags] script.js|script.ts",
 		Short: "Bundle a script, its imports, the files it opens and its options into a tar",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return exitcode.Errorf(exitcode.InvalidConfig, "archive needs exactly one script, got %d arguments", len(args))
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error { return r.archive(args[0], out) },
+		Args:  oneScript("archive needs exactly one script"),
+		RunE:  func(cmd *cobra.Command, args []string) error { return r.archive(args[0], out) },
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
@@ -64,11 +59,7 @@ func newArchiveCmd(g *globals) *cobra.Command {
 
 func (r *runCmd) archive(scriptPath, out string) error {
 	g := r.g
-	fileTier, _, err := r.readConfigFile()
-	if err != nil {
-		return err
-	}
-	envTier, err := config.FromEnv(g.env)
+	t, err := r.readTiers()
 	if err != nil {
 		return err
 	}
@@ -76,15 +67,9 @@ func (r *runCmd) archive(scriptPath, out string) error {
 	if err != nil {
 		return err
 	}
-	script, err := loadScript(scriptPath, loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose})
-	if err != nil {
-		return err
-	}
-	scriptTier, err := config.Parse(script.Options(), "script options")
-	if err != nil {
-		return err
-	}
-	opts, err := config.Consolidate(fileTier, scriptTier, envTier, r.tier)
+	// An archive is not itself archived: scriptPath loads as a script.
+	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose}
+	script, opts, err := r.loadConsolidated(t, scriptPath, nil, lo, loadScript)
 	if err != nil {
 		return err
 	}

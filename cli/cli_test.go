@@ -606,3 +606,28 @@ func TestRESTAPIAddress(t *testing.T) {
 		}
 	}
 }
+
+// The config file's "features" reach the run: an enabled flag becomes the
+// k6_feature_ run tag, and a flag from --features replaces the file's list.
+func TestConfigFileFeatures(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, []byte(`{"features":["native-histograms"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "true"},
+		{[]string{"--features", "freeze-env"}, ""},
+	} {
+		h := newHarness(t, "")
+		code, _, stderr := h.run(nil, append(append([]string{"run", "-c", path}, c.args...), "script.js")...)
+		if code != 0 || h.ran == nil {
+			t.Fatalf("%v: exit %d, %s", c.args, code, stderr)
+		}
+		if got := h.ran.Options.Tags["k6_feature_native_histograms"]; got != c.want {
+			t.Errorf("%v: tag k6_feature_native_histograms=%q, want %q", c.args, got, c.want)
+		}
+	}
+}

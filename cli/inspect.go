@@ -24,12 +24,7 @@ func newInspectCmd(g *globals) *cobra.Command {
 		Short: "Print a script's consolidated options as JSON",
 		Long: "Print the options a run of the script would use, as JSON on stdout (console output\n" +
 			"and warnings go to stderr). --execution-requirements adds maxVUs and totalDuration.",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return exitcode.Errorf(exitcode.InvalidConfig, "inspect needs exactly one script, got %d arguments", len(args))
-			}
-			return nil
-		},
+		Args: oneScript("inspect needs exactly one script"),
 		RunE: func(cmd *cobra.Command, args []string) error { return r.inspect(args[0], reqs) },
 	}
 	fs := cmd.Flags()
@@ -44,11 +39,7 @@ func newInspectCmd(g *globals) *cobra.Command {
 
 func (r *runCmd) inspect(path string, reqs bool) error {
 	g := r.g
-	fileTier, _, err := r.readConfigFile()
-	if err != nil {
-		return err
-	}
-	envTier, err := config.FromEnv(g.env)
+	t, err := r.readTiers()
 	if err != nil {
 		return err
 	}
@@ -61,18 +52,7 @@ func (r *runCmd) inspect(path string, reqs bool) error {
 	if err != nil {
 		return err
 	}
-	script, err := loadScript(path, lo)
-	if err != nil {
-		return err
-	}
-	scriptTier, err := config.Parse(script.Options(), "script options")
-	if err != nil {
-		return err
-	}
-	if arch != nil && arch.opts != nil {
-		scriptTier = arch.opts
-	}
-	opts, err := config.Consolidate(fileTier, scriptTier, envTier, r.tier)
+	script, opts, err := r.loadConsolidated(t, path, arch, lo, loadScript)
 	if err != nil {
 		return err
 	}

@@ -37,15 +37,12 @@ type globals struct {
 	// started is set once a command's RunE begins; an error before that
 	// is a usage mistake (unknown command or flag, wrong arguments).
 	started bool
-	// begin is when the process started, for the elapsed seconds that
-	// stamp log lines (k6's WARN[0012]).
-	begin time.Time
 }
 
 // stamp is the [NNNN] of a log line: whole seconds since the process
-// started, at least four digits, as k6 writes them.
+// started (processStart), at least four digits, as k6 writes them.
 func (g *globals) stamp() string {
-	return fmt.Sprintf("%04d", int(time.Since(g.begin)/time.Second))
+	return fmt.Sprintf("%04d", int(time.Since(processStart)/time.Second))
 }
 
 // commands are the constructors of metronome's subcommands.
@@ -69,7 +66,7 @@ func addCommand(f func(g *globals) *cobra.Command) { commands = append(commands,
 // NewRoot builds the metronome command with every registered subcommand,
 // writing to stdout and stderr and reading the process environment.
 func NewRoot(stdout, stderr io.Writer) *cobra.Command {
-	return newRoot(&globals{stdout: stdout, stderr: stderr, env: environ(), begin: processStart})
+	return newRoot(&globals{stdout: stdout, stderr: stderr, env: environ()})
 }
 
 func newRoot(g *globals) *cobra.Command {
@@ -159,7 +156,7 @@ func execute(args []string, stdout, stderr io.Writer, env map[string]string) (co
 			code = exitcode.GoPanic
 		}
 	}()
-	g := &globals{stdout: stdout, stderr: stderr, env: env, begin: processStart}
+	g := &globals{stdout: stdout, stderr: stderr, env: env}
 	root := newRoot(g)
 	root.SetArgs(args)
 	err := root.Execute()

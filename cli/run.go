@@ -38,10 +38,8 @@ type runCmd struct {
 	includeSysEnv bool
 	features      []string
 	secretSources []string
-	// fileFeatures are the config file's "features".
-	fileFeatures []string
-	address      string
-	paused       bool
+	address       string
+	paused        bool
 }
 
 // defaultAddress is where the REST API listens unless --address or
@@ -57,12 +55,7 @@ func newRunCmd(g *globals) *cobra.Command {
 		Long: "Run a load test script. Options come, from lowest to highest precedence, from the\n" +
 			"config file (-c or K6_CONFIG), the script's exported options, K6_* environment\n" +
 			"variables and the flags below.",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return exitcode.Errorf(exitcode.InvalidConfig, "run needs exactly one script (a .js or .ts file), got %d arguments", len(args))
-			}
-			return nil
-		},
+		Args: oneScript("run needs exactly one script (a .js or .ts file)"),
 		RunE: func(cmd *cobra.Command, args []string) error { return r.run(cmd, args[0]) },
 	}
 	fs := cmd.Flags()
@@ -97,15 +90,11 @@ type settings struct {
 
 func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	g := r.g
-	fileTier, fileOuts, err := r.readConfigFile()
+	t, err := r.readTiers()
 	if err != nil {
 		return err
 	}
-	envTier, err := config.FromEnv(g.env)
-	if err != nil {
-		return err
-	}
-	st, err := r.settings(cmd, fileOuts)
+	st, err := r.settings(cmd, t.fileOuts)
 	if err != nil {
 		return err
 	}
@@ -126,26 +115,15 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	if err != nil {
 		return err
 	}
-	script, err := loadInterruptibly(ctx, path, lo)
-	if err != nil {
-		return err
-	}
-	scriptTier, err := config.Parse(script.Options(), "script options")
-	if err != nil {
-		return err
-	}
-	if arch != nil && arch.opts != nil {
-		// The archive's consolidated options stand for the script's.
-		scriptTier = arch.opts
-	}
-	opts, err := config.Consolidate(fileTier, scriptTier, envTier, r.tier)
+	load := func(path string, lo loadOptions) (Script, error) { return loadInterruptibly(ctx, path, lo) }
+	script, opts, err := r.loadConsolidated(t, path, arch, lo, load)
 	if err != nil {
 		return err
 	}
 	for _, w := range opts.Warnings {
 		fmt.Fprintf(g.stderr, "WARN[%s] %s\n", g.stamp(), w)
 	}
-	for _, name := range r.applyFeatures(cmd, script.Options(), processEnv, st.quiet).Names() {
+	for _, name := range r.applyFeatures(cmd, t.fileFeatures, script.Options(), processEnv, st.quiet).Names() {
 		// k6 tags every sample of the run with each feature flag that is
 		// on, e.g. k6_feature_native_histograms=true.
 		if opts.Tags == nil {
@@ -180,16 +158,74 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	return err
 }
 
+// tiers are the option tiers read before the script is: the config
+// file's, with the file's "out" and "features" lists, and the
+// environment's.
+type tiers struct {
+	file, env              *config.Options
+	fileOuts, fileFeatures []string
+}
+
+// oneScript is the Args check of a command that takes one script: any
+// other count is a usage mistake, told in one sentence that begins with
+// what and exits with code 104.
+func oneScript(what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return exitcode.Errorf(exitcode.InvalidConfig, "%s, got %d arguments", what, len(args))
+		}
+		return nil
+	}
+}
+
+// readTiers reads the config file and the K6_* environment tiers, the
+// first step of every command that loads a script.
+func (r *runCmd) readTiers() (tiers, error) {
+	file, outs, feats, err := r.readConfigFile()
+	if err != nil {
+		return tiers{}, err
+	}
+	env, err := config.FromEnv(r.g.env)
+	if err != nil {
+		return tiers{}, err
+	}
+	return tiers{file: file, env: env, fileOuts: outs, fileFeatures: feats}, nil
+}
+
+// loadConsolidated loads the script at path with load, which runs its
+// init context, and consolidates the options a run of it uses: config
+// file, script (or, for a script from arch, the archive's consolidated
+// options, which stand for the script's), environment, flags.
+func (r *runCmd) loadConsolidated(t tiers, path string, arch *loadedArchive, lo loadOptions, load func(string, loadOptions) (Script, error)) (Script, *config.Options, error) {
+	script, err := load(path, lo)
+	if err != nil {
+		return nil, nil, err
+	}
+	scriptTier, err := config.Parse(script.Options(), "script options")
+	if err != nil {
+		return nil, nil, err
+	}
+	if arch != nil && arch.opts != nil {
+		scriptTier = arch.opts
+	}
+	opts, err := config.Consolidate(t.file, scriptTier, t.env, r.tier)
+	if err != nil {
+		return nil, nil, err
+	}
+	return script, opts, nil
+}
+
 // readConfigFile reads the config file tier from -c/--config or
 // K6_CONFIG; none is read when neither is given. Besides options, the file
-// may hold "out", a list of outputs.
-func (r *runCmd) readConfigFile() (*config.Options, []string, error) {
+// may hold "out", a list of outputs, and "features", a list of feature
+// flags; both are returned.
+func (r *runCmd) readConfigFile() (o *config.Options, outs, feats []string, err error) {
 	path := r.configPath
 	if path == "" {
 		path = r.g.env["K6_CONFIG"]
 	}
 	if path == "" {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	source := fmt.Sprintf("config file %q", path)
 	raw, err := os.ReadFile(path)
@@ -198,29 +234,28 @@ func (r *runCmd) readConfigFile() (*config.Options, []string, error) {
 		if os.IsNotExist(err) {
 			reason = "no such file"
 		}
-		return nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "%s: %s", source, reason)
+		return nil, nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "%s: %s", source, reason)
 	}
-	o, err := config.Parse(raw, source)
+	o, err = config.Parse(raw, source)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var extra struct {
 		Out      json.RawMessage `json:"out"`
 		Features json.RawMessage `json:"features"`
 	}
 	_ = json.Unmarshal(raw, &extra) // Parse has accepted raw as an object
-	var outs []string
 	if len(extra.Out) > 0 && string(extra.Out) != "null" {
 		if err := json.Unmarshal(extra.Out, &outs); err != nil {
-			return nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "out: expected an array of strings such as [\"json=results.json\"] (in %s)", source)
+			return nil, nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "out: expected an array of strings such as [\"json=results.json\"] (in %s)", source)
 		}
 	}
 	if len(extra.Features) > 0 && string(extra.Features) != "null" {
-		if err := json.Unmarshal(extra.Features, &r.fileFeatures); err != nil {
-			return nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "features: expected an array of strings such as [\"native-histograms\"] (in %s)", source)
+		if err := json.Unmarshal(extra.Features, &feats); err != nil {
+			return nil, nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "features: expected an array of strings such as [\"native-histograms\"] (in %s)", source)
 		}
 	}
-	return o, outs, nil
+	return o, outs, feats, nil
 }
 
 // applyFeatures resolves k6's feature flags, reports them as k6 does
@@ -228,14 +263,14 @@ func (r *runCmd) readConfigFile() (*config.Options, []string, error) {
 // enable: native-histograms makes the Prometheus remote-write output send
 // trends as native histograms, through the variable it reads. It returns
 // the resolved set, whose flags also become run tags.
-func (r *runCmd) applyFeatures(cmd *cobra.Command, scriptOptions json.RawMessage, outputEnv map[string]string, quiet bool) features.Set {
+func (r *runCmd) applyFeatures(cmd *cobra.Command, fileFeatures []string, scriptOptions json.RawMessage, outputEnv map[string]string, quiet bool) features.Set {
 	var inScript struct {
 		Features json.RawMessage `json:"features"`
 	}
 	_ = json.Unmarshal(scriptOptions, &inScript)
 	envVal, envSet := r.g.env["K6_FEATURES"]
 	set := features.Resolve(features.Sources{
-		ConfigFile: r.fileFeatures,
+		ConfigFile: fileFeatures,
 		Env:        envVal,
 		EnvSet:     envSet,
 		Flag:       r.features,

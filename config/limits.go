@@ -17,8 +17,9 @@ import (
 // machine: 3 s at 1,000,000/s took 3.2 s (2.8 million drops), 3 s at
 // 10,000,000/s took 21 s, and 1/ns would take minutes per second of
 // schedule. At this limit the drops of a run whose VUs all hang cost at
-// most about a fifth of the time they accrued over. A faster rate could only drop arrivals behind schedule, so it
-// is refused before the run starts.
+// most about a fifth of the time they accrued over. A faster rate could
+// only drop arrivals behind schedule, so it is refused before the run
+// starts.
 const MaxArrivalRate = 1_000_000
 
 // MaxVUs is the most VUs a scenario may hold on any machine: k6's cap on
@@ -94,10 +95,10 @@ var vuOptions = []string{"vus", "startVUs", "preAllocatedVUs", "maxVUs"}
 // checkVUs refuses a scenario that may hold more VUs than lim or MaxVUs,
 // naming the option that asks for them.
 func checkVUs(name string, c executor.Config, raw json.RawMessage, lim VULimit) error {
-	limit := min(lim.Max, MaxVUs)
-	why := lim.Why
-	if lim.Max <= 0 || lim.Max > MaxVUs {
-		why = fmt.Sprintf("the %s VUs metronome allows on any machine", grouped(MaxVUs))
+	// A zero lim is a machine whose memory is unknown: only MaxVUs holds.
+	limit, why := int64(MaxVUs), fmt.Sprintf("the %s VUs metronome allows on any machine", grouped(MaxVUs))
+	if lim.Max > 0 && lim.Max < MaxVUs {
+		limit, why = lim.Max, lim.Why
 	}
 	if int64(c.MaxVUs()) <= limit {
 		return nil

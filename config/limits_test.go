@@ -79,4 +79,12 @@ func TestCheckLimitsWithoutMemoryFigure(t *testing.T) {
 	if exitcode.Of(err) != exitcode.InvalidConfig || !strings.Contains(err.Error(), "100,000,000 VUs metronome allows") {
 		t.Errorf("got %v, want the fixed cap of 100,000,000", err)
 	}
+	// An unknown memory limit (the zero VULimit) leaves only that cap.
+	small := mustParse(t, `{"vus": 10, "duration": "1s"}`, "test")
+	if cfgs, err = Scenarios(small); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckLimits(small, cfgs, VULimit{}); err != nil {
+		t.Errorf("10 VUs with no memory limit known: %v, want no error", err)
+	}
 }

@@ -35,12 +35,16 @@ const (
 	StatusInterrupted
 )
 
-// Status is the run's state as GET /v1/status reports it.
+// Status is the run's state as GET /v1/status reports it: the
+// attributes of the status resource, in k6's order.
 type Status struct {
-	Status           int
-	Paused, Stopped  bool
-	Running, Tainted bool
-	VUs, VUsMax      int64
+	Status  int   `json:"status"`
+	Paused  bool  `json:"paused"`
+	VUs     int64 `json:"vus"`
+	VUsMax  int64 `json:"vus-max"`
+	Stopped bool  `json:"stopped"`
+	Running bool  `json:"running"`
+	Tainted bool  `json:"tainted"`
 }
 
 // Control is the running test as the API sees and steers it.
@@ -140,21 +144,8 @@ func writeError(w http.ResponseWriter, code int, title, detail string) {
 	writeJSON(w, code, map[string]any{"errors": []apiError{{strconv.Itoa(code), title, detail}}})
 }
 
-type statusAttributes struct {
-	Status  int   `json:"status"`
-	Paused  bool  `json:"paused"`
-	VUs     int64 `json:"vus"`
-	VUsMax  int64 `json:"vus-max"`
-	Stopped bool  `json:"stopped"`
-	Running bool  `json:"running"`
-	Tainted bool  `json:"tainted"`
-}
-
 func statusResource(s Status) resource {
-	return resource{Type: "status", ID: "default", Attributes: statusAttributes{
-		Status: s.Status, Paused: s.Paused, VUs: s.VUs, VUsMax: s.VUsMax,
-		Stopped: s.Stopped, Running: s.Running, Tainted: s.Tainted,
-	}}
+	return resource{Type: "status", ID: "default", Attributes: s}
 }
 
 func (h *handler) getStatus(w http.ResponseWriter, _ *http.Request) {
@@ -203,8 +194,9 @@ func (h *handler) patchStatus(w http.ResponseWriter, r *http.Request) {
 }
 
 // metricResource is one metric with the sample k6's API gives: a Trend's
-// min, max, avg, med, p(90) and p(95) (whatever summaryTrendStats says),
-// a Counter's count and rate, a Gauge's value, a Rate's rate.
+// min, max, avg, med, p(90) and p(95) (always these; k6 ignores
+// summaryTrendStats here), a Counter's count and rate, a Gauge's value, a
+// Rate's rate.
 func metricResource(m metrics.ObservedMetric, elapsed time.Duration) resource {
 	sample := map[string]float64{}
 	switch s := m.Sink.(type) {
