@@ -6,8 +6,6 @@
 package websockets
 
 import (
-	"errors"
-	"strconv"
 	"sync"
 	"time"
 
@@ -30,10 +28,6 @@ const (
 	closing
 	closed
 )
-
-// closeWait bounds how long a closing socket waits for the server's
-// answer to its close frame.
-const closeWait = 2 * time.Second
 
 // New instantiates the module for one VU.
 func New(vu modules.VU) (modules.Exports, error) {
@@ -76,8 +70,6 @@ type socket struct {
 	sess      *wsclient.Session
 	state     int
 	listeners map[string][]sobek.Callable
-	pings     map[string]time.Time
-	pingSeq   int
 	stop      chan struct{}
 
 	mu      sync.Mutex
@@ -119,7 +111,7 @@ func (mod *module) construct(call sobek.ConstructorCall) *sobek.Object {
 			panic(rt.NewGoError(err))
 		}
 	}
-	s := &socket{mod: mod, rt: rt, obj: call.This, listeners: map[string][]sobek.Callable{}, pings: map[string]time.Time{}, stop: make(chan struct{})}
+	s := &socket{mod: mod, rt: rt, obj: call.This, listeners: map[string][]sobek.Callable{}, stop: make(chan struct{})}
 	s.define(url)
 	s.sess = wsclient.Prepare(st, m, p)
 	s.arm()
@@ -197,10 +189,7 @@ func (s *socket) ping() {
 	if s.state != open {
 		return
 	}
-	s.pingSeq++
-	payload := strconv.Itoa(s.pingSeq)
-	s.pings[payload] = time.Now()
-	if err := s.sess.Conn.WriteControl(websocket.PingMessage, []byte(payload), time.Now().Add(closeWait)); err != nil {
+	if err := s.sess.Ping(); err != nil {
 		s.fail(err)
 		return
 	}
@@ -220,11 +209,9 @@ func (s *socket) close(call sobek.FunctionCall) sobek.Value {
 		return sobek.Undefined()
 	}
 	s.state = closing
-	c := s.sess.Conn
-	if err := c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(closeWait)); err == nil {
+	if err := s.sess.Close(code, reason); err == nil {
 		s.sess.Sent(time.Now())
 	}
-	_ = c.SetReadDeadline(time.Now().Add(closeWait))
 	return sobek.Undefined()
 }
 
@@ -319,10 +306,7 @@ func (s *socket) handle(ev event) (err error) {
 	case "ping":
 		s.dispatch("ping", map[string]any{"timestamp": ts})
 	case "pong":
-		if sent, ok := s.pings[string(ev.data)]; ok {
-			delete(s.pings, string(ev.data))
-			s.sess.PingRTT(ev.at, ev.at.Sub(sent))
-		}
+		s.sess.Pong(ev.data, ev.at)
 		s.dispatch("pong", map[string]any{"timestamp": ts})
 	case "closed":
 		wasClosing := s.state == closing
@@ -365,38 +349,7 @@ func (s *socket) dispatch(kind string, fields map[string]any) {
 
 // read pumps frames to the VU until the connection ends.
 func (s *socket) read() {
-	c := s.sess.Conn
-	c.SetPingHandler(func(data string) error {
-		s.post(event{kind: "ping", at: time.Now()})
-		err := c.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(closeWait))
-		if errors.Is(err, websocket.ErrCloseSent) {
-			return nil
-		}
-		return err
+	s.sess.Read(func(f wsclient.Frame) {
+		s.post(event{kind: f.Kind, data: f.Data, at: f.At, code: f.Code, text: f.Text, err: f.Err})
 	})
-	c.SetPongHandler(func(data string) error {
-		s.post(event{kind: "pong", data: []byte(data), at: time.Now()})
-		return nil
-	})
-	c.SetCloseHandler(func(code int, text string) error {
-		_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(closeWait))
-		return nil
-	})
-	for {
-		kind, data, err := c.ReadMessage()
-		if err != nil {
-			ev := event{kind: "closed", code: websocket.CloseAbnormalClosure, err: err, at: time.Now()}
-			var ce *websocket.CloseError
-			if errors.As(err, &ce) {
-				ev.code, ev.text, ev.err = ce.Code, ce.Text, nil
-			}
-			s.post(ev)
-			return
-		}
-		k := "message"
-		if kind == websocket.BinaryMessage {
-			k = "binary"
-		}
-		s.post(event{kind: k, data: data, at: time.Now()})
-	}
 }
