@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/grafana/sobek"
@@ -149,35 +148,28 @@ func (s *stream) read() {
 		s.deliver(true, func() error {
 			s.c.countBytes(s.st)
 			if errors.Is(err, io.EOF) {
+				// Only a stream that ended cleanly has a duration, so its
+				// status is always OK.
 				s.record(s.c.m.metric(s.st, &s.c.m.m.reqDuration, ReqDurationName, metrics.Trend, metrics.Time),
-					s.okTags(), at, metrics.Milliseconds(at.Sub(s.start)))
-			} else {
-				if errors.Is(s.ctx.Err(), context.DeadlineExceeded) {
-					// The stream's own timeout, reported as k6 reports it.
-					err = status.FromContextError(s.ctx.Err()).Err()
-				}
-				st, _ := status.FromError(err)
-				e := s.c.m.rt.NewObject()
-				_ = e.Set("code", st.Code())
-				_ = e.Set("details", []any{})
-				_ = e.Set("message", st.Message())
-				if err := s.emit("error", e); err != nil {
-					return err
-				}
+					withStatus(s.st, s.tags, codes.OK), at, metrics.Milliseconds(at.Sub(s.start)))
+				return s.emit("end", sobek.Undefined())
+			}
+			if errors.Is(s.ctx.Err(), context.DeadlineExceeded) {
+				// The stream's own timeout, reported as k6 reports it.
+				err = status.FromContextError(s.ctx.Err()).Err()
+			}
+			st, _ := status.FromError(err)
+			e := s.c.m.rt.NewObject()
+			_ = e.Set("code", st.Code())
+			_ = e.Set("details", []any{})
+			_ = e.Set("message", st.Message())
+			if err := s.emit("error", e); err != nil {
+				return err
 			}
 			return s.emit("end", sobek.Undefined())
 		})
 		return
 	}
-}
-
-// okTags are the stream's tags with status OK, as k6 tags the duration of
-// a stream that ended cleanly (a failed stream records no duration).
-func (s *stream) okTags() *metrics.TagSet {
-	if s.st.SystemTags != nil && !s.st.SystemTags["status"] {
-		return s.tags
-	}
-	return s.tags.With("status", strconv.Itoa(int(codes.OK)))
 }
 
 // deliver runs f on the VU's event loop; unless the event is the last it
