@@ -13,6 +13,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/js/modules/wsclient"
 )
 
@@ -173,7 +174,7 @@ func (s *socket) send(v sobek.Value) {
 	kind, b := websocket.TextMessage, []byte(nil)
 	if bb, ok := s.mod.blobBytes(v); ok {
 		kind, b = websocket.BinaryMessage, bb
-	} else if bb, ok := wsclient.Bytes(s.rt, v); ok {
+	} else if bb, ok := jsmod.Bytes(s.rt, v); ok {
 		kind, b = websocket.BinaryMessage, bb
 	} else {
 		b = []byte(v.String())

@@ -12,6 +12,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/js/modules/wsclient"
 )
 
@@ -152,7 +153,7 @@ func (s *socket) object() *sobek.Object {
 		s.write(websocket.TextMessage, []byte(v.String()))
 	})
 	_ = o.Set("sendBinary", func(v sobek.Value) {
-		b, ok := wsclient.Bytes(s.rt, v)
+		b, ok := jsmod.Bytes(s.rt, v)
 		if !ok {
 			panic(s.rt.NewTypeError("socket.sendBinary needs an ArrayBuffer"))
 		}

@@ -1,7 +1,7 @@
 // Package wsclient holds what k6/ws and k6/websockets share: the ws_*
 // metric definitions, the handshake with byte counting, the tags k6 puts on
 // WebSocket samples, the session's read loop, timed pings and closing
-// handshake, and the conversion of script values to messages.
+// handshake, and the conversion of script values to connection options.
 package wsclient
 
 import (
@@ -365,28 +365,4 @@ func Compression(v sobek.Value) (bool, error) {
 	default:
 		return false, fmt.Errorf("unsupported compression algorithm %q, only \"deflate\" is supported", s)
 	}
-}
-
-// Bytes returns the bytes of an ArrayBuffer, a typed array or a DataView,
-// and false for anything else.
-func Bytes(rt *sobek.Runtime, v sobek.Value) ([]byte, bool) {
-	switch x := v.Export().(type) {
-	case sobek.ArrayBuffer:
-		return x.Bytes(), true
-	case []byte:
-		return x, true
-	}
-	if o, ok := v.(*sobek.Object); ok {
-		if b := o.Get("buffer"); b != nil {
-			if ab, ok := b.Export().(sobek.ArrayBuffer); ok {
-				off := o.Get("byteOffset").ToInteger()
-				n := o.Get("byteLength").ToInteger()
-				all := ab.Bytes()
-				if off >= 0 && n >= 0 && off+n <= int64(len(all)) {
-					return all[off : off+n], true
-				}
-			}
-		}
-	}
-	return nil, false
 }
