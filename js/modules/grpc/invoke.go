@@ -214,21 +214,20 @@ func (c *client) response(k *call) sobek.Value {
 		_ = o.Set("error", sobek.Null())
 		return o
 	}
-	e := rt.NewObject()
-	_ = e.Set("code", int(s.Code()))
-	_ = e.Set("message", s.Message())
-	var details []any
+	msg := s.Message()
+	if s.Code() == codes.Unknown && msg == "" {
+		// Not a gRPC status: show the Go error itself.
+		msg = k.err.Error()
+	}
+	details := []any{}
 	for _, d := range s.Proto().GetDetails() {
 		details = append(details, map[string]any{"@type": d.GetTypeUrl()})
 	}
-	if details == nil {
-		details = []any{}
-	}
+	e := rt.NewObject()
+	_ = e.Set("code", int(s.Code()))
+	_ = e.Set("message", msg)
 	_ = e.Set("details", details)
 	_ = o.Set("error", e)
-	if s.Code() == codes.Unknown && k.err != nil && s.Message() == "" {
-		_ = e.Set("message", k.err.Error())
-	}
 	return o
 }
 
