@@ -91,9 +91,7 @@ func (mod *module) construct(call sobek.ConstructorCall) *sobek.Object {
 	mod.m = m
 	url := call.Argument(0).String()
 	p := wsclient.Params{URL: url, NameTag: true}
-	switch v := call.Argument(1); {
-	case sobek.IsUndefined(v) || sobek.IsNull(v):
-	default:
+	if v := call.Argument(1); !jsmod.Absent(v) {
 		if arr, ok := v.Export().([]any); ok {
 			for _, x := range arr {
 				if s, ok := x.(string); ok {
@@ -104,13 +102,8 @@ func (mod *module) construct(call sobek.ConstructorCall) *sobek.Object {
 			p.Subprotocols = []string{s}
 		}
 	}
-	if v := call.Argument(2); !sobek.IsUndefined(v) && !sobek.IsNull(v) {
-		o := v.ToObject(rt)
-		p.Header = wsclient.Headers(rt, o.Get("headers"))
-		p.Tags = wsclient.Tags(rt, o.Get("tags"))
-		if p.Compression, err = wsclient.Compression(o.Get("compression")); err != nil {
-			panic(rt.NewGoError(err))
-		}
+	if err := p.SetFrom(rt, call.Argument(2)); err != nil {
+		panic(rt.NewGoError(err))
 	}
 	s := &socket{mod: mod, rt: rt, obj: call.This, listeners: map[string][]sobek.Callable{}, stop: make(chan struct{})}
 	s.define(url)

@@ -56,13 +56,8 @@ func (mod *module) connect(call sobek.FunctionCall) sobek.Value {
 		panic(rt.NewTypeError("ws.connect needs a function as its last argument, the one that sets up the socket"))
 	}
 	p := wsclient.Params{URL: url}
-	if !sobek.IsUndefined(paramsV) && !sobek.IsNull(paramsV) {
-		o := paramsV.ToObject(rt)
-		p.Header = wsclient.Headers(rt, o.Get("headers"))
-		p.Tags = wsclient.Tags(rt, o.Get("tags"))
-		if p.Compression, err = wsclient.Compression(o.Get("compression")); err != nil {
-			panic(rt.NewGoError(err))
-		}
+	if err := p.SetFrom(rt, paramsV); err != nil {
+		panic(rt.NewGoError(err))
 	}
 	ctx := mod.vu.Context()
 	sess := wsclient.Prepare(st, m, p)

@@ -86,6 +86,20 @@ type Params struct {
 	NameTag bool
 }
 
+// SetFrom reads headers, tags and compression from the params object both
+// modules take; an absent object leaves p as it is.
+func (p *Params) SetFrom(rt *sobek.Runtime, v sobek.Value) error {
+	if sobek.IsUndefined(v) || sobek.IsNull(v) {
+		return nil
+	}
+	o := v.ToObject(rt)
+	p.Header = Headers(rt, o.Get("headers"))
+	p.Tags = Tags(rt, o.Get("tags"))
+	var err error
+	p.Compression, err = Compression(o.Get("compression"))
+	return err
+}
+
 // CloseWait bounds how long a closing session waits for the server's
 // answer, and how long a control frame may take to write.
 const CloseWait = 2 * time.Second
