@@ -54,52 +54,12 @@ func TestStallOpenModelGRPC(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit code %d, want 0\nstderr:\n%s", r.code, r.stderr)
 	}
-	arrivals := arrivalsFromJSON(t, readJSONOutput(t, jsonPath))
-	total := int(stallRate * stallDuration / time.Second)
-	if len(arrivals) != total {
-		t.Fatalf("%d corrected_latency samples, want one per intended arrival: %d", len(arrivals), total)
-	}
-	for i, a := range arrivals {
-		if a.outcome != "" {
-			t.Errorf("arrival %d has outcome %q; with %d VUs every arrival should start", i, a.outcome, stallVUs)
-		}
-	}
-	if dev := onSchedule(arrivals, time.Second/stallRate); dev > time.Millisecond {
-		t.Errorf("the intended times stray up to %v from a 5 ms grid", dev)
-	}
-	want := expectStalls(clockSrv, arrivals)
-	if want.stalls < 2 {
-		t.Fatalf("the run met %d stalls; the test needs 2", want.stalls)
-	}
-	slow, early := 0, 0
-	for _, a := range arrivals {
-		if a.latency > slowCut {
-			slow++
-		}
-		// Strict: no arrival is answered before the stall it met ended.
-		if ideal := idealLatency(clockSrv, a.intended); a.latency < ideal-stallJitter {
-			if early++; early <= 3 {
-				t.Errorf("arrival intended %v after the server start: corrected latency %v, but the stall held it %v",
-					a.intended.Sub(clockSrv.Started()), a.latency, ideal)
-			}
-		}
-	}
-	// The upper bounds are stall_test.go's with gRPC's longer release of
-	// the R·S = 100 held calls (grpcBurst instead of burstAllowance).
-	lo := want.slow - want.stalls*2*perStall(stallJitter)
-	hi := want.slow + want.stalls*(perStall(stallJitter)+perStall(stallJitter+grpcBurst)) + int(loadAllowance*float64(total))
-	t.Logf("%d of %d arrivals over 100 ms; the stall arithmetic says %d (%d stalls), accepted %d…%d", slow, total, want.slow, want.stalls, lo, hi)
-	if slow < lo || slow > hi {
-		t.Errorf("%d arrivals over 100 ms, want %d within [%d, %d]", slow, want.slow, lo, hi)
-	}
+	arrivals, total := scheduledArrivals(t, jsonPath, time.Millisecond)
+	// The bounds are stall_test.go's with gRPC's longer release of the
+	// R·S = 100 held calls (grpcBurst instead of burstAllowance).
+	want := checkStalledArrivals(t, "gRPC corrected_latency", clockSrv, arrivals, total, grpcBurst)
 	e := readExport(t, exp)
-	p99 := e.num(t, "corrected_latency", "p(99)")
-	j, b := float64(stallJitter/time.Millisecond), float64(grpcBurst/time.Millisecond)
-	plo, phi := want.p99-j-0.0005*want.p99, want.p99+j+b+0.0005*want.p99
-	t.Logf("corrected_latency p(99) = %.1f ms; the stall arithmetic says %.1f ms, accepted %.1f…%.1f", p99, want.p99, plo, phi)
-	if p99 < plo || p99 > phi {
-		t.Errorf("corrected_latency p(99) = %.1f ms, want %.1f within [%.1f, %.1f]", p99, want.p99, plo, phi)
-	}
+	checkP99(t, "gRPC corrected_latency", e.num(t, "corrected_latency", "p(99)"), want)
 	calls := g.Calls("Stall")
 	if calls != int64(total) {
 		t.Errorf("the server answered %d calls, want one per arrival: %d", calls, total)

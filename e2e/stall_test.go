@@ -144,6 +144,9 @@ type stallExpectation struct {
 	slow   int     // arrivals with an ideal latency over 100 ms
 	stalls int     // stalls that delayed at least one arrival
 	p99    float64 // ms, over the ideal latencies
+	// burst is how much later than the arithmetic the protocol may
+	// release the R·S held requests: burstAllowance for HTTP.
+	burst time.Duration
 }
 
 func expectStalls(srv *stallserver.Server, arrivals []arrival) stallExpectation {
@@ -166,13 +169,38 @@ func expectStalls(srv *stallserver.Server, arrivals []arrival) stallExpectation 
 	return e
 }
 
+// scheduledArrivals reads a stall run's corrected_latency points from the
+// JSON output at jsonPath and checks what every stall run promises: one
+// point per intended arrival, every arrival started (enough VUs, the
+// schedule still running), and intended times on the 5 ms grid within
+// tol. It returns the arrivals and their intended number.
+func scheduledArrivals(t *testing.T, jsonPath string, tol time.Duration) ([]arrival, int) {
+	t.Helper()
+	arrivals := arrivalsFromJSON(t, readJSONOutput(t, jsonPath))
+	total := int(stallRate * stallDuration / time.Second)
+	if len(arrivals) != total {
+		t.Fatalf("%d corrected_latency samples, want one per intended arrival: %d", len(arrivals), total)
+	}
+	for i, a := range arrivals {
+		if a.outcome != "" {
+			t.Errorf("arrival %d has outcome %q; every arrival should start while the schedule runs", i, a.outcome)
+		}
+	}
+	if dev := onSchedule(arrivals, time.Second/stallRate); dev > tol {
+		t.Errorf("the intended times stray up to %v from a 5 ms grid (tolerance %v)", dev, tol)
+	}
+	return arrivals, total
+}
+
 // checkStalledArrivals holds a run's arrivals to the stall arithmetic: the
 // run met at least two stalls, no arrival was answered before the stall it
 // met ended, and the count over slowCut is the arithmetic's within the
-// tolerances. It returns the expectation for further checks.
-func checkStalledArrivals(t *testing.T, what string, srv *stallserver.Server, arrivals []arrival, total int) stallExpectation {
+// tolerances, burst being the protocol's late release of the held
+// requests. It returns the expectation for further checks.
+func checkStalledArrivals(t *testing.T, what string, srv *stallserver.Server, arrivals []arrival, total int, burst time.Duration) stallExpectation {
 	t.Helper()
 	want := expectStalls(srv, arrivals)
+	want.burst = burst
 	began := arrivals[0].intended.Sub(srv.Started())
 	if want.stalls < 2 {
 		t.Fatalf("the run began %v after the server and met %d stalls; the test needs 2", began, want.stalls)
@@ -202,7 +230,7 @@ func perStall(d time.Duration) int { return int(stallRate * d / time.Second) }
 func checkSlowCount(t *testing.T, what string, got int, want stallExpectation, total int) {
 	t.Helper()
 	lo := want.slow - want.stalls*2*perStall(stallJitter)
-	hi := want.slow + want.stalls*(perStall(stallJitter)+perStall(stallJitter+burstAllowance)) + int(loadAllowance*float64(total))
+	hi := want.slow + want.stalls*(perStall(stallJitter)+perStall(stallJitter+want.burst)) + int(loadAllowance*float64(total))
 	t.Logf("%s: %d of %d arrivals over 100 ms; the stall arithmetic says %d (%d stalls), accepted %d…%d",
 		what, got, total, want.slow, want.stalls, lo, hi)
 	if got < lo || got > hi {
@@ -214,7 +242,7 @@ func checkSlowCount(t *testing.T, what string, got int, want stallExpectation, t
 // checkP99 compares a measured p99 with the arithmetic's.
 func checkP99(t *testing.T, what string, got float64, want stallExpectation) {
 	t.Helper()
-	j, b := float64(stallJitter/time.Millisecond), float64(burstAllowance/time.Millisecond)
+	j, b := float64(stallJitter/time.Millisecond), float64(want.burst/time.Millisecond)
 	lo, hi := want.p99-j-0.0005*want.p99, want.p99+j+b+0.0005*want.p99
 	t.Logf("%s p(99) = %.1f ms; the stall arithmetic says %.1f ms, accepted %.1f…%.1f", what, got, want.p99, lo, hi)
 	if got < lo || got > hi {
@@ -280,24 +308,12 @@ func runOpenModel(t *testing.T, vus int) (export, stallExpectation) {
 	if r.code != 0 {
 		t.Fatalf("exit code %d, want 0\nstderr:\n%s", r.code, r.stderr)
 	}
-	arrivals := arrivalsFromJSON(t, readJSONOutput(t, jsonPath))
-	total := int(stallRate * stallDuration / time.Second)
-	if len(arrivals) != total {
-		t.Fatalf("%d corrected_latency samples, want one per intended arrival: %d", len(arrivals), total)
-	}
-	for i, a := range arrivals {
-		if a.outcome != "" {
-			t.Errorf("arrival %d has outcome %q; intended-arrival-rate keeps every arrival while the schedule runs", i, a.outcome)
-		}
-	}
 	// The intended times are the schedule's, every 5 ms from the start;
 	// metronome stamps each sample with the iteration's end, so they
 	// come back to the microsecond.
-	if dev := onSchedule(arrivals, time.Second/stallRate); dev > time.Millisecond {
-		t.Errorf("the intended times stray up to %v from a 5 ms grid", dev)
-	}
+	arrivals, total := scheduledArrivals(t, jsonPath, time.Millisecond)
 	t.Logf("%d VUs", vus)
-	want := checkStalledArrivals(t, "corrected_latency points", srv, arrivals, total)
+	want := checkStalledArrivals(t, "corrected_latency points", srv, arrivals, total, burstAllowance)
 
 	e := readExport(t, exp)
 	if n := int(e.num(t, "slow_arrivals", "passes") + e.num(t, "slow_arrivals", "fails")); n != total {

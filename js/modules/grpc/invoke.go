@@ -182,11 +182,17 @@ func (c *client) emit(st *modules.State, k *call) {
 	if m == nil {
 		return
 	}
-	tags := k.tags
-	if st.SystemTags == nil || st.SystemTags["status"] {
-		tags = tags.With("status", strconv.Itoa(int(status.Code(k.err))))
+	st.Recorder.Record(metrics.Sample{Metric: m, Tags: withStatus(st, k.tags, status.Code(k.err)), Time: k.end,
+		Value: metrics.Milliseconds(k.end.Sub(k.start))})
+}
+
+// withStatus adds the status tag k6 puts on grpc_req_duration, unless the
+// system tags leave it out.
+func withStatus(st *modules.State, tags *metrics.TagSet, code codes.Code) *metrics.TagSet {
+	if st.SystemTags != nil && !st.SystemTags["status"] {
+		return tags
 	}
-	st.Recorder.Record(metrics.Sample{Metric: m, Tags: tags, Time: k.end, Value: metrics.Milliseconds(k.end.Sub(k.start))})
+	return tags.With("status", strconv.Itoa(int(code)))
 }
 
 // response builds invoke's result: {status, message, headers, trailers,
@@ -208,21 +214,20 @@ func (c *client) response(k *call) sobek.Value {
 		_ = o.Set("error", sobek.Null())
 		return o
 	}
-	e := rt.NewObject()
-	_ = e.Set("code", int(s.Code()))
-	_ = e.Set("message", s.Message())
-	var details []any
+	msg := s.Message()
+	if s.Code() == codes.Unknown && msg == "" {
+		// Not a gRPC status: show the Go error itself.
+		msg = k.err.Error()
+	}
+	details := []any{}
 	for _, d := range s.Proto().GetDetails() {
 		details = append(details, map[string]any{"@type": d.GetTypeUrl()})
 	}
-	if details == nil {
-		details = []any{}
-	}
+	e := rt.NewObject()
+	_ = e.Set("code", int(s.Code()))
+	_ = e.Set("message", msg)
 	_ = e.Set("details", details)
 	_ = o.Set("error", e)
-	if s.Code() == codes.Unknown && k.err != nil && s.Message() == "" {
-		_ = e.Set("message", k.err.Error())
-	}
 	return o
 }
 

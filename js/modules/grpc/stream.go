@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/grafana/sobek"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -71,7 +71,7 @@ func (m *module) newStream(call sobek.ConstructorCall) *sobek.Object {
 		jsmod.Throwf(rt, "opening the stream %s: %v", name, err)
 	}
 	s.cs = cs
-	s.record(m.metric(st, &m.m.streams, StreamsName, metrics.Counter, metrics.Default), s.tags, s.start)
+	s.record(m.metric(st, &m.m.streams, StreamsName, metrics.Counter, metrics.Default), s.tags, s.start, 1)
 	s.next <- m.vu.RegisterCallback()
 	go s.read()
 
@@ -82,10 +82,10 @@ func (m *module) newStream(call sobek.ConstructorCall) *sobek.Object {
 	return nil
 }
 
-// record adds 1 to a counter with tags, when the iteration still runs.
-func (s *stream) record(m *metrics.Metric, tags *metrics.TagSet, at time.Time) {
+// record adds a sample of m with tags, when the iteration still runs.
+func (s *stream) record(m *metrics.Metric, tags *metrics.TagSet, at time.Time, v float64) {
 	if m != nil && s.st.Recorder != nil && s.c.m.vu.State() == s.st {
-		s.st.Recorder.Record(metrics.Sample{Metric: m, Tags: tags, Time: at, Value: 1})
+		s.st.Recorder.Record(metrics.Sample{Metric: m, Tags: tags, Time: at, Value: v})
 	}
 }
 
@@ -113,7 +113,7 @@ func (s *stream) jsWrite(call sobek.FunctionCall) sobek.Value {
 		// The reader reports the stream's failure as an 'error' event.
 		return sobek.Undefined()
 	}
-	s.record(s.c.m.metric(s.st, &s.c.m.m.msgsSent, StreamsMsgsSentName, metrics.Counter, metrics.Default), s.tags, time.Now())
+	s.record(s.c.m.metric(s.st, &s.c.m.m.msgsSent, StreamsMsgsSentName, metrics.Counter, metrics.Default), s.tags, time.Now(), 1)
 	return sobek.Undefined()
 }
 
@@ -136,7 +136,7 @@ func (s *stream) read() {
 				// k6 tags received messages without a status: the
 				// stream's status is known only at its end.
 				s.record(s.c.m.metric(s.st, &s.c.m.m.msgsReceived, StreamsMsgsReceivedName, metrics.Counter, metrics.Default),
-					s.tags, at)
+					s.tags, at, 1)
 				b, err := s.c.marshalOpts().Marshal(msg)
 				if err != nil {
 					return err
@@ -148,37 +148,28 @@ func (s *stream) read() {
 		s.deliver(true, func() error {
 			s.c.countBytes(s.st)
 			if errors.Is(err, io.EOF) {
-				if m := s.c.m.metric(s.st, &s.c.m.m.reqDuration, ReqDurationName, metrics.Trend, metrics.Time); m != nil &&
-					s.st.Recorder != nil && s.c.m.vu.State() == s.st {
-					s.st.Recorder.Record(metrics.Sample{Metric: m, Tags: s.statusTags(nil), Time: at, Value: metrics.Milliseconds(at.Sub(s.start))})
-				}
-			} else {
-				if errors.Is(s.ctx.Err(), context.DeadlineExceeded) {
-					// The stream's own timeout, reported as k6 reports it.
-					err = status.FromContextError(s.ctx.Err()).Err()
-				}
-				st, _ := status.FromError(err)
-				e := s.c.m.rt.NewObject()
-				_ = e.Set("code", st.Code())
-				_ = e.Set("details", []any{})
-				_ = e.Set("message", st.Message())
-				if err := s.emit("error", e); err != nil {
-					return err
-				}
+				// Only a stream that ended cleanly has a duration, so its
+				// status is always OK.
+				s.record(s.c.m.metric(s.st, &s.c.m.m.reqDuration, ReqDurationName, metrics.Trend, metrics.Time),
+					withStatus(s.st, s.tags, codes.OK), at, metrics.Milliseconds(at.Sub(s.start)))
+				return s.emit("end", sobek.Undefined())
+			}
+			if errors.Is(s.ctx.Err(), context.DeadlineExceeded) {
+				// The stream's own timeout, reported as k6 reports it.
+				err = status.FromContextError(s.ctx.Err()).Err()
+			}
+			st, _ := status.FromError(err)
+			e := s.c.m.rt.NewObject()
+			_ = e.Set("code", st.Code())
+			_ = e.Set("details", []any{})
+			_ = e.Set("message", st.Message())
+			if err := s.emit("error", e); err != nil {
+				return err
 			}
 			return s.emit("end", sobek.Undefined())
 		})
 		return
 	}
-}
-
-// statusTags are the stream's tags with status set as k6 sets it on the
-// stream's duration.
-func (s *stream) statusTags(err error) *metrics.TagSet {
-	if s.st.SystemTags != nil && !s.st.SystemTags["status"] {
-		return s.tags
-	}
-	return s.tags.With("status", strconv.Itoa(int(status.Code(err))))
 }
 
 // deliver runs f on the VU's event loop; unless the event is the last it

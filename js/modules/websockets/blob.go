@@ -5,7 +5,7 @@ import (
 
 	"github.com/grafana/sobek"
 
-	"github.com/metronome-load/metronome/js/modules/wsclient"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
 // blobData is what a Blob object holds.
@@ -28,7 +28,7 @@ func (mod *module) newBlob(call sobek.ConstructorCall) *sobek.Object {
 			part := o.Get(strconv.FormatInt(i, 10))
 			if bb, ok := mod.blobBytes(part); ok {
 				b = append(b, bb...)
-			} else if bb, ok := wsclient.Bytes(rt, part); ok {
+			} else if bb, ok := jsmod.Bytes(rt, part); ok {
 				b = append(b, bb...)
 			} else {
 				b = append(b, part.String()...)

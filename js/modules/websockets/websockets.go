@@ -6,8 +6,6 @@
 package websockets
 
 import (
-	"errors"
-	"strconv"
 	"sync"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/js/modules/wsclient"
 )
 
@@ -30,10 +29,6 @@ const (
 	closing
 	closed
 )
-
-// closeWait bounds how long a closing socket waits for the server's
-// answer to its close frame.
-const closeWait = 2 * time.Second
 
 // New instantiates the module for one VU.
 func New(vu modules.VU) (modules.Exports, error) {
@@ -76,8 +71,6 @@ type socket struct {
 	sess      *wsclient.Session
 	state     int
 	listeners map[string][]sobek.Callable
-	pings     map[string]time.Time
-	pingSeq   int
 	stop      chan struct{}
 
 	mu      sync.Mutex
@@ -98,9 +91,7 @@ func (mod *module) construct(call sobek.ConstructorCall) *sobek.Object {
 	mod.m = m
 	url := call.Argument(0).String()
 	p := wsclient.Params{URL: url, NameTag: true}
-	switch v := call.Argument(1); {
-	case sobek.IsUndefined(v) || sobek.IsNull(v):
-	default:
+	if v := call.Argument(1); !jsmod.Absent(v) {
 		if arr, ok := v.Export().([]any); ok {
 			for _, x := range arr {
 				if s, ok := x.(string); ok {
@@ -111,15 +102,10 @@ func (mod *module) construct(call sobek.ConstructorCall) *sobek.Object {
 			p.Subprotocols = []string{s}
 		}
 	}
-	if v := call.Argument(2); !sobek.IsUndefined(v) && !sobek.IsNull(v) {
-		o := v.ToObject(rt)
-		p.Header = wsclient.Headers(rt, o.Get("headers"))
-		p.Tags = wsclient.Tags(rt, o.Get("tags"))
-		if p.Compression, err = wsclient.Compression(o.Get("compression")); err != nil {
-			panic(rt.NewGoError(err))
-		}
+	if err := p.SetFrom(rt, call.Argument(2)); err != nil {
+		panic(rt.NewGoError(err))
 	}
-	s := &socket{mod: mod, rt: rt, obj: call.This, listeners: map[string][]sobek.Callable{}, pings: map[string]time.Time{}, stop: make(chan struct{})}
+	s := &socket{mod: mod, rt: rt, obj: call.This, listeners: map[string][]sobek.Callable{}, stop: make(chan struct{})}
 	s.define(url)
 	s.sess = wsclient.Prepare(st, m, p)
 	s.arm()
@@ -181,7 +167,7 @@ func (s *socket) send(v sobek.Value) {
 	kind, b := websocket.TextMessage, []byte(nil)
 	if bb, ok := s.mod.blobBytes(v); ok {
 		kind, b = websocket.BinaryMessage, bb
-	} else if bb, ok := wsclient.Bytes(s.rt, v); ok {
+	} else if bb, ok := jsmod.Bytes(s.rt, v); ok {
 		kind, b = websocket.BinaryMessage, bb
 	} else {
 		b = []byte(v.String())
@@ -197,10 +183,7 @@ func (s *socket) ping() {
 	if s.state != open {
 		return
 	}
-	s.pingSeq++
-	payload := strconv.Itoa(s.pingSeq)
-	s.pings[payload] = time.Now()
-	if err := s.sess.Conn.WriteControl(websocket.PingMessage, []byte(payload), time.Now().Add(closeWait)); err != nil {
+	if err := s.sess.Ping(); err != nil {
 		s.fail(err)
 		return
 	}
@@ -220,11 +203,9 @@ func (s *socket) close(call sobek.FunctionCall) sobek.Value {
 		return sobek.Undefined()
 	}
 	s.state = closing
-	c := s.sess.Conn
-	if err := c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(closeWait)); err == nil {
+	if err := s.sess.Close(code, reason); err == nil {
 		s.sess.Sent(time.Now())
 	}
-	_ = c.SetReadDeadline(time.Now().Add(closeWait))
 	return sobek.Undefined()
 }
 
@@ -319,10 +300,7 @@ func (s *socket) handle(ev event) (err error) {
 	case "ping":
 		s.dispatch("ping", map[string]any{"timestamp": ts})
 	case "pong":
-		if sent, ok := s.pings[string(ev.data)]; ok {
-			delete(s.pings, string(ev.data))
-			s.sess.PingRTT(ev.at, ev.at.Sub(sent))
-		}
+		s.sess.Pong(ev.data, ev.at)
 		s.dispatch("pong", map[string]any{"timestamp": ts})
 	case "closed":
 		wasClosing := s.state == closing
@@ -365,38 +343,7 @@ func (s *socket) dispatch(kind string, fields map[string]any) {
 
 // read pumps frames to the VU until the connection ends.
 func (s *socket) read() {
-	c := s.sess.Conn
-	c.SetPingHandler(func(data string) error {
-		s.post(event{kind: "ping", at: time.Now()})
-		err := c.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(closeWait))
-		if errors.Is(err, websocket.ErrCloseSent) {
-			return nil
-		}
-		return err
+	s.sess.Read(func(f wsclient.Frame) {
+		s.post(event{kind: f.Kind, data: f.Data, at: f.At, code: f.Code, text: f.Text, err: f.Err})
 	})
-	c.SetPongHandler(func(data string) error {
-		s.post(event{kind: "pong", data: []byte(data), at: time.Now()})
-		return nil
-	})
-	c.SetCloseHandler(func(code int, text string) error {
-		_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(closeWait))
-		return nil
-	})
-	for {
-		kind, data, err := c.ReadMessage()
-		if err != nil {
-			ev := event{kind: "closed", code: websocket.CloseAbnormalClosure, err: err, at: time.Now()}
-			var ce *websocket.CloseError
-			if errors.As(err, &ce) {
-				ev.code, ev.text, ev.err = ce.Code, ce.Text, nil
-			}
-			s.post(ev)
-			return
-		}
-		k := "message"
-		if kind == websocket.BinaryMessage {
-			k = "binary"
-		}
-		s.post(event{kind: k, data: data, at: time.Now()})
-	}
 }

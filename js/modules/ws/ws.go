@@ -5,15 +5,14 @@
 package ws
 
 import (
-	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/js/modules/wsclient"
 )
 
@@ -36,10 +35,6 @@ type module struct {
 	m  *wsclient.Metrics
 }
 
-// closeWait bounds how long a session waits for the server's answer to
-// its close frame before it drops the connection.
-const closeWait = 2 * time.Second
-
 func (mod *module) connect(call sobek.FunctionCall) sobek.Value {
 	rt := mod.vu.Runtime()
 	st := mod.vu.State()
@@ -61,13 +56,8 @@ func (mod *module) connect(call sobek.FunctionCall) sobek.Value {
 		panic(rt.NewTypeError("ws.connect needs a function as its last argument, the one that sets up the socket"))
 	}
 	p := wsclient.Params{URL: url}
-	if !sobek.IsUndefined(paramsV) && !sobek.IsNull(paramsV) {
-		o := paramsV.ToObject(rt)
-		p.Header = wsclient.Headers(rt, o.Get("headers"))
-		p.Tags = wsclient.Tags(rt, o.Get("tags"))
-		if p.Compression, err = wsclient.Compression(o.Get("compression")); err != nil {
-			panic(rt.NewGoError(err))
-		}
+	if err := p.SetFrom(rt, paramsV); err != nil {
+		panic(rt.NewGoError(err))
 	}
 	ctx := mod.vu.Context()
 	sess := wsclient.Prepare(st, m, p)
@@ -79,7 +69,7 @@ func (mod *module) connect(call sobek.FunctionCall) sobek.Value {
 		panic(rt.NewGoError(err))
 	}
 	sess.Opened()
-	s := &socket{rt: rt, sess: sess, events: make(chan event, 64), handlers: map[string][]sobek.Callable{}, pings: map[string]time.Time{}, quit: make(chan struct{})}
+	s := &socket{rt: rt, sess: sess, events: make(chan event, 64), handlers: map[string][]sobek.Callable{}, quit: make(chan struct{})}
 	res := response(rt, url, resp)
 	if _, err := setup(sobek.Undefined(), s.object()); err != nil {
 		s.finish()
@@ -131,8 +121,6 @@ type socket struct {
 	events   chan event
 	handlers map[string][]sobek.Callable
 	timers   []*sockTimer
-	pings    map[string]time.Time
-	pingSeq  int
 	closing  bool
 	done     bool
 	readDone chan struct{}
@@ -160,7 +148,7 @@ func (s *socket) object() *sobek.Object {
 		s.write(websocket.TextMessage, []byte(v.String()))
 	})
 	_ = o.Set("sendBinary", func(v sobek.Value) {
-		b, ok := wsclient.Bytes(s.rt, v)
+		b, ok := jsmod.Bytes(s.rt, v)
 		if !ok {
 			panic(s.rt.NewTypeError("socket.sendBinary needs an ArrayBuffer"))
 		}
@@ -170,10 +158,7 @@ func (s *socket) object() *sobek.Object {
 		if s.done || s.closing {
 			return
 		}
-		s.pingSeq++
-		payload := strconv.Itoa(s.pingSeq)
-		s.pings[payload] = time.Now()
-		if err := s.sess.Conn.WriteControl(websocket.PingMessage, []byte(payload), time.Now().Add(closeWait)); err != nil {
+		if err := s.sess.Ping(); err != nil {
 			s.emitError(err)
 		}
 	})
@@ -216,15 +201,13 @@ func (s *socket) timer(fn sobek.Value, ms float64, repeat bool) {
 }
 
 // close starts the closing handshake; the session ends when the server
-// answers or closeWait passed.
+// answers or wsclient.CloseWait passed.
 func (s *socket) close(code int) {
 	if s.done || s.closing {
 		return
 	}
 	s.closing = true
-	c := s.sess.Conn
-	_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(closeWait))
-	_ = c.SetReadDeadline(time.Now().Add(closeWait))
+	_ = s.sess.Close(code, "")
 }
 
 func (s *socket) emitError(err error) {
@@ -248,41 +231,9 @@ func (s *socket) call(ev string, args ...sobek.Value) {
 
 // read pumps frames into the loop until the connection fails or closes.
 func (s *socket) read() {
-	c := s.sess.Conn
-	c.SetPingHandler(func(data string) error {
-		s.post(event{kind: "ping", at: time.Now()})
-		err := c.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(closeWait))
-		if errors.Is(err, websocket.ErrCloseSent) {
-			return nil
-		}
-		return err
+	s.sess.Read(func(f wsclient.Frame) {
+		s.post(event{kind: f.Kind, data: f.Data, at: f.At, code: f.Code, err: f.Err})
 	})
-	c.SetPongHandler(func(data string) error {
-		s.post(event{kind: "pong", data: []byte(data), at: time.Now()})
-		return nil
-	})
-	c.SetCloseHandler(func(code int, text string) error {
-		// Answer the server's close unless we started the closing.
-		_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(closeWait))
-		return nil
-	})
-	for {
-		kind, data, err := c.ReadMessage()
-		if err != nil {
-			code := websocket.CloseAbnormalClosure
-			var ce *websocket.CloseError
-			if errors.As(err, &ce) {
-				code, err = ce.Code, nil
-			}
-			s.post(event{kind: "closed", code: code, err: err, at: time.Now()})
-			return
-		}
-		k := "message"
-		if kind == websocket.BinaryMessage {
-			k = "binary"
-		}
-		s.post(event{kind: k, data: data, at: time.Now()})
-	}
 }
 
 // run dispatches events until the session ended or the iteration was
@@ -330,10 +281,7 @@ func (s *socket) dispatch(ev event) bool {
 	case "ping":
 		s.call("ping")
 	case "pong":
-		if sent, ok := s.pings[string(ev.data)]; ok {
-			delete(s.pings, string(ev.data))
-			s.sess.PingRTT(ev.at, ev.at.Sub(sent))
-		}
+		s.sess.Pong(ev.data, ev.at)
 		s.call("pong")
 	case "timer":
 		t := ev.t

@@ -1,6 +1,7 @@
 // Package wsclient holds what k6/ws and k6/websockets share: the ws_*
 // metric definitions, the handshake with byte counting, the tags k6 puts on
-// WebSocket samples and the conversion of script values to messages.
+// WebSocket samples, the session's read loop, timed pings and closing
+// handshake, and the conversion of script values to connection options.
 package wsclient
 
 import (
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -84,6 +86,24 @@ type Params struct {
 	NameTag bool
 }
 
+// SetFrom reads headers, tags and compression from the params object both
+// modules take; an absent object leaves p as it is.
+func (p *Params) SetFrom(rt *sobek.Runtime, v sobek.Value) error {
+	if sobek.IsUndefined(v) || sobek.IsNull(v) {
+		return nil
+	}
+	o := v.ToObject(rt)
+	p.Header = Headers(rt, o.Get("headers"))
+	p.Tags = Tags(rt, o.Get("tags"))
+	var err error
+	p.Compression, err = Compression(o.Get("compression"))
+	return err
+}
+
+// CloseWait bounds how long a closing session waits for the server's
+// answer, and how long a control frame may take to write.
+const CloseWait = 2 * time.Second
+
 // Session is one connection with its accounting. Prepare and the
 // recording methods run on the VU goroutine; Dial may run on any.
 type Session struct {
@@ -100,6 +120,8 @@ type Session struct {
 	header     http.Header
 	began      time.Time
 	sent, recv atomic.Int64
+	pings      map[string]time.Time
+	pingSeq    int
 }
 
 // Prepare captures, on the VU goroutine, what a later Dial needs from the
@@ -192,10 +214,90 @@ func (s *Session) Sent(at time.Time) { s.count(s.m.MsgsSent, at) }
 // Received records one message received.
 func (s *Session) Received(at time.Time) { s.count(s.m.MsgsReceived, at) }
 
-// PingRTT records the time between a ping and its pong.
-func (s *Session) PingRTT(at time.Time, d time.Duration) {
+// Ping sends a ping with a payload of its own numbering, remembered so
+// that Pong can time the answer. It runs on the VU goroutine.
+func (s *Session) Ping() error {
+	if s.pings == nil {
+		s.pings = map[string]time.Time{}
+	}
+	s.pingSeq++
+	payload := strconv.Itoa(s.pingSeq)
+	s.pings[payload] = time.Now()
+	return s.Conn.WriteControl(websocket.PingMessage, []byte(payload), time.Now().Add(CloseWait))
+}
+
+// Pong records ws_ping for a pong received at that answers one of Ping's
+// pings; other pongs are not timed. It runs on the VU goroutine.
+func (s *Session) Pong(data []byte, at time.Time) {
+	sent, ok := s.pings[string(data)]
+	if !ok {
+		return
+	}
+	delete(s.pings, string(data))
 	if s.m != nil && s.st.Recorder != nil {
-		s.st.Recorder.Record(metrics.Sample{Metric: s.m.Ping, Tags: s.Tags, Time: at, Value: metrics.Milliseconds(d)})
+		s.st.Recorder.Record(metrics.Sample{Metric: s.m.Ping, Tags: s.Tags, Time: at, Value: metrics.Milliseconds(at.Sub(sent))})
+	}
+}
+
+// Close starts the closing handshake: it sends a close frame and gives
+// the server CloseWait to answer before reads fail. It returns the
+// write's error.
+func (s *Session) Close(code int, reason string) error {
+	err := s.Conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(CloseWait))
+	_ = s.Conn.SetReadDeadline(time.Now().Add(CloseWait))
+	return err
+}
+
+// Frame is one thing Read saw on the connection.
+type Frame struct {
+	Kind string // message, binary, ping, pong or closed
+	Data []byte
+	At   time.Time
+	// Code and Text are the close frame's, for closed; Code is 1006 and
+	// Err the failure when the connection broke without one.
+	Code int
+	Text string
+	Err  error
+}
+
+// Read hands every frame of the connection to post until it ends, the
+// last being closed. It answers the server's pings and close frames.
+func (s *Session) Read(post func(Frame)) {
+	c := s.Conn
+	c.SetPingHandler(func(data string) error {
+		post(Frame{Kind: "ping", At: time.Now()})
+		err := c.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(CloseWait))
+		if errors.Is(err, websocket.ErrCloseSent) {
+			return nil
+		}
+		return err
+	})
+	c.SetPongHandler(func(data string) error {
+		post(Frame{Kind: "pong", Data: []byte(data), At: time.Now()})
+		return nil
+	})
+	c.SetCloseHandler(func(code int, text string) error {
+		// Answer the server's close; if we started the closing, this
+		// write fails harmlessly.
+		_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(CloseWait))
+		return nil
+	})
+	for {
+		kind, data, err := c.ReadMessage()
+		if err != nil {
+			f := Frame{Kind: "closed", Code: websocket.CloseAbnormalClosure, Err: err, At: time.Now()}
+			var ce *websocket.CloseError
+			if errors.As(err, &ce) {
+				f.Code, f.Text, f.Err = ce.Code, ce.Text, nil
+			}
+			post(f)
+			return
+		}
+		k := "message"
+		if kind == websocket.BinaryMessage {
+			k = "binary"
+		}
+		post(Frame{Kind: k, Data: data, At: time.Now()})
 	}
 }
 
@@ -277,28 +379,4 @@ func Compression(v sobek.Value) (bool, error) {
 	default:
 		return false, fmt.Errorf("unsupported compression algorithm %q, only \"deflate\" is supported", s)
 	}
-}
-
-// Bytes returns the bytes of an ArrayBuffer, a typed array or a DataView,
-// and false for anything else.
-func Bytes(rt *sobek.Runtime, v sobek.Value) ([]byte, bool) {
-	switch x := v.Export().(type) {
-	case sobek.ArrayBuffer:
-		return x.Bytes(), true
-	case []byte:
-		return x, true
-	}
-	if o, ok := v.(*sobek.Object); ok {
-		if b := o.Get("buffer"); b != nil {
-			if ab, ok := b.Export().(sobek.ArrayBuffer); ok {
-				off := o.Get("byteOffset").ToInteger()
-				n := o.Get("byteLength").ToInteger()
-				all := ab.Bytes()
-				if off >= 0 && n >= 0 && off+n <= int64(len(all)) {
-					return all[off : off+n], true
-				}
-			}
-		}
-	}
-	return nil, false
 }
