@@ -145,6 +145,10 @@ func (s *stream) read() {
 			})
 			continue
 		}
+		// Decided here, not on the event loop: by then the deferred cancel
+		// has run, and a server that saw the propagated deadline first may
+		// have reset the stream (CANCEL) a moment before ours expired.
+		timedOut := s.timedOut(err, at)
 		s.deliver(true, func() error {
 			s.c.countBytes(s.st)
 			if errors.Is(err, io.EOF) {
@@ -154,9 +158,9 @@ func (s *stream) read() {
 					withStatus(s.st, s.tags, codes.OK), at, metrics.Milliseconds(at.Sub(s.start)))
 				return s.emit("end", sobek.Undefined())
 			}
-			if errors.Is(s.ctx.Err(), context.DeadlineExceeded) {
+			if timedOut {
 				// The stream's own timeout, reported as k6 reports it.
-				err = status.FromContextError(s.ctx.Err()).Err()
+				err = status.FromContextError(context.DeadlineExceeded).Err()
 			}
 			st, _ := status.FromError(err)
 			e := s.c.m.rt.NewObject()
@@ -192,4 +196,18 @@ func (s *stream) emit(ev string, v sobek.Value) error {
 		}
 	}
 	return nil
+}
+
+// timedOut reports whether err, received at at, ends the stream because
+// its own timeout passed: the context says so, or the error came within
+// 100 ms of the deadline as a reset (gRPC reports the server's CANCEL as
+// DeadlineExceeded or Canceled, with the reset as its message) before our
+// context's timer fired.
+func (s *stream) timedOut(err error, at time.Time) bool {
+	if errors.Is(s.ctx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	dl, ok := s.ctx.Deadline()
+	c := status.Code(err)
+	return ok && (c == codes.DeadlineExceeded || c == codes.Canceled) && dl.Sub(at) < 100*time.Millisecond
 }
