@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,6 +21,25 @@ func patchStatus(t *testing.T, addr, attrs string) {
 		return
 	}
 	resp.Body.Close()
+}
+
+// getUntil polls url for up to 5 s until it answers want, and returns the
+// last body: samples reach the metrics engine asynchronously.
+func getUntil(t *testing.T, url, want string) string {
+	t.Helper()
+	var got string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got = strings.TrimSpace(string(b)); got == want {
+			break
+		}
+	}
+	return got
 }
 
 // With --paused the VUs are initialised and setup() waits for the API's
@@ -55,6 +75,17 @@ func TestPausedRunWaitsForResume(t *testing.T) {
 			t.Fatal("the run never reported status 4 (paused before run)")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	// While paused, the gauges of the initialised VUs are there: k6
+	// v2.2.0 answered exactly these bodies for a paused run of the same
+	// scenario (curl on loopback).
+	for id, want := range map[string]string{
+		"vus":     `{"data":{"type":"metrics","id":"vus","attributes":{"type":"gauge","contains":"default","tainted":null,"sample":{"value":0}}}}`,
+		"vus_max": `{"data":{"type":"metrics","id":"vus_max","attributes":{"type":"gauge","contains":"default","tainted":null,"sample":{"value":2}}}}`,
+	} {
+		if got := getUntil(t, "http://"+addr+"/v1/metrics/"+id, want); got != want {
+			t.Errorf("GET /v1/metrics/%s while paused: %s\nwant %s", id, got, want)
+		}
 	}
 	time.Sleep(100 * time.Millisecond)
 	if n := f.setups.Load(); n != 0 {

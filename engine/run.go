@@ -395,7 +395,14 @@ func (r *testRun) run(parent context.Context) error {
 	r.ctl.status.Store(restapi.StatusInitDone)
 	if runErr == nil {
 		// --paused: nothing, not even setup(), runs before the REST API
-		// resumes the test.
+		// resumes the test. As in k6, the vus and vus_max gauges are
+		// recorded once before the wait, so that GET /v1/metrics shows
+		// the initialised VUs (and vus' minimum in the summary is 0).
+		if r.ctl.paused.Load() {
+			rec := r.newBuffer()
+			r.recordVUs(rec, 0)
+			flushRecorder(rec)
+		}
 		r.ctl.waitPaused(ctx)
 		r.signalled(parent)
 		runErr = r.abortError()
@@ -559,13 +566,11 @@ func (r *testRun) vusLoop(ctx context.Context) {
 	t := time.NewTicker(vusInterval)
 	defer t.Stop()
 	for {
-		now := r.clock.Now()
 		active := 0
 		for _, sc := range r.scenarios {
 			active += sc.progress().ActiveVUs
 		}
-		rec.Record(metrics.Sample{Metric: r.builtin.VUs, Tags: r.runTags, Time: now, Value: float64(active)})
-		rec.Record(metrics.Sample{Metric: r.builtin.VUsMax, Tags: r.runTags, Time: now, Value: float64(r.pool.Initialized())})
+		r.recordVUs(rec, active)
 		flushRecorder(rec)
 		select {
 		case <-ctx.Done():
@@ -573,6 +578,14 @@ func (r *testRun) vusLoop(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// recordVUs records the vus gauge (active VUs) and vus_max (the VUs
+// initialised so far).
+func (r *testRun) recordVUs(rec metrics.Recorder, active int) {
+	now := r.clock.Now()
+	rec.Record(metrics.Sample{Metric: r.builtin.VUs, Tags: r.runTags, Time: now, Value: float64(active)})
+	rec.Record(metrics.Sample{Metric: r.builtin.VUsMax, Tags: r.runTags, Time: now, Value: float64(r.pool.Initialized())})
 }
 
 // flushLoop hands the samples of VUs that are blocked (in sleep() or
