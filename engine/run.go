@@ -697,8 +697,14 @@ func (r *testRun) printBanner() {
 	if len(cfgs) == 1 {
 		plural = ""
 	}
-	fmt.Fprintf(w, "  scenarios: (100.00%%) %d scenario%s, %d max VUs, %s max duration (incl. graceful stop):\n",
-		len(cfgs), plural, maxVUs, maxDuration(cfgs))
+	// The share of the test this instance runs, as k6 prints it: its
+	// execution segment's length (the options were checked before).
+	share := 1.0
+	if t, err := r.opts.ExecutionTuple(); err == nil {
+		share = t.Length()
+	}
+	fmt.Fprintf(w, "  scenarios: (%.2f%%) %d scenario%s, %d max VUs, %s max duration (incl. graceful stop):\n",
+		share*100, len(cfgs), plural, maxVUs, maxDuration(cfgs))
 	names := make([]*scenarioRun, len(r.scenarios))
 	copy(names, r.scenarios)
 	sort.SliceStable(names, func(i, j int) bool { return names[i].cfg.Base().Name < names[j].cfg.Base().Name })

@@ -76,6 +76,9 @@ type arrivalConfig struct {
 	// all of them); idle says it runs none (see Segmented).
 	stripe *Tuple
 	idle   bool
+	// segment is the length of the instance's execution segment, 0
+	// without segments; the banner scales rates by it (see rateShare).
+	segment float64
 }
 
 // Base returns the common options.
@@ -111,6 +114,27 @@ func (c *arrivalConfig) arrivalInfo() string {
 		exec = ", exec: " + c.scenario.Exec
 	}
 	return fmt.Sprintf(" (maxVUs: %s%s, gracefulStop: %s)", vus, exec, c.scenario.GracefulStop)
+}
+
+// stripeShare is the instance's part of the scenario's arrivals: 1
+// without segments, 0 when its stripe of maxVUs is empty.
+func (c *arrivalConfig) stripeShare() float64 {
+	switch {
+	case c.segment == 0:
+		return 1
+	case c.idle:
+		return 0
+	}
+	return c.stripe.Length()
+}
+
+// segmentShare is the length of the instance's segment, 1 without
+// segments.
+func (c *arrivalConfig) segmentShare() float64 {
+	if c.segment == 0 {
+		return 1
+	}
+	return c.segment
 }
 
 // arrivalRatePerSecond is a rate per time unit expressed per second.

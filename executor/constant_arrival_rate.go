@@ -64,8 +64,10 @@ func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) 
 }
 
 // Description is the banner line, as k6 prints it:
-// "1000.00 iterations/s for 30s (maxVUs: 10-50, gracefulStop: 30s)".
+// "1000.00 iterations/s for 30s (maxVUs: 10-50, gracefulStop: 30s)". In an
+// execution segment the rate is the instance's: its share of maxVUs, the
+// stripe of arrivals it runs (k6 v2.2.0 prints the same).
 func (c *ConstantArrivalRateConfig) Description() string {
 	sp := c.schedule.Spec()
-	return fmt.Sprintf("%.2f iterations/s for %s%s", arrivalRatePerSecond(sp.Rate, sp.TimeUnit), sp.Duration, c.arrivalInfo())
+	return fmt.Sprintf("%.2f iterations/s for %s%s", arrivalRatePerSecond(sp.Rate, sp.TimeUnit)*c.stripeShare(), sp.Duration, c.arrivalInfo())
 }

@@ -128,7 +128,9 @@ func (c *IntendedArrivalRateConfig) Description() string {
 	if sp.Arrivals == ArrivalsPoisson {
 		arrivals = ", poisson arrivals"
 	}
-	rate := arrivalRatePerSecond(sp.peakRate(), sp.TimeUnit)
+	// In an execution segment, the instance's share: the stripe of
+	// arrivals it runs.
+	rate := arrivalRatePerSecond(sp.peakRate(), sp.TimeUnit) * c.stripeShare()
 	if len(sp.Stages) > 0 {
 		return fmt.Sprintf("Up to %.2f iterations/s for %s over %d stages%s%s", rate, c.schedule.Duration(), len(sp.Stages), arrivals, c.arrivalInfo())
 	}

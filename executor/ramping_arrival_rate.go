@@ -59,8 +59,11 @@ func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 
 // Description is the banner line, as k6 prints it:
 // "Up to 50.00 iterations/s for 1m0s over 3 stages (maxVUs: 10-50, gracefulStop: 30s)".
+// In an execution segment the peak is scaled by the segment's length, as
+// k6 v2.2.0 prints it (the arrivals run are the stripe of maxVUs, as for
+// constant-arrival-rate; the two differ when maxVUs does not split evenly).
 func (c *RampingArrivalRateConfig) Description() string {
 	sp := c.schedule.Spec()
 	return fmt.Sprintf("Up to %.2f iterations/s for %s over %d stages%s",
-		arrivalRatePerSecond(sp.peakRate(), sp.TimeUnit), c.schedule.Duration(), len(sp.Stages), c.arrivalInfo())
+		arrivalRatePerSecond(sp.peakRate(), sp.TimeUnit)*c.segmentShare(), c.schedule.Duration(), len(sp.Stages), c.arrivalInfo())
 }

@@ -315,4 +315,5 @@ func segmentArrivals(c *arrivalConfig, t *Tuple) {
 	c.preAllocated = int(t.Scale(int64(c.preAllocated)))
 	c.maxVUs = int(t.Scale(int64(c.maxVUs)))
 	c.stripe, c.idle = rt, !ok
+	c.segment = t.Length()
 }

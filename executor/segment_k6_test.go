@@ -64,3 +64,48 @@ func TestSegmentsMatchK6Thirds(t *testing.T) {
 		t.Errorf("idInTest of instance 1's VUs %v, k6 %v", ids, want)
 	}
 }
+
+// The banner lines k6 v2.2.0 printed for arrival-rate scenarios run in
+// segments (recorded on loopback with /work/peers/k6): a
+// constant-arrival-rate instance shows the rate of its stripe of maxVUs
+// (30/s over 7 VUs split 3 + 2 + 2 is 12.86/s on the first instance, 0.00
+// where the stripe is empty), a ramping-arrival-rate instance the peak
+// scaled by its segment's length.
+func TestSegmentDescriptionsMatchK6(t *testing.T) {
+	thirds, halves := "0,1/3,2/3,1", "0,1/2,1"
+	for _, c := range []struct {
+		js, seg, seq, want string
+	}{
+		{`{"executor":"constant-arrival-rate","rate":30,"duration":"1s","preAllocatedVUs":5,"maxVUs":7}`, "0:1/3", thirds,
+			"12.86 iterations/s for 1s (maxVUs: 2-3, gracefulStop: 30s)"},
+		{`{"executor":"constant-arrival-rate","rate":30,"duration":"1s","preAllocatedVUs":5,"maxVUs":7}`, "2/3:1", thirds,
+			"8.57 iterations/s for 1s (maxVUs: 1-2, gracefulStop: 30s)"},
+		{`{"executor":"constant-arrival-rate","rate":30,"duration":"1s","preAllocatedVUs":5,"maxVUs":7}`, "0:1/2", halves,
+			"17.14 iterations/s for 1s (maxVUs: 3-4, gracefulStop: 30s)"},
+		{`{"executor":"constant-arrival-rate","rate":30,"duration":"1s","preAllocatedVUs":1}`, "0:1/3", thirds,
+			"30.00 iterations/s for 1s (maxVUs: 1, gracefulStop: 30s)"},
+		{`{"executor":"constant-arrival-rate","rate":30,"duration":"1s","preAllocatedVUs":1}`, "1/3:2/3", thirds,
+			"0.00 iterations/s for 1s (maxVUs: 0, gracefulStop: 30s)"},
+		{`{"executor":"constant-arrival-rate","rate":30,"duration":"1s","preAllocatedVUs":6}`, "0:1/4", "0,1/4,2/4,3/4,1",
+			"10.00 iterations/s for 1s (maxVUs: 2, gracefulStop: 30s)"},
+		{`{"executor":"constant-arrival-rate","rate":30,"duration":"1s","preAllocatedVUs":6}`, "0:0.1", "0,0.1,1",
+			"5.00 iterations/s for 1s (maxVUs: 1, gracefulStop: 30s)"},
+		{`{"executor":"ramping-arrival-rate","startRate":10,"stages":[{"duration":"1s","target":30}],"preAllocatedVUs":2,"maxVUs":5}`, "2/3:1", thirds,
+			"Up to 10.00 iterations/s for 1s over 1 stages (maxVUs: 0-1, gracefulStop: 30s)"},
+		{`{"executor":"ramping-arrival-rate","startRate":10,"stages":[{"duration":"1s","target":30}],"preAllocatedVUs":2,"maxVUs":5}`, "0:1/2", halves,
+			"Up to 15.00 iterations/s for 1s over 1 stages (maxVUs: 1-3, gracefulStop: 30s)"},
+		{`{"executor":"ramping-arrival-rate","startRate":10,"timeUnit":"1m","stages":[{"duration":"1s","target":50}],"preAllocatedVUs":1,"maxVUs":1}`, "1/4:2/4", "0,1/4,2/4,3/4,1",
+			"Up to 0.21 iterations/s for 1s over 1 stages (maxVUs: 0, gracefulStop: 30s)"},
+		// intended-arrival-rate (metronome's) shows the stripe it runs.
+		{`{"executor":"intended-arrival-rate","rate":30,"duration":"1s","preAllocatedVUs":5,"maxVUs":7}`, "0:1/3", thirds,
+			"12.86 iterations/s for 1s (maxVUs: 2-3, gracefulStop: 30s)"},
+	} {
+		cfg, err := executor.Segmented(arrivalParse(t, c.js), mustTuple(t, c.seg, c.seq))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.Description(); got != c.want {
+			t.Errorf("%s in %s of %s:\n  %q\n  k6 %q", c.js, c.seg, c.seq, got, c.want)
+		}
+	}
+}
