@@ -37,9 +37,22 @@ type instance struct {
 
 func startInstance(t *testing.T, ctx context.Context, addr string, args ...string) *instance {
 	t.Helper()
-	in := &instance{addr: addr, done: make(chan error, 1)}
-	in.cmd = exec.CommandContext(ctx, binary, append([]string{"run", "-q", "--address=" + addr}, args...)...)
-	in.cmd.Env = hermeticEnv(t)
+	return spawn(t, ctx, nil, append([]string{"run", "-q", "--address=" + addr}, args...)...)
+}
+
+// spawn starts a metronome process with args in the background, with env
+// added to the hermetic environment.
+func spawn(t *testing.T, ctx context.Context, env []string, args ...string) *instance {
+	t.Helper()
+	statSources()
+	in := &instance{done: make(chan error, 1)}
+	for _, a := range args {
+		if addr, ok := strings.CutPrefix(a, "--address="); ok {
+			in.addr = addr
+		}
+	}
+	in.cmd = exec.CommandContext(ctx, binary, args...)
+	in.cmd.Env = append(hermeticEnv(t), env...)
 	in.cmd.Stdout, in.cmd.Stderr = &in.stdout, &in.stderr
 	if err := in.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -81,6 +94,42 @@ func (in *instance) waitPaused(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("%s never reached status 4 (paused before run)", in.addr)
+}
+
+// gauges returns the gauge values GET /v1/metrics lists, polling for up to
+// 5 s until vus_max is there (samples reach the API asynchronously).
+func (in *instance) gauges(t *testing.T) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get("http://" + in.addr + "/v1/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Data []struct {
+				ID         string
+				Attributes struct {
+					Type   string
+					Sample map[string]float64
+				}
+			}
+		}
+		err = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range body.Data {
+			if m.Attributes.Type == "gauge" {
+				out[m.ID] = m.Attributes.Sample["value"]
+			}
+		}
+		if _, ok := out["vus_max"]; ok {
+			break
+		}
+	}
+	return out
 }
 
 // patch sends what k6-operator's starter (or stopper) sends.
@@ -138,6 +187,15 @@ export default function () { http.get(__ENV.TARGET); }
 	}
 	for _, in := range ins {
 		in.waitPaused(t)
+	}
+	// While paused, GET /v1/metrics already has the VU gauges: k6 v2.2.0
+	// answered vus 0 and vus_max 2 (6 preallocated VUs in thirds) on each
+	// of these instances.
+	for i, in := range ins {
+		got := in.gauges(t)
+		if vus, ok := got["vus"]; !ok || vus != 0 || got["vus_max"] != 2 {
+			t.Errorf("instance %d paused: GET /v1/metrics gauges %v, k6 answers vus 0 and vus_max 2", i+1, got)
+		}
 	}
 	time.Sleep(300 * time.Millisecond)
 	if n := tg.requests.Load(); n != 0 {
