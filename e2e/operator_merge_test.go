@@ -38,7 +38,7 @@ const excess = new Trend('excess', true);
 export const options = {
   summaryTrendStats: ['min', 'max', 'p(50)', 'p(90)', 'p(99)'],
   scenarios: { s: { executor: 'constant-arrival-rate', rate: 60, timeUnit: '1s',
-    duration: '2500ms', preAllocatedVUs: 24, maxVUs: 24 } },
+    duration: '2500ms', preAllocatedVUs: 30, maxVUs: 30 } },
 };
 export default function () {
   const res = http.get(__ENV.TARGET + '?i=' + exec.scenario.iterationInTest);
@@ -298,14 +298,14 @@ func TestOperatorMergedHdrLogsMatchSingleRun(t *testing.T) {
 	}
 
 	// Each instance's banner says it runs a third, at a third of the rate
-	// (k6 v2.2.0 prints the same: 24 VUs split 8 + 8 + 8).
+	// (k6 v2.2.0 prints the same: 30 VUs split 10 + 10 + 10).
 	for k := 1; k <= 3; k++ {
-		if !strings.Contains(r.stdout[k], "scenarios: (33.33%) 1 scenario, 8 max VUs") ||
-			!strings.Contains(r.stdout[k], "s: 20.00 iterations/s for 2.5s (maxVUs: 8,") {
+		if !strings.Contains(r.stdout[k], "scenarios: (33.33%) 1 scenario, 10 max VUs") ||
+			!strings.Contains(r.stdout[k], "s: 20.00 iterations/s for 2.5s (maxVUs: 10,") {
 			t.Errorf("instance %d's banner does not show its third:\n%s", k, r.stdout[k])
 		}
 	}
-	if !strings.Contains(r.stdout[0], "scenarios: (100.00%) 1 scenario, 24 max VUs") ||
+	if !strings.Contains(r.stdout[0], "scenarios: (100.00%) 1 scenario, 30 max VUs") ||
 		!strings.Contains(r.stdout[0], "s: 60.00 iterations/s for 2.5s") {
 		t.Errorf("the single instance's banner:\n%s", r.stdout[0])
 	}
