@@ -107,8 +107,9 @@ type splitResult struct {
 // splitScript and, side by side, runs the single instance of the same
 // schedule: all four start paused, are resumed one after the other by
 // PATCH /v1/status, and hit a loopback server whose hold depends only on
-// the arrival's global index. extra are flags for every run; env extra
-// environment; each run gets --tag testid=single or testid=split.
+// the arrival's global index. extra are flags for every run, "{name}" in
+// them replaced by a per-run path prefix in the test's directory; env is
+// extra environment; each run gets --tag testid=single or testid=split.
 //
 // Why the runs can be compared at all: arrival i's corrected latency is
 // c_i = d_i + x_i, where d_i = holdMs(i) is the server's hold (the same in
