@@ -28,6 +28,7 @@ import (
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/js/compile"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/secrets"
@@ -66,8 +67,8 @@ type Script struct {
 	cwd    string // for displaying paths
 	opts   LoadOptions
 	start  time.Time
-	loader *loader
-	main   *fileModule
+	loader *compile.Loader
+	main   *compile.Module
 
 	options  json.RawMessage
 	exported map[string]bool // exported names → whether a function
@@ -144,7 +145,6 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 		start: time.Now(),
 	}
 	s.shared.items = map[string]*sharedItem{}
-	s.loader = newLoader(s)
 	if opts.Files != nil {
 		abs = path
 		s.path, s.dir = path, filepath.Dir(path)
@@ -154,16 +154,17 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 	} else if st, err := os.Stat(abs); err != nil || st.IsDir() {
 		return nil, exitcode.Errorf(exitcode.ScriptException, "script %s does not exist or is not a file", path)
 	}
-	main, err := s.loader.loadMain(fileURL(abs))
+	s.loader = compile.New(compile.Config{Dir: s.dir, ModuleClient: opts.ModuleClient, Files: opts.Files}, moduleHost{s})
+	main, err := s.loader.LoadMain(compile.FileURL(abs))
 	if err != nil {
 		return nil, s.scriptError(err)
 	}
 	s.main = main
-	if main.esm != nil {
-		if err := main.esm.Link(); err != nil {
+	if main.ESM() != nil {
+		if err := main.ESM().Link(); err != nil {
 			return nil, s.scriptError(err)
 		}
-		main.linked = true
+		main.SetLinked()
 	}
 	reg := metrics.NewRegistry()
 	s.conf = s.newRunConfig(&config.Options{}, reg, metrics.RegisterBuiltin(reg))
@@ -202,6 +203,11 @@ func (s *Script) readExports(v *vu) error {
 // Options returns the script's exported options as JSON, nil when it
 // exports none.
 func (s *Script) Options() json.RawMessage { return s.options }
+
+// LocalFiles returns the local files the script read while it loaded and
+// ran its init context once (the main script, its imports, the files it
+// open()ed), by absolute slash-separated path: what an archive must hold.
+func (s *Script) LocalFiles() map[string][]byte { return s.loader.LocalFiles() }
 
 // Exports reports whether the script exports a function called name.
 func (s *Script) Exports(name string) bool { return s.exported[name] }

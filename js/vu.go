@@ -16,6 +16,7 @@ import (
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/js/compile"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/metrics"
 )
@@ -42,9 +43,9 @@ type vu struct {
 	exports *sobek.Object
 	env     *envObject
 
-	goMods  map[*goModule]*goInstance
-	cjs     map[*fileModule]*sobek.Object
-	scripts map[*fileModule]*sobek.Object // exports of modules run as functions; nil while running
+	goMods  map[*compile.GoModule]*goInstance
+	cjs     map[*compile.Module]*sobek.Object
+	scripts map[*compile.Module]*sobek.Object // exports of modules run as functions; nil while running
 
 	// The current scenario and what follows from it.
 	scenario  *executor.Scenario
@@ -176,7 +177,7 @@ func (s *Script) vuOf(rt *sobek.Runtime) *vu {
 
 func (v *vu) evaluateInit() error {
 	m := v.s.main
-	if m.srec != nil {
+	if m.RunsAsFunction() {
 		exp, err := v.scriptExports(m)
 		if err != nil {
 			return err
@@ -184,11 +185,11 @@ func (v *vu) evaluateInit() error {
 		v.exports = exp
 		return nil
 	}
-	if m.esm != nil {
+	if m.ESM() != nil {
 		if err := v.evaluateModule(m); err != nil {
 			return err
 		}
-		v.exports = v.rt.NamespaceObjectFor(m.esm)
+		v.exports = v.rt.NamespaceObjectFor(m.ESM())
 		return nil
 	}
 	mod, err := v.commonJS(m)
@@ -205,13 +206,13 @@ func (v *vu) evaluateInit() error {
 
 // evaluateModule evaluates an ES module and what it imports in the VU,
 // waiting for top-level awaits.
-func (v *vu) evaluateModule(f *fileModule) error {
-	p := v.rt.CyclicModuleRecordEvaluate(f.esm, v.s.loader.resolveHook)
+func (v *vu) evaluateModule(f *compile.Module) error {
+	p := v.rt.CyclicModuleRecordEvaluate(f.ESM(), v.s.loader.ResolveHook)
 	if _, err := v.settle(p, nil); err != nil {
 		return err
 	}
 	if p.State() == sobek.PromiseStatePending {
-		return fmt.Errorf("%s: a top-level await never finished", v.s.display(f.key))
+		return fmt.Errorf("%s: a top-level await never finished", v.s.display(f.Key()))
 	}
 	return nil
 }
@@ -685,17 +686,17 @@ func (v *vu) parseJSON(b []byte) (sobek.Value, error) {
 
 // goInstance returns the VU's instance of a Go module, instantiating it
 // on first use.
-func (v *vu) goInstance(m *goModule) (*goInstance, error) {
+func (v *vu) goInstance(m *compile.GoModule) (*goInstance, error) {
 	if inst, ok := v.goMods[m]; ok {
 		return inst, nil
 	}
-	exp, err := instantiate(v, m.mod)
+	exp, err := instantiate(v, m.Module())
 	if err != nil {
-		return nil, fmt.Errorf("module %q: %w", m.name, err)
+		return nil, fmt.Errorf("module %q: %w", m.Name(), err)
 	}
-	inst := &goInstance{rt: v.rt, exports: exp, names: m.names}
+	inst := &goInstance{rt: v.rt, exports: exp, names: m.Names()}
 	if v.goMods == nil {
-		v.goMods = map[*goModule]*goInstance{}
+		v.goMods = map[*compile.GoModule]*goInstance{}
 	}
 	v.goMods[m] = inst
 	return inst, nil
@@ -704,15 +705,15 @@ func (v *vu) goInstance(m *goModule) (*goInstance, error) {
 // commonJS runs a CommonJS module in the VU, once, and returns its module
 // object. An ES module loaded through require() is evaluated and its
 // namespace object stands for module.exports.
-func (v *vu) commonJS(f *fileModule) (*sobek.Object, error) {
+func (v *vu) commonJS(f *compile.Module) (*sobek.Object, error) {
 	if mod, ok := v.cjs[f]; ok {
 		return mod, nil
 	}
 	if v.cjs == nil {
-		v.cjs = map[*fileModule]*sobek.Object{}
+		v.cjs = map[*compile.Module]*sobek.Object{}
 	}
 	mod := v.rt.NewObject()
-	if f.srec != nil {
+	if f.RunsAsFunction() {
 		exp, err := v.scriptExports(f)
 		if err != nil {
 			return nil, err
@@ -721,24 +722,24 @@ func (v *vu) commonJS(f *fileModule) (*sobek.Object, error) {
 		v.cjs[f] = mod
 		return mod, nil
 	}
-	if f.esm != nil {
+	if f.ESM() != nil {
 		if err := v.evaluateModule(f); err != nil {
 			return nil, err
 		}
-		_ = mod.Set("exports", v.rt.NamespaceObjectFor(f.esm))
+		_ = mod.Set("exports", v.rt.NamespaceObjectFor(f.ESM()))
 		v.cjs[f] = mod
 		return mod, nil
 	}
 	exports := v.rt.NewObject()
 	_ = mod.Set("exports", exports)
 	v.cjs[f] = mod
-	wrapper, err := v.rt.RunProgram(f.cjs)
+	wrapper, err := v.rt.RunProgram(f.CommonJS())
 	if err != nil {
 		return nil, err
 	}
 	call, ok := sobek.AssertFunction(wrapper)
 	if !ok {
-		return nil, fmt.Errorf("module %s did not compile to a function", f.key)
+		return nil, fmt.Errorf("module %s did not compile to a function", f.Key())
 	}
 	if _, err := call(sobek.Undefined(), mod, exports); err != nil {
 		delete(v.cjs, f)
@@ -754,18 +755,18 @@ func (v *vu) importDynamically(referrer any, specifier sobek.Value, payload any)
 	spec := specifier.String()
 	var base *url.URL
 	if rec, ok := referrer.(sobek.ModuleRecord); ok {
-		base = v.s.loader.urlOf(rec)
+		base = v.s.loader.URLOf(rec)
 	}
 	if base == nil {
 		base = v.callerURL()
 	}
-	ref, err := v.s.loader.resolve(base, spec)
+	ref, err := v.s.loader.Resolve(base, spec)
 	cb := v.loop.register()
 	cb(func() error {
 		var rec sobek.ModuleRecord
 		var reason any
 		if err == nil {
-			rec, err = v.s.loader.dynamicRecord(ref)
+			rec, err = v.s.loader.DynamicRecord(ref)
 		}
 		if err != nil {
 			reason = v.rt.NewGoError(errors.New(v.s.describe(err)))
