@@ -5,7 +5,7 @@
 // evaluates the linked modules (its init context) and runs iterations on
 // its own goroutine. ES modules whose meaning allows it run as plain
 // functions rather than through sobek's module machinery, which would cost
-// every runtime about 20 KB more (esmscript.go). Built-in and extension
+// every runtime about 20 KB more (compile/esmscript.go). Built-in and extension
 // modules ("k6", "k6/http", "k6/x/...") are Go code found through
 // modules.Lookup.
 package js

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 
 	"github.com/grafana/sobek"
 
@@ -11,6 +12,17 @@ import (
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/metrics"
 )
+
+// moduleSystem is the part of a VU that evaluates modules: its exports
+// and the instances of the modules it imported, each made once per VU.
+type moduleSystem struct {
+	exports *sobek.Object
+	goMods  map[*compile.GoModule]*goInstance
+	cjs     map[*compile.Module]*sobek.Object
+	scripts map[*compile.Module]*sobek.Object // exports of modules run as functions; nil while running
+	callGo  sobek.Callable
+	goFn    func()
+}
 
 // moduleHost is the runtime side of the loader (compile.Host): it makes
 // module instances in the VU that evaluates them.
@@ -324,4 +336,181 @@ func (v *vu) importValue(imp compile.Import) (sobek.Value, error) {
 		val = sobek.Undefined()
 	}
 	return val, nil
+}
+
+// vuOf returns the VU whose init context is running in rt.
+func (s *Script) vuOf(rt *sobek.Runtime) *vu {
+	if v, ok := s.vus.Load(rt); ok {
+		return v.(*vu)
+	}
+	return nil
+}
+
+func (v *vu) evaluateInit() error {
+	m := v.s.main
+	if m.RunsAsFunction() {
+		exp, err := v.scriptExports(m)
+		if err != nil {
+			return err
+		}
+		v.exports = exp
+		return nil
+	}
+	if m.ESM() != nil {
+		if err := v.evaluateModule(m); err != nil {
+			return err
+		}
+		v.exports = v.rt.NamespaceObjectFor(m.ESM())
+		return nil
+	}
+	mod, err := v.commonJS(m)
+	if err != nil {
+		return err
+	}
+	exp, ok := mod.Get("exports").(*sobek.Object)
+	if !ok {
+		exp = v.rt.NewObject()
+	}
+	v.exports = exp
+	return nil
+}
+
+// evaluateModule evaluates an ES module and what it imports in the VU,
+// waiting for top-level awaits.
+func (v *vu) evaluateModule(f *compile.Module) error {
+	p := v.rt.CyclicModuleRecordEvaluate(f.ESM(), v.s.loader.ResolveHook)
+	if _, err := v.settle(p, nil); err != nil {
+		return err
+	}
+	if p.State() == sobek.PromiseStatePending {
+		return fmt.Errorf("%s: a top-level await never finished", v.s.display(f.Key()))
+	}
+	return nil
+}
+
+// goInstance returns the VU's instance of a Go module, instantiating it
+// on first use.
+func (v *vu) goInstance(m *compile.GoModule) (*goInstance, error) {
+	if inst, ok := v.goMods[m]; ok {
+		return inst, nil
+	}
+	exp, err := instantiate(v, m.Module())
+	if err != nil {
+		return nil, fmt.Errorf("module %q: %w", m.Name(), err)
+	}
+	inst := &goInstance{rt: v.rt, exports: exp, names: m.Names()}
+	if v.goMods == nil {
+		v.goMods = map[*compile.GoModule]*goInstance{}
+	}
+	v.goMods[m] = inst
+	return inst, nil
+}
+
+// commonJS runs a CommonJS module in the VU, once, and returns its module
+// object. An ES module loaded through require() is evaluated and its
+// namespace object stands for module.exports.
+func (v *vu) commonJS(f *compile.Module) (*sobek.Object, error) {
+	if mod, ok := v.cjs[f]; ok {
+		return mod, nil
+	}
+	if v.cjs == nil {
+		v.cjs = map[*compile.Module]*sobek.Object{}
+	}
+	mod := v.rt.NewObject()
+	if f.RunsAsFunction() {
+		exp, err := v.scriptExports(f)
+		if err != nil {
+			return nil, err
+		}
+		_ = mod.Set("exports", exp)
+		v.cjs[f] = mod
+		return mod, nil
+	}
+	if f.ESM() != nil {
+		if err := v.evaluateModule(f); err != nil {
+			return nil, err
+		}
+		_ = mod.Set("exports", v.rt.NamespaceObjectFor(f.ESM()))
+		v.cjs[f] = mod
+		return mod, nil
+	}
+	exports := v.rt.NewObject()
+	_ = mod.Set("exports", exports)
+	v.cjs[f] = mod
+	wrapper, err := v.rt.RunProgram(f.CommonJS())
+	if err != nil {
+		return nil, err
+	}
+	call, ok := sobek.AssertFunction(wrapper)
+	if !ok {
+		return nil, fmt.Errorf("module %s did not compile to a function", f.Key())
+	}
+	if _, err := call(sobek.Undefined(), mod, exports); err != nil {
+		delete(v.cjs, f)
+		return nil, err
+	}
+	return mod, nil
+}
+
+// importDynamically starts an import() expression: the module is loaded
+// (once per test) at once, and the import finishes from the event loop,
+// as sobek requires.
+func (v *vu) importDynamically(referrer any, specifier sobek.Value, payload any) {
+	spec := specifier.String()
+	var base *url.URL
+	if rec, ok := referrer.(sobek.ModuleRecord); ok {
+		base = v.s.loader.URLOf(rec)
+	}
+	if base == nil {
+		base = v.callerURL()
+	}
+	ref, err := v.s.loader.Resolve(base, spec)
+	cb := v.loop.register()
+	cb(func() error {
+		var rec sobek.ModuleRecord
+		var reason any
+		if err == nil {
+			rec, err = v.s.loader.DynamicRecord(ref)
+		}
+		if err != nil {
+			reason = v.rt.NewGoError(errors.New(v.s.describe(err)))
+		}
+		return v.topLevel(func() {
+			v.rt.FinishLoadingImportModule(referrer, specifier, payload, rec, reason)
+		})
+	})
+}
+
+// topLevel runs f as if JavaScript had called it, so that the promise jobs
+// it queues run before topLevel returns, with the VU findable from its
+// runtime for the modules that f evaluates.
+func (v *vu) topLevel(f func()) error {
+	if v.callGo == nil {
+		v.callGo, _ = sobek.AssertFunction(v.rt.ToValue(func(sobek.FunctionCall) sobek.Value {
+			v.goFn()
+			return sobek.Undefined()
+		}))
+	}
+	v.goFn = f
+	v.s.vus.Store(v.rt, v)
+	_, err := v.callGo(sobek.Undefined())
+	v.s.vus.Delete(v.rt)
+	v.goFn = nil
+	return err
+}
+
+// callerURL is the URL of the module whose code called the running Go
+// function, nil when unknown.
+func (v *vu) callerURL() *url.URL {
+	var buf [8]sobek.StackFrame
+	for _, f := range v.rt.CaptureCallStack(len(buf), buf[:0]) {
+		name := f.SrcName()
+		if name == "<native>" || name == "" {
+			continue
+		}
+		if u, err := url.Parse(name); err == nil && u.Scheme != "" {
+			return u
+		}
+	}
+	return nil
 }
