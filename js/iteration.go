@@ -243,25 +243,21 @@ func (v *vu) lookupExec() {
 	}
 }
 
-// scenarioTags are the tags of a scenario's samples: run tags, scenario
-// tags and the scenario and group system tags.
+// scenarioTags are the tags of a scenario's samples: those the engine
+// computed for the run (executor.NewScenarioTags), so that the VUs and the
+// executor tag alike. A scenario the engine did not prepare (VUs driven
+// directly) gets the same computation from the script's own options.
 func (c *runConfig) scenarioTags(sc *executor.Scenario) *metrics.TagSet {
 	if sc == nil {
 		return c.rootTags
 	}
+	if sc.TagSets != nil {
+		return sc.TagSets.Iteration
+	}
 	if t, ok := c.scenarioTag.Load(sc); ok {
 		return t.(*metrics.TagSet)
 	}
-	t := c.runTags
-	for k, val := range sc.Tags {
-		t = t.With(k, val)
-	}
-	if c.systemTags["scenario"] {
-		t = t.With("scenario", sc.Name)
-	}
-	if c.groupTag {
-		t = t.With("group", "")
-	}
+	t := executor.NewScenarioTags(c.runTags, c.systemTags, sc).Iteration
 	c.scenarioTag.Store(sc, t)
 	return t
 }

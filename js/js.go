@@ -1,13 +1,15 @@
-// Package js runs k6-style test scripts on the sobek JavaScript engine.
+// Package js runs k6-style test scripts on the sobek JavaScript engine. It
+// is the runtime layer; the compile layer is js/compile
+// (docs/js-layers.md).
 //
-// Load reads, transforms (TypeScript, syntax sobek lacks) and links the
-// script's modules once per test; every VU is then a fresh runtime that
-// evaluates the linked modules (its init context) and runs iterations on
-// its own goroutine. ES modules whose meaning allows it run as plain
-// functions rather than through sobek's module machinery, which would cost
-// every runtime about 20 KB more (compile/esmscript.go). Built-in and extension
-// modules ("k6", "k6/http", "k6/x/...") are Go code found through
-// modules.Lookup.
+// Load has js/compile read, transform (TypeScript, syntax sobek lacks) and
+// link the script's modules once per test; every VU is then a fresh
+// runtime that evaluates the linked modules (its init context) and runs
+// iterations on its own goroutine. ES modules whose meaning allows it run
+// as plain functions rather than through sobek's module machinery, which
+// would cost every runtime about 20 KB more (compile/esmscript.go).
+// Built-in and extension modules ("k6", "k6/http", "k6/x/...") are Go code
+// found through modules.Lookup.
 package js
 
 import (
@@ -19,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -211,6 +214,27 @@ func (s *Script) LocalFiles() map[string][]byte { return s.loader.LocalFiles() }
 
 // Exports reports whether the script exports a function called name.
 func (s *Script) Exports(name string) bool { return s.exported[name] }
+
+// Capabilities reports what the script offers the run: the lifecycle
+// and exec functions it exports, and the hooks that connect its VUs to
+// the run (SetRunEnv, SetSetupData).
+func (s *Script) Capabilities() executor.Capabilities {
+	fns := make([]string, 0, len(s.exported))
+	for name, isFn := range s.exported {
+		if isFn {
+			fns = append(fns, name)
+		}
+	}
+	sort.Strings(fns)
+	return executor.Capabilities{
+		Setup:         s.exported["setup"],
+		Teardown:      s.exported["teardown"],
+		HandleSummary: s.exported["handleSummary"],
+		Functions:     fns,
+		ConnectRun:    s.SetRunEnv,
+		SetSetupData:  s.SetSetupData,
+	}
+}
 
 // Configure hands the consolidated options and the run's metric registry
 // to the script. VUs made afterwards record into that registry's metrics.
