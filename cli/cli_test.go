@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,13 +29,9 @@ type fakeScript struct {
 }
 
 func (s *fakeScript) Options() json.RawMessage { return s.options }
-func (s *fakeScript) Exports(name string) bool {
-	for _, e := range s.exports {
-		if e == name {
-			return true
-		}
-	}
-	return false
+func (s *fakeScript) Capabilities() executor.Capabilities {
+	fns := slices.Sorted(slices.Values(s.exports))
+	return executor.Capabilities{Functions: fns}
 }
 func (s *fakeScript) Configure(*config.Options, *metrics.Registry, *metrics.Builtin) error {
 	return nil

@@ -56,7 +56,11 @@ func (f *fakeScript) HandleSummary(_ context.Context, data map[string]any) (map[
 	return nil, false, nil
 }
 
-func (f *fakeScript) Exports(name string) bool { return name == "default" }
+// Capabilities reports every lifecycle function: the fake implements
+// them all.
+func (f *fakeScript) Capabilities() executor.Capabilities {
+	return executor.Capabilities{Setup: true, Teardown: true, HandleSummary: true, Functions: []string{"default"}}
+}
 
 type fakeVU struct {
 	id  uint64

@@ -73,6 +73,8 @@ type testRun struct {
 
 	systemTags map[string]bool
 	runTags    *metrics.TagSet
+	// caps is what the script offers, asked once.
+	caps executor.Capabilities
 
 	batches    chan []metrics.Sample
 	ingestDone chan struct{}
@@ -117,20 +119,26 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 		r.systemTags[t] = true
 	}
 	r.runTags = metrics.NewTags(r.opts.Tags)
+	r.caps = cfg.Script.Capabilities()
 
-	cfgs, err := Scenarios(r.opts, cfg.Script)
+	cfgs, err := scenarios(r.opts, r.caps)
 	if err != nil {
 		return nil, err
 	}
 	for _, c := range cfgs {
+		// The executor and the VUs tag the scenario's samples with this
+		// one value.
+		sc := c.Base()
+		tags := executor.NewScenarioTags(r.runTags, r.systemTags, sc)
+		sc.TagSets = &tags
 		r.scenarios = append(r.scenarios, &scenarioRun{cfg: c})
 	}
 
 	if err := cfg.Script.Configure(r.opts, r.reg, r.builtin); err != nil {
 		return nil, err
 	}
-	if re, ok := cfg.Script.(runEnvSetter); ok {
-		re.SetRunEnv(r.state,
+	if connect := r.caps.ConnectRun; connect != nil {
+		connect(r.state,
 			func(reason string) {
 				msg := "test aborted by the script"
 				if reason != "" {
@@ -175,6 +183,10 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 // function. The CLI calls it too, to reject a bad script before anything
 // starts.
 func Scenarios(opts *config.Options, s Script) ([]executor.Config, error) {
+	return scenarios(opts, s.Capabilities())
+}
+
+func scenarios(opts *config.Options, caps executor.Capabilities) ([]executor.Config, error) {
 	cfgs, err := config.Scenarios(opts)
 	if err != nil {
 		return nil, err
@@ -184,7 +196,7 @@ func Scenarios(opts *config.Options, s Script) ([]executor.Config, error) {
 	}
 	for _, c := range cfgs {
 		b := c.Base()
-		if s.Exports(b.Exec) {
+		if caps.Exports(b.Exec) {
 			continue
 		}
 		path := "scenarios." + b.Name + ".exec"
@@ -271,13 +283,6 @@ func (r *testRun) ingest() {
 			o.AddSamples(batch)
 		}
 	}
-}
-
-// runEnvSetter is implemented by scripts whose VUs need the run's
-// counters and hooks (k6/execution's exec.instance, exec.test.abort and
-// exec.test.fail, exec.scenario.progress).
-type runEnvSetter interface {
-	SetRunEnv(state *executor.State, abort, fail func(reason string), progress func(scenario string) float64)
 }
 
 // markFailed records exec.test.fail(): the test goes on, but ends with
@@ -509,7 +514,9 @@ func (r *testRun) exitError(runErr, sumErr error, report *metrics.ThresholdRepor
 // runScenarios runs every scenario from its startTime, with the vus gauge
 // and the periodic threshold evaluation alongside.
 func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
-	setSetupData(r.cfg.Script, setupData)
+	if set := r.caps.SetSetupData; set != nil {
+		set(setupData)
+	}
 	var pb *progressBars
 	if !r.cfg.Quiet && r.cfg.StderrTTY {
 		pb = startProgress(r.cfg.Stderr, r.scenarios)
@@ -525,21 +532,10 @@ func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
 	r.state.Start = execStart
 	errs := make(chan error, len(r.scenarios))
 	for _, sc := range r.scenarios {
-		base := sc.cfg.Base()
-		tags := r.runTags
-		if r.systemTags["scenario"] {
-			tags = tags.With("scenario", base.Name)
-		}
-		iterTags := r.runTags.Merge(metrics.NewTags(base.Tags))
-		if r.systemTags["scenario"] {
-			iterTags = iterTags.With("scenario", base.Name)
-		}
-		if r.systemTags["group"] {
-			iterTags = iterTags.With("group", "")
-		}
+		tags := sc.cfg.Base().TagSets
 		deps := executor.Deps{
 			Pool: r.pool, Clock: r.clock, Metrics: r.builtin,
-			Tags: tags, IterationTags: iterTags,
+			Tags: tags.Executor, IterationTags: tags.Iteration,
 			Recorder: r.executorRecorder(),
 			State:    r.state, Logf: r.logf,
 		}
@@ -763,18 +759,6 @@ func optDuration(d *duration.Duration, def time.Duration) time.Duration {
 		return def
 	}
 	return d.Std()
-}
-
-// setupDataSetter is implemented by scripts that hand setup()'s result to
-// their VUs.
-type setupDataSetter interface {
-	SetSetupData(data []byte)
-}
-
-func setSetupData(s Script, data []byte) {
-	if ss, ok := s.(setupDataSetter); ok {
-		ss.SetSetupData(data)
-	}
 }
 
 func outputNames() []string { return extension.Names(extension.Output) }

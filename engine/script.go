@@ -30,7 +30,8 @@ type Script interface {
 	// the script does not export it. The result maps "stdout", "stderr"
 	// or a file path to content.
 	HandleSummary(ctx context.Context, data map[string]any) (out map[string][]byte, ok bool, err error)
-	// Exports reports whether the script exports a function called name
-	// (to validate scenarios' exec).
-	Exports(name string) bool
+	// Capabilities reports what the script offers the run: which
+	// lifecycle functions and exec functions it exports, and the hooks
+	// that connect its VUs to the run. The engine asks once per run.
+	Capabilities() executor.Capabilities
 }

@@ -41,7 +41,12 @@ func (r *testRun) finish(parent context.Context, in *summary.Input) error {
 	limit := optDuration(r.opts.HandleSummaryTimeout, 120*time.Second)
 	ctx, cancel := context.WithTimeout(base, limit)
 	defer cancel()
-	out, ok, err := r.cfg.Script.HandleSummary(ctx, summary.Data(in))
+	var out map[string][]byte
+	var ok bool
+	var err error
+	if r.caps.HandleSummary {
+		out, ok, err = r.cfg.Script.HandleSummary(ctx, summary.Data(in))
+	}
 	var timeoutErr error
 	switch {
 	case err == nil:

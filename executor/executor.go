@@ -24,6 +24,10 @@ type Scenario struct {
 	Exec         string
 	Env          map[string]string
 	Tags         map[string]string
+	// TagSets are the tag sets of the scenario's samples, computed once
+	// by the engine (NewScenarioTags) before the scenario runs and read
+	// by both its executor and its VUs; nil until then.
+	TagSets *ScenarioTags
 }
 
 // Iteration describes one iteration handed to a VU.

@@ -13,17 +13,8 @@ import (
 	"github.com/grafana/sobek/parser"
 
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/js/compile"
 )
-
-// posError is a mistake at a known place in a module; name is the
-// module's URL.
-type posError struct {
-	name      string
-	line, col int
-	msg       string
-}
-
-func (e *posError) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.name, e.line, e.col, e.msg) }
 
 // scriptError turns an error the user's script caused into the one-line
 // exit-code-107 error the CLI prints. Errors that already carry an exit
@@ -49,8 +40,8 @@ func (s *Script) scriptError(err error) error {
 // the user's source is known.
 func (s *Script) describe(err error) string {
 	switch e := err.(type) {
-	case *posError:
-		return fmt.Sprintf("%s:%d:%d: %s", s.display(e.name), e.line, e.col, e.msg)
+	case *compile.PosError:
+		return fmt.Sprintf("%s:%d:%d: %s", s.display(e.Name), e.Line, e.Col, e.Msg)
 	case parser.ErrorList:
 		if len(e) > 0 {
 			return s.describe(e[0])
@@ -136,7 +127,7 @@ func (s *Script) stackPosition(v sobek.Value) string {
 // place renders a position in a module as "path:line:col".
 func (s *Script) place(name string, line, col int) string {
 	if s.loader != nil {
-		col = s.loader.column(name, line, col)
+		col = s.loader.Column(name, line, col)
 	}
 	return fmt.Sprintf("%s:%d:%d", s.display(name), line, col)
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/metronome-load/metronome/js/compile"
 	_ "github.com/metronome-load/metronome/js/modules/k6"
 )
 
@@ -99,11 +100,11 @@ func TestWhichModulesRunAsFunctions(t *testing.T) {
 				t.Fatal(err)
 			}
 			for name, want := range c.want {
-				f := s.loader.files[fileURL(filepath.Join(dir, name)).String()]
+				f := s.loader.Loaded(compile.FileURL(filepath.Join(dir, name)).String())
 				if f == nil {
 					t.Fatalf("%s was not loaded", name)
 				}
-				if got := f.srec != nil; got != want {
+				if got := f.RunsAsFunction(); got != want {
 					t.Errorf("%s runs as a function: %v, want %v", name, got, want)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/js/compile"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
@@ -244,7 +245,7 @@ func (v *vu) open(call sobek.FunctionCall) sobek.Value {
 		}
 		path = filepath.Join(base, path)
 	}
-	content, err := v.s.loader.readOpened(path)
+	content, err := v.s.loader.ReadOpened(path)
 	if err != nil {
 		jsmod.Throwf(v.rt, "open(%q): %v", name, err)
 	}
@@ -265,18 +266,18 @@ func (v *vu) require(call sobek.FunctionCall) sobek.Value {
 	if u := v.callerURL(); u != nil {
 		base = u
 	}
-	ref, err := v.s.loader.resolve(base, spec)
+	ref, err := v.s.loader.Resolve(base, spec)
 	if err != nil {
 		jsmod.Throwf(v.rt, "%s", v.s.describe(err))
 	}
 	switch m := ref.(type) {
-	case *goModule:
+	case *compile.GoModule:
 		inst, err := v.goInstance(m)
 		if err != nil {
 			jsmod.Throwf(v.rt, "%v", err)
 		}
 		return inst.GetBindingValue("default")
-	case *fileModule:
+	case *compile.Module:
 		mod, err := v.commonJS(m)
 		if err != nil {
 			if ex, ok := err.(*sobek.Exception); ok {

@@ -1,13 +1,15 @@
-// Package js runs k6-style test scripts on the sobek JavaScript engine.
+// Package js runs k6-style test scripts on the sobek JavaScript engine. It
+// is the runtime layer; the compile layer is js/compile
+// (docs/js-layers.md).
 //
-// Load reads, transforms (TypeScript, syntax sobek lacks) and links the
-// script's modules once per test; every VU is then a fresh runtime that
-// evaluates the linked modules (its init context) and runs iterations on
-// its own goroutine. ES modules whose meaning allows it run as plain
-// functions rather than through sobek's module machinery, which would cost
-// every runtime about 20 KB more (esmscript.go). Built-in and extension
-// modules ("k6", "k6/http", "k6/x/...") are Go code found through
-// modules.Lookup.
+// Load has js/compile read, transform (TypeScript, syntax sobek lacks) and
+// link the script's modules once per test; every VU is then a fresh
+// runtime that evaluates the linked modules (its init context) and runs
+// iterations on its own goroutine. ES modules whose meaning allows it run
+// as plain functions rather than through sobek's module machinery, which
+// would cost every runtime about 20 KB more (compile/esmscript.go).
+// Built-in and extension modules ("k6", "k6/http", "k6/x/...") are Go code
+// found through modules.Lookup.
 package js
 
 import (
@@ -19,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +31,7 @@ import (
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/js/compile"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/secrets"
@@ -66,8 +70,8 @@ type Script struct {
 	cwd    string // for displaying paths
 	opts   LoadOptions
 	start  time.Time
-	loader *loader
-	main   *fileModule
+	loader *compile.Loader
+	main   *compile.Module
 
 	options  json.RawMessage
 	exported map[string]bool // exported names → whether a function
@@ -144,7 +148,6 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 		start: time.Now(),
 	}
 	s.shared.items = map[string]*sharedItem{}
-	s.loader = newLoader(s)
 	if opts.Files != nil {
 		abs = path
 		s.path, s.dir = path, filepath.Dir(path)
@@ -154,16 +157,17 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 	} else if st, err := os.Stat(abs); err != nil || st.IsDir() {
 		return nil, exitcode.Errorf(exitcode.ScriptException, "script %s does not exist or is not a file", path)
 	}
-	main, err := s.loader.loadMain(fileURL(abs))
+	s.loader = compile.New(compile.Config{Dir: s.dir, ModuleClient: opts.ModuleClient, Files: opts.Files}, moduleHost{s})
+	main, err := s.loader.LoadMain(compile.FileURL(abs))
 	if err != nil {
 		return nil, s.scriptError(err)
 	}
 	s.main = main
-	if main.esm != nil {
-		if err := main.esm.Link(); err != nil {
+	if main.ESM() != nil {
+		if err := main.ESM().Link(); err != nil {
 			return nil, s.scriptError(err)
 		}
-		main.linked = true
+		main.SetLinked()
 	}
 	reg := metrics.NewRegistry()
 	s.conf = s.newRunConfig(&config.Options{}, reg, metrics.RegisterBuiltin(reg))
@@ -203,8 +207,34 @@ func (s *Script) readExports(v *vu) error {
 // exports none.
 func (s *Script) Options() json.RawMessage { return s.options }
 
+// LocalFiles returns the local files the script read while it loaded and
+// ran its init context once (the main script, its imports, the files it
+// open()ed), by absolute slash-separated path: what an archive must hold.
+func (s *Script) LocalFiles() map[string][]byte { return s.loader.LocalFiles() }
+
 // Exports reports whether the script exports a function called name.
 func (s *Script) Exports(name string) bool { return s.exported[name] }
+
+// Capabilities reports what the script offers the run: the lifecycle
+// and exec functions it exports, and the hooks that connect its VUs to
+// the run (SetRunEnv, SetSetupData).
+func (s *Script) Capabilities() executor.Capabilities {
+	fns := make([]string, 0, len(s.exported))
+	for name, isFn := range s.exported {
+		if isFn {
+			fns = append(fns, name)
+		}
+	}
+	sort.Strings(fns)
+	return executor.Capabilities{
+		Setup:         s.exported["setup"],
+		Teardown:      s.exported["teardown"],
+		HandleSummary: s.exported["handleSummary"],
+		Functions:     fns,
+		ConnectRun:    s.SetRunEnv,
+		SetSetupData:  s.SetSetupData,
+	}
+}
 
 // Configure hands the consolidated options and the run's metric registry
 // to the script. VUs made afterwards record into that registry's metrics.

@@ -449,3 +449,27 @@ export default function () { console.log(typeof lib === "function" ? lib() : "ex
 		})
 	}
 }
+
+func TestCapabilities(t *testing.T) {
+	r := jstest.Load(t, map[string]string{"script.js": `
+export const options = { vus: 1 };
+export function setup() { return 1; }
+export function handleSummary() { return {}; }
+export function api() {}
+export const notAFunction = 3;
+export default function () {}`}, nil)
+	c := r.Script.Capabilities()
+	if !c.Setup || c.Teardown || !c.HandleSummary {
+		t.Errorf("setup %v teardown %v handleSummary %v, want true false true", c.Setup, c.Teardown, c.HandleSummary)
+	}
+	want := []string{"api", "default", "handleSummary", "setup"}
+	if strings.Join(c.Functions, ",") != strings.Join(want, ",") {
+		t.Errorf("functions %q, want %q", c.Functions, want)
+	}
+	if !c.Exports("api") || c.Exports("notAFunction") || c.Exports("options") {
+		t.Errorf("Exports: api %v, notAFunction %v, options %v", c.Exports("api"), c.Exports("notAFunction"), c.Exports("options"))
+	}
+	if c.ConnectRun == nil || c.SetSetupData == nil {
+		t.Error("the run hooks are missing")
+	}
+}

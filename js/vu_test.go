@@ -443,3 +443,26 @@ func TestContextReusedAcrossIterations(t *testing.T) {
 		t.Fatalf("%d iterations ran, want 5", n)
 	}
 }
+
+// TestScenarioTagsHandedByTheEngine checks that a VU tags its iteration
+// with the tag set the engine computed for the scenario, not with a set
+// of its own: the two must be one value.
+func TestScenarioTagsHandedByTheEngine(t *testing.T) {
+	r := jstest.Load(t, map[string]string{"script.js": `export default function () {}`},
+		&jstest.Config{Options: &config.Options{Tags: map[string]string{"run": "r1"}, SystemTags: []string{"scenario"}}})
+	vu, _ := r.NewVU(t, 1)
+	plain := &executor.Scenario{Name: "plain", Exec: "default", Tags: map[string]string{"kind": "k"}}
+	handed := &executor.Scenario{Name: "handed", Exec: "default"}
+	handed.TagSets = &executor.ScenarioTags{Iteration: metrics.NewTags(map[string]string{"from": "engine"})}
+
+	res := vu.Run(context.Background(), executor.Iteration{Scenario: handed})
+	if res.Tags != handed.TagSets.Iteration {
+		t.Fatalf("iteration tags %v, want the handed set %v", res.Tags.Map(), handed.TagSets.Iteration.Map())
+	}
+	// Without a handed set the VU computes the same function of its options.
+	res = vu.Run(context.Background(), executor.Iteration{Scenario: plain})
+	want := executor.NewScenarioTags(metrics.NewTags(map[string]string{"run": "r1"}), map[string]bool{"scenario": true}, plain).Iteration
+	if res.Tags != want {
+		t.Fatalf("iteration tags %v, want %v", res.Tags.Map(), want.Map())
+	}
+}

@@ -1,4 +1,4 @@
-package js
+package compile
 
 import (
 	"errors"
@@ -24,29 +24,29 @@ import (
 	"github.com/grafana/sobek/parser"
 
 	"github.com/metronome-load/metronome/js/modules"
-	"github.com/metronome-load/metronome/metrics"
 )
 
-// loader finds, reads, transforms and parses the script's modules. Every
+// Loader finds, reads, transforms and parses the script's modules. Every
 // module is loaded once per test and cached by its URL (file:///abs/path
 // or https://...), so that each import of it yields the same record, which
 // is what runtimes key their module instances by. It is safe for
 // concurrent use: VUs resolve imports while they evaluate.
-type loader struct {
-	s *Script
+type Loader struct {
+	cfg  Config
+	host Host
 
 	mu       sync.Mutex
-	files    map[string]*fileModule
-	byRecord map[sobek.ModuleRecord]*fileModule
-	goMods   map[string]*goModule
+	files    map[string]*Module
+	byRecord map[sobek.ModuleRecord]*Module
+	goMods   map[string]*GoModule
 	opened   map[string]string // open() cache: path → content
 	// local are the local files read so far, by absolute slash path, for
 	// an archive.
 	local    map[string][]byte
-	wrappers map[moduleRef]*sobek.SourceTextModuleRecord
+	wrappers map[Ref]*sobek.SourceTextModuleRecord
 	// pending are the rewritten ES modules of the current load that still
 	// need the import-cycle check before VUs may run them as functions.
-	pending []*fileModule
+	pending []*Module
 
 	// resolved caches the resolve hook's answers, which every VU asks for
 	// every import while it evaluates its init context.
@@ -65,10 +65,10 @@ type resolveKey struct {
 	spec string
 }
 
-// fileModule is one JavaScript or TypeScript file. It is an ES module
+// Module is one JavaScript or TypeScript file. It is an ES module
 // (esm) when it has import or export declarations or a top-level await,
 // else a CommonJS module (cjs: a compiled function of module and exports).
-type fileModule struct {
+type Module struct {
 	url *url.URL
 	key string
 	esm *sobek.SourceTextModuleRecord
@@ -83,10 +83,10 @@ type fileModule struct {
 	script *scriptModule
 	srec   *scriptRecord
 	// deps are what the ES module's import and export declarations name.
-	deps []moduleRef
+	deps []Ref
 }
 
-func (f *fileModule) record() sobek.ModuleRecord {
+func (f *Module) record() sobek.ModuleRecord {
 	if f.srec != nil {
 		return f.srec
 	}
@@ -96,21 +96,24 @@ func (f *fileModule) record() sobek.ModuleRecord {
 	return f.rec
 }
 
-// moduleRef is what a specifier resolves to: a *fileModule or a *goModule.
-type moduleRef interface {
+// Ref is what a specifier resolves to: a *Module or a *GoModule.
+type Ref interface {
 	record() sobek.ModuleRecord
 }
 
-func newLoader(s *Script) *loader {
-	return &loader{
-		s:        s,
-		files:    map[string]*fileModule{},
-		byRecord: map[sobek.ModuleRecord]*fileModule{},
-		goMods:   map[string]*goModule{},
+// New returns a loader that reads the modules of the script in cfg.Dir
+// and evaluates them through host.
+func New(cfg Config, host Host) *Loader {
+	return &Loader{
+		cfg:      cfg,
+		host:     host,
+		files:    map[string]*Module{},
+		byRecord: map[sobek.ModuleRecord]*Module{},
+		goMods:   map[string]*GoModule{},
 		opened:   map[string]string{},
 		local:    map[string][]byte{},
-		wrappers: map[moduleRef]*sobek.SourceTextModuleRecord{},
-		client:   moduleClient(s.opts.ModuleClient),
+		wrappers: map[Ref]*sobek.SourceTextModuleRecord{},
+		client:   moduleClient(cfg.ModuleClient),
 	}
 }
 
@@ -121,12 +124,13 @@ func moduleClient(c *http.Client) *http.Client {
 	return &http.Client{Timeout: 60 * time.Second}
 }
 
-func fileURL(abs string) *url.URL {
+// FileURL is the URL of the local file at the absolute path abs.
+func FileURL(abs string) *url.URL {
 	return &url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
 }
 
-// loadMain loads the main script and, recursively, its static imports.
-func (l *loader) loadMain(u *url.URL) (*fileModule, error) {
+// LoadMain loads the main script and, recursively, its static imports.
+func (l *Loader) LoadMain(u *url.URL) (*Module, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	f, err := l.loadFileLocked(u, "")
@@ -134,15 +138,15 @@ func (l *loader) loadMain(u *url.URL) (*fileModule, error) {
 	return f, err
 }
 
-// resolve returns the module spec names when imported or required from
+// Resolve returns the module spec names when imported or required from
 // the module at base (nil: the main script's folder). Files it loads are
 // linked, ready to evaluate.
-func (l *loader) resolve(base *url.URL, spec string) (moduleRef, error) {
+func (l *Loader) Resolve(base *url.URL, spec string) (Ref, error) {
 	l.mu.Lock()
 	ref, err := l.resolveLocked(base, spec)
 	l.finishLocked()
-	var link *fileModule
-	if f, ok := ref.(*fileModule); ok && err == nil && f.esm != nil && !f.linked {
+	var link *Module
+	if f, ok := ref.(*Module); ok && err == nil && f.esm != nil && !f.linked {
 		link = f
 	}
 	l.mu.Unlock()
@@ -162,8 +166,8 @@ func (l *loader) resolve(base *url.URL, spec string) (moduleRef, error) {
 	return ref, nil
 }
 
-// resolveHook is sobek's host hook: ref is the importing module record.
-func (l *loader) resolveHook(ref any, spec string) (sobek.ModuleRecord, error) {
+// ResolveHook is sobek's host hook: ref is the importing module record.
+func (l *Loader) ResolveHook(ref any, spec string) (sobek.ModuleRecord, error) {
 	rec, _ := ref.(sobek.ModuleRecord)
 	key := resolveKey{rec, spec}
 	if r, ok := l.resolved.Load(key); ok {
@@ -188,16 +192,16 @@ func (l *loader) resolveHook(ref any, spec string) (sobek.ModuleRecord, error) {
 	return r, nil
 }
 
-// dynamicRecord returns the record import() evaluates for ref. sobek
+// DynamicRecord returns the record import() evaluates for ref. sobek
 // evaluates the result of import() directly, which only works for source
 // text modules: a Go or CommonJS module is wrapped in a one-line module
 // that re-exports it.
-func (l *loader) dynamicRecord(ref moduleRef) (sobek.ModuleRecord, error) {
+func (l *Loader) DynamicRecord(ref Ref) (sobek.ModuleRecord, error) {
 	var spec string
 	switch m := ref.(type) {
-	case *goModule:
+	case *GoModule:
 		spec = m.name
-	case *fileModule:
+	case *Module:
 		if m.esm != nil && m.srec == nil {
 			return m.esm, nil
 		}
@@ -212,9 +216,9 @@ func (l *loader) dynamicRecord(ref moduleRef) (sobek.ModuleRecord, error) {
 	q := strconv.Quote(spec)
 	src := "export { default } from " + q + ";\n"
 	switch m := ref.(type) {
-	case *goModule:
+	case *GoModule:
 		src = "export * from " + q + ";\n" + src
-	case *fileModule:
+	case *Module:
 		if m.srec != nil {
 			src = "export * from " + q + ";\n"
 			if _, ok := slices.BinarySearch(m.script.names, "default"); ok {
@@ -222,7 +226,7 @@ func (l *loader) dynamicRecord(ref moduleRef) (sobek.ModuleRecord, error) {
 			}
 		}
 	}
-	w, err := sobek.ParseModule("metronome:import/"+spec, src, l.resolveHook)
+	w, err := sobek.ParseModule("metronome:import/"+spec, src, l.ResolveHook)
 	if err != nil {
 		return nil, err
 	}
@@ -240,8 +244,8 @@ func (l *loader) dynamicRecord(ref moduleRef) (sobek.ModuleRecord, error) {
 	return w, nil
 }
 
-// urlOf returns the URL of a module record, nil when it is not a file.
-func (l *loader) urlOf(rec sobek.ModuleRecord) *url.URL {
+// URLOf returns the URL of a module record, nil when it is not a file.
+func (l *Loader) URLOf(rec sobek.ModuleRecord) *url.URL {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if f := l.byRecord[rec]; f != nil {
@@ -250,7 +254,7 @@ func (l *loader) urlOf(rec sobek.ModuleRecord) *url.URL {
 	return nil
 }
 
-func (l *loader) resolveLocked(base *url.URL, spec string) (moduleRef, error) {
+func (l *Loader) resolveLocked(base *url.URL, spec string) (Ref, error) {
 	if m, ok := l.goMods[spec]; ok {
 		return m, nil
 	}
@@ -270,22 +274,22 @@ func (l *loader) resolveLocked(base *url.URL, spec string) (moduleRef, error) {
 // resolveURL turns a specifier into a module URL. Relative specifiers are
 // resolved against the importing module, so a remote module's relative
 // imports stay remote.
-func (l *loader) resolveURL(base *url.URL, spec string) (*url.URL, error) {
+func (l *Loader) resolveURL(base *url.URL, spec string) (*url.URL, error) {
 	if base == nil {
-		base = fileURL(l.s.dir + "/")
+		base = FileURL(l.cfg.Dir + "/")
 	}
 	switch {
 	case strings.HasPrefix(spec, "file://"), strings.HasPrefix(spec, "https://"), strings.HasPrefix(spec, "http://"):
 		return url.Parse(spec)
 	case filepath.IsAbs(spec):
-		return fileURL(spec), nil
+		return FileURL(spec), nil
 	case spec == "." || spec == ".." || strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../"):
 		return base.ResolveReference(&url.URL{Path: spec}), nil
 	}
 	return nil, fmt.Errorf("unknown module %q: import built-in modules by name (\"k6/http\") and files by a relative or absolute path or a URL", spec)
 }
 
-func (l *loader) read(u *url.URL) ([]byte, error) {
+func (l *Loader) read(u *url.URL) ([]byte, error) {
 	switch u.Scheme {
 	case "file":
 		b, err := l.readFile(filepath.FromSlash(u.Path))
@@ -315,7 +319,7 @@ func (l *loader) read(u *url.URL) ([]byte, error) {
 // loadFileLocked loads the module at u and, for an ES module, everything it
 // imports, so that linking never meets an unknown module. spec is how the
 // module was named, for messages.
-func (l *loader) loadFileLocked(u *url.URL, spec string) (*fileModule, error) {
+func (l *Loader) loadFileLocked(u *url.URL, spec string) (*Module, error) {
 	key := u.String()
 	if f, ok := l.files[key]; ok {
 		return f, nil
@@ -327,7 +331,7 @@ func (l *loader) loadFileLocked(u *url.URL, spec string) (*fileModule, error) {
 		}
 		return nil, err
 	}
-	f := &fileModule{url: u, key: key}
+	f := &Module{url: u, key: key}
 	if strings.EqualFold(path.Ext(u.Path), ".json") {
 		// A JSON file is a CommonJS module exporting its content.
 		p, err := sobek.Compile(key, "(function (module, exports) {module.exports = "+string(src)+"\n})", false)
@@ -359,11 +363,11 @@ func (l *loader) loadFileLocked(u *url.URL, spec string) (*fileModule, error) {
 			return f, nil
 		}
 	}
-	rec, err := sobek.ModuleFromAST(prog, l.resolveHook)
+	rec, err := sobek.ModuleFromAST(prog, l.ResolveHook)
 	if err != nil {
 		var se *sobek.CompilerSyntaxError
 		if errors.As(err, &se) && se.File == nil {
-			return nil, &posError{name: key, line: 1, col: 1, msg: "SyntaxError: " + se.Message}
+			return nil, &PosError{Name: key, Line: 1, Col: 1, Msg: "SyntaxError: " + se.Message}
 		}
 		return nil, err
 	}
@@ -371,16 +375,16 @@ func (l *loader) loadFileLocked(u *url.URL, spec string) (*fileModule, error) {
 	f.script = rewriteModule(key, prog, code)
 	l.files[key] = f
 	l.byRecord[rec] = f
-	refs := map[string]moduleRef{}
+	refs := map[string]Ref{}
 	for _, spec := range importSpecifiers(prog) {
 		dep, err := l.resolveLocked(u, spec.name)
 		if err != nil {
-			var pe *posError
+			var pe *PosError
 			if errors.As(err, &pe) {
 				return nil, err
 			}
 			pos := prog.File.Position(spec.offset)
-			return nil, &posError{name: key, line: pos.Line, col: pos.Column, msg: err.Error()}
+			return nil, &PosError{Name: key, Line: pos.Line, Col: pos.Column, Msg: err.Error()}
 		}
 		f.deps = append(f.deps, dep)
 		refs[spec.name] = dep
@@ -429,7 +433,7 @@ var needsLowering = regexp.MustCompile(`async\s*(?:function\s*)?\*|for\s+await\b
 // JavaScript only when it uses syntax sobek lacks, or when sobek cannot
 // parse it (esbuild's message then has the right position). esbuild output
 // carries an inline source map, so positions name the original lines.
-func (l *loader) parse(key, path, src string) (*ast.Program, string, error) {
+func (l *Loader) parse(key, path, src string) (*ast.Program, string, error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext == ".ts" || ext == ".mts" || ext == ".cts" || ext == ".tsx" {
 		loader := api.LoaderTS
@@ -471,10 +475,10 @@ func hasSourceMap(code string) bool {
 	return strings.HasPrefix(code[i+1:], "//# sourceMappingURL=")
 }
 
-// column converts a column sobek reports for a position in the module
+// Column converts a column sobek reports for a position in the module
 // named name to 1-based: through a source map it is 0-based. A module run
 // as a function has its wrapper's head on its first line.
-func (l *loader) column(name string, line, col int) int {
+func (l *Loader) Column(name string, line, col int) int {
 	if _, ok := l.mapped.Load(name); ok {
 		return col + 1
 	}
@@ -490,11 +494,11 @@ func (l *loader) column(name string, line, col int) int {
 // importing a name their module lacks or importing an ES module that
 // sobek evaluates: sobek reports the former in its own words, and answers
 // the latter only through the loader's lock.
-func (l *loader) finishLocked() {
+func (l *Loader) finishLocked() {
 	if len(l.pending) == 0 {
 		return
 	}
-	ok := map[*fileModule]bool{}
+	ok := map[*Module]bool{}
 	for _, f := range l.pending {
 		ok[f] = !inCycle(f)
 	}
@@ -520,17 +524,17 @@ func (l *loader) finishLocked() {
 // importsResolve reports whether every module f imports is one a function
 // can import from and has the names f imports. ok marks the rewritten
 // modules of this load that still qualify.
-func importsResolve(f *fileModule, ok map[*fileModule]bool) bool {
+func importsResolve(f *Module, ok map[*Module]bool) bool {
 	for _, imp := range f.script.imports {
 		name := imp.name
-		if imp.kind == importDefault {
+		if imp.kind == ImportDefault {
 			name = "default"
 		}
 		var names []string
 		switch m := imp.ref.(type) {
-		case *goModule:
+		case *GoModule:
 			names = m.names
-		case *fileModule:
+		case *Module:
 			switch {
 			case m.esm == nil: // CommonJS: any name reads module.exports
 				continue
@@ -542,7 +546,7 @@ func importsResolve(f *fileModule, ok map[*fileModule]bool) bool {
 		default:
 			return false
 		}
-		if imp.kind == importNamed || imp.kind == importDefault {
+		if imp.kind == ImportNamed || imp.kind == ImportDefault {
 			if _, found := slices.BinarySearch(names, name); !found {
 				return false
 			}
@@ -552,12 +556,12 @@ func importsResolve(f *fileModule, ok map[*fileModule]bool) bool {
 }
 
 // inCycle reports whether f imports itself through its static imports.
-func inCycle(f *fileModule) bool {
-	seen := map[*fileModule]bool{}
-	var reaches func(m *fileModule) bool
-	reaches = func(m *fileModule) bool {
+func inCycle(f *Module) bool {
+	seen := map[*Module]bool{}
+	var reaches func(m *Module) bool
+	reaches = func(m *Module) bool {
 		for _, d := range m.deps {
-			g, ok := d.(*fileModule)
+			g, ok := d.(*Module)
 			if !ok {
 				continue
 			}
@@ -576,13 +580,13 @@ func inCycle(f *fileModule) bool {
 	return reaches(f)
 }
 
-func (l *loader) parseSource(key, src string) (*ast.Program, error) {
+func (l *Loader) parseSource(key, src string) (*ast.Program, error) {
 	return parser.ParseFile(nil, key, src, 0, parser.IsModule, parser.WithSourceMapLoader(l.sourceMap))
 }
 
 // sourceMap reads a source map a module refers to; a missing map is
 // ignored rather than failing the module.
-func (l *loader) sourceMap(p string) ([]byte, error) {
+func (l *Loader) sourceMap(p string) ([]byte, error) {
 	u, err := url.Parse(p)
 	if err != nil || (u.Scheme != "file" && u.Scheme != "") {
 		return nil, nil
@@ -614,9 +618,9 @@ func transform(key, src string, loader api.Loader) (string, error) {
 	if len(res.Errors) > 0 {
 		m := res.Errors[0]
 		if m.Location != nil {
-			return "", &posError{name: key, line: m.Location.Line, col: m.Location.Column + 1, msg: "SyntaxError: " + m.Text}
+			return "", &PosError{Name: key, Line: m.Location.Line, Col: m.Location.Column + 1, Msg: "SyntaxError: " + m.Text}
 		}
-		return "", &posError{name: key, line: 1, col: 1, msg: "SyntaxError: " + m.Text}
+		return "", &PosError{Name: key, Line: 1, Col: 1, Msg: "SyntaxError: " + m.Text}
 	}
 	return string(res.Code), nil
 }
@@ -624,9 +628,9 @@ func transform(key, src string, loader api.Loader) (string, error) {
 // readFile reads a local file from disk, or from the archive the script
 // came from, and remembers it for an archive of this script. l.mu is held
 // or the loader is not shared yet.
-func (l *loader) readFile(p string) ([]byte, error) {
+func (l *Loader) readFile(p string) ([]byte, error) {
 	key := filepath.ToSlash(p)
-	if files := l.s.opts.Files; files != nil {
+	if files := l.cfg.Files; files != nil {
 		b, ok := files[key]
 		if !ok {
 			return nil, fs.ErrNotExist
@@ -640,22 +644,9 @@ func (l *loader) readFile(p string) ([]byte, error) {
 	return b, err
 }
 
-// LocalFiles returns the local files the script read while it loaded and
-// ran its init context once (the main script, its imports, the files it
-// open()ed), by absolute slash-separated path: what an archive must hold.
-func (s *Script) LocalFiles() map[string][]byte {
-	s.loader.mu.Lock()
-	defer s.loader.mu.Unlock()
-	out := make(map[string][]byte, len(s.loader.local))
-	for k, v := range s.loader.local {
-		out[k] = v
-	}
-	return out
-}
-
-// readOpened returns the content of a file for open(), read once per test
+// ReadOpened returns the content of a file for open(), read once per test
 // and shared by the VUs.
-func (l *loader) readOpened(path string) (string, error) {
+func (l *Loader) ReadOpened(path string) (string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if s, ok := l.opened[path]; ok {
@@ -673,11 +664,11 @@ func (l *loader) readOpened(path string) (string, error) {
 	return s, nil
 }
 
-// goModule is the record of a module implemented in Go. It is shared by
+// GoModule is the record of a module implemented in Go. It is shared by
 // every runtime; each VU instantiates the module once, when its init
 // context first imports or requires it.
-type goModule struct {
-	l     *loader
+type GoModule struct {
+	l     *Loader
 	name  string
 	mod   modules.Module
 	names []string // sorted, "default" included
@@ -686,13 +677,8 @@ type goModule struct {
 // goModuleLocked builds the record of a Go module. Linking needs the
 // export names before any VU exists, so the module is instantiated once in
 // a scratch runtime to learn them.
-func (l *loader) goModuleLocked(name string, mod modules.Module) (*goModule, error) {
-	probe := &vu{s: l.s, rt: sobek.New()}
-	reg := metrics.NewRegistry()
-	metrics.RegisterBuiltin(reg)
-	probe.initEnv = &modules.InitEnv{Registry: reg, CWD: l.s.dir, Shared: &modules.Shared{Get: probeShared}, Logf: func(string, ...any) {}}
-	probe.ctx = contextBackground
-	exp, err := instantiate(probe, mod)
+func (l *Loader) goModuleLocked(name string, mod modules.Module) (*GoModule, error) {
+	exp, err := l.host.Probe(mod)
 	if err != nil {
 		return nil, fmt.Errorf("module %q failed to initialise: %v", name, err)
 	}
@@ -704,48 +690,24 @@ func (l *loader) goModuleLocked(name string, mod modules.Module) (*goModule, err
 	}
 	names = append(names, "default")
 	sort.Strings(names)
-	m := &goModule{l: l, name: name, mod: mod, names: names}
+	m := &GoModule{l: l, name: name, mod: mod, names: names}
 	l.goMods[name] = m
 	return m, nil
 }
 
-// probeShared builds shared data without sharing it: the probe runtime's
-// data are thrown away.
-func probeShared(_ string, build func() (any, error)) (any, error) { return build() }
-
-// instantiate calls the module's Instantiate, turning a panic into an
-// error: a module may throw a JavaScript exception while it initialises.
-func instantiate(v *vu, mod modules.Module) (exp modules.Exports, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			switch x := r.(type) {
-			case *sobek.Exception:
-				err = x
-			case sobek.Value:
-				err = errors.New(x.String())
-			case error:
-				err = x
-			default:
-				err = fmt.Errorf("%v", x)
-			}
-		}
-	}()
-	return mod.Instantiate(v)
-}
-
-func (m *goModule) record() sobek.ModuleRecord { return m }
+func (m *GoModule) record() sobek.ModuleRecord { return m }
 
 // Link has nothing to link: a Go module imports nothing.
-func (m *goModule) Link() error { return nil }
+func (m *GoModule) Link() error { return nil }
 
 // GetExportedNames reports the module's exports.
-func (m *goModule) GetExportedNames(cb func([]string), _ ...sobek.ModuleRecord) bool {
+func (m *GoModule) GetExportedNames(cb func([]string), _ ...sobek.ModuleRecord) bool {
 	cb(m.names)
 	return true
 }
 
 // ResolveExport binds an export to this module's instance.
-func (m *goModule) ResolveExport(name string, _ ...sobek.ResolveSetElement) (*sobek.ResolvedBinding, bool) {
+func (m *GoModule) ResolveExport(name string, _ ...sobek.ResolveSetElement) (*sobek.ResolvedBinding, bool) {
 	if _, ok := slices.BinarySearch(m.names, name); ok {
 		return &sobek.ResolvedBinding{Module: m, BindingName: name}, false
 	}
@@ -754,100 +716,15 @@ func (m *goModule) ResolveExport(name string, _ ...sobek.ResolveSetElement) (*so
 
 // Evaluate instantiates the module for the VU that owns rt. sobek calls
 // it for every import of the module, so the VU caches the instance.
-func (m *goModule) Evaluate(rt *sobek.Runtime) *sobek.Promise {
-	p, resolve, reject := rt.NewPromise()
-	v := m.l.s.vuOf(rt)
-	if v == nil {
-		_ = reject(fmt.Errorf("module %q evaluated outside an init context", m.name))
-		return p
-	}
-	inst, err := v.goInstance(m)
-	if err != nil {
-		_ = reject(err)
-	} else {
-		_ = resolve(inst)
-	}
-	return p
-}
-
-// goInstance is a Go module's exports in one runtime. Exports become
-// JavaScript values when first used: an import binding is read lazily, and
-// a script rarely uses everything a module offers.
-type goInstance struct {
-	rt      *sobek.Runtime
-	exports modules.Exports
-	names   []string
-	values  map[string]sobek.Value
-	// namespace is the object import * binds in modules run as
-	// functions, made on first use.
-	namespace *sobek.Object
-}
-
-// GetBindingValue returns an export, nil when there is no such export.
-func (i *goInstance) GetBindingValue(name string) sobek.Value {
-	if v, ok := i.values[name]; ok {
-		return v
-	}
-	var v sobek.Value
-	switch raw, ok := i.exports.Named[name]; {
-	case name == "default" && i.exports.Default != nil:
-		v = i.rt.ToValue(i.exports.Default)
-	case name == "default":
-		v = i.rt.NewDynamicObject(&moduleObject{i: i})
-	case ok:
-		v = i.rt.ToValue(raw)
-	default:
-		return nil
-	}
-	if i.values == nil {
-		i.values = make(map[string]sobek.Value, 4)
-	}
-	i.values[name] = v
-	return v
-}
-
-// moduleObject is the default export of a Go module that has none of its
-// own: an object holding the named exports. As the namespace object of
-// import * it holds the default export too.
-type moduleObject struct {
-	i         *goInstance
-	namespace bool
-}
-
-func (o *moduleObject) Get(key string) sobek.Value {
-	if key == "default" && !o.namespace {
-		return nil
-	}
-	return o.i.GetBindingValue(key)
-}
-
-func (o *moduleObject) Set(key string, val sobek.Value) bool {
-	if o.i.values == nil {
-		o.i.values = map[string]sobek.Value{}
-	}
-	o.i.values[key] = val
-	return true
-}
-
-func (o *moduleObject) Has(key string) bool { return o.Get(key) != nil }
-
-func (o *moduleObject) Delete(string) bool { return false }
-
-func (o *moduleObject) Keys() []string {
-	keys := make([]string, 0, len(o.i.names))
-	for _, n := range o.i.names {
-		if n != "default" || o.namespace {
-			keys = append(keys, n)
-		}
-	}
-	return keys
+func (m *GoModule) Evaluate(rt *sobek.Runtime) *sobek.Promise {
+	return m.l.evaluate(rt, m)
 }
 
 // cjsRecord lets ES modules import a CommonJS module: its default export
 // is module.exports and any other name reads a property of it.
 type cjsRecord struct {
-	l *loader
-	f *fileModule
+	l *Loader
+	f *Module
 }
 
 // Link has nothing to link: require() resolves at run time.
@@ -867,73 +744,18 @@ func (r *cjsRecord) ResolveExport(name string, _ ...sobek.ResolveSetElement) (*s
 
 // Evaluate runs the module in the VU that owns rt, once per VU.
 func (r *cjsRecord) Evaluate(rt *sobek.Runtime) *sobek.Promise {
-	return r.l.evaluate(rt, r.f, func(v *vu) (any, error) {
-		mod, err := v.commonJS(r.f)
-		return &cjsInstance{module: mod}, err
-	})
+	return r.l.evaluate(rt, r.f)
 }
 
 // evaluate is the Evaluate of the module records the loader makes for
-// modules that are not sobek's own: it runs instance in the VU that owns
-// rt and settles the returned promise with the instance it makes.
-func (l *loader) evaluate(rt *sobek.Runtime, f *fileModule, instance func(*vu) (any, error)) *sobek.Promise {
+// modules that are not sobek's own: the host makes ref's instance in the
+// VU that owns rt, which settles the returned promise.
+func (l *Loader) evaluate(rt *sobek.Runtime, ref Ref) *sobek.Promise {
 	p, resolve, reject := rt.NewPromise()
-	v := l.s.vuOf(rt)
-	if v == nil {
-		_ = reject(fmt.Errorf("module %s evaluated outside an init context", f.key))
-		return p
-	}
-	if in, err := instance(v); err != nil {
+	if in, err := l.host.Instance(rt, ref); err != nil {
 		_ = reject(err)
 	} else {
 		_ = resolve(in)
 	}
 	return p
-}
-
-type cjsInstance struct{ module *sobek.Object }
-
-// GetBindingValue reads module.exports, or a property of it; the default
-// export follows the __esModule interop (cjsDefault).
-func (i *cjsInstance) GetBindingValue(name string) sobek.Value {
-	exp := i.module.Get("exports")
-	if name == "default" {
-		return cjsDefault(exp)
-	}
-	if o, ok := exp.(*sobek.Object); ok {
-		return o.Get(name)
-	}
-	return sobek.Undefined()
-}
-
-// cjsDefault is what `import x from` gives for a CommonJS module whose
-// module.exports is exports: exports.default when the module says it was
-// compiled from an ES module (exports.__esModule is truthy, as Babel,
-// TypeScript and esbuild write it), else module.exports itself. k6 does
-// the same, so `import chai from '.../k6chaijs/.../index.js'` is the
-// library's default export, not the object around it.
-func cjsDefault(exports sobek.Value) sobek.Value {
-	if o, ok := exports.(*sobek.Object); ok {
-		if flag := o.Get("__esModule"); flag != nil && flag.ToBoolean() {
-			if d := o.Get("default"); d != nil {
-				return d
-			}
-			return sobek.Undefined()
-		}
-	}
-	return exports
-}
-
-// cjsNamespace is what `import * as ns from` gives for a CommonJS module,
-// as in k6: an object holding module.exports' own enumerable properties
-// (so a __esModule flag, defined non-enumerable, is left out, and a plain
-// module has no default key).
-func cjsNamespace(rt *sobek.Runtime, exports sobek.Value) sobek.Value {
-	ns := rt.NewObject()
-	if o, ok := exports.(*sobek.Object); ok {
-		for _, k := range o.Keys() {
-			_ = ns.Set(k, o.Get(k))
-		}
-	}
-	return ns
 }

@@ -1,4 +1,4 @@
-package js
+package compile
 
 import (
 	"encoding/base64"
@@ -43,7 +43,7 @@ type scriptModule struct {
 	prog *sobek.Program
 	// imports are the module's import bindings and side-effect imports,
 	// in source order: the function's parameters after the first.
-	imports []scriptImport
+	imports []Import
 	// names are the exported names, sorted.
 	names []string
 	// shift is how many columns the wrapper adds to the first line; 0
@@ -51,22 +51,22 @@ type scriptModule struct {
 	shift int
 }
 
-// importKind says what an import binding holds.
-type importKind uint8
+// ImportKind says what an import binding holds.
+type ImportKind uint8
 
 const (
-	importEffect    importKind = iota // import "x": evaluated, binds nothing
-	importNamed                       // import { name } from "x"
-	importDefault                     // import name from "x"
-	importNamespace                   // import * as name from "x"
+	ImportEffect    ImportKind = iota // import "x": evaluated, binds nothing
+	ImportNamed                       // import { name } from "x"
+	ImportDefault                     // import name from "x"
+	ImportNamespace                   // import * as name from "x"
 )
 
-// scriptImport is one binding of an import declaration.
-type scriptImport struct {
+// Import is one binding of an import declaration.
+type Import struct {
 	spec string
-	kind importKind
-	name string    // the imported name, for importNamed
-	ref  moduleRef // what spec resolved to, set by the loader
+	kind ImportKind
+	name string // the imported name, for ImportNamed
+	ref  Ref    // what spec resolved to, set by the loader
 	// local is the binding's name in the module: the function's
 	// parameter. hidden says the rewriter made it up, for a side-effect
 	// import or what a re-export passes on.
@@ -183,7 +183,7 @@ func shiftSourceMap(m []byte) (string, bool) {
 // what it imported and exported.
 type rewriter struct {
 	b       []byte
-	imports []scriptImport
+	imports []Import
 	exports map[string]string // exported name → local name
 	insert  int               // offset where "}.default;" goes, -1 for none
 	// protected are the names nothing may assign to: imports and exported
@@ -237,14 +237,14 @@ func (r *rewriter) importDecl(d *ast.ImportDeclaration, start, end int) bool {
 	if c == nil {
 		// The parameter of a side-effect import has a name nothing can
 		// refer to.
-		r.hide(scriptImport{spec: spec, kind: importEffect})
+		r.hide(Import{spec: spec, kind: ImportEffect})
 		return true
 	}
 	if c.ImportedDefaultBinding != nil {
-		r.bind(scriptImport{spec: spec, kind: importDefault}, c.ImportedDefaultBinding.Name)
+		r.bind(Import{spec: spec, kind: ImportDefault}, c.ImportedDefaultBinding.Name)
 	}
 	if c.NameSpaceImport != nil {
-		r.bind(scriptImport{spec: spec, kind: importNamespace}, c.NameSpaceImport.ImportedBinding)
+		r.bind(Import{spec: spec, kind: ImportNamespace}, c.NameSpaceImport.ImportedBinding)
 	}
 	if c.NamedImports != nil {
 		for _, s := range c.NamedImports.ImportsList {
@@ -252,7 +252,7 @@ func (r *rewriter) importDecl(d *ast.ImportDeclaration, start, end int) bool {
 			if local == "" {
 				local = s.IdentifierName
 			}
-			r.bind(scriptImport{spec: spec, kind: importNamed, name: s.IdentifierName.String()}, local)
+			r.bind(Import{spec: spec, kind: ImportNamed, name: s.IdentifierName.String()}, local)
 		}
 	}
 	return true
@@ -260,7 +260,7 @@ func (r *rewriter) importDecl(d *ast.ImportDeclaration, start, end int) bool {
 
 // bind adds an import binding, which becomes a parameter of the
 // function.
-func (r *rewriter) bind(imp scriptImport, local unistring.String) {
+func (r *rewriter) bind(imp Import, local unistring.String) {
 	imp.local = local.String()
 	r.imports = append(r.imports, imp)
 	r.protected[local] = true
@@ -269,7 +269,7 @@ func (r *rewriter) bind(imp scriptImport, local unistring.String) {
 // hide adds an import whose parameter has a name the module's code cannot
 // use: a side-effect import, or what a re-export passes on. It returns
 // the name.
-func (r *rewriter) hide(imp scriptImport) string {
+func (r *rewriter) hide(imp Import) string {
 	imp.local, imp.hidden = fmt.Sprintf("%s%d", defaultVar, len(r.imports)), true
 	r.imports = append(r.imports, imp)
 	return imp.local
@@ -290,7 +290,7 @@ func (r *rewriter) exportDecl(d *ast.ExportDeclaration, start, end int) bool {
 		spec := d.FromClause.ModuleSpecifier.String()
 		switch {
 		case d.ExportFromClause != nil && d.ExportFromClause.IsWildcard && d.ExportFromClause.Alias != "":
-			local := r.hide(scriptImport{spec: spec, kind: importNamespace})
+			local := r.hide(Import{spec: spec, kind: ImportNamespace})
 			r.exports[d.ExportFromClause.Alias.String()] = local
 		case d.NamedExports != nil:
 			for _, s := range d.NamedExports.ExportsList {
@@ -298,7 +298,7 @@ func (r *rewriter) exportDecl(d *ast.ExportDeclaration, start, end int) bool {
 				if name == "" {
 					name = s.IdentifierName
 				}
-				local := r.hide(scriptImport{spec: spec, kind: importNamed, name: s.IdentifierName.String()})
+				local := r.hide(Import{spec: spec, kind: ImportNamed, name: s.IdentifierName.String()})
 				r.exports[name.String()] = local
 			}
 		default:
@@ -554,7 +554,7 @@ func (r *rewriter) declared(prog *ast.Program) map[unistring.String]bool {
 	names := map[unistring.String]bool{}
 	add := func(n unistring.String) { names[n] = true }
 	for _, imp := range r.imports {
-		if imp.kind != importEffect {
+		if imp.kind != ImportEffect {
 			add(unistring.NewFromString(imp.local))
 		}
 	}
@@ -686,8 +686,8 @@ func walkFields(v reflect.Value, visit func(ast.Node) bool) {
 // scriptRecord is the module record of a module VUs run as a function,
 // through which sobek's ES modules (and import()) reach it.
 type scriptRecord struct {
-	l *loader
-	f *fileModule
+	l *Loader
+	f *Module
 }
 
 // Link has nothing to do: the module's own record was linked.
@@ -709,137 +709,5 @@ func (r *scriptRecord) ResolveExport(name string, _ ...sobek.ResolveSetElement) 
 
 // Evaluate runs the module in the VU that owns rt, once per VU.
 func (r *scriptRecord) Evaluate(rt *sobek.Runtime) *sobek.Promise {
-	return r.l.evaluate(rt, r.f, func(v *vu) (any, error) {
-		exp, err := v.scriptExports(r.f)
-		return &scriptInstance{exports: exp}, err
-	})
-}
-
-// scriptInstance is a rewritten module's exports in one runtime.
-type scriptInstance struct{ exports *sobek.Object }
-
-// GetBindingValue reads an export.
-func (i *scriptInstance) GetBindingValue(name string) sobek.Value { return i.exports.Get(name) }
-
-// scriptExports runs the rewritten module f in the VU, once, after the
-// modules it imports, and returns its exports.
-func (v *vu) scriptExports(f *fileModule) (*sobek.Object, error) {
-	if exp, ok := v.scripts[f]; ok {
-		if exp == nil {
-			return nil, fmt.Errorf("%s is imported while it runs its own imports", v.s.display(f.key))
-		}
-		return exp, nil
-	}
-	if v.scripts == nil {
-		v.scripts = map[*fileModule]*sobek.Object{}
-	}
-	v.scripts[f] = nil
-	m := f.script
-	args := make([]sobek.Value, 1+len(m.imports))
-	args[0] = sobek.Undefined()
-	for i, imp := range m.imports {
-		val, err := v.importValue(imp)
-		if err != nil {
-			delete(v.scripts, f)
-			return nil, err
-		}
-		args[i+1] = val
-	}
-	exp, err := v.callScript(f.key, m.prog, args)
-	if err != nil {
-		delete(v.scripts, f)
-		return nil, err
-	}
-	v.scripts[f] = exp
-	return exp, nil
-}
-
-// callScript runs a wrapper program and calls the function it yields.
-func (v *vu) callScript(key string, p *sobek.Program, args []sobek.Value) (*sobek.Object, error) {
-	wrapper, err := v.rt.RunProgram(p)
-	if err != nil {
-		return nil, err
-	}
-	call, ok := sobek.AssertFunction(wrapper)
-	if !ok {
-		return nil, fmt.Errorf("module %s did not compile to a function", key)
-	}
-	ret, err := call(sobek.Undefined(), args...)
-	if err != nil {
-		return nil, err
-	}
-	exp, ok := ret.(*sobek.Object)
-	if !ok {
-		return nil, fmt.Errorf("module %s returned no exports", key)
-	}
-	return exp, nil
-}
-
-// importValue evaluates the module an import names, if it has not run
-// yet, and returns the value the import binds.
-func (v *vu) importValue(imp scriptImport) (sobek.Value, error) {
-	var ns func() sobek.Value // the namespace object, when asked for
-	var get func(name string) sobek.Value
-	switch m := imp.ref.(type) {
-	case *goModule:
-		inst, err := v.goInstance(m)
-		if err != nil {
-			return nil, err
-		}
-		get = inst.GetBindingValue
-		ns = func() sobek.Value {
-			if inst.namespace == nil {
-				inst.namespace = v.rt.NewDynamicObject(&moduleObject{i: inst, namespace: true})
-			}
-			return inst.namespace
-		}
-	case *fileModule:
-		switch {
-		case m.srec != nil:
-			exp, err := v.scriptExports(m)
-			if err != nil {
-				return nil, err
-			}
-			get = exp.Get
-			ns = func() sobek.Value { return exp }
-		case m.esm != nil:
-			if err := v.evaluateModule(m); err != nil {
-				return nil, err
-			}
-			o := v.rt.NamespaceObjectFor(m.esm)
-			get = o.Get
-			ns = func() sobek.Value { return o }
-		default:
-			mod, err := v.commonJS(m)
-			if err != nil {
-				return nil, err
-			}
-			exports := mod.Get("exports")
-			get = func(name string) sobek.Value {
-				if name == "default" {
-					return cjsDefault(exports)
-				}
-				if o, ok := exports.(*sobek.Object); ok {
-					return o.Get(name)
-				}
-				return sobek.Undefined()
-			}
-			ns = func() sobek.Value { return cjsNamespace(v.rt, exports) }
-		}
-	default:
-		return nil, fmt.Errorf("cannot import %q", imp.spec)
-	}
-	var val sobek.Value
-	switch imp.kind {
-	case importDefault:
-		val = get("default")
-	case importNamed:
-		val = get(imp.name)
-	case importNamespace:
-		val = ns()
-	}
-	if val == nil {
-		val = sobek.Undefined()
-	}
-	return val, nil
+	return r.l.evaluate(rt, r.f)
 }
