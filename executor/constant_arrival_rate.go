@@ -31,7 +31,7 @@ type constantArrivalRateOptions struct {
 // iterations emit schedule_lag and corrected_latency, and a dropped one is
 // charged up to the moment the next VU became free (or the regular
 // duration ended).
-type ConstantArrivalRateConfig struct{ arrivalConfig }
+type ConstantArrivalRateConfig struct{ ArrivalConfig }
 
 func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	var o constantArrivalRateOptions
@@ -66,6 +66,6 @@ func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) 
 // Description is the banner line, as k6 prints it:
 // "1000.00 iterations/s for 30s (maxVUs: 10-50, gracefulStop: 30s)".
 func (c *ConstantArrivalRateConfig) Description() string {
-	sp := c.schedule.Spec()
+	sp := c.Schedule().Spec()
 	return fmt.Sprintf("%.2f iterations/s for %s%s", arrivalRatePerSecond(sp.Rate, sp.TimeUnit), sp.Duration, c.arrivalInfo())
 }

@@ -39,7 +39,7 @@ type intendedArrivalRateOptions struct {
 // the backlog keeps draining for up to gracefulStop; at the hard stop what
 // still waits is dropped and what still runs is interrupted, both charged
 // up to that moment.
-type IntendedArrivalRateConfig struct{ arrivalConfig }
+type IntendedArrivalRateConfig struct{ ArrivalConfig }
 
 // NewIntendedArrivalRate returns the config of an intended-arrival-rate
 // scenario following spec. It checks only what the schedule needs; Parse
@@ -123,7 +123,7 @@ func parseIntendedArrivalRate(name string, raw json.RawMessage) (Config, error) 
 // Description is the banner line, k6-style:
 // "1000.00 iterations/s for 30s, poisson arrivals (maxVUs: 10-50, gracefulStop: 30s)".
 func (c *IntendedArrivalRateConfig) Description() string {
-	sp := c.schedule.Spec()
+	sp := c.Schedule().Spec()
 	arrivals := ""
 	if sp.Arrivals == ArrivalsPoisson {
 		arrivals = ", poisson arrivals"

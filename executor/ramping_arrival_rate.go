@@ -29,7 +29,7 @@ type rampingArrivalRateOptions struct {
 // through each stage's target; the i-th iteration (1-based) is due when the
 // area under the rate reaches i, computed with k6's arithmetic. Drops and
 // their measurement are those of constant-arrival-rate.
-type RampingArrivalRateConfig struct{ arrivalConfig }
+type RampingArrivalRateConfig struct{ ArrivalConfig }
 
 func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	var o rampingArrivalRateOptions
@@ -60,7 +60,7 @@ func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 // Description is the banner line, as k6 prints it:
 // "Up to 50.00 iterations/s for 1m0s over 3 stages (maxVUs: 10-50, gracefulStop: 30s)".
 func (c *RampingArrivalRateConfig) Description() string {
-	sp := c.schedule.Spec()
+	sp := c.Schedule().Spec()
 	return fmt.Sprintf("Up to %.2f iterations/s for %s over %d stages%s",
 		arrivalRatePerSecond(sp.peakRate(), sp.TimeUnit), c.schedule.Duration(), len(sp.Stages), c.arrivalInfo())
 }
