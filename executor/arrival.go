@@ -768,10 +768,13 @@ func (p arrivalOptions) vus(pre, maxVUs *int64, needOne bool) (int, int, error) 
 // the same number).
 const arrivalMaxVUs = 100_000_000
 
+// process is an arrival process of the kit, or a ScheduleSpec.
+type process interface{ Schedule() (*Schedule, error) }
+
 // schedule builds the schedule of checked options; what is left to fail
 // is the size of the schedule.
-func (p arrivalOptions) schedule(spec ScheduleSpec) (*Schedule, error) {
-	s, err := NewSchedule(spec)
+func (p arrivalOptions) schedule(proc process) (*Schedule, error) {
+	s, err := proc.Schedule()
 	if err != nil {
 		return nil, fmt.Errorf("scenarios.%s: %w", p.scenario, err)
 	}
@@ -779,11 +782,11 @@ func (p arrivalOptions) schedule(spec ScheduleSpec) (*Schedule, error) {
 }
 
 // config builds the part of a config the three arrival-rate executors
-// share, through the kit's NewArrivalConfig: the schedule of spec and the
-// VU budget. queue makes due arrivals wait for a VU instead of being
-// dropped.
-func (p arrivalOptions) config(sc *Scenario, spec ScheduleSpec, pre, maxVUs int, queue bool) (ArrivalConfig, error) {
-	s, err := p.schedule(spec)
+// share, through the kit's NewArrivalConfig: the schedule of the arrival
+// process proc and the VU budget. queue makes due arrivals wait for a VU
+// instead of being dropped.
+func (p arrivalOptions) config(sc *Scenario, proc process, pre, maxVUs int, queue bool) (ArrivalConfig, error) {
+	s, err := p.schedule(proc)
 	if err != nil {
 		return ArrivalConfig{}, err
 	}

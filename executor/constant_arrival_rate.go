@@ -56,7 +56,7 @@ func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) 
 	if err != nil {
 		return nil, err
 	}
-	c, err := p.config(sc, ScheduleSpec{TimeUnit: unit, Rate: rate, Duration: d, K6Arithmetic: true}, pre, maxVUs, false)
+	c, err := p.config(sc, K6Constant{Rate: rate, TimeUnit: unit, Duration: d}, pre, maxVUs, false)
 	if err != nil {
 		return nil, err
 	}

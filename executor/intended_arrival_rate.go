@@ -113,11 +113,23 @@ func parseIntendedArrivalRate(name string, raw json.RawMessage) (Config, error) 
 	if err != nil {
 		return nil, err
 	}
-	c, err := p.config(sc, spec, pre, maxVUs, true)
+	c, err := p.config(sc, intendedProcess(spec), pre, maxVUs, true)
 	if err != nil {
 		return nil, err
 	}
 	return &IntendedArrivalRateConfig{c}, nil
+}
+
+// intendedProcess is the kit's arrival process that a parsed
+// intended-arrival-rate spec describes.
+func intendedProcess(s ScheduleSpec) process {
+	switch {
+	case s.Arrivals == ArrivalsPoisson:
+		return Poisson{Rate: s.Rate, TimeUnit: s.TimeUnit, Duration: s.Duration, StartRate: s.StartRate, Stages: s.Stages, Seed: s.Seed}
+	case len(s.Stages) > 0:
+		return Ramping{StartRate: s.StartRate, TimeUnit: s.TimeUnit, Stages: s.Stages}
+	}
+	return Constant{Rate: s.Rate, TimeUnit: s.TimeUnit, Duration: s.Duration}
 }
 
 // Description is the banner line, k6-style:

@@ -228,3 +228,7 @@ func peakPerSecond(t Timetable) float64 {
 	}
 	return 0
 }
+
+// Schedule builds the schedule spec describes: a ScheduleSpec is the
+// general form of the built-in arrival processes.
+func (spec ScheduleSpec) Schedule() (*Schedule, error) { return NewSchedule(spec) }

@@ -50,7 +50,7 @@ func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := p.config(sc, ScheduleSpec{TimeUnit: unit, StartRate: start, Stages: stages, K6Arithmetic: true}, pre, maxVUs, false)
+	c, err := p.config(sc, Ramping{StartRate: start, TimeUnit: unit, Stages: stages, K6Arithmetic: true}, pre, maxVUs, false)
 	if err != nil {
 		return nil, err
 	}
