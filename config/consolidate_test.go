@@ -420,6 +420,7 @@ func TestEveryOptionHasAField(t *testing.T) {
 type fakeConfig struct{ base *executor.Scenario }
 
 func (c *fakeConfig) Base() *executor.Scenario            { return c.base }
+func (c *fakeConfig) Model() executor.Model               { return executor.ModelClosed }
 func (c *fakeConfig) MaxVUs() int                         { return 1 }
 func (c *fakeConfig) InitialVUs() int                     { return 1 }
 func (c *fakeConfig) MaxDuration() time.Duration          { return time.Second }

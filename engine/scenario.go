@@ -88,7 +88,7 @@ func maxDuration(cfgs []executor.Config) time.Duration {
 // target, not just startVUs), except for an open-model scenario, which
 // starts with preAllocatedVUs and adds the rest up to maxVUs mid-test.
 func plannedOf(c executor.Config) int {
-	if _, open := c.(interface{ Schedule() *executor.Schedule }); open {
+	if c.Model() == executor.ModelOpen {
 		return c.InitialVUs()
 	}
 	return c.MaxVUs()

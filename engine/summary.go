@@ -155,11 +155,15 @@ func groupTree(paths []string, checks []metrics.CheckTally) *summary.Group {
 	return root
 }
 
-// isOpenModel reports whether a scenario's executor has an intended
-// schedule.
-func isOpenModel(c executor.Config) bool {
-	_, ok := c.(interface{ Schedule() *executor.Schedule })
-	return ok
+// isOpenModel reports whether a scenario is open-model, as its config
+// declares.
+func isOpenModel(c executor.Config) bool { return c.Model() == executor.ModelOpen }
+
+// queues reports whether an open-model scenario makes arrivals that find
+// every VU busy wait for one (intended-arrival-rate) rather than drop them.
+func queues(c executor.Config) bool {
+	p, ok := c.(interface{ Policy() executor.Policy })
+	return ok && p.Policy() == executor.Queue
 }
 
 // backFills reports whether a closed-model scenario back-fills
@@ -224,7 +228,7 @@ func (r *testRun) scenarioReports() ([]summary.ScenarioReport, []summary.BackFil
 				CorrectedP99: p99(metrics.CorrectedLatencyName + "{scenario:" + name + "}"),
 			})
 			switch {
-			case a.Dropped > 0 && sc.cfg.Base().Executor == executor.IntendedArrivalRateName:
+			case a.Dropped > 0 && queues(sc.cfg):
 				warns = append(warns, fmt.Sprintf("scenario %s: %d arrivals were still waiting for a VU when the scenario stopped; "+
 					"the target rate is more than the system or maxVUs sustains, so corrected_latency measures the test's length, not the server",
 					name, a.Dropped))

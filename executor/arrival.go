@@ -62,11 +62,14 @@ type Accounter interface {
 	Account() Account
 }
 
-// arrivalConfig is what the three arrival-rate executors share once their
-// options are parsed.
-type arrivalConfig struct {
+// ArrivalConfig is the open-model part of a scenario config, the kit's
+// arrival loop with its options: the timetable of intended starts, the VU
+// budget and what happens to an arrival that finds every VU busy. The
+// arrival-rate executors embed it, and so can an extension's config (see
+// NewArrivalConfig); it provides every Config method but Description.
+type ArrivalConfig struct {
 	scenario     *Scenario
-	schedule     *Schedule
+	schedule     Timetable
 	preAllocated int
 	maxVUs       int
 	// queue makes due arrivals that find no idle VU wait in a backlog
@@ -82,29 +85,33 @@ type arrivalConfig struct {
 }
 
 // Base returns the common options.
-func (c *arrivalConfig) Base() *Scenario { return c.scenario }
+func (c *ArrivalConfig) Base() *Scenario { return c.scenario }
 
 // MaxVUs is maxVUs.
-func (c *arrivalConfig) MaxVUs() int { return c.maxVUs }
+func (c *ArrivalConfig) MaxVUs() int { return c.maxVUs }
 
 // InitialVUs is preAllocatedVUs.
-func (c *arrivalConfig) InitialVUs() int { return c.preAllocated }
+func (c *ArrivalConfig) InitialVUs() int { return c.preAllocated }
 
 // MaxDuration is the schedule's duration plus gracefulStop.
-func (c *arrivalConfig) MaxDuration() time.Duration {
+func (c *ArrivalConfig) MaxDuration() time.Duration {
 	return c.schedule.Duration() + c.scenario.GracefulStop
 }
 
-// Schedule returns the scenario's intended schedule.
-func (c *arrivalConfig) Schedule() *Schedule { return c.schedule }
+// Schedule returns the scenario's schedule when it is a rate Schedule (the
+// built-in arrival processes), nil for another Timetable.
+func (c *ArrivalConfig) Schedule() *Schedule {
+	s, _ := c.schedule.(*Schedule)
+	return s
+}
 
 // New builds the executor.
-func (c *arrivalConfig) New(deps Deps) Executor {
+func (c *ArrivalConfig) New(deps Deps) Executor {
 	return &arrivalExecutor{cfg: c, deps: deps}
 }
 
 // arrivalInfo is the parenthesised tail of an arrival-rate description.
-func (c *arrivalConfig) arrivalInfo() string {
+func (c *ArrivalConfig) arrivalInfo() string {
 	vus := fmt.Sprint(c.maxVUs)
 	if c.preAllocated != c.maxVUs {
 		vus = fmt.Sprintf("%d-%d", c.preAllocated, c.maxVUs)
@@ -118,7 +125,7 @@ func (c *arrivalConfig) arrivalInfo() string {
 
 // stripeShare is the instance's part of the scenario's arrivals: 1
 // without segments, 0 when its stripe of maxVUs is empty.
-func (c *arrivalConfig) stripeShare() float64 {
+func (c *ArrivalConfig) stripeShare() float64 {
 	switch {
 	case c.segment == 0:
 		return 1
@@ -130,7 +137,7 @@ func (c *arrivalConfig) stripeShare() float64 {
 
 // segmentShare is the length of the instance's segment, 1 without
 // segments.
-func (c *arrivalConfig) segmentShare() float64 {
+func (c *ArrivalConfig) segmentShare() float64 {
 	if c.segment == 0 {
 		return 1
 	}
@@ -162,7 +169,7 @@ func (s ScheduleSpec) peakRate() int64 {
 // every VU is busy (the backlog, or k6's drops), initialises VUs in the
 // background, and ends the scenario.
 type arrivalExecutor struct {
-	cfg  *arrivalConfig
+	cfg  *ArrivalConfig
 	deps Deps
 
 	Tracker
@@ -214,7 +221,7 @@ type arrivalInit struct {
 // arrival it stands at, due at offset off, unless end says the schedule
 // has no arrival index.
 type scheduleHead struct {
-	cur    *Cursor
+	cur    Walker
 	stripe *Tuple
 	index  int64
 	off    time.Duration
@@ -223,8 +230,8 @@ type scheduleHead struct {
 
 // newScheduleHead stands at the first arrival of c's stripe of the
 // schedule.
-func newScheduleHead(c *arrivalConfig) scheduleHead {
-	h := scheduleHead{cur: c.schedule.Cursor(), stripe: c.stripe, index: -1}
+func newScheduleHead(c *ArrivalConfig) scheduleHead {
+	h := scheduleHead{cur: c.schedule.Walk(), stripe: c.stripe, index: -1}
 	if c.idle {
 		h.end = true
 		return h
@@ -299,7 +306,7 @@ func (e *arrivalExecutor) Run(ctx context.Context) error {
 		e: e, deps: deps, hardCtx: hardCtx, initCtx: initCtx, stopInits: stopInits,
 		regular:  e.cfg.schedule.Duration(),
 		hardStop: e.cfg.schedule.Duration() + e.cfg.scenario.GracefulStop,
-		coarse:   arrivalRatePerSecond(e.cfg.schedule.Spec().peakRate(), e.cfg.schedule.Spec().TimeUnit) > PreciseMaxRate,
+		coarse:   peakPerSecond(e.cfg.schedule) > PreciseMaxRate,
 		exited:   make(chan struct{}, 1),
 		initCh:   make(chan arrivalInit),
 		next:     newScheduleHead(e.cfg),
@@ -785,10 +792,13 @@ func (p arrivalOptions) vus(pre, maxVUs *int64, needOne bool) (int, int, error) 
 // the same number).
 const arrivalMaxVUs = 100_000_000
 
+// process is an arrival process of the kit, or a ScheduleSpec.
+type process interface{ Schedule() (*Schedule, error) }
+
 // schedule builds the schedule of checked options; what is left to fail
 // is the size of the schedule.
-func (p arrivalOptions) schedule(spec ScheduleSpec) (*Schedule, error) {
-	s, err := NewSchedule(spec)
+func (p arrivalOptions) schedule(proc process) (*Schedule, error) {
+	s, err := proc.Schedule()
 	if err != nil {
 		return nil, fmt.Errorf("scenarios.%s: %w", p.scenario, err)
 	}
@@ -796,15 +806,17 @@ func (p arrivalOptions) schedule(spec ScheduleSpec) (*Schedule, error) {
 }
 
 // config builds the part of a config the three arrival-rate executors
-// share: the schedule of spec and the VU budget. queue makes due arrivals
-// wait for a VU instead of being dropped.
-func (p arrivalOptions) config(sc *Scenario, spec ScheduleSpec, pre, maxVUs int, queue bool) (arrivalConfig, error) {
-	if pre < 0 || maxVUs < pre {
-		return arrivalConfig{}, fmt.Errorf("scenarios.%s: need 0 ≤ preAllocatedVUs ≤ maxVUs, got %d and %d", p.scenario, pre, maxVUs)
-	}
-	s, err := p.schedule(spec)
+// share, through the kit's NewArrivalConfig: the schedule of the arrival
+// process proc and the VU budget. queue makes due arrivals wait for a VU
+// instead of being dropped.
+func (p arrivalOptions) config(sc *Scenario, proc process, pre, maxVUs int, queue bool) (ArrivalConfig, error) {
+	s, err := p.schedule(proc)
 	if err != nil {
-		return arrivalConfig{}, err
+		return ArrivalConfig{}, err
 	}
-	return arrivalConfig{scenario: sc, schedule: s, preAllocated: pre, maxVUs: maxVUs, queue: queue}, nil
+	policy := Drop
+	if queue {
+		policy = Queue
+	}
+	return NewArrivalConfig(sc, s, pre, maxVUs, policy)
 }

@@ -31,7 +31,7 @@ type constantArrivalRateOptions struct {
 // iterations emit schedule_lag and corrected_latency, and a dropped one is
 // charged up to the moment the next VU became free (or the regular
 // duration ended).
-type ConstantArrivalRateConfig struct{ arrivalConfig }
+type ConstantArrivalRateConfig struct{ ArrivalConfig }
 
 func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	var o constantArrivalRateOptions
@@ -56,7 +56,7 @@ func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) 
 	if err != nil {
 		return nil, err
 	}
-	c, err := p.config(sc, ScheduleSpec{TimeUnit: unit, Rate: rate, Duration: d, K6Arithmetic: true}, pre, maxVUs, false)
+	c, err := p.config(sc, K6Constant{Rate: rate, TimeUnit: unit, Duration: d}, pre, maxVUs, false)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +68,6 @@ func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) 
 // execution segment the rate is the instance's: its share of maxVUs, the
 // stripe of arrivals it runs (k6 v2.2.0 prints the same).
 func (c *ConstantArrivalRateConfig) Description() string {
-	sp := c.schedule.Spec()
+	sp := c.Schedule().Spec()
 	return fmt.Sprintf("%.2f iterations/s for %s%s", arrivalRatePerSecond(sp.Rate, sp.TimeUnit)*c.stripeShare(), sp.Duration, c.arrivalInfo())
 }

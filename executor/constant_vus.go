@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/metronome-load/metronome/duration"
@@ -69,6 +68,9 @@ func (c *ConstantVUsConfig) BackFillInterval() ExpectedInterval { return c.Expec
 // Base returns the common options.
 func (c *ConstantVUsConfig) Base() *Scenario { return c.Scenario }
 
+// Model is ModelClosed.
+func (c *ConstantVUsConfig) Model() Model { return ModelClosed }
+
 // MaxVUs is the number of VUs.
 func (c *ConstantVUsConfig) MaxVUs() int { return int(c.VUs) }
 
@@ -87,38 +89,18 @@ func (c *ConstantVUsConfig) Description() string {
 
 // New builds the executor.
 func (c *ConstantVUsConfig) New(deps Deps) Executor {
-	r := newClosedRun(deps, c.Scenario, c.Duration, c.ExpectedInterval, int(c.VUs))
-	r.stripe = c.stripe
-	return &constantVUs{cfg: c, run: r}
+	return &constantVUs{cfg: c, loop: NewClosedLoop(deps, c.Scenario, c.Duration, int(c.VUs), c.ExpectedInterval, c.stripe)}
 }
 
 type constantVUs struct {
-	cfg *ConstantVUsConfig
-	run *closedRun
+	cfg  *ConstantVUsConfig
+	loop *ClosedLoop
 }
 
-func (e *constantVUs) Progress() Progress { return e.run.progress() }
+func (e *constantVUs) Progress() Progress { return e.loop.Progress() }
 
 // Run starts every VU at once, each looping iterations until the duration
-// has passed.
+// has passed: the kit's closed loop as it is.
 func (e *constantVUs) Run(ctx context.Context) error {
-	r := e.run
-	hard, stop, regularEnd := r.begin(ctx)
-	defer stop()
-	var wg sync.WaitGroup
-	for range e.cfg.VUs {
-		wg.Go(func() {
-			vu, ok := r.acquire(hard, stop)
-			if !ok {
-				return
-			}
-			defer r.release(vu)
-			for r.canStart(hard, regularEnd) {
-				r.iterate(hard, vu, r.index.Add(1)-1)
-			}
-		})
-	}
-	wg.Wait()
-	r.finish()
-	return r.err
+	return e.loop.Run(ctx, int(e.cfg.VUs), nil)
 }

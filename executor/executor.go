@@ -123,6 +123,10 @@ type Progress struct {
 type Config interface {
 	// Base returns the common options.
 	Base() *Scenario
+	// Model says whether the scenario is open (iterations have intended
+	// starts, the executor reports an Account) or closed; the summary's
+	// account of the scenario follows it.
+	Model() Model
 	// MaxVUs is the most VUs the scenario can hold at once.
 	MaxVUs() int
 	// InitialVUs is how many VUs the scenario needs when it starts, for

@@ -39,7 +39,7 @@ type intendedArrivalRateOptions struct {
 // the backlog keeps draining for up to gracefulStop; at the hard stop what
 // still waits is dropped and what still runs is interrupted, both charged
 // up to that moment.
-type IntendedArrivalRateConfig struct{ arrivalConfig }
+type IntendedArrivalRateConfig struct{ ArrivalConfig }
 
 // NewIntendedArrivalRate returns the config of an intended-arrival-rate
 // scenario following spec. It checks only what the schedule needs; Parse
@@ -113,17 +113,29 @@ func parseIntendedArrivalRate(name string, raw json.RawMessage) (Config, error) 
 	if err != nil {
 		return nil, err
 	}
-	c, err := p.config(sc, spec, pre, maxVUs, true)
+	c, err := p.config(sc, intendedProcess(spec), pre, maxVUs, true)
 	if err != nil {
 		return nil, err
 	}
 	return &IntendedArrivalRateConfig{c}, nil
 }
 
+// intendedProcess is the kit's arrival process that a parsed
+// intended-arrival-rate spec describes.
+func intendedProcess(s ScheduleSpec) process {
+	switch {
+	case s.Arrivals == ArrivalsPoisson:
+		return Poisson{Rate: s.Rate, TimeUnit: s.TimeUnit, Duration: s.Duration, StartRate: s.StartRate, Stages: s.Stages, Seed: s.Seed}
+	case len(s.Stages) > 0:
+		return Ramping{StartRate: s.StartRate, TimeUnit: s.TimeUnit, Stages: s.Stages}
+	}
+	return Constant{Rate: s.Rate, TimeUnit: s.TimeUnit, Duration: s.Duration}
+}
+
 // Description is the banner line, k6-style:
 // "1000.00 iterations/s for 30s, poisson arrivals (maxVUs: 10-50, gracefulStop: 30s)".
 func (c *IntendedArrivalRateConfig) Description() string {
-	sp := c.schedule.Spec()
+	sp := c.Schedule().Spec()
 	arrivals := ""
 	if sp.Arrivals == ArrivalsPoisson {
 		arrivals = ", poisson arrivals"

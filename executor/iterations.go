@@ -85,8 +85,9 @@ func (c *IterationsConfig) MaxDuration() time.Duration {
 	return c.Limit + c.Scenario.GracefulStop
 }
 
-func (c *IterationsConfig) newRun(deps Deps) *closedRun {
-	r := newClosedRun(deps, c.Scenario, c.Limit, c.ExpectedInterval, int(c.VUs))
-	r.stripe = c.stripe
-	return r
+// Model is ModelClosed.
+func (c *IterationsConfig) Model() Model { return ModelClosed }
+
+func (c *IterationsConfig) newLoop(deps Deps) *ClosedLoop {
+	return NewClosedLoop(deps, c.Scenario, c.Limit, int(c.VUs), c.ExpectedInterval, c.stripe)
 }

@@ -41,15 +41,15 @@ func (c *PerVUIterationsConfig) Description() string {
 
 // New builds the executor.
 func (c *PerVUIterationsConfig) New(deps Deps) Executor {
-	return &perVUIterations{cfg: c, run: c.newRun(deps)}
+	return &perVUIterations{cfg: c, loop: c.newLoop(deps)}
 }
 
 type perVUIterations struct {
-	cfg *PerVUIterationsConfig
-	run *closedRun
+	cfg  *PerVUIterationsConfig
+	loop *ClosedLoop
 }
 
-func (e *perVUIterations) Progress() Progress { return e.run.progress() }
+func (e *perVUIterations) Progress() Progress { return e.loop.Progress() }
 
 // unstarted is what one VU of a per-vu-iterations scenario left undone:
 // n iterations, noticed at the given time.
@@ -69,31 +69,31 @@ type unstarted struct {
 // iteration is. Without that, a worker that finished early would hand its
 // VU back to the pool and the next worker would take it again.
 func (e *perVUIterations) Run(ctx context.Context) error {
-	r := e.run
-	hard, stop, regularEnd := r.begin(ctx)
-	defer stop()
+	l := e.loop
+	hard := l.Begin(ctx)
+	clk := l.run.deps.Clock
 	iters := e.cfg.Iterations
 	left := make([]unstarted, e.cfg.VUs)
 	var wg, taken sync.WaitGroup
 	taken.Add(len(left))
 	for w := range left {
 		wg.Go(func() {
-			vu, ok := r.acquire(hard, stop)
+			vu, ok := l.Acquire()
 			taken.Done()
 			if !ok {
-				left[w] = unstarted{r.deps.Clock.Now(), iters}
+				left[w] = unstarted{clk.Now(), iters}
 				return
 			}
 			defer func() {
 				taken.Wait()
-				r.release(vu)
+				l.Release(vu)
 			}()
 			for k := range iters {
-				if !r.canStart(hard, regularEnd) {
-					left[w] = unstarted{r.deps.Clock.Now(), iters - k}
+				if !l.CanStart() {
+					left[w] = unstarted{clk.Now(), iters - k}
 					return
 				}
-				r.iterate(hard, vu, r.index.Add(1)-1)
+				l.Iterate(hard, vu, l.NextIndex())
 			}
 		})
 	}
@@ -102,9 +102,8 @@ func (e *perVUIterations) Run(ctx context.Context) error {
 	// executor-level recorder is not shared between VUs.
 	for _, u := range left {
 		if u.n > 0 {
-			r.drop(u.at, u.n)
+			l.Drop(u.at, u.n)
 		}
 	}
-	r.finish()
-	return r.err
+	return l.Finish()
 }

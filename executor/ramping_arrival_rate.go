@@ -29,7 +29,7 @@ type rampingArrivalRateOptions struct {
 // through each stage's target; the i-th iteration (1-based) is due when the
 // area under the rate reaches i, computed with k6's arithmetic. Drops and
 // their measurement are those of constant-arrival-rate.
-type RampingArrivalRateConfig struct{ arrivalConfig }
+type RampingArrivalRateConfig struct{ ArrivalConfig }
 
 func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	var o rampingArrivalRateOptions
@@ -50,7 +50,7 @@ func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := p.config(sc, ScheduleSpec{TimeUnit: unit, StartRate: start, Stages: stages, K6Arithmetic: true}, pre, maxVUs, false)
+	c, err := p.config(sc, Ramping{StartRate: start, TimeUnit: unit, Stages: stages, K6Arithmetic: true}, pre, maxVUs, false)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 // k6 v2.2.0 prints it (the arrivals run are the stripe of maxVUs, as for
 // constant-arrival-rate; the two differ when maxVUs does not split evenly).
 func (c *RampingArrivalRateConfig) Description() string {
-	sp := c.schedule.Spec()
+	sp := c.Schedule().Spec()
 	return fmt.Sprintf("Up to %.2f iterations/s for %s over %d stages%s",
 		arrivalRatePerSecond(sp.peakRate(), sp.TimeUnit)*c.segmentShare(), c.schedule.Duration(), len(sp.Stages), c.arrivalInfo())
 }

@@ -157,6 +157,9 @@ func parseVUStage(path string, raw json.RawMessage) (VUStage, error) {
 // Base returns the common options.
 func (c *RampingVUsConfig) Base() *Scenario { return c.Scenario }
 
+// Model is ModelClosed.
+func (c *RampingVUsConfig) Model() Model { return ModelClosed }
+
 // MaxVUs is the largest of startVUs and the stage targets (this
 // instance's share of it).
 func (c *RampingVUsConfig) MaxVUs() int {
@@ -192,9 +195,7 @@ func (c *RampingVUsConfig) Description() string {
 
 // New builds the executor.
 func (c *RampingVUsConfig) New(deps Deps) Executor {
-	r := newClosedRun(deps, c.Scenario, c.StagesDuration(), c.ExpectedInterval, c.MaxVUs())
-	r.stripe = c.stripe
-	return &rampingVUs{cfg: c, run: r}
+	return &rampingVUs{cfg: c, loop: NewClosedLoop(deps, c.Scenario, c.StagesDuration(), c.MaxVUs(), c.ExpectedInterval, c.stripe)}
 }
 
 // rampStepper walks the VU-count changes of a ramping-vus schedule in time
@@ -250,11 +251,11 @@ func mulDiv(d time.Duration, k, n int64) time.Duration {
 }
 
 type rampingVUs struct {
-	cfg *RampingVUsConfig
-	run *closedRun
+	cfg  *RampingVUsConfig
+	loop *ClosedLoop
 }
 
-func (e *rampingVUs) Progress() Progress { return e.run.progress() }
+func (e *rampingVUs) Progress() Progress { return e.loop.Progress() }
 
 // rampHandle is one slot of the ramping schedule: VU number i+1 of the
 // schedule is handle i, and handle i is active while the schedule wants
@@ -282,11 +283,9 @@ type rampStop struct {
 // touches handles, count and stops; workers touch their own handle under
 // its lock.
 type rampController struct {
-	r          *closedRun
-	hard       context.Context
-	stop       context.CancelFunc
-	regularEnd time.Time
-	rampDown   time.Duration
+	l        *ClosedLoop
+	hard     context.Context
+	rampDown time.Duration
 
 	handles []*rampHandle
 	count   int64
@@ -298,12 +297,13 @@ type rampController struct {
 // each ramp-down hard stop, activating and deactivating handles. After the
 // last stage it waits for the VUs still finishing, up to gracefulStop.
 func (e *rampingVUs) Run(ctx context.Context) error {
-	r := e.run
-	hard, stop, regularEnd := r.begin(ctx)
-	defer stop()
+	l := e.loop
+	r := l.run
+	hard := l.Begin(ctx)
+	defer l.Stop()
 	clk := r.deps.Clock
 	start := r.Began()
-	c := &rampController{r: r, hard: hard, stop: stop, regularEnd: regularEnd, rampDown: e.cfg.GracefulRampDown}
+	c := &rampController{l: l, hard: hard, rampDown: e.cfg.GracefulRampDown}
 	steps := &rampStepper{stages: e.cfg.Stages, from: e.cfg.StartVUs}
 	at, vus, more := steps.next()
 	if r.regular > 0 {
@@ -330,17 +330,16 @@ func (e *rampingVUs) Run(ctx context.Context) error {
 			break
 		}
 	}
-	stop()
+	l.Stop()
 	c.wg.Wait()
-	r.finish()
-	return r.err
+	return l.Finish()
 }
 
 // drain waits after the regular end, while no VU starts an iteration, for
 // the VUs still running one; it keeps firing ramp-down hard stops and
 // returns when all VUs are back or the hard stop (or an abort) comes.
 func (c *rampController) drain(start time.Time) {
-	clk := c.r.deps.Clock
+	clk := c.l.run.deps.Clock
 	allBack := make(chan struct{})
 	go func() {
 		c.wg.Wait()
@@ -373,7 +372,7 @@ func (c *rampController) drain(start time.Time) {
 // n is the global count; the instance holds the global VU slots of its
 // stripe below n.
 func (c *rampController) setCount(n int64, at time.Duration) {
-	n = c.r.stripe.Scale(n)
+	n = c.l.run.stripe.Scale(n)
 	for c.count < n {
 		if int64(len(c.handles)) == c.count {
 			c.handles = append(c.handles, &rampHandle{})
@@ -430,23 +429,23 @@ func (c *rampController) fireStops(now time.Duration) {
 // work is a handle's worker: it takes a VU and loops iterations while the
 // handle is active, then gives the VU back.
 func (c *rampController) work(h *rampHandle) {
-	r := c.r
-	vu, ok := r.acquire(c.hard, c.stop)
+	l := c.l
+	vu, ok := l.Acquire()
 	for {
 		h.mu.Lock()
-		if !ok || !h.active || !r.canStart(c.hard, c.regularEnd) {
+		if !ok || !h.active || !l.CanStart() {
 			// Give the VU back under the lock so that a reactivation
 			// either sees this worker still running or starts a new one
 			// after the VU is back in the pool.
 			h.running = false
 			if ok {
-				r.release(vu)
+				l.Release(vu)
 			}
 			h.mu.Unlock()
 			return
 		}
 		ctx := h.ctx
 		h.mu.Unlock()
-		r.iterate(ctx, vu, r.index.Add(1)-1)
+		l.Iterate(ctx, vu, l.NextIndex())
 	}
 }

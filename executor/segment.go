@@ -293,16 +293,18 @@ func Segmented(cfg Config, t *Tuple) (Config, error) {
 		return &cp, nil
 	case *ConstantArrivalRateConfig:
 		cp := *c
-		segmentArrivals(&cp.arrivalConfig, t)
+		segmentArrivals(&cp.ArrivalConfig, t)
 		return &cp, nil
 	case *RampingArrivalRateConfig:
 		cp := *c
-		segmentArrivals(&cp.arrivalConfig, t)
+		segmentArrivals(&cp.ArrivalConfig, t)
 		return &cp, nil
 	case *IntendedArrivalRateConfig:
 		cp := *c
-		segmentArrivals(&cp.arrivalConfig, t)
+		segmentArrivals(&cp.ArrivalConfig, t)
 		return &cp, nil
+	case Segmenter:
+		return c.Segmented(t)
 	}
 	return nil, fmt.Errorf("scenarios.%s.executor: %s does not support execution segments", cfg.Base().Name, cfg.Base().Executor)
 }
@@ -310,7 +312,7 @@ func Segmented(cfg Config, t *Tuple) (Config, error) {
 // segmentArrivals scales the VU budget of an arrival-rate scenario and
 // gives it the stripe of arrival indices k6 assigns: the sequence
 // re-split by maxVUs.
-func segmentArrivals(c *arrivalConfig, t *Tuple) {
+func segmentArrivals(c *ArrivalConfig, t *Tuple) {
 	rt, ok := t.Resegment(int64(c.maxVUs))
 	c.preAllocated = int(t.Scale(int64(c.preAllocated)))
 	c.maxVUs = int(t.Scale(int64(c.maxVUs)))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 )
 
 // SharedIterationsName is the executor name scripts use.
@@ -40,46 +39,36 @@ func (c *SharedIterationsConfig) Description() string {
 
 // New builds the executor.
 func (c *SharedIterationsConfig) New(deps Deps) Executor {
-	return &sharedIterations{cfg: c, run: c.newRun(deps)}
+	return &sharedIterations{cfg: c, loop: c.newLoop(deps)}
 }
 
 type sharedIterations struct {
-	cfg *SharedIterationsConfig
-	run *closedRun
+	cfg  *SharedIterationsConfig
+	loop *ClosedLoop
 }
 
-func (e *sharedIterations) Progress() Progress { return e.run.progress() }
+func (e *sharedIterations) Progress() Progress { return e.loop.Progress() }
 
 // Run starts every VU at once; each checks that maxDuration has not passed,
 // takes the next number from the shared counter and runs that iteration,
 // until the numbers run out. Numbers never taken are reported as one
 // dropped_iterations sample at the end.
 func (e *sharedIterations) Run(ctx context.Context) error {
-	r := e.run
-	hard, stop, regularEnd := r.begin(ctx)
-	defer stop()
+	l := e.loop
+	l.Begin(ctx)
 	total := e.cfg.Iterations
-	var wg sync.WaitGroup
-	for range e.cfg.VUs {
-		wg.Go(func() {
-			vu, ok := r.acquire(hard, stop)
-			if !ok {
+	l.Go(int(e.cfg.VUs), func(hard context.Context, _ int, vu VU) {
+		for l.CanStart() {
+			i := l.NextIndex()
+			if i >= total {
 				return
 			}
-			defer r.release(vu)
-			for r.canStart(hard, regularEnd) {
-				i := r.index.Add(1) - 1
-				if i >= total {
-					return
-				}
-				r.iterate(hard, vu, i)
-			}
-		})
+			l.Iterate(hard, vu, i)
+		}
+	})
+	l.Wait()
+	if left := total - min(l.Claimed(), total); left > 0 {
+		l.Drop(l.run.deps.Clock.Now(), left)
 	}
-	wg.Wait()
-	if left := total - min(r.index.Load(), total); left > 0 {
-		r.drop(r.deps.Clock.Now(), left)
-	}
-	r.finish()
-	return r.err
+	return l.Finish()
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/metronome-load/metronome/clock"
@@ -130,141 +128,73 @@ func (c *PacingVUsConfig) Description() string {
 	return d + " (" + strings.Join(facts, ", ") + ")"
 }
 
-// New builds the executor.
+// Model is closed: a VU never runs two iterations at once.
+func (c *PacingVUsConfig) Model() executor.Model { return executor.ModelClosed }
+
+// New builds the executor on the kit's closed loop, which owns the
+// deadlines, the VUs, the accounting and the progress counters.
 func (c *PacingVUsConfig) New(deps executor.Deps) executor.Executor {
-	return &pacingVUs{cfg: c, deps: deps}
+	return &pacingVUs{cfg: c, clk: deps.Clock, logf: deps.Logf,
+		loop: executor.NewClosedLoop(deps, c.Scenario, c.Duration, c.VUs, executor.ExpectedInterval{}, nil)}
 }
 
-// pacingVUs runs one pacing-vus scenario. Progress reads it from other
-// goroutines; executor.Tracker keeps the counters it reports.
+// pacingVUs runs one pacing-vus scenario: what is its own is where each
+// VU's slots fall and what happens to the ones it misses.
 type pacingVUs struct {
 	cfg  *PacingVUsConfig
-	deps executor.Deps
-
-	executor.Tracker
-	index atomic.Int64 // next iteration index
-
-	errOnce sync.Once
-	err     error
+	clk  clock.Clock
+	logf func(format string, args ...any)
+	loop *executor.ClosedLoop
 }
 
-// Run starts one goroutine per VU, each keeping its own beat, and returns
-// when all of them have given their VU back.
+// Run runs one worker per VU, each keeping its own beat.
 func (e *pacingVUs) Run(ctx context.Context) error {
-	c := e.deps.Clock
-	start := c.Now()
-	e.Begin(start)
-
-	// The hard stop: the regular duration plus gracefulStop, or an abort.
-	hard, stop := context.WithCancel(ctx)
-	defer stop()
-	timer := c.NewTimer(e.cfg.MaxDuration())
-	defer timer.Stop()
-	go func() {
-		select {
-		case <-timer.C():
-			stop()
-		case <-hard.Done():
-		}
-	}()
-
-	end := start.Add(e.cfg.Duration)
 	n := time.Duration(e.cfg.VUs)
 	iv := e.cfg.Interval
-	var wg sync.WaitGroup
-	for v := range n {
+	err := e.loop.Run(ctx, e.cfg.VUs, func(hard context.Context, v int, vu executor.VU) {
 		// ⌊iv·v/n⌋, without the overflow of iv·v.
-		offset := iv/n*v + iv%n*v/n
-		wg.Go(func() { e.loop(hard, stop, start.Add(offset), end) })
-	}
-	wg.Wait()
-
-	e.End(min(c.Now().Sub(start), e.cfg.MaxDuration()))
-	if d := e.Dropped.Load(); d > 0 && e.deps.Logf != nil {
-		e.deps.Logf("scenarios.%s: %d iterations were dropped because their VU was not free when their slot came (the interval is %s)",
+		offset := iv/n*time.Duration(v) + iv%n*time.Duration(v)/n
+		end := e.loop.RegularEnd()
+		e.beat(hard, vu, end.Add(offset-e.cfg.Duration), end)
+	})
+	if d := e.loop.Tracker().Dropped.Load(); d > 0 && e.logf != nil {
+		e.logf("scenarios.%s: %d iterations were dropped because their VU was not free when their slot came (the interval is %s)",
 			e.cfg.Scenario.Name, d, iv)
 	}
-	return e.err
+	return err
 }
 
-// loop is one VU's life: take a VU, then start an iteration at each of its
-// slots (first, first+interval, ...) before end.
-func (e *pacingVUs) loop(hard context.Context, stop context.CancelFunc, slot, end time.Time) {
-	if !slot.Before(end) {
-		return // a duration shorter than the interval leaves this VU no slot
-	}
-	c := e.deps.Clock
-	vu, err := e.deps.Pool.Get(hard)
-	if err != nil {
-		if hard.Err() == nil {
-			e.errOnce.Do(func() { e.err = fmt.Errorf("scenarios.%s: getting a VU: %w", e.cfg.Scenario.Name, err) })
-			stop()
-		}
-		return
-	}
-	e.hold(1)
-	defer func() {
-		e.deps.Pool.Put(vu)
-		e.hold(-1)
-	}()
-
-	iv := e.cfg.Interval
-	for {
-		now := c.Now()
+// beat starts an iteration on vu at each of its slots (first,
+// first+interval, ...) before end.
+func (e *pacingVUs) beat(hard context.Context, vu executor.VU, slot, end time.Time) {
+	l, iv := e.loop, e.cfg.Interval
+	for slot.Before(end) {
+		now := e.clk.Now()
 		if now.Before(slot) {
-			if !clock.Sleep(c, slot.Sub(now), hard.Done()) {
+			if !clock.Sleep(e.clk, slot.Sub(now), hard.Done()) {
 				break
 			}
-			now = c.Now()
+			now = e.clk.Now()
 		}
-		if hard.Err() != nil || !now.Before(end) {
+		if !l.CanStart() {
 			break
 		}
-		if late := now.Sub(slot); late >= iv {
-			// The VU was busy (or still being initialised) for whole
-			// slots: run the latest one now, drop the ones before it.
-			skip := int64(late / iv)
-			for range skip {
-				e.deps.Drop(slot, now)
-				slot = slot.Add(iv)
-			}
-			e.Dropped.Add(skip)
+		// The VU was busy (or still being initialised) for whole slots:
+		// run the latest one now, drop the ones before it.
+		for ; now.Sub(slot) >= iv; slot = slot.Add(iv) {
+			l.DropIntended(slot, now)
 		}
-		i := e.index.Add(1) - 1
-		it := executor.Iteration{Scenario: e.cfg.Scenario, Index: i, LocalIndex: i, Intended: slot}
-		res := vu.Run(hard, it)
-		if e.deps.Account(vu, it, res, 0) {
-			e.Completed.Add(1)
-		} else {
-			e.Interrupted.Add(1)
-		}
+		l.IterateAt(hard, vu, l.NextIndex(), slot)
 		slot = slot.Add(iv)
-		if !slot.Before(end) {
-			return
-		}
 	}
-
 	// The regular end or the hard stop came while slots were due that
 	// never started: they are dropped. Slots still in the future (after an
 	// abort) were never due and are not counted.
-	now := c.Now()
-	var n int64
+	now := e.clk.Now()
 	for ; slot.Before(end) && !slot.After(now); slot = slot.Add(iv) {
-		e.deps.Drop(slot, now)
-		n++
-	}
-	e.Dropped.Add(n)
-}
-
-// hold counts a VU taken (+1) or given back (-1).
-func (e *pacingVUs) hold(d int64) {
-	e.Active.Add(d)
-	if e.deps.State != nil {
-		e.deps.State.VUsActive.Add(d)
+		l.DropIntended(slot, now)
 	}
 }
 
 // Progress reports Total as duration plus gracefulStop, as MaxDuration does.
-func (e *pacingVUs) Progress() executor.Progress {
-	return e.Tracker.Progress(e.deps.Clock.Now(), e.cfg.MaxDuration(), e.cfg.VUs)
-}
+func (e *pacingVUs) Progress() executor.Progress { return e.loop.Progress() }
