@@ -247,7 +247,7 @@ func (r *testRun) logf(format string, args ...any) {
 
 // newBuffer returns a per-VU sample buffer that hands full batches to the
 // ingest loop.
-func (r *testRun) newBuffer() metrics.Recorder {
+func (r *testRun) newBuffer() metrics.VURecorder {
 	return metrics.NewBuffer(func(batch []metrics.Sample) {
 		r.batchesMu.RLock()
 		defer r.batchesMu.RUnlock()
@@ -442,9 +442,9 @@ func (r *testRun) run(parent context.Context) error {
 	}
 
 	if !r.abandoned {
-		flushRecorder(service)
+		service.Flush()
 	}
-	r.pool.Each(func(vu executor.VU) { flushRecorder(vu.Recorder()) })
+	r.pool.EachRecorder(metrics.VURecorder.Flush)
 	for _, l := range r.execRecs {
 		l.Flush()
 	}
@@ -555,7 +555,7 @@ func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
 // vusLoop samples the vus and vus_max gauges every second.
 func (r *testRun) vusLoop(ctx context.Context) {
 	rec := r.newBuffer()
-	defer flushRecorder(rec)
+	defer rec.Flush()
 	t := time.NewTicker(vusInterval)
 	defer t.Stop()
 	for {
@@ -566,7 +566,7 @@ func (r *testRun) vusLoop(ctx context.Context) {
 		}
 		rec.Record(metrics.Sample{Metric: r.builtin.VUs, Tags: r.runTags, Time: now, Value: float64(active)})
 		rec.Record(metrics.Sample{Metric: r.builtin.VUsMax, Tags: r.runTags, Time: now, Value: float64(r.pool.Initialized())})
-		flushRecorder(rec)
+		rec.Flush()
 		select {
 		case <-ctx.Done():
 			return
@@ -589,11 +589,7 @@ func (r *testRun) flushLoop(ctx context.Context) {
 		case <-t.C:
 		}
 		now := r.clock.Now()
-		r.pool.Each(func(vu executor.VU) {
-			if p, ok := vu.Recorder().(interface{ FlushParked(time.Time) bool }); ok {
-				p.FlushParked(now)
-			}
-		})
+		r.pool.EachRecorder(func(rec metrics.VURecorder) { rec.FlushParked(now) })
 	}
 }
 
@@ -714,7 +710,7 @@ func (r *testRun) executorRecorder() *lockedRecorder {
 // goroutines of one executor may emit.
 type lockedRecorder struct {
 	mu  sync.Mutex
-	rec metrics.Recorder
+	rec metrics.VURecorder
 }
 
 func (l *lockedRecorder) Record(s metrics.Sample) {
@@ -725,16 +721,8 @@ func (l *lockedRecorder) Record(s metrics.Sample) {
 
 func (l *lockedRecorder) Flush() {
 	l.mu.Lock()
-	flushRecorder(l.rec)
+	l.rec.Flush()
 	l.mu.Unlock()
-}
-
-type flusher interface{ Flush() }
-
-func flushRecorder(rec metrics.Recorder) {
-	if f, ok := rec.(flusher); ok {
-		f.Flush()
-	}
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }
