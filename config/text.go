@@ -9,6 +9,7 @@ import (
 
 	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/optdecode"
 )
 
 // Set sets the option called name (its JSON name, e.g. "summaryTrendStats")
@@ -102,47 +103,11 @@ func SplitList(s string) []string {
 }
 
 // ParseStage reads one stage written "duration:target", e.g. "30s:10".
-func ParseStage(s string) (Stage, error) {
-	s = strings.TrimSpace(s)
-	d, t, ok := strings.Cut(s, ":")
-	d, t = strings.TrimSpace(d), strings.TrimSpace(t)
-	if !ok || d == "" || t == "" {
-		return Stage{}, fmt.Errorf("stage %q must be written duration:target, e.g. 30s:10", s)
-	}
-	dur, err := duration.Parse(d)
-	if err != nil {
-		return Stage{}, fmt.Errorf("stage %q: %q is not a duration such as 30s or 1m30s", s, d)
-	}
-	if dur < 0 {
-		return Stage{}, fmt.Errorf("stage %q: the duration must not be negative", s)
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil {
-		return Stage{}, fmt.Errorf("stage %q: target %q is not a whole number", s, t)
-	}
-	if n < 0 || n > maxStageTarget {
-		return Stage{}, fmt.Errorf("stage %q: the target must be between 0 and %d", s, maxStageTarget)
-	}
-	return Stage{Duration: duration.Duration(dur), Target: &n}, nil
-}
+func ParseStage(s string) (Stage, error) { return optdecode.ParseStage(s, maxStageTarget) }
 
 // ParseStages reads a comma-separated list of stages ("10s:5,20s:10"), the
 // K6_STAGES format; each --stage flag value may also hold several.
-func ParseStages(s string) ([]Stage, error) {
-	items := SplitList(s)
-	if len(items) == 0 {
-		return nil, errors.New("no stages given; write duration:target pairs such as 10s:5,20s:10")
-	}
-	stages := make([]Stage, 0, len(items))
-	for _, it := range items {
-		st, err := ParseStage(it)
-		if err != nil {
-			return nil, err
-		}
-		stages = append(stages, st)
-	}
-	return stages, nil
-}
+func ParseStages(s string) ([]Stage, error) { return optdecode.ParseStages(s, maxStageTarget) }
 
 // ParseTag reads one run tag "name=value". For compatibility with k6's
 // K6_TAGS, "name:value" is accepted when the item holds no '='.
