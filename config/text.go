@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/metronome-load/metronome/duration"
@@ -50,26 +49,25 @@ func (o *Options) Set(name, value string) error {
 func setText(dst any, v string) error {
 	switch p := dst.(type) {
 	case **int64:
-		n, err := strconv.ParseInt(v, 10, 64)
+		n, err := optdecode.TextInt(v)
 		if err != nil {
-			return fmt.Errorf("%q is not a whole number", v)
+			return err
 		}
 		*p = &n
 	case **bool:
-		b, err := strconv.ParseBool(v)
+		b, err := optdecode.TextBool(v)
 		if err != nil {
-			return fmt.Errorf("%q is not true or false", v)
+			return err
 		}
 		*p = &b
 	case **string:
 		*p = &v
 	case **duration.Duration:
-		d, err := duration.Parse(v)
+		d, err := optdecode.TextDuration(v)
 		if err != nil {
-			return fmt.Errorf("%q is not a duration such as 30s, 1m30s or 1d2h", v)
+			return err
 		}
-		dd := duration.Duration(d)
-		*p = &dd
+		*p = &d
 	case *[]string:
 		*p = SplitList(v)
 	case *map[string]string:
@@ -92,15 +90,7 @@ func setText(dst any, v string) error {
 
 // SplitList splits a comma-separated list, trimming spaces and dropping
 // empty items; "" gives an empty, non-nil list.
-func SplitList(s string) []string {
-	out := []string{}
-	for item := range strings.SplitSeq(s, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, item)
-		}
-	}
-	return out
-}
+func SplitList(s string) []string { return optdecode.SplitList(s) }
 
 // ParseStage reads one stage written "duration:target", e.g. "30s:10".
 func ParseStage(s string) (Stage, error) { return optdecode.ParseStage(s, maxStageTarget) }

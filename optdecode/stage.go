@@ -99,12 +99,7 @@ func ParseStage(s string, maxTarget int64) (Stage, error) {
 
 // ParseStages reads a comma-separated list of stages ("10s:5,20s:10").
 func ParseStages(s string, maxTarget int64) ([]Stage, error) {
-	var items []string
-	for item := range strings.SplitSeq(s, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			items = append(items, item)
-		}
-	}
+	items := SplitList(s)
 	if len(items) == 0 {
 		return nil, errors.New("no stages given; write duration:target pairs such as 10s:5,20s:10")
 	}
