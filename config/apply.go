@@ -2,12 +2,9 @@ package config
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/metronome-load/metronome/duration"
 )
 
 // Version is metronome's version, set at build time with
@@ -54,66 +51,24 @@ func (o *Options) Apply(higher *Options) *Options {
 		return &r
 	}
 	h := higher
-	shortcuts := h.Duration != nil || h.Iterations != nil || h.Stages != nil || h.Scenarios != nil
+	shortcuts := false
+	for i := range specs {
+		if specs[i].shortcut {
+			if _, set := specs[i].value(h); set {
+				shortcuts = true
+			}
+		}
+	}
 	if shortcuts {
 		r.Duration, r.Iterations, r.Stages, r.Scenarios = nil, nil, nil, nil
 		r.shortcutSource = h.Source
 	} else if h.VUs != nil && r.Scenarios != nil {
 		r.Scenarios = nil
 	}
-	if h.VUs != nil {
-		r.VUs = h.VUs
+	for i := range specs {
+		specs[i].apply(&r, h)
 	}
-	setPtr(&r.Duration, h.Duration)
-	setPtr(&r.Iterations, h.Iterations)
-	if h.Stages != nil {
-		r.Stages = slices.Clone(h.Stages)
-	}
-	if h.Scenarios != nil {
-		r.Scenarios = maps.Clone(h.Scenarios)
-	}
-	if h.Thresholds != nil {
-		r.Thresholds = maps.Clone(h.Thresholds)
-	}
-	setPtr(&r.SetupTimeout, h.SetupTimeout)
-	setPtr(&r.TeardownTimeout, h.TeardownTimeout)
-	setPtr(&r.HandleSummaryTimeout, h.HandleSummaryTimeout)
-	setPtr(&r.NoSetup, h.NoSetup)
-	setPtr(&r.NoTeardown, h.NoTeardown)
-	if h.SummaryTrendStats != nil {
-		r.SummaryTrendStats = slices.Clone(h.SummaryTrendStats)
-	}
-	setPtr(&r.SummaryTimeUnit, h.SummaryTimeUnit)
-	setPtr(&r.NoThresholds, h.NoThresholds)
-	if len(h.Tags) > 0 {
-		r.Tags = maps.Clone(h.Tags)
-	}
-	if h.SystemTags != nil {
-		r.SystemTags = slices.Clone(h.SystemTags)
-	}
-	setPtr(&r.MaxRedirects, h.MaxRedirects)
-	setPtr(&r.UserAgent, h.UserAgent)
-	setPtr(&r.InsecureSkipTLSVerify, h.InsecureSkipTLSVerify)
-	setPtr(&r.DiscardResponseBodies, h.DiscardResponseBodies)
-	setPtr(&r.Batch, h.Batch)
-	setPtr(&r.BatchPerHost, h.BatchPerHost)
-	setPtr(&r.NoConnectionReuse, h.NoConnectionReuse)
-	setPtr(&r.NoVUConnectionReuse, h.NoVUConnectionReuse)
-	setPtr(&r.NoCookiesReset, h.NoCookiesReset)
-	setPtr(&r.MinIterationDuration, h.MinIterationDuration)
-	setPtr(&r.Throw, h.Throw)
-	setPtr(&r.HTTPDebug, h.HTTPDebug)
-	setPtr(&r.ExpectedInterval, h.ExpectedInterval)
-	setPtr(&r.ExecutionSegment, h.ExecutionSegment)
-	setPtr(&r.ExecutionSegmentSequence, h.ExecutionSegmentSequence)
 	return &r
-}
-
-func setPtr[T any](dst **T, v *T) {
-	if v != nil {
-		c := *v
-		*dst = &c
-	}
 }
 
 // Consolidate layers the tiers from lowest to highest precedence — in k6's
@@ -178,34 +133,10 @@ func overrideWarning(r, t *Options) string {
 	return fmt.Sprintf("the scenarios%s are replaced by %s set%s", from, strings.Join(set, ", "), by)
 }
 
+// applyDefaults gives every option no tier set its default from the
+// option table.
 func applyDefaults(o *Options) {
-	if o.SystemTags == nil {
-		o.SystemTags = slices.Clone(DefaultSystemTags)
-	}
-	if o.SummaryTrendStats == nil {
-		o.SummaryTrendStats = slices.Clone(DefaultSummaryTrendStats)
-	}
-	defDuration(&o.SetupTimeout, DefaultSetupTimeout)
-	defDuration(&o.TeardownTimeout, DefaultTeardownTimeout)
-	defDuration(&o.HandleSummaryTimeout, DefaultHandleSummaryTimeout)
-	defInt(&o.MaxRedirects, DefaultMaxRedirects)
-	defInt(&o.Batch, DefaultBatch)
-	defInt(&o.BatchPerHost, DefaultBatchPerHost)
-	if o.UserAgent == nil {
-		ua := DefaultUserAgent()
-		o.UserAgent = &ua
-	}
-}
-
-func defDuration(p **duration.Duration, d time.Duration) {
-	if *p == nil {
-		v := duration.Duration(d)
-		*p = &v
-	}
-}
-
-func defInt(p **int64, n int64) {
-	if *p == nil {
-		*p = &n
+	for i := range specs {
+		specs[i].setDefault(o)
 	}
 }

@@ -8,13 +8,12 @@ import (
 	"encoding/json"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/optdecode"
 )
 
-// Stage is one step of a ramp: reach Target over Duration.
-type Stage struct {
-	Duration duration.Duration `json:"duration"`
-	Target   *int64            `json:"target"`
-}
+// Stage is one step of a ramp: reach Target over Duration. It is the
+// options grammar's stage, which the ramping executors take too.
+type Stage = optdecode.Stage
 
 // Threshold is one threshold expression on a metric. In JSON it is either
 // a string ("p(95)<200") or an object with abortOnFail and delayAbortEval.

@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/optdecode"
 )
 
 // Parse decodes options written as JSON: a script's exported options or a
@@ -109,104 +108,54 @@ func position(raw []byte, offset int64) (line, col int) {
 	return line, col
 }
 
-// describe renders a JSON value for "got ..." in an error: short strings
-// and numbers as written, objects and arrays by kind.
-func describe(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return strconv.Quote(truncate(s))
-		}
-	}
-	return truncate(string(raw))
-}
-
-func truncate(s string) string {
-	const max = 40
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
-
-func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
-
-// decodeJSON decodes raw into the option field dst points to; errors name
-// path. A JSON null leaves the field unset.
+// decodeJSON decodes raw into the option field dst points to with the
+// options grammar (optdecode); errors name path. A JSON null leaves the
+// field unset.
 func decodeJSON(dst any, path string, raw json.RawMessage) error {
-	if isNull(raw) {
+	if optdecode.IsNull(raw) {
 		return nil
 	}
 	switch p := dst.(type) {
 	case **int64:
-		n, set, err := jsonInt(raw)
+		n, set, err := optdecode.Int(path, raw)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return err
 		}
 		if set {
 			*p = &n
 		}
 	case **bool:
-		var b bool
-		if err := json.Unmarshal(raw, &b); err != nil {
-			return fmt.Errorf("%s: expected true or false, got %s", path, describe(raw))
+		b, err := optdecode.Bool(path, raw)
+		if err != nil {
+			return err
 		}
 		*p = &b
 	case **string:
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return fmt.Errorf("%s: expected a string, got %s", path, describe(raw))
-		}
-		*p = &s
-	case **duration.Duration:
-		d, err := jsonDuration(raw)
+		v, err := optdecode.String(path, raw)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return err
+		}
+		*p = &v
+	case **duration.Duration:
+		d, err := optdecode.Duration(path, raw)
+		if err != nil {
+			return err
 		}
 		*p = &d
 	case *[]string:
-		var items []json.RawMessage
-		if err := json.Unmarshal(raw, &items); err != nil {
-			return fmt.Errorf("%s: expected an array of strings, got %s", path, describe(raw))
+		v, err := optdecode.Strings(path, raw)
+		if err != nil {
+			return err
 		}
-		out := make([]string, len(items))
-		for i, it := range items {
-			if err := json.Unmarshal(it, &out[i]); err != nil {
-				return fmt.Errorf("%s[%d]: expected a string, got %s", path, i, describe(it))
-			}
-		}
-		*p = out
+		*p = v
 	case *map[string]string:
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &fields); err != nil {
-			return fmt.Errorf("%s: expected an object of strings, got %s", path, describe(raw))
+		v, err := optdecode.StringMap(path, raw)
+		if err != nil {
+			return err
 		}
-		out := make(map[string]string, len(fields))
-		for _, k := range sortedKeys(fields) {
-			var s string
-			if err := json.Unmarshal(fields[k], &s); err != nil {
-				return fmt.Errorf("%s.%s: expected a string, got %s", path, k, describe(fields[k]))
-			}
-			out[k] = s
-		}
-		*p = out
+		*p = v
 	case *[]Stage:
-		stages, err := jsonStages(path, raw)
+		stages, err := optdecode.Stages(path, raw)
 		if err != nil {
 			return err
 		}
@@ -218,136 +167,23 @@ func decodeJSON(dst any, path string, raw json.RawMessage) error {
 		}
 		*p = th
 	case *map[string]json.RawMessage:
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &fields); err != nil {
-			return fmt.Errorf("%s: expected an object, got %s", path, describe(raw))
+		v, err := optdecode.Objects(path, raw)
+		if err != nil {
+			return err
 		}
-		for _, k := range sortedKeys(fields) {
-			v := bytes.TrimSpace(fields[k])
-			if len(v) == 0 || v[0] != '{' {
-				return fmt.Errorf("%s.%s: expected an object, got %s", path, k, describe(v))
-			}
-			fields[k] = json.RawMessage(slices.Clone(v))
-		}
-		*p = fields
+		*p = v
 	default:
 		panic(fmt.Sprintf("config: %s has an unsupported field type %T", path, dst))
 	}
 	return nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+// describe renders a JSON value for "got ..." in an error.
+func describe(raw json.RawMessage) string { return optdecode.Describe(raw) }
 
-// jsonInt reads a whole number. Like k6 it also takes a numeric string
-// (`vus: __ENV.VUS` gives one); an empty string means unset.
-func jsonInt(raw json.RawMessage) (n int64, set bool, err error) {
-	raw = bytes.TrimSpace(raw)
-	var text string
-	switch {
-	case len(raw) > 0 && raw[0] == '"':
-		if err := json.Unmarshal(raw, &text); err != nil {
-			return 0, false, fmt.Errorf("expected a number, got %s", describe(raw))
-		}
-		text = strings.TrimSpace(text)
-		if text == "" {
-			return 0, false, nil
-		}
-	case len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')):
-		text = string(raw)
-	default:
-		return 0, false, fmt.Errorf("expected a number, got %s", describe(raw))
-	}
-	n, err = wholeNumber(text)
-	if err != nil {
-		return 0, false, fmt.Errorf("expected a whole number, got %s", describe(raw))
-	}
-	return n, true, nil
-}
+func isNull(raw json.RawMessage) bool { return optdecode.IsNull(raw) }
 
-// wholeNumber parses an integer, also written as an integral float
-// ("10.0", "1e3").
-func wholeNumber(s string) (int64, error) {
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return n, nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || f >= math.MaxInt64 || f < math.MinInt64 {
-		return 0, errors.New("not a whole number")
-	}
-	return int64(f), nil
-}
-
-func jsonDuration(raw json.RawMessage) (duration.Duration, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return 0, fmt.Errorf("expected a duration, got %s", describe(raw))
-	}
-	switch v.(type) {
-	case string, json.Number:
-	default:
-		return 0, fmt.Errorf("expected a duration such as \"30s\" or a number of milliseconds, got %s", describe(raw))
-	}
-	d, err := duration.ParseValue(v)
-	if err != nil {
-		return 0, err
-	}
-	return duration.Duration(d), nil
-}
-
-// strictObject decodes a JSON object whose keys must be among allowed.
-func strictObject(path string, raw json.RawMessage, allowed ...string) (map[string]json.RawMessage, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return nil, fmt.Errorf("%s: expected an object, got %s", path, describe(raw))
-	}
-	for _, k := range sortedKeys(fields) {
-		if !slices.Contains(allowed, k) {
-			return nil, fmt.Errorf("%s.%s: unknown field; use %s", path, k, strings.Join(allowed, ", "))
-		}
-	}
-	return fields, nil
-}
-
-func jsonStages(path string, raw json.RawMessage) ([]Stage, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, fmt.Errorf("%s: expected an array of {duration, target}, got %s", path, describe(raw))
-	}
-	stages := make([]Stage, len(items))
-	for i, it := range items {
-		p := fmt.Sprintf("%s[%d]", path, i)
-		fields, err := strictObject(p, it, "duration", "target")
-		if err != nil {
-			return nil, err
-		}
-		d, ok := fields["duration"]
-		if !ok || isNull(d) {
-			return nil, fmt.Errorf("%s.duration: required", p)
-		}
-		if stages[i].Duration, err = jsonDuration(d); err != nil {
-			return nil, fmt.Errorf("%s.duration: %w", p, err)
-		}
-		if t, ok := fields["target"]; ok && !isNull(t) {
-			n, set, err := jsonInt(t)
-			if err != nil {
-				return nil, fmt.Errorf("%s.target: %w", p, err)
-			}
-			if set {
-				stages[i].Target = &n
-			}
-		}
-	}
-	return stages, nil
-}
+func sortedKeys[V any](m map[string]V) []string { return optdecode.SortedKeys(m) }
 
 func jsonThresholds(path string, raw json.RawMessage) (map[string][]Threshold, error) {
 	var metrics map[string]json.RawMessage
@@ -385,26 +221,26 @@ func jsonThreshold(path string, raw json.RawMessage) (Threshold, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return t, fmt.Errorf("%s: expected a threshold string or an object {threshold, abortOnFail, delayAbortEval}, got %s", path, describe(raw))
 	}
-	fields, err := strictObject(path, raw, "threshold", "abortOnFail", "delayAbortEval")
+	fields, err := optdecode.Object(path, raw, "threshold", "abortOnFail", "delayAbortEval")
 	if err != nil {
 		return t, err
 	}
 	src, ok := fields["threshold"]
 	if !ok || isNull(src) {
-		return t, fmt.Errorf("%s.threshold: required", path)
+		return t, optdecode.Required(path + ".threshold")
 	}
-	if err := json.Unmarshal(src, &t.Source); err != nil {
-		return t, fmt.Errorf("%s.threshold: expected a string, got %s", path, describe(src))
+	if t.Source, err = optdecode.String(path+".threshold", src); err != nil {
+		return t, err
 	}
 	if a, ok := fields["abortOnFail"]; ok && !isNull(a) {
-		if err := json.Unmarshal(a, &t.AbortOnFail); err != nil {
-			return t, fmt.Errorf("%s.abortOnFail: expected true or false, got %s", path, describe(a))
+		if t.AbortOnFail, err = optdecode.Bool(path+".abortOnFail", a); err != nil {
+			return t, err
 		}
 	}
 	if d, ok := fields["delayAbortEval"]; ok && !isNull(d) {
-		dd, err := jsonDuration(d)
+		dd, err := optdecode.Duration(path+".delayAbortEval", d)
 		if err != nil {
-			return t, fmt.Errorf("%s.delayAbortEval: %w", path, err)
+			return t, err
 		}
 		t.DelayAbortEval = &dd
 	}

@@ -117,7 +117,7 @@ func TestParseIntegralForms(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	cases := []struct{ raw, want string }{
 		{`{"vus": "ten"}`, `options.vus: expected a whole number, got "ten" (in script options)`},
-		{`{"vus": true}`, `options.vus: expected a number, got true`},
+		{`{"vus": true}`, `options.vus: expected a whole number, got true`},
 		{`{"vus": 1.5}`, `options.vus: expected a whole number, got 1.5`},
 		{`{"vus": -1}`, `options.vus: must not be negative, got -1`},
 		{`{"vus": 1e30}`, `options.vus: expected a whole number, got 1e30`},
@@ -130,7 +130,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"stages": [{"duration": "1s", "target": 2}, {"duration": "1s"}]}`, `options.stages[1].target: required`},
 		{`{"stages": [{"duration": "1s", "target": "x"}]}`, `options.stages[0].target: expected a whole number, got "x"`},
 		{`{"stages": [{"duration": "1s", "target": -3}]}`, `options.stages[0].target: must be between 0 and 100000000, got -3`},
-		{`{"stages": [{"duration": "1s", "target": 1, "tagret": 2}]}`, `options.stages[0].tagret: unknown field`},
+		{`{"stages": [{"duration": "1s", "target": 1, "tagret": 2}]}`, `options.stages[0].tagret: unknown option; use duration, target`},
 		{`{"stages": [5]}`, `options.stages[0]: expected an object, got 5`},
 		{`{"thresholds": []}`, `options.thresholds: expected an object`},
 		{`{"thresholds": {"http_reqs": "count>1"}}`, `options.thresholds.http_reqs: expected an array of thresholds, got "count>1"`},
@@ -138,7 +138,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"thresholds": {"http_reqs": [{"abortOnFail": true}]}}`, `options.thresholds.http_reqs[0].threshold: required`},
 		{`{"thresholds": {"http_reqs": [{"threshold": "count>1", "abortOnFail": "yes"}]}}`, `options.thresholds.http_reqs[0].abortOnFail: expected true or false, got "yes"`},
 		{`{"thresholds": {"http_reqs": [{"threshold": "count>1", "delayAbortEval": "soon"}]}}`, `options.thresholds.http_reqs[0].delayAbortEval: invalid duration "soon"`},
-		{`{"thresholds": {"http_reqs": [{"threshold": "count>1", "abort": true}]}}`, `options.thresholds.http_reqs[0].abort: unknown field`},
+		{`{"thresholds": {"http_reqs": [{"threshold": "count>1", "abort": true}]}}`, `options.thresholds.http_reqs[0].abort: unknown option; use threshold, abortOnFail, delayAbortEval`},
 		{`{"thresholds": {"http_reqs": [" "]}}`, `options.thresholds.http_reqs[0]: empty threshold expression`},
 		{`{"scenarios": []}`, `options.scenarios: expected an object, got an array`},
 		{`{"scenarios": {"a": "constant-vus"}}`, `options.scenarios.a: expected an object, got "constant-vus"`},

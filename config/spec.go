@@ -3,6 +3,8 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -10,10 +12,12 @@ import (
 	"github.com/metronome-load/metronome/executor"
 )
 
-// spec describes one option: its JSON name, the K6_* variable that sets it
-// and the checks its value must pass. One table drives script and config
-// file decoding (Parse), K6_* variables (FromEnv) and flags (Set), so the
-// three agree on every option.
+// spec describes one option: its JSON name, the K6_* variable that sets it,
+// the checks its value must pass, its default and how a higher tier
+// replaces it. One table drives script and config file decoding (Parse),
+// K6_* variables (FromEnv), flags (Set), layering (Apply) and defaults
+// (Consolidate), so they agree on every option: adding an option is an
+// Options field, one entry here, and its use.
 type spec struct {
 	name string
 	// env is the K6_* variable, "" when the option is not read from the
@@ -32,35 +36,46 @@ type spec struct {
 	// before the usual parsing; it serves options whose text form differs
 	// from their JSON form.
 	text func(s string) string
+	// def, when set, is the value Consolidate gives the option when no
+	// tier set it, in check's form (int64, time.Duration, []string), or a
+	// func() string computed then.
+	def any
+	// shortcut marks the options that describe the load (duration,
+	// iterations, stages, scenarios): a tier setting any of them replaces
+	// all four of the tiers below (see Apply).
+	shortcut bool
+	// keepEmpty makes an empty map in a higher tier leave the lower tier's
+	// value alone (tags, as in k6); otherwise any set value replaces it.
+	keepEmpty bool
 }
 
 var specs = []spec{
 	{name: "vus", env: "K6_VUS", field: func(o *Options) any { return &o.VUs }, check: atLeast(0)},
-	{name: "duration", env: "K6_DURATION", field: func(o *Options) any { return &o.Duration }, check: nonNegativeDuration},
-	{name: "iterations", env: "K6_ITERATIONS", field: func(o *Options) any { return &o.Iterations }, check: atLeast(1)},
-	{name: "stages", env: "K6_STAGES", field: func(o *Options) any { return &o.Stages }, check: checkStages},
-	{name: "scenarios", field: func(o *Options) any { return &o.Scenarios }},
+	{name: "duration", env: "K6_DURATION", field: func(o *Options) any { return &o.Duration }, check: nonNegativeDuration, shortcut: true},
+	{name: "iterations", env: "K6_ITERATIONS", field: func(o *Options) any { return &o.Iterations }, check: atLeast(1), shortcut: true},
+	{name: "stages", env: "K6_STAGES", field: func(o *Options) any { return &o.Stages }, check: checkStages, shortcut: true},
+	{name: "scenarios", field: func(o *Options) any { return &o.Scenarios }, shortcut: true},
 	{name: "thresholds", env: "", field: func(o *Options) any { return &o.Thresholds }, check: checkThresholds},
 
-	{name: "setupTimeout", env: "K6_SETUP_TIMEOUT", field: func(o *Options) any { return &o.SetupTimeout }, check: nonNegativeDuration},
-	{name: "teardownTimeout", env: "K6_TEARDOWN_TIMEOUT", field: func(o *Options) any { return &o.TeardownTimeout }, check: nonNegativeDuration},
-	{name: "handleSummaryTimeout", env: "K6_HANDLE_SUMMARY_TIMEOUT", field: func(o *Options) any { return &o.HandleSummaryTimeout }, check: nonNegativeDuration},
+	{name: "setupTimeout", env: "K6_SETUP_TIMEOUT", field: func(o *Options) any { return &o.SetupTimeout }, check: nonNegativeDuration, def: DefaultSetupTimeout},
+	{name: "teardownTimeout", env: "K6_TEARDOWN_TIMEOUT", field: func(o *Options) any { return &o.TeardownTimeout }, check: nonNegativeDuration, def: DefaultTeardownTimeout},
+	{name: "handleSummaryTimeout", env: "K6_HANDLE_SUMMARY_TIMEOUT", field: func(o *Options) any { return &o.HandleSummaryTimeout }, check: nonNegativeDuration, def: DefaultHandleSummaryTimeout},
 	{name: "noSetup", env: "K6_NO_SETUP", field: func(o *Options) any { return &o.NoSetup }},
 	{name: "noTeardown", env: "K6_NO_TEARDOWN", field: func(o *Options) any { return &o.NoTeardown }},
 
-	{name: "summaryTrendStats", env: "K6_SUMMARY_TREND_STATS", field: func(o *Options) any { return &o.SummaryTrendStats }, check: checkTrendStats},
+	{name: "summaryTrendStats", env: "K6_SUMMARY_TREND_STATS", field: func(o *Options) any { return &o.SummaryTrendStats }, check: checkTrendStats, def: DefaultSummaryTrendStats},
 	{name: "summaryTimeUnit", env: "K6_SUMMARY_TIME_UNIT", field: func(o *Options) any { return &o.SummaryTimeUnit }, check: checkTimeUnit},
 	{name: "noThresholds", env: "K6_NO_THRESHOLDS", field: func(o *Options) any { return &o.NoThresholds }},
 
-	{name: "tags", env: "K6_TAGS", field: func(o *Options) any { return &o.Tags }, check: checkTags},
-	{name: "systemTags", env: "K6_SYSTEM_TAGS", field: func(o *Options) any { return &o.SystemTags }, check: checkSystemTags},
+	{name: "tags", env: "K6_TAGS", field: func(o *Options) any { return &o.Tags }, check: checkTags, keepEmpty: true},
+	{name: "systemTags", env: "K6_SYSTEM_TAGS", field: func(o *Options) any { return &o.SystemTags }, check: checkSystemTags, def: DefaultSystemTags},
 
-	{name: "maxRedirects", env: "K6_MAX_REDIRECTS", field: func(o *Options) any { return &o.MaxRedirects }, check: atLeast(0)},
-	{name: "userAgent", env: "K6_USER_AGENT", field: func(o *Options) any { return &o.UserAgent }},
+	{name: "maxRedirects", env: "K6_MAX_REDIRECTS", field: func(o *Options) any { return &o.MaxRedirects }, check: atLeast(0), def: int64(DefaultMaxRedirects)},
+	{name: "userAgent", env: "K6_USER_AGENT", field: func(o *Options) any { return &o.UserAgent }, def: DefaultUserAgent},
 	{name: "insecureSkipTLSVerify", env: "K6_INSECURE_SKIP_TLS_VERIFY", field: func(o *Options) any { return &o.InsecureSkipTLSVerify }},
 	{name: "discardResponseBodies", env: "K6_DISCARD_RESPONSE_BODIES", field: func(o *Options) any { return &o.DiscardResponseBodies }},
-	{name: "batch", env: "K6_BATCH", field: func(o *Options) any { return &o.Batch }, check: atLeast(1)},
-	{name: "batchPerHost", env: "K6_BATCH_PER_HOST", field: func(o *Options) any { return &o.BatchPerHost }, check: atLeast(0)},
+	{name: "batch", env: "K6_BATCH", field: func(o *Options) any { return &o.Batch }, check: atLeast(1), def: int64(DefaultBatch)},
+	{name: "batchPerHost", env: "K6_BATCH_PER_HOST", field: func(o *Options) any { return &o.BatchPerHost }, check: atLeast(0), def: int64(DefaultBatchPerHost)},
 	{name: "noConnectionReuse", env: "K6_NO_CONNECTION_REUSE", field: func(o *Options) any { return &o.NoConnectionReuse }},
 	{name: "noVUConnectionReuse", env: "K6_NO_VU_CONNECTION_REUSE", field: func(o *Options) any { return &o.NoVUConnectionReuse }},
 	{name: "noCookiesReset", env: "K6_NO_COOKIES_RESET", field: func(o *Options) any { return &o.NoCookiesReset }},
@@ -138,6 +153,77 @@ func (s *spec) value(o *Options) (any, bool) {
 		panic(fmt.Sprintf("config: option %s has an unsupported field type %T", s.name, p))
 	}
 	return nil, false
+}
+
+// apply copies the option from higher into r when higher sets it (see
+// Options.Apply); maps and lists are copied, never shared.
+func (s *spec) apply(r, higher *Options) {
+	switch dst := s.field(r).(type) {
+	case **int64:
+		setPtr(dst, *s.field(higher).(**int64))
+	case **bool:
+		setPtr(dst, *s.field(higher).(**bool))
+	case **string:
+		setPtr(dst, *s.field(higher).(**string))
+	case **duration.Duration:
+		setPtr(dst, *s.field(higher).(**duration.Duration))
+	case *[]string:
+		setClone(dst, *s.field(higher).(*[]string), s.keepEmpty)
+	case *[]Stage:
+		setClone(dst, *s.field(higher).(*[]Stage), s.keepEmpty)
+	case *map[string]string:
+		setMap(dst, *s.field(higher).(*map[string]string), s.keepEmpty)
+	case *map[string][]Threshold:
+		setMap(dst, *s.field(higher).(*map[string][]Threshold), s.keepEmpty)
+	case *map[string]json.RawMessage:
+		setMap(dst, *s.field(higher).(*map[string]json.RawMessage), s.keepEmpty)
+	default:
+		panic(fmt.Sprintf("config: option %s has an unsupported field type %T", s.name, dst))
+	}
+}
+
+func setPtr[T any](dst **T, v *T) {
+	if v != nil {
+		c := *v
+		*dst = &c
+	}
+}
+
+func setClone[T any](dst *[]T, v []T, keepEmpty bool) {
+	if v != nil && (!keepEmpty || len(v) > 0) {
+		*dst = slices.Clone(v)
+	}
+}
+
+func setMap[V any](dst *map[string]V, v map[string]V, keepEmpty bool) {
+	if v != nil && (!keepEmpty || len(v) > 0) {
+		*dst = maps.Clone(v)
+	}
+}
+
+// setDefault gives the option its default in o when it is unset.
+func (s *spec) setDefault(o *Options) {
+	if s.def == nil {
+		return
+	}
+	if _, set := s.value(o); set {
+		return
+	}
+	switch dst := s.field(o).(type) {
+	case **int64:
+		n := s.def.(int64)
+		*dst = &n
+	case **duration.Duration:
+		d := duration.Duration(s.def.(time.Duration))
+		*dst = &d
+	case **string:
+		v := s.def.(func() string)()
+		*dst = &v
+	case *[]string:
+		*dst = slices.Clone(s.def.([]string))
+	default:
+		panic(fmt.Sprintf("config: option %s has a default of unsupported type %T", s.name, dst))
+	}
 }
 
 // validate runs the option's check on its value in o, if set.

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/optdecode"
 )
 
 // Set sets the option called name (its JSON name, e.g. "summaryTrendStats")
@@ -49,26 +49,25 @@ func (o *Options) Set(name, value string) error {
 func setText(dst any, v string) error {
 	switch p := dst.(type) {
 	case **int64:
-		n, err := strconv.ParseInt(v, 10, 64)
+		n, err := optdecode.TextInt(v)
 		if err != nil {
-			return fmt.Errorf("%q is not a whole number", v)
+			return err
 		}
 		*p = &n
 	case **bool:
-		b, err := strconv.ParseBool(v)
+		b, err := optdecode.TextBool(v)
 		if err != nil {
-			return fmt.Errorf("%q is not true or false", v)
+			return err
 		}
 		*p = &b
 	case **string:
 		*p = &v
 	case **duration.Duration:
-		d, err := duration.Parse(v)
+		d, err := optdecode.TextDuration(v)
 		if err != nil {
-			return fmt.Errorf("%q is not a duration such as 30s, 1m30s or 1d2h", v)
+			return err
 		}
-		dd := duration.Duration(d)
-		*p = &dd
+		*p = &d
 	case *[]string:
 		*p = SplitList(v)
 	case *map[string]string:
@@ -91,58 +90,14 @@ func setText(dst any, v string) error {
 
 // SplitList splits a comma-separated list, trimming spaces and dropping
 // empty items; "" gives an empty, non-nil list.
-func SplitList(s string) []string {
-	out := []string{}
-	for item := range strings.SplitSeq(s, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, item)
-		}
-	}
-	return out
-}
+func SplitList(s string) []string { return optdecode.SplitList(s) }
 
 // ParseStage reads one stage written "duration:target", e.g. "30s:10".
-func ParseStage(s string) (Stage, error) {
-	s = strings.TrimSpace(s)
-	d, t, ok := strings.Cut(s, ":")
-	d, t = strings.TrimSpace(d), strings.TrimSpace(t)
-	if !ok || d == "" || t == "" {
-		return Stage{}, fmt.Errorf("stage %q must be written duration:target, e.g. 30s:10", s)
-	}
-	dur, err := duration.Parse(d)
-	if err != nil {
-		return Stage{}, fmt.Errorf("stage %q: %q is not a duration such as 30s or 1m30s", s, d)
-	}
-	if dur < 0 {
-		return Stage{}, fmt.Errorf("stage %q: the duration must not be negative", s)
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil {
-		return Stage{}, fmt.Errorf("stage %q: target %q is not a whole number", s, t)
-	}
-	if n < 0 || n > maxStageTarget {
-		return Stage{}, fmt.Errorf("stage %q: the target must be between 0 and %d", s, maxStageTarget)
-	}
-	return Stage{Duration: duration.Duration(dur), Target: &n}, nil
-}
+func ParseStage(s string) (Stage, error) { return optdecode.ParseStage(s, maxStageTarget) }
 
 // ParseStages reads a comma-separated list of stages ("10s:5,20s:10"), the
 // K6_STAGES format; each --stage flag value may also hold several.
-func ParseStages(s string) ([]Stage, error) {
-	items := SplitList(s)
-	if len(items) == 0 {
-		return nil, errors.New("no stages given; write duration:target pairs such as 10s:5,20s:10")
-	}
-	stages := make([]Stage, 0, len(items))
-	for _, it := range items {
-		st, err := ParseStage(it)
-		if err != nil {
-			return nil, err
-		}
-		stages = append(stages, st)
-	}
-	return stages, nil
-}
+func ParseStages(s string) ([]Stage, error) { return optdecode.ParseStages(s, maxStageTarget) }
 
 // ParseTag reads one run tag "name=value". For compatibility with k6's
 // K6_TAGS, "name:value" is accepted when the item holds no '='.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/optdecode"
 )
 
 // DefaultSystemTags are the system tags enabled when no tier sets
@@ -120,16 +121,12 @@ func checkTags(v any) error {
 }
 
 func checkStages(v any) error {
-	for i, st := range v.([]Stage) {
-		if st.Duration < 0 {
-			return at(fmt.Sprintf("[%d].duration", i), "must not be negative, got %s", st.Duration)
+	if err := optdecode.CheckStages("", v.([]Stage), maxStageTarget); err != nil {
+		var oe *optdecode.Error
+		if errors.As(err, &oe) {
+			return &subError{sub: oe.Path, err: errors.New(oe.Msg)}
 		}
-		if st.Target == nil {
-			return at(fmt.Sprintf("[%d].target", i), "required")
-		}
-		if *st.Target < 0 || *st.Target > maxStageTarget {
-			return at(fmt.Sprintf("[%d].target", i), "must be between 0 and %d, got %d", maxStageTarget, *st.Target)
-		}
+		return err
 	}
 	return nil
 }

@@ -141,7 +141,7 @@ func (c *control) RunSetup(ctx context.Context) (json.RawMessage, error) {
 		return nil, errNotReady
 	}
 	rec := r.newBuffer()
-	defer flushRecorder(rec)
+	defer rec.Flush()
 	d, err := r.cfg.Script.Setup(ctx, rec)
 	if err != nil {
 		return nil, err
@@ -157,7 +157,7 @@ func (c *control) RunTeardown(ctx context.Context) error {
 		return errNotReady
 	}
 	rec := r.newBuffer()
-	defer flushRecorder(rec)
+	defer rec.Flush()
 	return r.cfg.Script.Teardown(ctx, rec, c.SetupData())
 }
 

@@ -98,7 +98,7 @@ func options(t *testing.T, js string) *config.Options {
 	return c
 }
 
-func runFake(t *testing.T, ctx context.Context, s *fakeScript, opts string, extra func(*Config)) (error, string, map[string]any) {
+func runFake(t *testing.T, ctx context.Context, s Script, opts string, extra func(*Config)) (error, string, map[string]any) {
 	t.Helper()
 	dir := t.TempDir()
 	var out bytes.Buffer

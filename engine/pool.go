@@ -13,17 +13,20 @@ import (
 // script (which runs the init context) and never destroyed before the end.
 type pool struct {
 	script Script
-	newRec func() metrics.Recorder
+	newRec func() metrics.VURecorder
 	state  *executor.State
 
 	mu   sync.Mutex
 	idle []executor.VU
 	all  []executor.VU
+	// recs are the recorders handed to the VUs of all, in the same order:
+	// the engine flushes them through their declared interface.
+	recs []metrics.VURecorder
 
 	nextID atomic.Uint64
 }
 
-func newPool(s Script, state *executor.State, newRec func() metrics.Recorder) *pool {
+func newPool(s Script, state *executor.State, newRec func() metrics.VURecorder) *pool {
 	return &pool{script: s, state: state, newRec: newRec}
 }
 
@@ -71,12 +74,14 @@ func (p *pool) Preallocate(ctx context.Context, n int, workers int) error {
 
 func (p *pool) make(ctx context.Context) (executor.VU, error) {
 	id := p.nextID.Add(1)
-	vu, err := p.script.NewVU(ctx, id, p.newRec())
+	rec := p.newRec()
+	vu, err := p.script.NewVU(ctx, id, rec)
 	if err != nil {
 		return nil, err
 	}
 	p.mu.Lock()
 	p.all = append(p.all, vu)
+	p.recs = append(p.recs, rec)
 	p.mu.Unlock()
 	p.state.VUsInitialized.Add(1)
 	return vu, nil
@@ -109,14 +114,15 @@ func (p *pool) Initialized() int {
 	return len(p.all)
 }
 
-// Each calls f for every VU made so far. all only grows and its
-// elements never change, so the prefix seen under the lock can be read
-// after it without a copy (the 25 ms flush loop calls Each).
-func (p *pool) Each(f func(executor.VU)) {
+// EachRecorder calls f with the recorder of every VU made so far. recs
+// only grows and its elements never change, so the prefix seen under the
+// lock can be read after it without a copy (the 50 ms flush loop calls
+// EachRecorder).
+func (p *pool) EachRecorder(f func(metrics.VURecorder)) {
 	p.mu.Lock()
-	all := p.all[:len(p.all):len(p.all)]
+	recs := p.recs[:len(p.recs):len(p.recs)]
 	p.mu.Unlock()
-	for _, vu := range all {
-		f(vu)
+	for _, rec := range recs {
+		f(rec)
 	}
 }

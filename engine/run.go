@@ -259,7 +259,7 @@ func (r *testRun) logf(format string, args ...any) {
 
 // newBuffer returns a per-VU sample buffer that hands full batches to the
 // ingest loop.
-func (r *testRun) newBuffer() metrics.Recorder {
+func (r *testRun) newBuffer() metrics.VURecorder {
 	return metrics.NewBuffer(func(batch []metrics.Sample) {
 		r.batchesMu.RLock()
 		defer r.batchesMu.RUnlock()
@@ -406,7 +406,7 @@ func (r *testRun) run(parent context.Context) error {
 		if r.ctl.paused.Load() {
 			rec := r.newBuffer()
 			r.recordVUs(rec, 0)
-			flushRecorder(rec)
+			rec.Flush()
 		}
 		r.ctl.waitPaused(ctx)
 		r.signalled(parent)
@@ -454,9 +454,9 @@ func (r *testRun) run(parent context.Context) error {
 	}
 
 	if !r.abandoned {
-		flushRecorder(service)
+		service.Flush()
 	}
-	r.pool.Each(func(vu executor.VU) { flushRecorder(vu.Recorder()) })
+	r.pool.EachRecorder(metrics.VURecorder.Flush)
 	for _, l := range r.execRecs {
 		l.Flush()
 	}
@@ -558,7 +558,7 @@ func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
 // vusLoop samples the vus and vus_max gauges every second.
 func (r *testRun) vusLoop(ctx context.Context) {
 	rec := r.newBuffer()
-	defer flushRecorder(rec)
+	defer rec.Flush()
 	t := time.NewTicker(vusInterval)
 	defer t.Stop()
 	for {
@@ -567,7 +567,7 @@ func (r *testRun) vusLoop(ctx context.Context) {
 			active += sc.progress().ActiveVUs
 		}
 		r.recordVUs(rec, active)
-		flushRecorder(rec)
+		rec.Flush()
 		select {
 		case <-ctx.Done():
 			return
@@ -598,11 +598,7 @@ func (r *testRun) flushLoop(ctx context.Context) {
 		case <-t.C:
 		}
 		now := r.clock.Now()
-		r.pool.Each(func(vu executor.VU) {
-			if p, ok := vu.Recorder().(interface{ FlushParked(time.Time) bool }); ok {
-				p.FlushParked(now)
-			}
-		})
+		r.pool.EachRecorder(func(rec metrics.VURecorder) { rec.FlushParked(now) })
 	}
 }
 
@@ -729,7 +725,7 @@ func (r *testRun) executorRecorder() *lockedRecorder {
 // goroutines of one executor may emit.
 type lockedRecorder struct {
 	mu  sync.Mutex
-	rec metrics.Recorder
+	rec metrics.VURecorder
 }
 
 func (l *lockedRecorder) Record(s metrics.Sample) {
@@ -740,16 +736,8 @@ func (l *lockedRecorder) Record(s metrics.Sample) {
 
 func (l *lockedRecorder) Flush() {
 	l.mu.Lock()
-	flushRecorder(l.rec)
+	l.rec.Flush()
 	l.mu.Unlock()
-}
-
-type flusher interface{ Flush() }
-
-func flushRecorder(rec metrics.Recorder) {
-	if f, ok := rec.(flusher); ok {
-		f.Flush()
-	}
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }

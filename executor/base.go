@@ -1,20 +1,15 @@
 package executor
 
 import (
-	"bytes"
-	"encoding"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/optdecode"
 )
 
 // DefaultGracefulStop is k6's default gracefulStop.
@@ -63,28 +58,20 @@ func (b *BaseOptions) Scenario(name string) (*Scenario, error) {
 }
 
 // DecodeStrict decodes one scenario's JSON object into v, a pointer,
-// rejecting unknown options, wrongly typed values and trailing data. Every
-// error names the option path, however deep the failure and whichever part
-// of the decoder found it (a type mismatch, an unknown key, or a field's own
-// UnmarshalJSON such as a bad duration):
+// rejecting unknown options, wrongly typed values and trailing data. It is
+// the options grammar's strict decoder (optdecode.Strict), the same that
+// decodes the rest of the options, so every error names the option path
+// and is worded as theirs are:
 //
 //	scenarios.api.timeUnit: invalid duration "1x"
-//	scenarios.api.env.REGION: expected a string, got a JSON number
-//	scenarios.api.rate: expected an integer, got a JSON number 1.5
+//	scenarios.api.env.REGION: expected a string, got 5
+//	scenarios.api.rate: expected a whole number, got 1.5
 //
 // scenario is the path of the object below "scenarios.": a scenario's name,
-// or "api.stages[1]" for an object nested in a scenario.
+// or "api.stages[1]" for an object nested in a scenario. Extension
+// executors decode their options with it (or with DecodeScenario).
 func DecodeStrict(scenario string, raw json.RawMessage, v any) error {
-	err := decodeStrict(raw, v)
-	if err == nil {
-		return nil
-	}
-	if t := reflect.TypeOf(v); t != nil && t.Kind() == reflect.Pointer {
-		if p, cause := locate(raw, t.Elem()); cause != nil {
-			return &decodeError{path: scenario + p, err: cause}
-		}
-	}
-	return &decodeError{path: scenario, err: err}
+	return optdecode.Strict("scenarios."+scenario, raw, v)
 }
 
 // DecodeScenario is the start of every executor's Parse: it decodes raw
@@ -97,241 +84,6 @@ func DecodeScenario(name string, raw json.RawMessage, o interface {
 		return nil, err
 	}
 	return o.Scenario(name)
-}
-
-// decodeStrict decodes raw into v, rejecting unknown fields and anything
-// after the first JSON value.
-func decodeStrict(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errTrailingData
-	}
-	return nil
-}
-
-var errTrailingData = errors.New("unexpected data after the options object")
-
-// decodeError is a decoding failure at an option path below "scenarios.".
-// It wraps the decoder's error, so errors.As still finds a field's own.
-type decodeError struct {
-	path string
-	err  error
-}
-
-func (e *decodeError) Error() string {
-	return "scenarios." + e.path + ": " + describeDecodeError(e.err)
-}
-
-func (e *decodeError) Unwrap() error { return e.err }
-
-// describeDecodeError words a decoder error for a user who wrote JSON,
-// not Go: type names become JSON kinds and the "json: " prefix goes.
-func describeDecodeError(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Sprintf("expected %s, got a JSON %s", jsonKind(te.Type), te.Value)
-	}
-	if _, ok := unknownField(err); ok {
-		return "unknown option"
-	}
-	return strings.TrimPrefix(err.Error(), "json: ")
-}
-
-// unknownField returns the key that DisallowUnknownFields rejected.
-// encoding/json has no error type for it, only this message.
-func unknownField(err error) (string, bool) {
-	f, ok := strings.CutPrefix(err.Error(), "json: unknown field ")
-	if !ok {
-		return "", false
-	}
-	k, uerr := strconv.Unquote(f)
-	return k, uerr == nil
-}
-
-// jsonKind names what a JSON value must be to decode into t.
-func jsonKind(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return "a base64 string"
-		}
-		return "an array"
-	case reflect.Array:
-		return "an array"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	}
-	return t.String()
-}
-
-var (
-	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
-	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
-)
-
-// locate finds where raw fails to decode strictly into a value of type t.
-// It returns the failing path relative to raw (".timeUnit",
-// ".stages[2].target", or "" for raw itself) and the decoder's error there,
-// or a nil error when raw decodes. Members are tried one at a time in
-// document order, each against a fresh value, so the first failing one is
-// reported; encoding/json alone decides whether a member fails, and the
-// Go types only guide the descent into nested objects and arrays.
-func locate(raw []byte, t reflect.Type) (string, error) {
-	err := decodeStrict(raw, reflect.New(t).Interface())
-	if err == nil {
-		return "", nil
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	pt := reflect.PointerTo(t)
-	if pt.Implements(jsonUnmarshaler) || pt.Implements(textUnmarshaler) {
-		return "", err
-	}
-	path, cause := "", error(nil)
-	switch t.Kind() {
-	case reflect.Struct:
-		eachMember(raw, func(key string, val json.RawMessage) bool {
-			name, merr := json.Marshal(key)
-			if merr != nil {
-				return false
-			}
-			one := slices.Concat([]byte("{"), name, []byte(":"), val, []byte("}"))
-			kerr := decodeStrict(one, reflect.New(t).Interface())
-			if kerr == nil {
-				return false
-			}
-			path, cause = "."+key, kerr
-			if k, ok := unknownField(kerr); ok && k == key {
-				return true
-			}
-			if ft, ok := fieldType(t, key); ok {
-				if p, ferr := locate(val, ft); ferr != nil {
-					path, cause = "."+key+p, ferr
-				}
-			}
-			return true
-		})
-	case reflect.Map:
-		eachMember(raw, func(key string, val json.RawMessage) bool {
-			p, ferr := locate(val, t.Elem())
-			if ferr != nil {
-				path, cause = "."+key+p, ferr
-			}
-			return ferr != nil
-		})
-	case reflect.Slice, reflect.Array:
-		eachElement(raw, func(i int, val json.RawMessage) bool {
-			p, ferr := locate(val, t.Elem())
-			if ferr != nil {
-				path, cause = fmt.Sprintf("[%d]%s", i, p), ferr
-			}
-			return ferr != nil
-		})
-	}
-	if cause == nil {
-		return "", err
-	}
-	return path, cause
-}
-
-// eachMember calls f with the members of the JSON object raw in document
-// order until f returns true. It does nothing if raw is not an object.
-func eachMember(raw []byte, f func(key string, val json.RawMessage) bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		key, ok := tok.(string)
-		if err != nil || !ok {
-			return
-		}
-		var val json.RawMessage
-		if dec.Decode(&val) != nil || f(key, val) {
-			return
-		}
-	}
-}
-
-// eachElement calls f with the elements of the JSON array raw in order
-// until f returns true. It does nothing if raw is not an array.
-func eachElement(raw []byte, f func(i int, val json.RawMessage) bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return
-	}
-	for i := 0; dec.More(); i++ {
-		var val json.RawMessage
-		if dec.Decode(&val) != nil || f(i, val) {
-			return
-		}
-	}
-}
-
-// fieldType returns the type of the struct field that encoding/json
-// decodes the object key into: fields of embedded structs are promoted, an
-// exact name beats a case-insensitive one, a shallower field a deeper one.
-// Fields with the ",string" option are reported as not found, since their
-// JSON is a string whatever their type.
-func fieldType(t reflect.Type, key string) (reflect.Type, bool) {
-	var fold reflect.Type
-	foldString := false
-	for level := []reflect.Type{t}; len(level) > 0; {
-		var next []reflect.Type
-		for _, st := range level {
-			for i := range st.NumField() {
-				f := st.Field(i)
-				tag := f.Tag.Get("json")
-				if tag == "-" {
-					continue
-				}
-				name, opts, _ := strings.Cut(tag, ",")
-				if f.Anonymous && name == "" {
-					et := f.Type
-					if et.Kind() == reflect.Pointer {
-						et = et.Elem()
-					}
-					if et.Kind() == reflect.Struct {
-						next = append(next, et)
-						continue
-					}
-				}
-				if !f.IsExported() {
-					continue
-				}
-				if name == "" {
-					name = f.Name
-				}
-				asString := slices.Contains(strings.Split(opts, ","), "string")
-				if name == key {
-					return f.Type, !asString
-				}
-				if fold == nil && strings.EqualFold(name, key) {
-					fold, foldString = f.Type, asString
-				}
-			}
-		}
-		level = next
-	}
-	return fold, fold != nil && !foldString
 }
 
 // Account emits the samples of one finished iteration into the VU's

@@ -46,33 +46,33 @@ func TestDecodeStrictMessages(t *testing.T) {
 		{`{"startTime":true}`, `scenarios.x.startTime: …`},
 		{`{"TIMEUNIT":"1x"}`, `scenarios.x.TIMEUNIT: invalid duration "1x"`},
 		// Type mismatches, worded in JSON terms.
-		{`{"rate":"ten"}`, `scenarios.x.rate: expected an integer, got a JSON string`},
-		{`{"rate":1.5}`, `scenarios.x.rate: expected an integer, got a JSON number 1.5`},
-		{`{"factor":"x"}`, `scenarios.x.factor: expected a number, got a JSON string`},
-		{`{"flag":1}`, `scenarios.x.flag: expected true or false, got a JSON number`},
-		{`{"exec":{}}`, `scenarios.x.exec: expected a string, got a JSON object`},
-		{`{"tags":[]}`, `scenarios.x.tags: expected an object, got a JSON array`},
-		{`{"stages":{}}`, `scenarios.x.stages: expected an array, got a JSON object`},
-		{`{"blob":1}`, `scenarios.x.blob: expected a base64 string, got a JSON number`},
+		{`{"rate":"ten"}`, `scenarios.x.rate: expected a whole number, got "ten"`},
+		{`{"rate":1.5}`, `scenarios.x.rate: expected a whole number, got 1.5`},
+		{`{"factor":"x"}`, `scenarios.x.factor: expected a number, got "x"`},
+		{`{"flag":1}`, `scenarios.x.flag: expected true or false, got 1`},
+		{`{"exec":{}}`, `scenarios.x.exec: expected a string, got an object`},
+		{`{"tags":[]}`, `scenarios.x.tags: expected an object, got an array`},
+		{`{"stages":{}}`, `scenarios.x.stages: expected an array, got an object`},
+		{`{"blob":1}`, `scenarios.x.blob: expected a base64 string, got 1`},
 		// Inside maps and arrays the path goes down to the value.
-		{`{"env":{"A":"1","B":2}}`, `scenarios.x.env.B: expected a string, got a JSON number`},
-		{`{"stages":[{"target":1},{"target":"2"}]}`, `scenarios.x.stages[1].target: expected an integer, got a JSON string`},
+		{`{"env":{"A":"1","B":2}}`, `scenarios.x.env.B: expected a string, got 2`},
+		{`{"stages":[{"target":1},{"target":"2"}]}`, `scenarios.x.stages[1].target: expected a whole number, got "2"`},
 		{`{"stages":[{"duration":"1s"},{"duration":"2x"}]}`, `scenarios.x.stages[1].duration: invalid duration "2x"`},
-		{`{"stages":[{"target":1,"rate":2}]}`, `scenarios.x.stages[0].rate: unknown option`},
+		{`{"stages":[{"target":1,"rate":2}]}`, `scenarios.x.stages[0].rate: unknown option; use duration, target`},
 		{`{"limits":{"api":{"duration":"q"}}}`, `scenarios.x.limits.api.duration: invalid duration "q"`},
 		// Unknown options, including one the struct hides from JSON.
-		{`{"bogus":1}`, `scenarios.x.bogus: unknown option`},
-		{`{"secret":"s"}`, `scenarios.x.secret: unknown option`},
+		{`{"bogus":1}`, `scenarios.x.bogus: unknown option; use executor, …`},
+		{`{"secret":"s"}`, `scenarios.x.secret: unknown option; use executor, …`},
 		{`{"quoted":"x"}`, `scenarios.x.quoted: …`},
 		// The first failing option in document order is named, whichever
 		// kind of failure the decoder would have stopped at.
-		{`{"rate":"x","timeUnit":"1x"}`, `scenarios.x.rate: expected an integer, got a JSON string`},
+		{`{"rate":"x","timeUnit":"1x"}`, `scenarios.x.rate: expected a whole number, got "x"`},
 		{`{"timeUnit":"1x","rate":"x"}`, `scenarios.x.timeUnit: invalid duration "1x"`},
-		{`{"bogus":1,"timeUnit":"1x"}`, `scenarios.x.bogus: unknown option`},
-		{`{"rate":1,"rate":"x"}`, `scenarios.x.rate: expected an integer, got a JSON string`},
+		{`{"bogus":1,"timeUnit":"1x"}`, `scenarios.x.bogus: unknown option; use executor, …`},
+		{`{"rate":1,"rate":"x"}`, `scenarios.x.rate: expected a whole number, got "x"`},
 		// The object itself.
-		{`[1]`, `scenarios.x: expected an object, got a JSON array`},
-		{`"api"`, `scenarios.x: expected an object, got a JSON string`},
+		{`[1]`, `scenarios.x: expected an object, got an array`},
+		{`"api"`, `scenarios.x: expected an object, got "api"`},
 		{`{"rate":1} {}`, `scenarios.x: unexpected data after the options object`},
 		{`{"rate":`, `scenarios.x: …`},
 	}
@@ -119,7 +119,7 @@ func TestDecodeStrictAccepts(t *testing.T) {
 func TestDecodeStrictNestedPathAndUnwrap(t *testing.T) {
 	var st strictStage
 	err := executor.DecodeStrict("api.stages[2]", json.RawMessage(`{"duration":"1s","target":"4"}`), &st)
-	if err == nil || err.Error() != `scenarios.api.stages[2].target: expected an integer, got a JSON string` {
+	if err == nil || err.Error() != `scenarios.api.stages[2].target: expected a whole number, got "4"` {
 		t.Fatalf("got %v", err)
 	}
 	var te *json.UnmarshalTypeError
@@ -148,21 +148,25 @@ func TestDecodeStrictEveryExecutor(t *testing.T) {
 		cases := []struct{ extra, want string }{
 			{`"gracefulStop":"1x"`, `scenarios.test.gracefulStop: invalid duration "1x"`},
 			{`"startTime":"-"`, `scenarios.test.startTime: invalid duration "-"`},
-			{`"env":{"A":1}`, `scenarios.test.env.A: expected a string, got a JSON number`},
-			{`"tags":{"a":"b","c":[]}`, `scenarios.test.tags.c: expected a string, got a JSON array`},
-			{`"bogus":true`, `scenarios.test.bogus: unknown option`},
+			{`"env":{"A":1}`, `scenarios.test.env.A: expected a string, got 1`},
+			{`"tags":{"a":"b","c":[]}`, `scenarios.test.tags.c: expected a string, got an array`},
+			{`"bogus":true`, `scenarios.test.bogus: unknown option; use executor, startTime, gracefulStop, exec, env, tags, options, …`},
 		}
 		if strings.Contains(name, "arrival") {
 			cases = append(cases,
 				struct{ extra, want string }{`"timeUnit":"1x"`, `scenarios.test.timeUnit: invalid duration "1x"`},
-				struct{ extra, want string }{`"maxVUs":"2"`, `scenarios.test.maxVUs: expected an integer, got a JSON string`})
+				struct{ extra, want string }{`"maxVUs":"2"`, `scenarios.test.maxVUs: expected a whole number, got "2"`})
 		} else {
 			cases = append(cases,
 				struct{ extra, want string }{`"expectedInterval":"1x"`, `scenarios.test.expectedInterval: must be "auto", "off" or a duration such as "10ms", got "1x"`})
 		}
 		for _, c := range cases {
 			js := fmt.Sprintf(`{"executor":%q,%s,%s}`, name, opts, c.extra)
-			if _, err := parse(js); err == nil || err.Error() != c.want {
+			_, err := parse(js)
+			if prefix, ok := strings.CutSuffix(c.want, "…"); ok && err != nil && strings.HasPrefix(err.Error(), prefix) {
+				continue
+			}
+			if err == nil || err.Error() != c.want {
 				t.Errorf("%s:\n got %v\nwant %s", js, err, c.want)
 			}
 		}

@@ -54,7 +54,24 @@ const (
 	bufferFlushing
 )
 
-var _ Recorder = (*Buffer)(nil)
+var _ VURecorder = (*Buffer)(nil)
+
+// VURecorder is the recorder the engine makes for each VU: Record is called
+// by the VU's goroutine; Flush hands buffered samples over, from the owner
+// or once the owner is done; FlushParked hands over the samples of a VU
+// blocked in the middle of an iteration, from any goroutine, so that a long
+// iteration's samples reach thresholds and outputs before it ends. The
+// engine's flush loop and end of run call these; nothing finds them by
+// type assertion.
+type VURecorder interface {
+	Recorder
+	// Flush hands over every buffered sample. Only the owner may call it,
+	// or anyone once the owner stopped recording.
+	Flush()
+	// FlushParked flushes the samples of a parked recorder that are at
+	// least BufferMaxAge older than now, and reports whether it did.
+	FlushParked(now time.Time) bool
+}
 
 // NewBuffer returns a buffer that hands its batches to flush.
 func NewBuffer(flush func([]Sample)) *Buffer {

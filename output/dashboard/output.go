@@ -102,11 +102,9 @@ type Output struct {
 	logf func(string, ...any)
 	now  func() time.Time
 
-	in       *output.Inbox
-	stop     chan struct{}
-	done     chan struct{}
-	stopOnce sync.Once
-	started  bool
+	// loop runs the goroutine that aggregates samples and redraws the
+	// page every period.
+	loop *output.Loop
 
 	ln   net.Listener
 	srv  *http.Server
@@ -142,8 +140,13 @@ func NewWithConfig(cfg Config, logf func(string, ...any), now func() time.Time) 
 	if now == nil {
 		now = time.Now
 	}
-	return &Output{cfg: cfg, logf: logf, now: now, in: output.NewInbox(inputBuffer),
-		stop: make(chan struct{}), done: make(chan struct{})}
+	o := &Output{cfg: cfg, logf: logf, now: now}
+	o.loop = output.NewLoop(inputBuffer, cfg.Period, output.LoopSteps{
+		Ingest: func(b []metrics.Sample) { o.agg.Add(b) },
+		Tick:   func() { o.redraw(o.now(), false) },
+		Final:  func() { o.redraw(time.Time{}, true) },
+	})
+	return o
 }
 
 // Description is shown in the banner; it holds the page's address.
@@ -187,13 +190,12 @@ func (o *Output) Start() error {
 			openBrowser(o.addr, o.logf)
 		}
 	}
-	o.started = true
-	go o.run()
+	o.loop.Start()
 	return nil
 }
 
 // AddSamples hands the batch over without waiting.
-func (o *Output) AddSamples(batch []metrics.Sample) { o.in.Offer(batch) }
+func (o *Output) AddSamples(batch []metrics.Sample) { o.loop.AddSamples(batch) }
 
 // ReceiveSummary takes the end-of-test summary, for the report; the
 // engine calls it before Stop.
@@ -206,14 +208,9 @@ func (o *Output) ReceiveSummary(in *summary.Input) {
 // Stop renders the final page, writes the report when asked to and shuts
 // the server down.
 func (o *Output) Stop() error {
-	if !o.started {
-		return nil
-	}
-	var err error
-	o.stopOnce.Do(func() {
-		close(o.stop)
-		<-o.done
-		if n := o.in.Dropped(); n > 0 {
+	return o.loop.Stop(0, func(bool) error {
+		var err error
+		if n := o.loop.Dropped(); n > 0 {
 			o.logf("web dashboard: %d samples were dropped because its buffer was full; its charts are incomplete", n)
 		}
 		if o.cfg.Export != "" {
@@ -224,31 +221,16 @@ func (o *Output) Stop() error {
 			defer cancel()
 			_ = o.srv.Shutdown(ctx)
 		}
+		return err
 	})
-	return err
 }
 
-func (o *Output) run() {
-	defer close(o.done)
-	ticker := time.NewTicker(o.cfg.Period)
-	defer ticker.Stop()
-	for {
-		select {
-		case b := <-o.in.C:
-			o.agg.Add(b)
-		case <-ticker.C:
-			o.agg.Close(o.now())
-			if err := o.render(false); err != nil {
-				o.logf("web dashboard: %v", err)
-			}
-		case <-o.stop:
-			o.in.Drain(o.agg.Add)
-			o.agg.Close(time.Time{})
-			if err := o.render(true); err != nil {
-				o.logf("web dashboard: %v", err)
-			}
-			return
-		}
+// redraw closes the intervals that ended by now (all of them when now is
+// zero) and renders the page; done marks the last rendering.
+func (o *Output) redraw(now time.Time, done bool) {
+	o.agg.Close(now)
+	if err := o.render(done); err != nil {
+		o.logf("web dashboard: %v", err)
 	}
 }
 

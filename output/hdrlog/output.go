@@ -30,7 +30,6 @@ import (
 	"math"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -78,14 +77,11 @@ type Output struct {
 	logf  func(string, ...any)
 	now   func() time.Time
 
-	in       *output.Inbox
-	stop     chan struct{}
-	done     chan struct{}
-	stopOnce sync.Once
-	started  bool
-	err      error
-	stopErr  error
-	failed   int // interval histograms whose write failed
+	// loop runs the goroutine that records samples into the open
+	// intervals and writes the closed ones.
+	loop   *output.Loop
+	err    error
+	failed int // interval histograms whose write failed
 	// unflushed counts the histograms written to buf since its last
 	// flush: lost if that flush fails.
 	unflushed int
@@ -131,11 +127,13 @@ func New(p output.Params) (output.Output, error) {
 		grace:    max(iv, 2*time.Second),
 		logf:     p.Logf,
 		now:      p.Now,
-		in:       output.NewInbox(inputBuffer),
-		stop:     make(chan struct{}),
-		done:     make(chan struct{}),
 		keys:     map[seriesKey]int{},
 	}
+	o.loop = output.NewLoop(inputBuffer, min(iv, time.Second), output.LoopSteps{
+		Ingest: o.ingest,
+		Tick:   func() { o.writeClosed(o.now()) },
+		Final:  func() { o.writeClosed(time.Time{}) },
+	})
 	if o.logf == nil {
 		o.logf = func(string, ...any) {}
 	}
@@ -176,8 +174,7 @@ func (o *Output) Start() error {
 	if err != nil {
 		return output.RedactError(fmt.Errorf("hdrlog: writing %s: %w", o.path, err))
 	}
-	o.started = true
-	go o.run()
+	o.loop.Start()
 	return nil
 }
 
@@ -192,65 +189,43 @@ func firstErr(errs ...error) error {
 
 // AddSamples hands the batch over without waiting; when the output is that
 // far behind, the batch is counted as dropped.
-func (o *Output) AddSamples(batch []metrics.Sample) { o.in.Offer(batch) }
+func (o *Output) AddSamples(batch []metrics.Sample) { o.loop.AddSamples(batch) }
 
 // Stop writes every open interval and closes the file.
 func (o *Output) Stop() error {
-	if !o.started {
-		return nil
-	}
-	o.stopOnce.Do(func() {
-		defer func() { o.stopErr = output.RedactError(o.stopErr) }()
-		close(o.stop)
-		timer := time.NewTimer(stopTimeout)
-		defer timer.Stop()
-		select {
-		case <-o.done:
-		case <-timer.C:
-			// Stuck writing to a destination that takes nothing: leave
-			// the goroutine and say so.
-			o.stopErr = fmt.Errorf("hdrlog: %s took no more data for %s; the log is incomplete", o.path, stopTimeout)
-			return
-		}
-		if err := o.buf.Flush(); err != nil && o.err == nil {
-			o.err = err
-		}
-		if o.file != nil {
-			if err := o.file.Close(); err != nil && o.err == nil {
-				o.err = err
-			}
-		}
-		if o.err != nil {
-			o.stopErr = fmt.Errorf("hdrlog: writing %s: %w; at least %d interval histograms were not written", o.path, o.err, o.failed)
-		} else if n := o.in.Dropped(); n > 0 {
-			o.stopErr = fmt.Errorf("hdrlog: %d samples were dropped because the output's buffer was full; %s is incomplete", n, o.path)
-		}
-		if o.skipped > 0 {
-			o.logf("hdrlog: %d negative values were not logged", o.skipped)
-		}
-		if o.clamped > 0 {
-			o.logf("hdrlog: %d values above one day were logged as one day", o.clamped)
-		}
+	return o.loop.Stop(stopTimeout, func(stuck bool) error {
+		return output.RedactError(o.finish(stuck))
 	})
-	return o.stopErr
 }
 
-func (o *Output) run() {
-	defer close(o.done)
-	ticker := time.NewTicker(min(o.interval, time.Second))
-	defer ticker.Stop()
-	for {
-		select {
-		case b := <-o.in.C:
-			o.ingest(b)
-		case <-ticker.C:
-			o.writeClosed(o.now())
-		case <-o.stop:
-			o.in.Drain(o.ingest)
-			o.writeClosed(time.Time{})
-			return
+// finish closes the log once the goroutine is done and says what was lost.
+func (o *Output) finish(stuck bool) error {
+	if stuck {
+		// Writing to a destination that takes nothing: the goroutine is
+		// left behind, and the log is incomplete.
+		return fmt.Errorf("hdrlog: %s took no more data for %s; the log is incomplete", o.path, stopTimeout)
+	}
+	if err := o.buf.Flush(); err != nil && o.err == nil {
+		o.err = err
+	}
+	if o.file != nil {
+		if err := o.file.Close(); err != nil && o.err == nil {
+			o.err = err
 		}
 	}
+	var err error
+	if o.err != nil {
+		err = fmt.Errorf("hdrlog: writing %s: %w; at least %d interval histograms were not written", o.path, o.err, o.failed)
+	} else if n := o.loop.Dropped(); n > 0 {
+		err = fmt.Errorf("hdrlog: %d samples were dropped because the output's buffer was full; %s is incomplete", n, o.path)
+	}
+	if o.skipped > 0 {
+		o.logf("hdrlog: %d negative values were not logged", o.skipped)
+	}
+	if o.clamped > 0 {
+		o.logf("hdrlog: %d values above one day were logged as one day", o.clamped)
+	}
+	return err
 }
 
 // slot returns the histogram slot of a series, -1 when it is not logged:

@@ -37,7 +37,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/metronome-load/metronome/metrics"
@@ -83,13 +82,10 @@ type Output struct {
 	transport http.RoundTripper // nil: a default transport; tests inject one
 	api       *remote.API
 
-	in       *output.Inbox
-	stop     chan struct{}
-	stopOnce sync.Once
-	stopErr  error // samples dropped before aggregation
-	aggDone  chan struct{}
+	// loop runs the aggregator: it folds batches into series, queues a
+	// push every PUSH_INTERVAL and the final push at Stop.
+	loop     *output.Loop
 	sendDone chan struct{}
-	started  bool
 
 	// Owned by the aggregator goroutine.
 	series map[seriesKey]*series
@@ -125,9 +121,6 @@ func newOutput(p output.Params, transport http.RoundTripper) (*Output, error) {
 		secrets:   cfg.secrets(),
 		now:       p.Now,
 		transport: transport,
-		in:        output.NewInbox(inputBuffer),
-		stop:      make(chan struct{}),
-		aggDone:   make(chan struct{}),
 		sendDone:  make(chan struct{}),
 		series:    map[seriesKey]*series{},
 		queue:     newSendQueue(queueLimit),
@@ -143,6 +136,11 @@ func newOutput(p output.Params, transport http.RoundTripper) (*Output, error) {
 	if o.now == nil {
 		o.now = time.Now
 	}
+	o.loop = output.NewLoop(inputBuffer, cfg.PushInterval, output.LoopSteps{
+		Ingest: o.ingest,
+		Tick:   func() { o.flush(false) },
+		Final:  o.final,
+	})
 	o.names = newLabelNames(o.logf)
 	for _, s := range cfg.TrendStats {
 		st, err := parseTrendStat(s)
@@ -184,27 +182,21 @@ func (o *Output) Start() error {
 	}
 	o.api = api
 	o.backlogCtx, o.cancelBacklog = context.WithCancel(context.Background())
-	o.started = true
-	go o.aggregate()
+	o.loop.Start()
 	go o.send()
 	return nil
 }
 
 // AddSamples hands the batch to the aggregator without waiting; when the
 // aggregator is that far behind, the batch is counted as dropped.
-func (o *Output) AddSamples(batch []metrics.Sample) { o.in.Offer(batch) }
+func (o *Output) AddSamples(batch []metrics.Sample) { o.loop.AddSamples(batch) }
 
 // Stop pushes what is left and reports what was lost. It returns within
 // about stopBacklogTimeout + finalPushTimeout however the server behaves,
 // and an error when samples never reached the aggregator (the totals sent
 // lack them).
 func (o *Output) Stop() error {
-	if !o.started {
-		return nil
-	}
-	o.stopOnce.Do(func() {
-		close(o.stop)
-		<-o.aggDone
+	return o.loop.Stop(0, func(bool) error {
 		timer := time.AfterFunc(stopBacklogTimeout, o.cancelBacklog)
 		<-o.sendDone
 		timer.Stop()
@@ -213,11 +205,11 @@ func (o *Output) Stop() error {
 			o.cancelFinal()
 		}
 		o.report()
-		if n := o.in.Dropped(); n > 0 {
-			o.stopErr = fmt.Errorf("prometheus remote write: %d samples were dropped because the output's buffer was full; the totals sent lack them", n)
+		if n := o.loop.Dropped(); n > 0 {
+			return fmt.Errorf("prometheus remote write: %d samples were dropped because the output's buffer was full; the totals sent lack them", n)
 		}
+		return nil
 	})
-	return o.stopErr
 }
 
 // report logs what the server did not receive. Lost pushes are warnings
@@ -233,27 +225,14 @@ func (o *Output) report() {
 	}
 }
 
-// aggregate folds batches into series and queues a push every interval.
-func (o *Output) aggregate() {
-	defer close(o.aggDone)
-	ticker := time.NewTicker(o.cfg.PushInterval)
-	defer ticker.Stop()
-	for {
-		select {
-		case b := <-o.in.C:
-			o.ingest(b)
-		case <-ticker.C:
-			o.flush(false)
-		case <-o.stop:
-			o.in.Drain(o.ingest)
-			o.flush(true)
-			if o.cfg.StaleMarkers {
-				o.staleMarkers()
-			}
-			o.queue.close()
-			return
-		}
+// final queues the last push, and the stale markers when asked for, after
+// the aggregator took every queued batch; the sender ends after them.
+func (o *Output) final() {
+	o.flush(true)
+	if o.cfg.StaleMarkers {
+		o.staleMarkers()
 	}
+	o.queue.close()
 }
 
 func (o *Output) ingest(batch []metrics.Sample) {
