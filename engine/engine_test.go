@@ -221,9 +221,10 @@ func TestRunSignalAbort(t *testing.T) {
 		if s.teardown.Load() != 1 {
 			t.Error("teardown did not run after Ctrl-C")
 		}
-		// 2 VUs × 500 ms / 10 ms: 100 iterations, the last pair
-		// interrupted by the abort at exactly 500 ms.
-		if got := metricValue(t, export, "iterations", "count"); got != 98 && got != 100 {
+		// 2 VUs × 500 ms / 10 ms: 100 iterations. Each VU's last one
+		// ends at exactly 500 ms, the instant of the abort, so each of
+		// the two may count or be interrupted: 98, 99 or 100.
+		if got := metricValue(t, export, "iterations", "count"); got < 98 || got > 100 {
 			t.Errorf("iterations = %v, want 98-100", got)
 		}
 	})
