@@ -46,6 +46,12 @@ type Account struct {
 	// OnTime and Late split the arrivals that started by their schedule
 	// lag: at most OnTimeTolerance, or more.
 	OnTime, Late int64
+	// LateForVU counts the Late arrivals that came due before the VU that
+	// ran them was free (every VU was busy with an earlier one: the
+	// backlog, or too few VUs). The other Late arrivals had a free VU in
+	// time and started late because its goroutine woke late: a timer that
+	// fired late, or no core free to run it.
+	LateForVU int64
 	// Completed arrivals ran to the end (an exception still counts);
 	// Interrupted ones were cut off by the hard stop.
 	Completed, Interrupted int64
@@ -144,6 +150,7 @@ type arrivalExecutor struct {
 	Tracker
 	onTime      atomic.Int64
 	late        atomic.Int64
+	lateForVU   atomic.Int64
 	peakBacklog atomic.Int64
 }
 
@@ -161,6 +168,7 @@ func (e *arrivalExecutor) Account() Account {
 		Intended:    onTime + late + dropped,
 		OnTime:      onTime,
 		Late:        late,
+		LateForVU:   e.lateForVU.Load(),
 		Completed:   e.Completed.Load(),
 		Interrupted: e.Interrupted.Load(),
 		Dropped:     dropped,
@@ -586,7 +594,8 @@ func (r *arrivalRun) work(w *arrivalWorker) {
 	}()
 	e, deps := r.e, r.deps
 	for first := true; ; first = false {
-		i, off, ok := r.claim(w.free, first)
+		free := w.free
+		i, off, ok := r.claim(free, first)
 		if !ok {
 			return
 		}
@@ -610,6 +619,9 @@ func (r *arrivalRun) work(w *arrivalWorker) {
 			e.onTime.Add(1)
 		} else {
 			e.late.Add(1)
+			if free.After(intended) {
+				e.lateForVU.Add(1)
+			}
 		}
 		if deps.Account(w.vu, it, res, 0) {
 			e.Completed.Add(1)

@@ -78,3 +78,59 @@ func TestArrivalWatcherTick(t *testing.T) {
 		}
 	})
 }
+
+// lateTimerClock is clock.Real whose timers fire late by a fixed amount,
+// like Go's timers in a process that went idle.
+type lateTimerClock struct {
+	clock.Clock
+	late time.Duration
+}
+
+func (c lateTimerClock) NewTimer(d time.Duration) clock.Timer {
+	return lateTimer{c.Clock.NewTimer(d + c.late), c.late}
+}
+
+type lateTimer struct {
+	clock.Timer
+	late time.Duration
+}
+
+func (t lateTimer) Reset(d time.Duration) bool { return t.Timer.Reset(d + t.late) }
+
+// Late arrivals are split by cause. One VU, 10 arrivals/s, timers that
+// fire 2 ms late; arrival 0 (due at once, no timer) takes 250 ms, the
+// others 1 ms. Arrivals 1 and 2 (due 100 and 200 ms) come due while the
+// VU is busy: they wait for it and start at 250 and 251 ms. Arrivals 3 … 9
+// are claimed before they are due and start 2 ms late, when the timer
+// fires: late, but not for want of a VU. Each start is still measured from
+// its exact intended time.
+func TestArrivalLateSplit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newArrivalHarness(func(it executor.Iteration, _ time.Time) time.Duration {
+			if it.Index == 0 {
+				return 250 * time.Millisecond
+			}
+			return time.Millisecond
+		}, 1)
+		h.deps.Clock = lateTimerClock{clock.Real, 2 * time.Millisecond}
+		cfg := arrivalParse(t, `{"executor":"intended-arrival-rate","rate":10,"duration":"1s","preAllocatedVUs":1}`)
+		a, _ := h.run(t, t.Context(), cfg)
+		if a.OnTime != 1 || a.Late != 9 || a.LateForVU != 2 {
+			t.Errorf("account %+v, want 1 on time, 9 late of which 2 waited for the VU", a)
+		}
+		calls := callsByIndex(h.pool)
+		want := map[int64]time.Duration{1: 250 * time.Millisecond, 2: 251 * time.Millisecond}
+		for i := int64(3); i < 10; i++ {
+			want[i] = time.Duration(i)*100*time.Millisecond + 2*time.Millisecond
+		}
+		for i, w := range want {
+			if got := calls[i].Start.Sub(h.t0); got != w {
+				t.Errorf("arrival %d started at %v, want %v", i, got, w)
+			}
+		}
+		lag := h.pool.Rec.Sum(h.m.ScheduleLag, nil)
+		if wantLag := 150.0 + 51 + 7*2; lag != wantLag {
+			t.Errorf("schedule_lag sums to %v ms, want %v", lag, wantLag)
+		}
+	})
+}
