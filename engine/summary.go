@@ -222,7 +222,7 @@ func (r *testRun) scenarioReports() ([]summary.ScenarioReport, []summary.BackFil
 			a := acc.Account()
 			reps = append(reps, summary.ScenarioReport{
 				Name: name, Executor: sc.cfg.Base().Executor,
-				Intended: a.Intended, OnTime: a.OnTime, Late: a.Late,
+				Intended: a.Intended, OnTime: a.OnTime, Late: a.Late, LateForVU: a.LateForVU,
 				Dropped: a.Dropped, Interrupted: a.Interrupted, PeakBacklog: a.PeakBacklog,
 				RawP99:       p99(metrics.HTTPReqDurationName + "{scenario:" + name + "}"),
 				CorrectedP99: p99(metrics.CorrectedLatencyName + "{scenario:" + name + "}"),

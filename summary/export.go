@@ -159,8 +159,8 @@ func dataGroupOf(g *Group) map[string]any {
 //
 // metronome adds one key k6 does not have:
 //
-//	metronome   {scenarios: [{name, executor, intended, onTime, late, dropped,
-//	             interrupted, peakBacklog, rawP99, correctedP99}],
+//	metronome   {scenarios: [{name, executor, intended, onTime, late, lateForVU,
+//	             dropped, interrupted, peakBacklog, rawP99, correctedP99}],
 //	             backFills: [{name, executor, expectedInterval, estimated,
 //	             iterations, backfilled, unestimated, vus, cadenceMedian,
 //	             cadenceMin, cadenceMax, rawP99, iterationP99, correctedP99}],
@@ -206,7 +206,7 @@ func Data(in *Input) map[string]any {
 	for _, s := range in.Scenarios {
 		scenarios = append(scenarios, map[string]any{
 			"name": s.Name, "executor": s.Executor,
-			"intended": s.Intended, "onTime": s.OnTime, "late": s.Late,
+			"intended": s.Intended, "onTime": s.OnTime, "late": s.Late, "lateForVU": s.LateForVU,
 			"dropped": s.Dropped, "interrupted": s.Interrupted,
 			"peakBacklog":  s.PeakBacklog,
 			"rawP99":       jsonNumber(s.RawP99),

@@ -93,9 +93,12 @@ type ScenarioReport struct {
 	// OnTime and Late count started arrivals by whether they started
 	// within the on-time tolerance of their intended time.
 	OnTime, Late int64
-	Dropped      int64
-	Interrupted  int64
-	PeakBacklog  int64
+	// LateForVU counts the late arrivals that waited for a busy VU; the
+	// rest of Late had a VU free in time and woke late.
+	LateForVU   int64
+	Dropped     int64
+	Interrupted int64
+	PeakBacklog int64
 	// RawP99 is http_req_duration's p99 and CorrectedP99
 	// corrected_latency's p99, both for this scenario, in milliseconds.
 	RawP99, CorrectedP99 float64

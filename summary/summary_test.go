@@ -136,7 +136,7 @@ func newFixture() *fixture {
 		Options: Options{NoColor: true},
 		State:   State{TestRunDuration: 10 * time.Second, IsStdOutTTY: true},
 		Scenarios: []ScenarioReport{{
-			Name: "api", Executor: "intended-arrival-rate", Intended: 450, OnTime: 286, Late: 164,
+			Name: "api", Executor: "intended-arrival-rate", Intended: 450, OnTime: 286, Late: 164, LateForVU: 150,
 			Dropped: 3, Interrupted: 2, PeakBacklog: 40, RawP99: 10, CorrectedP99: 500,
 		}},
 		Warnings: []string{`sleep() ran inside open-model scenario "api"`},
@@ -597,7 +597,7 @@ func TestData(t *testing.T) {
 	}
 	mt := d["metronome"].(map[string]any)
 	sc := mt["scenarios"].([]any)[0].(map[string]any)
-	if sc["name"] != "api" || sc["late"] != int64(164) || sc["peakBacklog"] != int64(40) || sc["correctedP99"] != 500.0 {
+	if sc["name"] != "api" || sc["late"] != int64(164) || sc["lateForVU"] != int64(150) || sc["peakBacklog"] != int64(40) || sc["correctedP99"] != 500.0 {
 		t.Errorf("metronome scenario = %v", sc)
 	}
 	if len(mt["warnings"].([]any)) != 1 {

@@ -1,0 +1,136 @@
+package executor_test
+
+import (
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/metronome-load/metronome/clock"
+	"github.com/metronome-load/metronome/executor"
+)
+
+// armCountingClock is clock.Real that counts how often the arrival
+// executor's watching goroutine arms its timer: the watcher is the one
+// caller that creates its timer with an hour's duration, the VUs' sleepers
+// create theirs with the wait they need.
+type armCountingClock struct {
+	clock.Clock
+	arms atomic.Int64
+}
+
+func (c *armCountingClock) NewTimer(d time.Duration) clock.Timer {
+	t := c.Clock.NewTimer(d)
+	if d == time.Hour {
+		return &armCountingTimer{Timer: t, arms: &c.arms}
+	}
+	return t
+}
+
+type armCountingTimer struct {
+	clock.Timer
+	arms *atomic.Int64
+}
+
+func (t *armCountingTimer) Reset(d time.Duration) bool {
+	t.arms.Add(1)
+	return t.Timer.Reset(d)
+}
+
+// At 10,000 arrivals/s with one VU the next unclaimed arrival is always
+// 100 µs away, and during a 50 ms stall a new one comes due every 100 µs:
+// the watcher used to wake for each of them (10,000 times in the 1 s
+// schedule). It now looks at most once per millisecond, so it arms its
+// timer at most 1,000 times in the schedule plus once per other wake-up
+// (the worker's exit; no VU is initialised with maxVUs 1). The arrivals do
+// not notice: each starts exactly when FIFO service by one VU says
+// (intended time, or the end of the previous iteration), and the peak
+// backlog is exact although the watcher never looked at 50 ms, when the
+// VU took arrival 1 with arrivals 1 … 500 (due 0.1 … 50 ms) waiting.
+func TestArrivalWatcherTick(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		work := func(i int) time.Duration {
+			if i == 0 {
+				return 50 * time.Millisecond
+			}
+			return 10 * time.Microsecond
+		}
+		h := newArrivalHarness(func(it executor.Iteration, _ time.Time) time.Duration { return work(int(it.Index)) }, 1)
+		clk := &armCountingClock{Clock: clock.Real}
+		h.deps.Clock = clk
+		cfg := arrivalParse(t, `{"executor":"intended-arrival-rate","rate":10000,"duration":"1s","preAllocatedVUs":1}`)
+		a, took := h.run(t, t.Context(), cfg)
+		if a.Intended != 10000 || a.Completed != 10000 || a.PeakBacklog != 500 {
+			t.Errorf("account %+v, want 10000 completed, peak backlog 500", a)
+		}
+		if took != time.Second {
+			t.Errorf("Run took %v, want the schedule's 1s", took)
+		}
+		if n := clk.arms.Load(); n > 1000+2 {
+			t.Errorf("the watcher armed its timer %d times in 1s, want at most one per %v", n, time.Millisecond)
+		}
+		starts, _ := lindley(h.t0, offsets(scheduleOf(cfg)), work)
+		calls := callsByIndex(h.pool)
+		for i, want := range starts {
+			if got := calls[int64(i)].Start; !got.Equal(want) {
+				t.Fatalf("arrival %d started at %v, want %v", i, got.Sub(h.t0), want.Sub(h.t0))
+			}
+		}
+	})
+}
+
+// lateTimerClock is clock.Real whose timers fire late by a fixed amount,
+// like Go's timers in a process that went idle.
+type lateTimerClock struct {
+	clock.Clock
+	late time.Duration
+}
+
+func (c lateTimerClock) NewTimer(d time.Duration) clock.Timer {
+	return lateTimer{c.Clock.NewTimer(d + c.late), c.late}
+}
+
+type lateTimer struct {
+	clock.Timer
+	late time.Duration
+}
+
+func (t lateTimer) Reset(d time.Duration) bool { return t.Timer.Reset(d + t.late) }
+
+// Late arrivals are split by cause. One VU, 10 arrivals/s, timers that
+// fire 2 ms late; arrival 0 (due at once, no timer) takes 250 ms, the
+// others 1 ms. Arrivals 1 and 2 (due 100 and 200 ms) come due while the
+// VU is busy: they wait for it and start at 250 and 251 ms. Arrivals 3 … 9
+// are claimed before they are due and start 2 ms late, when the timer
+// fires: late, but not for want of a VU. Each start is still measured from
+// its exact intended time.
+func TestArrivalLateSplit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newArrivalHarness(func(it executor.Iteration, _ time.Time) time.Duration {
+			if it.Index == 0 {
+				return 250 * time.Millisecond
+			}
+			return time.Millisecond
+		}, 1)
+		h.deps.Clock = lateTimerClock{clock.Real, 2 * time.Millisecond}
+		cfg := arrivalParse(t, `{"executor":"intended-arrival-rate","rate":10,"duration":"1s","preAllocatedVUs":1}`)
+		a, _ := h.run(t, t.Context(), cfg)
+		if a.OnTime != 1 || a.Late != 9 || a.LateForVU != 2 {
+			t.Errorf("account %+v, want 1 on time, 9 late of which 2 waited for the VU", a)
+		}
+		calls := callsByIndex(h.pool)
+		want := map[int64]time.Duration{1: 250 * time.Millisecond, 2: 251 * time.Millisecond}
+		for i := int64(3); i < 10; i++ {
+			want[i] = time.Duration(i)*100*time.Millisecond + 2*time.Millisecond
+		}
+		for i, w := range want {
+			if got := calls[i].Start.Sub(h.t0); got != w {
+				t.Errorf("arrival %d started at %v, want %v", i, got, w)
+			}
+		}
+		lag := h.pool.Rec.Sum(h.m.ScheduleLag, nil)
+		if wantLag := 150.0 + 51 + 7*2; lag != wantLag {
+			t.Errorf("schedule_lag sums to %v ms, want %v", lag, wantLag)
+		}
+	})
+}
