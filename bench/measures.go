@@ -23,9 +23,9 @@ import (
 // (docs/DESIGN.md §8); the comparisons with the peers have theirs in
 // sidebyside.go.
 const (
-	targetTrendMB    = 10
-	targetCostPct    = 5
-	mb               = 1 << 20
+	targetTrendMB = 10
+	targetCostPct = 5
+	mb            = 1 << 20
 	// budgetIteration is the CPU time one iteration may cost the machine
 	// when the closed measure did not run: two cores at 31,400/s.
 	budgetIteration = 2 * float64(time.Second) / 31_400
