@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -49,7 +50,9 @@ func findPeers(ctx context.Context) peers {
 
 	if bin := lookup("WRK2_BINARY", "wrk2"); bin == "" {
 		p.lines = append(p.lines, "wrk2: absent (set WRK2_BINARY or put wrk2 on PATH); the open-model comparison with it is skipped")
-	} else if out, _ := probe(ctx, bin); !takesRate(out) {
+	} else if out, err := probe(ctx, bin); !ran(err) {
+		p.lines = append(p.lines, fmt.Sprintf("wrk2: %s cannot be run (%v); skipped", bin, err))
+	} else if !takesRate(out) {
 		p.lines = append(p.lines, fmt.Sprintf("wrk2: %s has no -R/--rate option, so it is not wrk2; skipped", bin))
 	} else {
 		p.wrk2 = bin
@@ -58,7 +61,9 @@ func findPeers(ctx context.Context) peers {
 
 	if bin, err := exec.LookPath("wrk"); err != nil {
 		p.lines = append(p.lines, "wrk: absent (put Debian's wrk on PATH); the closed-loop comparison with it is skipped")
-	} else if out, _ := probe(ctx, bin); !strings.Contains(out, "--connections") {
+	} else if out, err := probe(ctx, bin); !ran(err) {
+		p.lines = append(p.lines, fmt.Sprintf("wrk: %s cannot be run (%v); skipped", bin, err))
+	} else if !strings.Contains(out, "--connections") {
 		p.lines = append(p.lines, fmt.Sprintf("wrk: %s does not print wrk's usage; skipped", bin))
 	} else if takesRate(out) {
 		p.lines = append(p.lines, fmt.Sprintf("wrk: %s is wrk2 (it takes -R), not the closed-loop wrk; skipped", bin))
@@ -71,6 +76,13 @@ func findPeers(ctx context.Context) peers {
 
 // takesRate tells wrk2's usage text from wrk's: only wrk2 has --rate.
 func takesRate(usage string) bool { return strings.Contains(usage, "--rate") }
+
+// ran tells whether a probe started the program: wrk and wrk2 exit 1
+// after printing their usage, which is fine.
+func ran(err error) bool {
+	var exit *exec.ExitError
+	return err == nil || errors.As(err, &exit)
+}
 
 // probe runs a peer briefly and returns what it printed; wrk and wrk2
 // print their usage and exit 1 when run without a URL.
