@@ -78,6 +78,10 @@ var measures = []measure{
 	{"cost", (*bench).measureCost},
 }
 
+// formerNames maps the measures' names before the comparison with the
+// peers to the measures that now take them, so that older commands work.
+var formerNames = map[string]string{"throughput": "closed", "memory": "idle", "floor": "open"}
+
 func main() {
 	var (
 		bin   = flag.String("metronome", "bin/metronome", "the metronome binary to measure")
@@ -125,6 +129,9 @@ func main() {
 	selected := map[string]bool{}
 	for _, n := range strings.Split(*only, ",") {
 		if n = strings.TrimSpace(n); n != "" {
+			if to, ok := formerNames[n]; ok {
+				n = to
+			}
 			if !slices.ContainsFunc(measures, func(m measure) bool { return m.name == n }) {
 				fmt.Fprintf(os.Stderr, "bench: -only: unknown measure %q\n", n)
 				os.Exit(2)
