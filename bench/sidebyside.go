@@ -373,10 +373,12 @@ func (b *bench) openWrk2(ctx context.Context, rate int, d time.Duration) (openRu
 	if err != nil {
 		return openRun{}, "", fmt.Errorf("%s: %v", name, err)
 	}
-	r := openRun{p50: w.Latency[50], p99: w.Latency[99], p999: w.Latency[99.9], lagP99: math.NaN()}
-	if len(w.Latency) == 0 {
-		return openRun{}, "", fmt.Errorf("%s printed no corrected latency distribution", name)
+	for _, p := range []float64{50, 99, 99.9} {
+		if _, ok := w.Latency[p]; !ok {
+			return openRun{}, "", fmt.Errorf("%s printed no corrected p%g (its --latency block)", name, p)
+		}
 	}
+	r := openRun{p50: w.Latency[50], p99: w.Latency[99], p999: w.Latency[99.9], lagP99: math.NaN()}
 	if w.SocketErrors > 0 || w.Non2xx > 0 {
 		return openRun{}, "", fmt.Errorf("%s: %d socket errors, %d non-2xx responses", name, w.SocketErrors, w.Non2xx)
 	}
