@@ -7,22 +7,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
-	"os/exec"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 )
 
-// floorWorkers matches openScript's preAllocatedVUs.
+// floorWorkers matches openScript's VUs and wrk2's connections.
 const floorWorkers = 50
 
-// floorResult is what the floor client prints: its schedule lag in
-// milliseconds and its own CPU time.
+// floorResult is what the floor client prints: its schedule lag and its
+// corrected latency (response end minus intended start) in milliseconds,
+// and its own CPU time.
 type floorResult struct {
 	Intended  int64   `json:"intended"`
 	Completed int64   `json:"completed"`
@@ -31,7 +31,12 @@ type floorResult struct {
 	P99       float64 `json:"p99"`
 	P999      float64 `json:"p999"`
 	Max       float64 `json:"max"`
-	CPU       float64 `json:"cpu_seconds"`
+	// Corrected percentiles: 50, 99, 99.9 and 100.
+	CorrectedMed  float64 `json:"corrected_med"`
+	CorrectedP99  float64 `json:"corrected_p99"`
+	CorrectedP999 float64 `json:"corrected_p999"`
+	CorrectedMax  float64 `json:"corrected_max"`
+	CPU           float64 `json:"cpu_seconds"`
 }
 
 // floorClient is the least a Go generator can do on the open model's
@@ -47,6 +52,7 @@ func floorClient(target string, rate int, d time.Duration) error {
 	period := time.Second / time.Duration(rate)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: floorWorkers}}
 	lags := make([]time.Duration, n)
+	corrected := make([]time.Duration, n)
 	var next, done atomic.Int64
 	start := time.Now().Add(50 * time.Millisecond)
 	var wg sync.WaitGroup
@@ -66,55 +72,55 @@ func floorClient(target string, rate int, d time.Duration) error {
 				}
 				lags[i] = time.Since(at)
 				resp, err := client.Get(target)
-				if err != nil {
-					continue
+				if err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					_ = resp.Body.Close()
+					done.Add(1)
 				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				_ = resp.Body.Close()
-				done.Add(1)
+				corrected[i] = time.Since(at)
 			}
 		})
 	}
 	wg.Wait()
 	slices.Sort(lags)
-	q := func(p float64) float64 {
-		return float64(lags[int(p*float64(n-1))]) / float64(time.Millisecond)
-	}
+	slices.Sort(corrected)
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	res := floorResult{Intended: n, Completed: done.Load(), Med: q(0.5), P90: q(0.9), P99: q(0.99), P999: q(0.999),
-		Max: q(1), CPU: float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9}
+	res := floorResult{Intended: n, Completed: done.Load(),
+		Med: quantileMs(lags, 0.5), P90: quantileMs(lags, 0.9), P99: quantileMs(lags, 0.99),
+		P999: quantileMs(lags, 0.999), Max: quantileMs(lags, 1),
+		CorrectedMed: quantileMs(corrected, 0.5), CorrectedP99: quantileMs(corrected, 0.99),
+		CorrectedP999: quantileMs(corrected, 0.999), CorrectedMax: quantileMs(corrected, 1),
+		CPU: float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9}
 	return json.NewEncoder(os.Stdout).Encode(res)
 }
 
-// measureFloor runs floorClient at the open model's rate and duration, so
-// that measureOpen's schedule_lag can be read against what this machine
-// allows any Go generator sharing it with the server.
-func (b *bench) measureFloor(ctx context.Context) error {
-	d := b.dur(30 * time.Second)
+// quantileMs is the q quantile (0…1) of sorted durations in milliseconds:
+// the value at rank ⌈q·n⌉ (nearest rank, no interpolation), as an
+// HdrHistogram picks it.
+func quantileMs(sorted []time.Duration, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	rank := int(math.Ceil(q * float64(len(sorted))))
+	rank = min(max(rank, 1), len(sorted))
+	return float64(sorted[rank-1]) / float64(time.Millisecond)
+}
+
+// runFloor runs floorClient as a child process at rate for d.
+func (b *bench) runFloor(ctx context.Context, rate int, d time.Duration) (*floorResult, *procResult, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, d+time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, self, "-floor", b.target, "-floor-rate", fmt.Sprint(openRate), "-floor-duration", d.String())
-	var out, errOut strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	load := loadAvg()
-	b.logf("floor: load average %s; %s", load, strings.Join(cmd.Args, " "))
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("floor client: %v: %s", err, errOut.String())
+	pr, err := b.spawn(ctx, fmt.Sprintf("floor-%d", rate), d+time.Minute, self,
+		"-floor", b.target, "-floor-rate", fmt.Sprint(rate), "-floor-duration", d.String())
+	if err != nil {
+		return nil, nil, err
 	}
 	var res floorResult
-	if err := json.Unmarshal([]byte(out.String()), &res); err != nil {
-		return fmt.Errorf("floor client printed %q: %v", out.String(), err)
+	if err := json.Unmarshal([]byte(pr.Stdout), &res); err != nil {
+		return nil, nil, fmt.Errorf("floor client printed %q: %v", pr.Stdout, err)
 	}
-	b.add(row{Measure: "floor: bare Go client, schedule lag p(99)", Value: res.P99, Unit: "ms",
-		Note: fmt.Sprintf("med %.3f, p90 %.3f, p99.9 %.3f, max %.3f ms; %d of %d completed; load %s",
-			res.Med, res.P90, res.P999, res.Max, res.Completed, res.Intended, load)})
-	if res.Completed > 0 {
-		b.add(row{Measure: "floor: bare Go client CPU per iteration", Value: res.CPU * 1e6 / float64(res.Completed), Unit: "µs"})
-	}
-	return nil
+	return &res, pr, nil
 }

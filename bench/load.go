@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -58,26 +57,16 @@ func startServer() (*server, error) {
 // Close stops the server and closes its connections.
 func (s *server) Close() { _ = s.srv.Close() }
 
-// loadResult is what one metronome run left behind.
+// loadResult is what one metronome or k6 run left behind: the process's
+// figures and the summary it wrote.
 type loadResult struct {
-	Wall time.Duration
-	// MaxRSS is the metronome process's peak resident set, in bytes.
-	MaxRSS int64
-	// CPU is the metronome process's user+system time.
-	CPU time.Duration
-	// ServerCPU is this process's user+system time during the run: the
-	// loopback server's share of the machine.
-	ServerCPU time.Duration
+	procResult
 	// Summary is the decoded --summary-export file or the JSON the
 	// script's handleSummary wrote.
 	Summary map[string]any
-	// Conns is the number of connections the server accepted.
-	Conns int64
-	// Load is the load average when the run began.
-	Load string
 }
 
-// load describes one metronome run.
+// load describes one run of a k6 script.
 type load struct {
 	name   string // for file names and messages
 	script string // the JavaScript test
@@ -89,9 +78,15 @@ type load struct {
 	limit time.Duration
 }
 
-// run writes the script, runs `metronome run` on it and collects the
-// process's resource usage and the summary it wrote.
+// run runs the script with metronome.
 func (b *bench) run(ctx context.Context, l load) (*loadResult, error) {
+	return b.runScript(ctx, b.bin, l)
+}
+
+// runScript writes the script, runs `bin run` on it (metronome or k6,
+// which take the same arguments) and collects the process's resource
+// usage and the summary it wrote.
+func (b *bench) runScript(ctx context.Context, bin string, l load) (*loadResult, error) {
 	path := filepath.Join(b.dir, l.name+".js")
 	if err := os.WriteFile(path, []byte(l.script), 0o644); err != nil {
 		return nil, err
@@ -100,33 +95,14 @@ func (b *bench) run(ctx context.Context, l load) (*loadResult, error) {
 	_ = os.Remove(sumPath)
 	args := append([]string{"run"}, l.args...)
 	args = append(args, "-e", "TARGET="+b.target, path)
-
-	ctx, cancel := context.WithTimeout(ctx, l.limit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, b.bin, args...)
-	cmd.Dir = b.dir
-	cmd.WaitDelay = 5 * time.Second
-	var out tail
-	cmd.Stdout, cmd.Stderr = &out, &out
-
-	res := &loadResult{Load: loadAvg()}
-	b.logf("%s: load average %s; %s %s", l.name, res.Load, filepath.Base(b.bin), strings.Join(args, " "))
-	conns0, cpu0, start := b.srv.conns.Load(), selfCPU(), time.Now()
-	err := cmd.Run()
-	res.Wall, res.ServerCPU, res.Conns = time.Since(start), selfCPU()-cpu0, b.srv.conns.Load()-conns0
-	if ctx.Err() == context.DeadlineExceeded {
-		return nil, fmt.Errorf("%s did not finish within %s; output ends with:\n%s", l.name, l.limit, out.String())
-	}
+	pr, err := b.spawn(ctx, l.name, l.limit, bin, args...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v; output ends with:\n%s", l.name, err, out.String())
+		return nil, err
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		res.MaxRSS = ru.Maxrss * 1024 // kilobytes on Linux
-		res.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
+	res := &loadResult{procResult: *pr}
 	data, err := os.ReadFile(sumPath)
 	if err != nil {
-		return nil, fmt.Errorf("%s wrote no summary: %v; output ends with:\n%s", l.name, err, out.String())
+		return nil, fmt.Errorf("%s wrote no summary: %v; output ends with:\n%s", l.name, err, lastBytes(res.Stdout))
 	}
 	if err := json.Unmarshal(data, &res.Summary); err != nil {
 		return nil, fmt.Errorf("%s: summary %s: %v", l.name, sumPath, err)

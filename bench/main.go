@@ -1,12 +1,13 @@
 //go:build unix
 
-// Command bench measures metronome end to end against the performance
-// targets of docs/DESIGN.md §8: one-GET throughput at 50 VUs, the memory of 1,000
-// sleeping VUs, the memory of a Trend fed ten million samples, the open
-// model at 10,000 arrivals/s, and the cost of recording corrected_latency
-// and schedule_lag. It runs the metronome binary given by -metronome
-// against an HTTP server of its own on loopback, prints a table and, with
-// -out, writes the table as JSON. See bench/README.md for the method.
+// Command bench measures metronome end to end side by side with its peers
+// (k6, wrk2, wrk and a bare Go client), alternating runs on one loopback
+// server: CPU per iteration, iterations/s and memory of a one-GET closed
+// loop, corrected latency of the open model at 2,000–40,000 arrivals/s,
+// memory of 100–10,000 idle VUs; plus the memory of a Trend fed ten
+// million samples and the cost of recording corrected_latency and
+// schedule_lag. It prints medians and ratios in one table and, with -out,
+// writes the rows as JSON. See bench/README.md for the method.
 package main
 
 import (
@@ -20,21 +21,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 )
-
-// A row is one line of the results table. Pass is nil for a figure that
-// has no target and is shown for context.
-type row struct {
-	Measure string  `json:"measure"`
-	Value   float64 `json:"value"`
-	Unit    string  `json:"unit"`
-	Target  string  `json:"target,omitempty"`
-	Pass    *bool   `json:"pass,omitempty"`
-	Note    string  `json:"note,omitempty"`
-}
 
 // report is what -out receives.
 type report struct {
@@ -44,6 +34,8 @@ type report struct {
 	CPUs      int       `json:"cpus"`
 	Metronome string    `json:"metronome"`
 	Scale     float64   `json:"scale"`
+	Reps      int       `json:"reps"`
+	Peers     []string  `json:"peers"`
 	LoadStart string    `json:"loadavg_start"`
 	LoadEnd   string    `json:"loadavg_end"`
 	Rows      []row     `json:"rows"`
@@ -62,8 +54,14 @@ type bench struct {
 	log    io.Writer
 	rows   []row
 
-	// throughput keeps the 50-VU run's figures for the cost relation.
-	throughput *loadResult
+	peers   peers
+	reps    int   // runs of each generator per comparison
+	rates   []int // open-model arrivals/s
+	idleVUs []int // idle VU counts
+
+	// iterationCPU is metronome's plus the server's median CPU time per
+	// closed-loop iteration (ns), for the cost relation; 0 until measured.
+	iterationCPU float64
 }
 
 // A measure is one of the targets; it adds its rows to the bench.
@@ -75,18 +73,24 @@ type measure struct {
 // measures in the order they run; -only selects some by name.
 var measures = []measure{
 	{"trend", (*bench).measureTrend},
-	{"throughput", (*bench).measureThroughput},
-	{"memory", (*bench).measureMemory},
+	{"closed", (*bench).measureClosed},
 	{"open", (*bench).measureOpen},
-	{"floor", (*bench).measureFloor},
+	{"idle", (*bench).measureIdle},
 	{"cost", (*bench).measureCost},
 }
+
+// formerNames maps the measures' names before the comparison with the
+// peers to the measures that now take them, so that older commands work.
+var formerNames = map[string]string{"throughput": "closed", "memory": "idle", "floor": "open"}
 
 func main() {
 	var (
 		bin   = flag.String("metronome", "bin/metronome", "the metronome binary to measure")
 		out   = flag.String("out", "", "also write the results as JSON to this file")
-		only  = flag.String("only", "", "comma-separated measures to run (trend, throughput, memory, open, floor, cost); all when empty")
+		only  = flag.String("only", "", "comma-separated measures to run (trend, closed, open, idle, cost); all when empty")
+		reps  = flag.Int("reps", 3, "runs of metronome and of each peer per comparison, alternating; the medians are compared")
+		rates = flag.String("rates", "2000,5000,10000,20000,40000", "the open model's arrivals per second, comma-separated")
+		idle  = flag.String("idle-vus", "100,1000,10000", "the idle measure's VU counts, comma-separated")
 		scale = flag.Float64("scale", 1, "multiply every load duration by this (below 1 for a quick check; targets assume 1)")
 		pairs = flag.Int("cost-pairs", 2, "A/B pairs of closed-loop runs for the end-to-end cost check (0 skips it)")
 		repo  = flag.String("repo", ".", "the metronome module's root, where the Go micro-benchmark runs")
@@ -94,7 +98,7 @@ func main() {
 
 		// The floor measure runs this program again as its client.
 		floor     = flag.String("floor", "", "run as the floor client against this URL (used by the floor measure)")
-		floorRate = flag.Int("floor-rate", openRate, "the floor client's arrivals per second")
+		floorRate = flag.Int("floor-rate", 10_000, "the floor client's arrivals per second")
 		floorDur  = flag.Duration("floor-duration", 30*time.Second, "the floor client's duration")
 	)
 	flag.Parse()
@@ -109,9 +113,26 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench: -scale must be greater than 0")
 		os.Exit(2)
 	}
+	if *reps < 1 {
+		fmt.Fprintln(os.Stderr, "bench: -reps must be at least 1")
+		os.Exit(2)
+	}
+	rateList, err := parseInts(*rates)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: -rates:", err)
+		os.Exit(2)
+	}
+	vuList, err := parseInts(*idle)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: -idle-vus:", err)
+		os.Exit(2)
+	}
 	selected := map[string]bool{}
 	for _, n := range strings.Split(*only, ",") {
 		if n = strings.TrimSpace(n); n != "" {
+			if to, ok := formerNames[n]; ok {
+				n = to
+			}
 			if !slices.ContainsFunc(measures, func(m measure) bool { return m.name == n }) {
 				fmt.Fprintf(os.Stderr, "bench: -only: unknown measure %q\n", n)
 				os.Exit(2)
@@ -145,9 +166,13 @@ func main() {
 	defer srv.Close()
 
 	b := &bench{bin: *bin, repo: *repo, goCmd: *goCmd, scale: *scale, pairs: *pairs,
-		srv: srv, target: srv.URL, dir: dir, log: os.Stderr}
+		srv: srv, target: srv.URL, dir: dir, log: os.Stderr,
+		peers: findPeers(ctx), reps: *reps, rates: rateList, idleVUs: vuList}
 	rep := report{Started: time.Now(), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
-		Metronome: *bin, Scale: *scale, LoadStart: loadAvg()}
+		Metronome: *bin, Scale: *scale, Reps: *reps, Peers: b.peers.lines, LoadStart: loadAvg()}
+	for _, l := range b.peers.lines {
+		b.logf("%s", l)
+	}
 	b.logf("load average %s; server %s", rep.LoadStart, b.target)
 
 	failed := false
@@ -197,39 +222,20 @@ func (b *bench) dur(d time.Duration) time.Duration {
 
 func boolp(v bool) *bool { return &v }
 
-func printTable(w io.Writer, rep report) {
-	fmt.Fprintf(w, "\nmetronome bench — %s, %d CPUs, load average %s → %s, duration scale %g\n\n",
-		rep.GoVersion, rep.CPUs, rep.LoadStart, rep.LoadEnd, rep.Scale)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "measure\tvalue\ttarget\tresult\tnote")
-	for _, r := range rep.Rows {
-		res := "-"
-		if r.Pass != nil {
-			res = "FAIL"
-			if *r.Pass {
-				res = "pass"
-			}
+// parseInts reads a comma-separated list of positive integers.
+func parseInts(list string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
 		}
-		val := "-"
-		if r.Unit != "" {
-			val = formatValue(r.Value) + " " + r.Unit
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Measure, val, r.Target, res, r.Note)
+		out = append(out, n)
 	}
-	tw.Flush()
-}
-
-func formatValue(v float64) string {
-	switch av := max(v, -v); {
-	case av >= 1000:
-		return fmt.Sprintf("%.0f", v)
-	case av >= 10:
-		return fmt.Sprintf("%.1f", v)
-	case av >= 0.1:
-		return fmt.Sprintf("%.3f", v)
-	default:
-		return fmt.Sprintf("%.4g", v)
-	}
+	return out, nil
 }
 
 // loadAvg returns the 1, 5 and 15 minute load averages of /proc/loadavg.

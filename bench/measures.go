@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,19 +19,16 @@ import (
 	"github.com/metronome-load/metronome/metrics"
 )
 
-// Reference figures of docs/DESIGN.md §8 and the targets derived from them.
+// Targets: the trend's memory and the cost of the corrected measurement
+// (docs/DESIGN.md §8); the comparisons with the peers have theirs in
+// sidebyside.go.
 const (
-	k6Throughput     = 15_700 // iterations/s, k6 at 50 VUs
-	targetThroughput = 2 * k6Throughput
-	k6RSS50VUsMB     = 109
-	k6RSS1000VUsMB   = 173
-	targetRSS1000MB  = k6RSS1000VUsMB / 3.0
-	targetTrendMB    = 10
-	openRate         = 10_000 // arrivals/s
-	targetCompleted  = 99.9   // percent of intended arrivals
-	targetLagP99Ms   = 1
-	targetCostPct    = 5
-	mb               = 1 << 20
+	targetTrendMB = 10
+	targetCostPct = 5
+	mb            = 1 << 20
+	// budgetIteration is the CPU time one iteration may cost the machine
+	// when the closed measure did not run: two cores at 31,400/s.
+	budgetIteration = 2 * float64(time.Second) / 31_400
 )
 
 const getScript = `import http from 'k6/http';
@@ -41,29 +37,6 @@ export default function () { http.get(__ENV.TARGET); }
 
 const sleepScript = `import { sleep } from 'k6';
 export default function () { sleep(1); }
-`
-
-// openScript runs the open model and writes handleSummary's data, which
-// holds the arrival account (data.metronome.scenarios), to SUMMARY_JSON.
-const openScript = `import http from 'k6/http';
-export const options = {
-  scenarios: {
-    open: {
-      executor: 'intended-arrival-rate',
-      rate: Number(__ENV.RATE),
-      timeUnit: '1s',
-      duration: __ENV.DURATION,
-      preAllocatedVUs: 50,
-      maxVUs: 200,
-      gracefulStop: '10s',
-    },
-  },
-  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(99)', 'p(99.9)', 'count'],
-};
-export default function () { http.get(__ENV.TARGET); }
-export function handleSummary(data) {
-  return { [__ENV.SUMMARY_JSON]: JSON.stringify(data) };
-}
 `
 
 // closedScript is getScript as a constant-vus scenario which, when
@@ -129,127 +102,10 @@ func liveHeap() uint64 {
 	return m.HeapAlloc
 }
 
-// measureThroughput runs one GET per iteration at 50 VUs.
-func (b *bench) measureThroughput(ctx context.Context) error {
-	d := b.dur(20 * time.Second)
-	res, err := b.run(ctx, load{
-		name: "throughput", script: getScript, summary: "throughput.json",
-		args:  []string{"-u", "50", "-d", d.String(), "-q", "--summary-export", "throughput.json"},
-		limit: d + 90*time.Second,
-	})
-	if err != nil {
-		return err
-	}
-	rate, err := res.mustMetric("iterations", "rate")
-	if err != nil {
-		return err
-	}
-	count, _ := res.metric("iterations", "count")
-	failed, _ := res.metric("http_req_failed", "value")
-	note := fmt.Sprintf("%.0f iterations over %d connections, load %s", count, res.Conns, res.Load)
-	if failed > 0 {
-		note += fmt.Sprintf(", %.2f%% of requests failed", 100*failed)
-	}
-	b.throughput = res
-	rss := float64(res.MaxRSS) / mb
-	b.add(row{Measure: "throughput: iterations/s, 50 VUs, 1 GET", Value: rate, Unit: "/s",
-		Target: fmt.Sprintf("≥ %d (2× k6)", targetThroughput), Pass: boolp(rate >= targetThroughput && failed == 0), Note: note})
-	b.add(row{Measure: "throughput: peak RSS", Value: rss, Unit: "MB",
-		Target: fmt.Sprintf("≤ %d MB (k6)", k6RSS50VUsMB), Pass: boolp(rss <= k6RSS50VUsMB)})
-	if count > 0 {
-		b.add(row{Measure: "throughput: metronome CPU per iteration", Value: us(res.CPU) / count, Unit: "µs"})
-		b.add(row{Measure: "throughput: server CPU per iteration", Value: us(res.ServerCPU) / count, Unit: "µs"})
-		b.add(row{Measure: "throughput: cores used (metronome + server)", Value: (res.CPU + res.ServerCPU).Seconds() / res.Wall.Seconds(), Unit: "cores",
-			Note: fmt.Sprintf("of %d; less means other load took CPU", runtime.NumCPU())})
-	}
-	return nil
-}
-
-// measureMemory runs 1,000 VUs that sleep one second per iteration.
-func (b *bench) measureMemory(ctx context.Context) error {
-	d := b.dur(20 * time.Second)
-	res, err := b.run(ctx, load{
-		name: "memory", script: sleepScript, summary: "memory.json",
-		args:  []string{"-u", "1000", "-d", d.String(), "-q", "--summary-export", "memory.json"},
-		limit: d + 120*time.Second,
-	})
-	if err != nil {
-		return err
-	}
-	count, err := res.mustMetric("iterations", "count")
-	if err != nil {
-		return err
-	}
-	rss := float64(res.MaxRSS) / mb
-	want := 1000 * d.Seconds()
-	b.add(row{Measure: "memory: peak RSS, 1,000 VUs sleep(1)", Value: rss, Unit: "MB",
-		Target: fmt.Sprintf("≤ %.1f MB (k6/3)", targetRSS1000MB), Pass: boolp(rss <= targetRSS1000MB),
-		Note: fmt.Sprintf("%.0f iterations of %.0f possible, load %s", count, want, res.Load)})
-	b.add(row{Measure: "memory: RSS per VU", Value: float64(res.MaxRSS) / 1000 / 1024, Unit: "KB"})
-	return nil
-}
-
-// measureOpen runs intended-arrival-rate at 10,000 arrivals/s.
-func (b *bench) measureOpen(ctx context.Context) error {
-	d := b.dur(30 * time.Second)
-	res, err := b.run(ctx, load{
-		name: "open", script: openScript, summary: "open.json",
-		args: []string{"-q", "-e", fmt.Sprintf("RATE=%d", openRate), "-e", "DURATION=" + d.String(),
-			"-e", "SUMMARY_JSON=open.json"},
-		limit: d + 90*time.Second,
-	})
-	if err != nil {
-		return err
-	}
-	completed, err := res.mustMetric("iterations", "count")
-	if err != nil {
-		return err
-	}
-	intended := openRate * d.Seconds()
-	var acct map[string]any
-	if mt, ok := res.Summary["metronome"].(map[string]any); ok {
-		if scs, ok := mt["scenarios"].([]any); ok && len(scs) > 0 {
-			acct, _ = scs[0].(map[string]any)
-		}
-	}
-	if v, ok := acct["intended"].(float64); ok && v > 0 {
-		intended = v
-	}
-	lagP99, err := res.mustMetric("schedule_lag", "p(99)")
-	if err != nil {
-		return err
-	}
-	pct := 100 * completed / intended
-	b.add(row{Measure: "open: completed / intended, 10k/s", Value: pct, Unit: "%",
-		Target: fmt.Sprintf("≥ %g %%", targetCompleted), Pass: boolp(pct >= targetCompleted),
-		Note: fmt.Sprintf("%.0f of %.0f; late %v, dropped %v, peak backlog %v; load %s",
-			completed, intended, acct["late"], acct["dropped"], acct["peakBacklog"], res.Load)})
-	b.add(row{Measure: "open: schedule_lag p(99)", Value: lagP99, Unit: "ms",
-		Target: fmt.Sprintf("≤ %d ms", targetLagP99Ms), Pass: boolp(lagP99 <= targetLagP99Ms)})
-	for _, m := range []struct{ label, metric, stat string }{
-		{"open: schedule_lag p(99.9)", "schedule_lag", "p(99.9)"},
-		{"open: schedule_lag max", "schedule_lag", "max"},
-		{"open: corrected_latency p(99)", "corrected_latency", "p(99)"},
-		{"open: http_req_duration p(99)", "http_req_duration", "p(99)"},
-	} {
-		if v, ok := res.metric(m.metric, m.stat); ok {
-			b.add(row{Measure: m.label, Value: v, Unit: "ms"})
-		}
-	}
-	if v, ok := res.metric("vus_max", "value"); ok {
-		b.add(row{Measure: "open: VUs initialised", Value: v, Unit: "VUs"})
-	}
-	b.add(row{Measure: "open: peak RSS", Value: float64(res.MaxRSS) / mb, Unit: "MB"})
-	if completed > 0 {
-		b.add(row{Measure: "open: metronome CPU per iteration", Value: us(res.CPU) / completed, Unit: "µs"})
-	}
-	return nil
-}
-
 // measureCost relates what recording schedule_lag and corrected_latency
 // costs to what an iteration costs end to end. The micro-benchmark
 // executor.BenchmarkAccount gives the CPU time per iteration on the real
-// metrics path with and without Iteration.Intended; the throughput run
+// metrics path with and without Iteration.Intended; the closed measure
 // gives the CPU time of one iteration on the whole machine (metronome and
 // server). A closed-loop A/B run, with and without a back-filled
 // corrected_latency sample per iteration, checks the order of magnitude
@@ -274,15 +130,11 @@ func (b *bench) measureCost(ctx context.Context) error {
 	}
 	extra := max(micro["get/open"]-micro["get/closed"], micro["bare/open"]-micro["bare/closed"], 0)
 
-	// CPU time of one iteration on the machine: measured in the
-	// throughput run if it ran, else the budget of the target (two cores
-	// at 31,400 iterations/s).
-	perIter, basis := 2*float64(time.Second)/targetThroughput, "the target's budget, 2 cores / 31.4k/s"
-	if t := b.throughput; t != nil {
-		if count, ok := t.metric("iterations", "count"); ok && count > 0 {
-			perIter = float64((t.CPU + t.ServerCPU).Nanoseconds()) / count
-			basis = "metronome + server CPU per iteration in the throughput run"
-		}
+	// CPU time of one iteration on the machine: measured in the closed
+	// measure if it ran, else the budget of two cores at 31,400/s.
+	perIter, basis := budgetIteration, "the budget of 2 cores at 31.4k/s"
+	if b.iterationCPU > 0 {
+		perIter, basis = b.iterationCPU, "median metronome + server CPU per iteration in the closed measure"
 	}
 	pct := 100 * extra / perIter
 	b.add(row{Measure: "cost: corrected measurement, share of an iteration", Value: pct, Unit: "%",
@@ -375,19 +227,6 @@ func (b *bench) costEndToEnd(ctx context.Context) error {
 	b.add(row{Measure: "cost e2e: metronome CPU per iteration B − A", Value: cb - ca, Unit: "ns",
 		Note: fmt.Sprintf("runs A %s µs, B %s µs", joinMicros(cpuA), joinMicros(cpuB))})
 	return nil
-}
-
-func median(vs []float64) float64 {
-	if len(vs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(vs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func join(vs []float64) string {
