@@ -122,6 +122,14 @@ func Execute() int {
 		}
 		defer stop()
 	}
+	if path := env["METRONOME_MEMPROFILE"]; path != "" {
+		stop, err := startMemProfile(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "ERROR: METRONOME_MEMPROFILE: %v\n", err)
+			return exitcode.Generic
+		}
+		defer stop()
+	}
 	return execute(os.Args[1:], newBoundedStdout(os.Stdout), os.Stderr, env)
 }
 
