@@ -92,3 +92,27 @@ func TestStages(t *testing.T) {
 		t.Errorf("text target above the limit: %v", err)
 	}
 }
+
+// RequiredStages wants at least one stage, in the wording of a missing
+// option, and checks each stage as CheckStages does.
+func TestRequiredStages(t *testing.T) {
+	for _, c := range []struct {
+		raw, want string
+	}{
+		{``, `s: required`},
+		{`null`, `s: required`},
+		{`[]`, `s: required`},
+		{`"1s:2"`, `s: expected an array of {duration, target}, got "1s:2"`},
+		{`[{"duration":"1s","target":1},{"target":2}]`, `s[1].duration: required`},
+		{`[{"duration":"1s","target":11}]`, `s[0].target: must be between 0 and 10, got 11`},
+	} {
+		_, err := RequiredStages("s", json.RawMessage(c.raw), 10)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q: got %v, want %s", c.raw, err, c.want)
+		}
+	}
+	st, err := RequiredStages("s", json.RawMessage(`[{"duration":"1s","target":"2"},{"duration":500,"target":0}]`), 10)
+	if err != nil || len(st) != 2 || *st[0].Target != 2 || st[1].Duration.Std() != 500*time.Millisecond {
+		t.Errorf("got %+v, %v", st, err)
+	}
+}

@@ -1,6 +1,7 @@
 package optdecode
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,6 +70,27 @@ func CheckStages(path string, stages []Stage, maxTarget int64) error {
 		}
 	}
 	return nil
+}
+
+// RequiredStages reads and checks the stages of a ramping scenario at
+// path, where at least one stage is required: absent, null and [] are all
+// "required". The ramping executors parse their stages with it, so a
+// scenario's stages are read and worded as the stages option is.
+func RequiredStages(path string, raw json.RawMessage, maxTarget int64) ([]Stage, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || IsNull(raw) {
+		return nil, Required(path)
+	}
+	stages, err := Stages(path, raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(stages) == 0 {
+		return nil, Required(path)
+	}
+	if err := CheckStages(path, stages, maxTarget); err != nil {
+		return nil, err
+	}
+	return stages, nil
 }
 
 // ParseStage reads one stage written "duration:target", e.g. "30s:10",
