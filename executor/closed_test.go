@@ -158,20 +158,20 @@ func TestOptionErrors(t *testing.T) {
 		{`{"executor":"per-vu-iterations","iterations":0}`, "scenarios.test.iterations: must be greater than 0"},
 		{`{"executor":"per-vu-iterations","maxDuration":true}`, "scenarios.test.maxDuration:"},
 		{`{"executor":"per-vu-iterations","vus":4611686018427387904,"iterations":3}`, "scenarios.test.iterations: "},
-		{`{"executor":"ramping-vus"}`, "scenarios.test.stages: is required"},
-		{`{"executor":"ramping-vus","stages":[]}`, "scenarios.test.stages: is required"},
+		{`{"executor":"ramping-vus"}`, "scenarios.test.stages: required"},
+		{`{"executor":"ramping-vus","stages":[]}`, "scenarios.test.stages: required"},
 		{`{"executor":"ramping-vus","startVUs":-1,"stages":[{"duration":"1s","target":1}]}`, "scenarios.test.startVUs: must be between 0 and"},
 		{`{"executor":"ramping-vus","startVUs":0,"stages":[{"duration":"1s","target":0}]}`, "scenarios.test.stages: startVUs or one stage's target must be greater than 0"},
-		{`{"executor":"ramping-vus","stages":[{"duration":"1s","target":1},{"target":2}]}`, "scenarios.test.stages[1].duration: is required"},
-		{`{"executor":"ramping-vus","stages":[{"duration":"1s"}]}`, "scenarios.test.stages[0].target: is required"},
+		{`{"executor":"ramping-vus","stages":[{"duration":"1s","target":1},{"target":2}]}`, "scenarios.test.stages[1].duration: required"},
+		{`{"executor":"ramping-vus","stages":[{"duration":"1s"}]}`, "scenarios.test.stages[0].target: required"},
 		{`{"executor":"ramping-vus","stages":[{"duration":"1s","target":-2}]}`, "scenarios.test.stages[0].target: must be between 0 and"},
 		{`{"executor":"ramping-vus","stages":[{"duration":"1s","target":100000001}]}`, "scenarios.test.stages[0].target: must be between 0 and"},
 		{`{"executor":"ramping-vus","stages":[{"duration":"-1s","target":2}]}`, "scenarios.test.stages[0].duration: must not be negative"},
 		{`{"executor":"ramping-vus","stages":[{"duration":"1x","target":2}]}`, "scenarios.test.stages[0].duration: invalid duration"},
-		{`{"executor":"ramping-vus","stages":[{"duration":"1s","target":"2"}]}`, "scenarios.test.stages[0].target: expected"},
+		{`{"executor":"ramping-vus","stages":[{"duration":"1s","target":"x"}]}`, `scenarios.test.stages[0].target: expected a whole number, got "x"`},
 		{`{"executor":"ramping-vus","stages":[{"duration":"1s","target":2,"rate":3}]}`, "scenarios.test.stages[0].rate: unknown option"},
-		{`{"executor":"ramping-vus","stages":["1s:2"]}`, "scenarios.test.stages[0]: must be an object"},
-		{`{"executor":"ramping-vus","stages":"1s:2"}`, "scenarios.test.stages: must be an array"},
+		{`{"executor":"ramping-vus","stages":["1s:2"]}`, `scenarios.test.stages[0]: expected an object, got "1s:2"`},
+		{`{"executor":"ramping-vus","stages":"1s:2"}`, `scenarios.test.stages: expected an array of {duration, target}, got "1s:2"`},
 		{`{"executor":"ramping-vus","stages":[{"duration":"1s","target":2}],"gracefulRampDown":"-3s"}`, "scenarios.test.gracefulRampDown: must not be negative"},
 		{`{"executor":"ramping-vus","stages":[{"duration":"1s","target":2}],"vus":3}`, "scenarios.test.vus: unknown option"},
 		{`{"executor":"ramping-vus","stages":[{"duration":"9223372036s","target":2},{"duration":"9223372036s","target":2}]}`, "scenarios.test.stages: the stages' total duration is too long"},
@@ -418,5 +418,17 @@ func TestVUInitFailure(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// A stage target written as a numeric string or an integral float is read
+// as the stages option reads it (one stage parser); real k6 v2.2.0 runs
+// such a ramping-vus scenario with vus_max 2.
+func TestRampingVUsStageTargetAsText(t *testing.T) {
+	for _, target := range []string{`"2"`, `2.0`} {
+		c := mustParse(t, `{"executor":"ramping-vus","startVUs":0,"stages":[{"duration":"1s","target":`+target+`}]}`).(*executor.RampingVUsConfig)
+		if len(c.Stages) != 1 || c.Stages[0].Target != 2 || c.Stages[0].Duration != time.Second || c.MaxVUs() != 2 {
+			t.Errorf("target %s: stages %+v, MaxVUs %d", target, c.Stages, c.MaxVUs())
+		}
 	}
 }

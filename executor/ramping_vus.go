@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/optdecode"
 )
 
 // RampingVUsName is the executor name scripts use.
@@ -52,27 +52,9 @@ type RampingVUsConfig struct {
 type rampingVUsOptions struct {
 	BaseOptions
 	StartVUs         *int64             `json:"startVUs"`
-	Stages           vuStageList        `json:"stages"`
+	Stages           json.RawMessage    `json:"stages"`
 	GracefulRampDown *duration.Duration `json:"gracefulRampDown"`
 	ExpectedInterval *ExpectedInterval  `json:"expectedInterval"`
-}
-
-// vuStageList keeps each stage's JSON so that stage errors can name the
-// stage; decoding it only checks that stages is an array.
-type vuStageList []json.RawMessage
-
-func (l *vuStageList) UnmarshalJSON(b []byte) error {
-	var raw []json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return fmt.Errorf("must be an array of {duration, target} stages")
-	}
-	*l = raw
-	return nil
-}
-
-type vuStageOptions struct {
-	Duration *duration.Duration `json:"duration"`
-	Target   *int64             `json:"target"`
 }
 
 func parseRampingVUs(name string, raw json.RawMessage) (Config, error) {
@@ -88,22 +70,19 @@ func parseRampingVUs(name string, raw json.RawMessage) (Config, error) {
 		}
 		c.StartVUs = *o.StartVUs
 	}
-	if len(o.Stages) == 0 {
-		return nil, fmt.Errorf("scenarios.%s.stages: is required (at least one {duration, target} stage)", name)
+	stages, err := optdecode.RequiredStages("scenarios."+name+".stages", o.Stages, maxRampTarget)
+	if err != nil {
+		return nil, err
 	}
 	var total time.Duration
 	peak := c.StartVUs
-	for i, rs := range o.Stages {
-		st, err := parseVUStage(fmt.Sprintf("%s.stages[%d]", name, i), rs)
-		if err != nil {
-			return nil, err
-		}
-		if st.Duration > math.MaxInt64-total {
+	for _, st := range stages {
+		if st.Duration.Std() > math.MaxInt64-total {
 			return nil, fmt.Errorf("scenarios.%s.stages: the stages' total duration is too long", name)
 		}
-		total += st.Duration
-		peak = max(peak, st.Target)
-		c.Stages = append(c.Stages, st)
+		total += st.Duration.Std()
+		peak = max(peak, *st.Target)
+		c.Stages = append(c.Stages, VUStage{Duration: st.Duration.Std(), Target: *st.Target})
 	}
 	if peak == 0 {
 		return nil, fmt.Errorf("scenarios.%s.stages: startVUs or one stage's target must be greater than 0", name)
@@ -129,30 +108,6 @@ func (c *RampingVUsConfig) DefaultExpectedInterval(def ExpectedInterval) {
 
 // BackFillInterval is the scenario's expectedInterval.
 func (c *RampingVUsConfig) BackFillInterval() ExpectedInterval { return c.ExpectedInterval }
-
-// parseVUStage decodes one stage; path is "<scenario>.stages[i]".
-func parseVUStage(path string, raw json.RawMessage) (VUStage, error) {
-	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
-		return VUStage{}, fmt.Errorf("scenarios.%s: must be an object with a duration and a target", path)
-	}
-	var o vuStageOptions
-	if err := DecodeStrict(path, raw, &o); err != nil {
-		return VUStage{}, err
-	}
-	if o.Duration == nil {
-		return VUStage{}, fmt.Errorf("scenarios.%s.duration: is required", path)
-	}
-	if *o.Duration < 0 {
-		return VUStage{}, fmt.Errorf("scenarios.%s.duration: must not be negative, got %s", path, o.Duration.Std())
-	}
-	if o.Target == nil {
-		return VUStage{}, fmt.Errorf("scenarios.%s.target: is required", path)
-	}
-	if *o.Target < 0 || *o.Target > maxRampTarget {
-		return VUStage{}, fmt.Errorf("scenarios.%s.target: must be between 0 and %d, got %d", path, maxRampTarget, *o.Target)
-	}
-	return VUStage{Duration: o.Duration.Std(), Target: *o.Target}, nil
-}
 
 // Base returns the common options.
 func (c *RampingVUsConfig) Base() *Scenario { return c.Scenario }
