@@ -14,6 +14,7 @@ import (
 
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/optdecode"
 )
 
 // OnTimeTolerance is how late an open-model iteration may start and still
@@ -679,12 +680,6 @@ func (r *arrivalRun) release() {
 	}
 }
 
-// arrivalStageOption is one stage as a script writes it.
-type arrivalStageOption struct {
-	Duration *duration.Duration `json:"duration"`
-	Target   *int64             `json:"target"`
-}
-
 // arrivalOptions holds the option checks of the arrival-rate executors;
 // every error names the option path scenarios.<name>.<option>.
 type arrivalOptions struct{ scenario string }
@@ -733,8 +728,9 @@ func arrivalGiven(raw json.RawMessage) bool {
 	return len(raw) > 0 && string(raw) != "null"
 }
 
-// stages checks startRate and the stages of a ramp. Each stage is decoded
-// on its own, so that an error names its index.
+// stages checks startRate and the stages of a ramp, read by the options
+// grammar's one stage parser: a target may be at most one iteration per
+// nanosecond, timeUnit's length in nanoseconds.
 func (p arrivalOptions) stages(startRate *int64, stagesRaw json.RawMessage, unit time.Duration) (int64, []RateStage, error) {
 	var start int64
 	if startRate != nil {
@@ -746,40 +742,14 @@ func (p arrivalOptions) stages(startRate *int64, stagesRaw json.RawMessage, unit
 			return 0, nil, p.errorf("startRate", "%d per %s is more than one iteration per nanosecond", start, unit)
 		}
 	}
-	const example = `{"duration": "30s", "target": 10}`
-	var raw []json.RawMessage
-	if arrivalGiven(stagesRaw) {
-		if err := json.Unmarshal(stagesRaw, &raw); err != nil {
-			return 0, nil, p.errorf("stages", "must be an array of stages like %s", example)
-		}
-	}
-	if len(raw) == 0 {
-		return 0, nil, p.errorf("stages", "required: at least one stage like %s", example)
-	}
-	stages := make([]arrivalStageOption, len(raw))
-	for k, r := range raw {
-		if len(r) == 0 || r[0] != '{' {
-			return 0, nil, p.errorf(fmt.Sprintf("stages[%d]", k), "must be an object like %s", example)
-		}
-		if err := DecodeStrict(fmt.Sprintf("%s.stages[%d]", p.scenario, k), r, &stages[k]); err != nil {
-			return 0, nil, err
-		}
+	stages, err := optdecode.RequiredStages("scenarios."+p.scenario+".stages", stagesRaw, int64(unit))
+	if err != nil {
+		return 0, nil, err
 	}
 	out := make([]RateStage, len(stages))
 	var total time.Duration
 	for k, st := range stages {
-		switch {
-		case st.Duration == nil:
-			return 0, nil, p.errorf(fmt.Sprintf("stages[%d].duration", k), "required")
-		case *st.Duration < 0:
-			return 0, nil, p.errorf(fmt.Sprintf("stages[%d].duration", k), "must not be negative")
-		case st.Target == nil:
-			return 0, nil, p.errorf(fmt.Sprintf("stages[%d].target", k), "required")
-		case *st.Target < 0:
-			return 0, nil, p.errorf(fmt.Sprintf("stages[%d].target", k), "must not be negative")
-		case *st.Target > int64(unit):
-			return 0, nil, p.errorf(fmt.Sprintf("stages[%d].target", k), "%d per %s is more than one iteration per nanosecond", *st.Target, unit)
-		case st.Duration.Std() > math.MaxInt64/2-total:
+		if st.Duration.Std() > math.MaxInt64/2-total {
 			return 0, nil, p.errorf(fmt.Sprintf("stages[%d].duration", k), "the stages are too long")
 		}
 		out[k] = RateStage{Duration: st.Duration.Std(), Target: *st.Target}

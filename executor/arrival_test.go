@@ -576,3 +576,59 @@ func BenchmarkIntendedDispatch(b *testing.B) {
 		})
 	}
 }
+
+// Both ramping executor families read stages with the one stage parser:
+// the same mistake gives the same sentence at the same option path.
+func TestStageErrorsWordedOnce(t *testing.T) {
+	for _, c := range []struct{ stages, want string }{
+		{``, `scenarios.test.stages: required`},
+		{`,"stages":[]`, `scenarios.test.stages: required`},
+		{`,"stages":"1s:2"`, `scenarios.test.stages: expected an array of {duration, target}, got "1s:2"`},
+		{`,"stages":[5]`, `scenarios.test.stages[0]: expected an object, got 5`},
+		{`,"stages":[{"duration":"1s","target":1},{"target":2}]`, `scenarios.test.stages[1].duration: required`},
+		{`,"stages":[{"duration":"1s"}]`, `scenarios.test.stages[0].target: required`},
+		{`,"stages":[{"duration":"-1s","target":1}]`, `scenarios.test.stages[0].duration: must not be negative, got -1s`},
+		{`,"stages":[{"duration":"1s","target":"x"}]`, `scenarios.test.stages[0].target: expected a whole number, got "x"`},
+		{`,"stages":[{"duration":"1s","tagret":1}]`, `scenarios.test.stages[0].tagret: unknown option; use duration, target`},
+	} {
+		for _, exec := range []string{`"ramping-vus"`, `"ramping-arrival-rate","preAllocatedVUs":1`} {
+			js := `{"executor":` + exec + c.stages + `}`
+			_, err := arrivalParseErr(js)
+			if err == nil || err.Error() != c.want {
+				t.Errorf("%s:\n got %v\nwant %s", js, err, c.want)
+			}
+		}
+	}
+	// The range of a target differs, the wording does not: VUs up to k6's
+	// 100,000,000, arrivals up to one per nanosecond of timeUnit.
+	for js, want := range map[string]string{
+		`{"executor":"ramping-vus","stages":[{"duration":"1s","target":-2}]}`:                                                    `scenarios.test.stages[0].target: must be between 0 and 100000000, got -2`,
+		`{"executor":"ramping-arrival-rate","preAllocatedVUs":1,"stages":[{"duration":"1s","target":-2}]}`:                       `scenarios.test.stages[0].target: must be between 0 and 1000000000, got -2`,
+		`{"executor":"ramping-arrival-rate","preAllocatedVUs":1,"timeUnit":"1ms","stages":[{"duration":"1s","target":1000001}]}`: `scenarios.test.stages[0].target: must be between 0 and 1000000, got 1000001`,
+	} {
+		_, err := arrivalParseErr(js)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", js, err, want)
+		}
+	}
+}
+
+// A target written "2" or 2.0 is read as 2, as real k6 v2.2.0 does for a
+// ramping-arrival-rate scenario.
+func TestArrivalStageTargetAsText(t *testing.T) {
+	for _, target := range []string{`"2"`, `2.0`} {
+		c := arrivalParse(t, `{"executor":"ramping-arrival-rate","preAllocatedVUs":1,"stages":[{"duration":"1s","target":`+target+`}]}`)
+		st := c.(interface{ Schedule() *executor.Schedule }).Schedule().Spec().Stages
+		if len(st) != 1 || st[0].Target != 2 || st[0].Duration != time.Second {
+			t.Errorf("target %s: stages %+v", target, st)
+		}
+	}
+}
+
+// arrivalParseErr parses a scenario by its executor type, for its error.
+func arrivalParseErr(js string) (executor.Config, error) {
+	var head struct{ Executor string }
+	_ = json.Unmarshal([]byte(js), &head)
+	typ, _ := executor.Lookup(head.Executor)
+	return typ.Parse("test", json.RawMessage(js))
+}
