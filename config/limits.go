@@ -114,12 +114,9 @@ func checkVUs(name string, c executor.Config, raw json.RawMessage, lim VULimit) 
 			return too(opt, n)
 		}
 	}
-	if c.Base().Executor == "ramping-vus" {
-		var stages []struct {
-			Target int64 `json:"target"`
-		}
-		_ = json.Unmarshal(fields["stages"], &stages)
-		for k, st := range stages {
+	if rv, ok := c.(*executor.RampingVUsConfig); ok {
+		// The parsed stages, not raw's: a target written "1500" is 1500.
+		for k, st := range rv.Stages {
 			if st.Target > limit {
 				return too(fmt.Sprintf("stages[%d].target", k), st.Target)
 			}

@@ -34,6 +34,8 @@ func TestCheckLimits(t *testing.T) {
 			"preAllocatedVUs": 1, "maxVUs": 5000}}}`, []string{"scenarios.s.maxVUs", "5000 VUs"}},
 		{"ramping-vus stage", `{"scenarios": {"v": {"executor": "ramping-vus", "stages": [{"duration": "1s", "target": 10},
 			{"duration": "1s", "target": 1500}]}}}`, []string{"scenarios.v.stages[1].target", "1500 VUs"}},
+		{"ramping-vus stage as text", `{"scenarios": {"v": {"executor": "ramping-vus", "stages": [{"duration": "1s", "target": 10},
+			{"duration": "1s", "target": "1500"}]}}}`, []string{"scenarios.v.stages[1].target", "1500 VUs"}},
 		{"ramping-vus startVUs", `{"scenarios": {"v": {"executor": "ramping-vus", "startVUs": 1200,
 			"stages": [{"duration": "1s", "target": 1}]}}}`, []string{"scenarios.v.startVUs"}},
 	} {
