@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
 )
@@ -523,5 +524,16 @@ func TestScenariosFromShortcutsNameTheirOptions(t *testing.T) {
 	var ee *exitcode.Error
 	if !errors.As(err, &ee) {
 		t.Error("no exitcode.Error in the chain")
+	}
+}
+
+// Options built without Consolidate (so without Validate) still cannot
+// make a ramp out of a stage with no target.
+func TestResolveStageWithoutTarget(t *testing.T) {
+	one := int64(1)
+	o := &Options{Stages: []Stage{{Duration: duration.Duration(time.Second), Target: &one}, {Duration: duration.Duration(time.Second)}}}
+	_, err := o.ResolveScenarios()
+	if err == nil || err.Error() != "options.stages[1].target: required" || exitcode.Of(err) != exitcode.InvalidConfig {
+		t.Errorf("got %v (exit code %d)", err, exitcode.Of(err))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/extension"
+	"github.com/metronome-load/metronome/optdecode"
 )
 
 // DefaultScenarioName is the name of the scenario the shortcut options
@@ -100,7 +101,7 @@ func (o *Options) resolve() (map[string]json.RawMessage, string, error) {
 		stages := make([]obj, len(o.Stages))
 		for i, st := range o.Stages {
 			if st.Target == nil {
-				return nil, "", exitcode.Errorf(exitcode.InvalidConfig, "options.stages[%d].target: required", i)
+				return nil, "", exitcode.Wrap(exitcode.InvalidConfig, optdecode.Required(fmt.Sprintf("options.stages[%d].target", i)))
 			}
 			stages[i] = obj{"duration": st.Duration.String(), "target": *st.Target}
 		}
