@@ -203,7 +203,7 @@ func countOption(scenario, option string, v *int64, def int64) (int64, error) {
 func durationOption(scenario, option string, v *duration.Duration, def time.Duration) (time.Duration, error) {
 	if v == nil {
 		if def == 0 {
-			return 0, fmt.Errorf("scenarios.%s.%s: is required (a duration of at least %s)", scenario, option, minClosedDuration)
+			return 0, fmt.Errorf("scenarios.%s.%s: required: a duration of at least %s", scenario, option, minClosedDuration)
 		}
 		return def, nil
 	}

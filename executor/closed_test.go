@@ -138,7 +138,7 @@ func TestOptionErrors(t *testing.T) {
 	cases := []struct {
 		js, want string
 	}{
-		{`{"executor":"constant-vus","vus":2}`, "scenarios.test.duration: is required"},
+		{`{"executor":"constant-vus","vus":2}`, "scenarios.test.duration: required"},
 		{`{"executor":"constant-vus","vus":-1,"duration":"10s"}`, "scenarios.test.vus: must be greater than 0"},
 		{`{"executor":"constant-vus","vus":0,"duration":"10s"}`, "scenarios.test.vus: must be greater than 0"},
 		{`{"executor":"constant-vus","duration":"500ms"}`, "scenarios.test.duration: must be at least 1s"},

@@ -218,7 +218,7 @@ func TestExampleMistakes(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{bad}, "scenarios.paced.interval: is required"},
+		{[]string{bad}, "scenarios.paced.interval: required"},
 		{[]string{"--no-summary", "-o", "counts", good}, "--out counts: counts output: name the file to write"},
 	} {
 		var stdout, stderr jstest.Buffer

@@ -89,7 +89,7 @@ func parsePacingVUs(name string, raw json.RawMessage) (executor.Config, error) {
 // than zero; what says what the option is for.
 func positiveDuration(scenario, option string, v *duration.Duration, what string) (time.Duration, error) {
 	if v == nil {
-		return 0, fmt.Errorf("scenarios.%s.%s: is required (%s, e.g. \"1s\")", scenario, option, what)
+		return 0, fmt.Errorf("scenarios.%s.%s: required: %s, e.g. \"1s\"", scenario, option, what)
 	}
 	if *v <= 0 {
 		return 0, fmt.Errorf("scenarios.%s.%s: must be greater than 0, got %s", scenario, option, v.Std())

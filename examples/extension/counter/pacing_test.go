@@ -398,8 +398,8 @@ func TestPacingVUsOptions(t *testing.T) {
 	}
 
 	for _, tc := range []struct{ options, want string }{
-		{`"duration":"5s"`, `scenarios.s.interval: is required`},
-		{`"interval":"1s"`, `scenarios.s.duration: is required`},
+		{`"duration":"5s"`, `scenarios.s.interval: required`},
+		{`"interval":"1s"`, `scenarios.s.duration: required`},
 		{`"interval":"0s","duration":"5s"`, `scenarios.s.interval: must be greater than 0, got 0s`},
 		{`"interval":"-1s","duration":"5s"`, `scenarios.s.interval: must be greater than 0, got -1s`},
 		{`"interval":"1s","duration":0`, `scenarios.s.duration: must be greater than 0`},
