@@ -34,6 +34,8 @@ type globals struct {
 	// noColor and verbose are the persistent --no-color and -v flags.
 	noColor bool
 	verbose bool
+	// logOutput and logFormat are --log-output and --log-format.
+	logOutput, logFormat string
 	// started is set once a command's RunE begins; an error before that
 	// is a usage mistake (unknown command or flag, wrong arguments).
 	started bool
@@ -87,6 +89,8 @@ func newRoot(g *globals) *cobra.Command {
 		return exitcode.Wrap(exitcode.InvalidConfig, err)
 	})
 	root.PersistentFlags().BoolVar(&g.noColor, "no-color", false, "disable colored output")
+	root.PersistentFlags().StringVar(&g.logOutput, "log-output", "", "where log lines go: stderr, stdout, none or file=PATH[,level=LEVEL] (default stderr)")
+	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "", "layout of log lines: text, json or raw (default text)")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "show debug output (console.debug)")
 	for _, f := range commands {
 		cmd := f(g)

@@ -17,6 +17,7 @@ import (
 	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/features"
+	"github.com/metronome-load/metronome/logsink"
 	"github.com/metronome-load/metronome/secrets"
 )
 
@@ -110,7 +111,12 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	// Signals are caught from here on: the init context runs next.
 	ctx, signalled, stop := g.signalContext(cmd.Context())
 	defer stop()
-	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose, Secrets: store}
+	logs, err := g.logSink()
+	if err != nil {
+		return err
+	}
+	defer logs.Close()
+	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Log: logs, Verbose: g.verbose, Secrets: store}
 	arch, path, err := r.fromArchive(path, &lo)
 	if err != nil {
 		return err
@@ -121,7 +127,7 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		return err
 	}
 	for _, w := range opts.Warnings {
-		fmt.Fprintf(g.stderr, "WARN[%s] %s\n", g.stamp(), w)
+		logs.Line(logsink.Warn, w, "")
 	}
 	for _, name := range r.applyFeatures(cmd, t.fileFeatures, script.Options(), processEnv, st.quiet).Names() {
 		// k6 tags every sample of the run with each feature flag that is
@@ -147,6 +153,7 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		Env:           processEnv,
 		Stdout:        g.stdout,
 		Stderr:        g.stderr,
+		Log:           logs,
 		StdoutTTY:     isTTY(g.stdout),
 		StderrTTY:     isTTY(g.stderr),
 		Address:       st.address,

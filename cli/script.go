@@ -9,6 +9,7 @@ import (
 
 	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/js"
+	"github.com/metronome-load/metronome/logsink"
 	"github.com/metronome-load/metronome/secrets"
 )
 
@@ -25,6 +26,8 @@ type loadOptions struct {
 	Env map[string]string
 	// Stderr receives console output and script warnings.
 	Stderr io.Writer
+	// Log is where console output and warnings go.
+	Log *logsink.Sink
 	// Verbose lets console.debug through (-v).
 	Verbose bool
 	// Files are the files of an archive the script comes from.
@@ -42,7 +45,7 @@ var (
 	loadScript = func(path string, o loadOptions) (Script, error) {
 		// js.Load writes its own warnings and errors to Stderr in k6's
 		// log layout, with their level, so no Logf is passed.
-		s, err := js.Load(path, js.LoadOptions{Env: o.Env, Stderr: o.Stderr, Verbose: o.Verbose, Files: o.Files, Secrets: o.Secrets})
+		s, err := js.Load(path, js.LoadOptions{Env: o.Env, Stderr: o.Stderr, Log: o.Log, Verbose: o.Verbose, Files: o.Files, Secrets: o.Secrets})
 		if err != nil {
 			return nil, err
 		}

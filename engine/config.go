@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/logsink"
 )
 
 // Config is one test run as the CLI describes it.
@@ -27,7 +28,11 @@ type Config struct {
 	Env map[string]string
 	// Stdout and Stderr are where the summary, progress and logs go;
 	// StdoutTTY and StderrTTY say whether they are terminals.
-	Stdout, Stderr       io.Writer
+	Stdout, Stderr io.Writer
+	// Log is where the run's warnings go (--log-output, --log-format);
+	// nil means "WARN message" lines to Stderr. The summary and the
+	// progress bars never go through it.
+	Log                  *logsink.Sink
 	StdoutTTY, StderrTTY bool
 	// Address is where the REST API listens ("host:port"), "" for no API.
 	Address string

@@ -16,6 +16,7 @@ import (
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/extension"
+	"github.com/metronome-load/metronome/logsink"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
 	"github.com/metronome-load/metronome/restapi"
@@ -254,6 +255,10 @@ func (r *testRun) makeOutputs() ([]output.Output, error) {
 }
 
 func (r *testRun) logf(format string, args ...any) {
+	if r.cfg.Log != nil {
+		r.cfg.Log.Logf(logsink.Warn, format, args...)
+		return
+	}
 	fmt.Fprintf(r.cfg.Stderr, "WARN "+format+"\n", args...)
 }
 

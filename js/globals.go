@@ -12,6 +12,7 @@ import (
 	"github.com/metronome-load/metronome/js/compile"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
+	"github.com/metronome-load/metronome/logsink"
 )
 
 // installGlobals defines what every runtime offers besides the language:
@@ -145,7 +146,7 @@ type console struct {
 	cache map[string]sobek.Value
 }
 
-var consoleLevels = map[string]string{"log": "INFO", "info": "INFO", "warn": "WARN", "error": "ERRO", "debug": "DEBU"}
+var consoleLevels = map[string]logsink.Level{"log": logsink.Info, "info": logsink.Info, "warn": logsink.Warn, "error": logsink.Error, "debug": logsink.Debug}
 
 func (c *console) Get(key string) sobek.Value {
 	if val, ok := c.cache[key]; ok {
@@ -186,9 +187,9 @@ func (c *console) Keys() []string { return []string{"debug", "error", "info", "l
 // consoleFunc writes its arguments as one line: strings as they are,
 // errors as "Name: message" (Go errors as their message), other objects
 // as JSON.
-func (v *vu) consoleFunc(level string) func(sobek.FunctionCall) sobek.Value {
+func (v *vu) consoleFunc(level logsink.Level) func(sobek.FunctionCall) sobek.Value {
 	return func(call sobek.FunctionCall) sobek.Value {
-		if level == "DEBU" && !v.s.opts.Verbose {
+		if level == logsink.Debug && !v.s.opts.Verbose {
 			return sobek.Undefined()
 		}
 		var b strings.Builder

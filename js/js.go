@@ -33,6 +33,7 @@ import (
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/js/compile"
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/logsink"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/secrets"
 )
@@ -46,6 +47,9 @@ type LoadOptions struct {
 	// Logf reports warnings and iteration errors; when nil they go to
 	// Stderr.
 	Logf func(format string, args ...any)
+	// Log is where console output, warnings and iteration errors go
+	// (--log-output, --log-format); nil means text lines to Stderr.
+	Log *logsink.Sink
 	// Verbose lets console.debug through, as k6's --verbose does.
 	Verbose bool
 	// ModuleClient fetches http:// and https:// modules; nil means a
@@ -76,8 +80,7 @@ type Script struct {
 	options  json.RawMessage
 	exported map[string]bool // exported names → whether a function
 
-	shared    sharedStore
-	consoleMu sync.Mutex
+	shared sharedStore
 
 	// vus maps a runtime to its VU while its init context runs, so that
 	// shared module records can find the VU evaluating them.
@@ -138,6 +141,9 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 	}
 	if opts.Stderr == nil {
 		opts.Stderr = os.Stderr
+	}
+	if opts.Log == nil {
+		opts.Log = logsink.NewText(opts.Stderr)
 	}
 	cwd, _ := os.Getwd()
 	s := &Script{
@@ -327,7 +333,7 @@ func (s *Script) logf(format string, args ...any) {
 		s.opts.Logf("%s", s.opts.Secrets.Redact(fmt.Sprintf(format, args...)))
 		return
 	}
-	s.writeLine("WARN", fmt.Sprintf(format, args...), "")
+	s.writeLine(logsink.Warn, fmt.Sprintf(format, args...), "")
 }
 
 // logError reports an error of an iteration.
@@ -336,23 +342,13 @@ func (s *Script) logError(msg string) {
 		s.opts.Logf("%s", s.opts.Secrets.Redact(msg))
 		return
 	}
-	s.writeLine("ERRO", msg, "")
+	s.writeLine(logsink.Error, msg, "")
 }
 
-// writeLine writes one log line to Stderr in k6's text layout: level,
-// seconds since the start, message and source. Secrets the script
+// writeLine writes one log line to the log sink. Secrets the script
 // fetched are masked, as k6 masks them.
-func (s *Script) writeLine(level, msg, source string) {
-	msg = s.opts.Secrets.Redact(msg)
-	secs := int(time.Since(s.start) / time.Second)
-	line := fmt.Sprintf("%s[%04d] %s", level, secs, msg)
-	if source != "" {
-		line += " source=" + source
-	}
-	line += "\n"
-	s.consoleMu.Lock()
-	_, _ = io.WriteString(s.opts.Stderr, line)
-	s.consoleMu.Unlock()
+func (s *Script) writeLine(level logsink.Level, msg, source string) {
+	s.opts.Log.Line(level, s.opts.Secrets.Redact(msg), source)
 }
 
 // discard is the recorder of the service VU that reads the options.

@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"errors"
+	"time"
+
+	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/logsink"
+)
+
+// logSink builds the sink of --log-output and --log-format, falling back
+// to K6_LOG_OUTPUT and K6_LOG_FORMAT as k6 does. A value metronome cannot
+// use ends the run before the script loads: loki with 104, as other
+// unsupported k6 features; any other bad value with 255, the code k6
+// v2.2.0 exits with for a bad --log-output.
+func (g *globals) logSink() (*logsink.Sink, error) {
+	output, format := g.logOutput, g.logFormat
+	if output == "" {
+		output = g.env["K6_LOG_OUTPUT"]
+	}
+	if format == "" {
+		format = g.env["K6_LOG_FORMAT"]
+	}
+	out, err := logsink.ParseOutput(output)
+	if errors.Is(err, logsink.ErrLoki) {
+		return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
+	}
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Generic, err)
+	}
+	f, err := logsink.ParseFormat(format)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Generic, err)
+	}
+	s, err := logsink.New(out, f, g.stdout, g.stderr, time.Now)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Generic, err)
+	}
+	return s, nil
+}

@@ -1,0 +1,257 @@
+// Package logsink is where every log line of a run goes: console output
+// of the script and the runner's own warnings. It is built from k6's
+// --log-output and --log-format flags, so a line can go to stderr, stdout,
+// a file or nowhere, as text, JSON or the bare message.
+package logsink
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Level is the severity of a log line.
+type Level int
+
+// The levels, least severe first.
+const (
+	Debug Level = iota
+	Info
+	Warn
+	Error
+)
+
+// text is the four-letter word of the text layout (k6's "INFO[0003]").
+func (l Level) text() string {
+	switch l {
+	case Debug:
+		return "DEBU"
+	case Info:
+		return "INFO"
+	case Warn:
+		return "WARN"
+	default:
+		return "ERRO"
+	}
+}
+
+// String is the level's word in JSON lines and in level= options, as k6
+// spells it.
+func (l Level) String() string {
+	switch l {
+	case Debug:
+		return "debug"
+	case Info:
+		return "info"
+	case Warn:
+		return "warning"
+	default:
+		return "error"
+	}
+}
+
+// parseLevel reads a level= option; k6 takes "warn" as well as "warning".
+func parseLevel(s string) (Level, error) {
+	switch strings.ToLower(s) {
+	case "debug":
+		return Debug, nil
+	case "info":
+		return Info, nil
+	case "warn", "warning":
+		return Warn, nil
+	case "error":
+		return Error, nil
+	}
+	return 0, fmt.Errorf("unknown log level %q in --log-output (use debug, info, warning or error)", s)
+}
+
+// Format is the layout of a line.
+type Format int
+
+// The formats of --log-format.
+const (
+	// Text is "INFO[0003] message source=console".
+	Text Format = iota
+	// JSON is one object per line with level, msg, time and source.
+	JSON
+	// Raw is the message alone.
+	Raw
+)
+
+// ParseFormat reads --log-format; empty is Text.
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "", "text":
+		return Text, nil
+	case "json":
+		return JSON, nil
+	case "raw":
+		return Raw, nil
+	}
+	return 0, fmt.Errorf("invalid --log-format %q: use text, json or raw", s)
+}
+
+// Kind is where lines go.
+type Kind int
+
+// The destinations of --log-output.
+const (
+	Stderr Kind = iota
+	Stdout
+	None
+	File
+)
+
+// Output is a parsed --log-output value.
+type Output struct {
+	Kind Kind
+	// Path is the file of Kind File.
+	Path string
+	// Level is the least severe level written; Info unless level= says.
+	Level Level
+}
+
+// ErrLoki is the error of --log-output=loki, which metronome does not
+// push to; callers give it the unsupported-option exit code.
+var ErrLoki = errors.New("--log-output=loki is not supported by metronome: use stderr, stdout, none or file=PATH and ship the lines with your log agent")
+
+// ParseOutput reads --log-output: stderr (the default, also for empty),
+// stdout, none, or file=PATH with optional ",level=LEVEL".
+func ParseOutput(s string) (Output, error) {
+	out := Output{Level: Info}
+	head, rest, _ := strings.Cut(s, "=")
+	switch head {
+	case "", "stderr":
+		return out, nil
+	case "stdout":
+		out.Kind = Stdout
+		return out, nil
+	case "none":
+		out.Kind = None
+		return out, nil
+	case "loki":
+		return out, ErrLoki
+	case "file":
+	default:
+		return out, fmt.Errorf("unsupported --log-output %q: use stderr, stdout, none or file=PATH", s)
+	}
+	out.Kind = File
+	parts := strings.Split(rest, ",")
+	out.Path = parts[0]
+	if out.Path == "" {
+		return out, fmt.Errorf("--log-output=%s needs a path: file=PATH", s)
+	}
+	for _, p := range parts[1:] {
+		key, val, _ := strings.Cut(p, "=")
+		if key != "level" {
+			return out, fmt.Errorf("unknown option %q in --log-output=%s: only level= is supported", key, s)
+		}
+		lvl, err := parseLevel(val)
+		if err != nil {
+			return out, err
+		}
+		out.Level = lvl
+	}
+	return out, nil
+}
+
+// Sink writes log lines in one format to one destination. It is safe for
+// concurrent use; each line is written whole with a single Write.
+type Sink struct {
+	mu     sync.Mutex
+	w      io.Writer // nil for none
+	closer io.Closer
+	format Format
+	min    Level
+	start  time.Time
+	now    func() time.Time
+}
+
+// New makes the sink of output and format; stdout and stderr are the
+// process's streams. A file is opened for appending, as k6 does, and is
+// closed by Close.
+func New(output Output, format Format, stdout, stderr io.Writer, now func() time.Time) (*Sink, error) {
+	if now == nil {
+		now = time.Now
+	}
+	s := &Sink{format: format, min: output.Level, start: now(), now: now}
+	switch output.Kind {
+	case Stderr:
+		s.w = stderr
+	case Stdout:
+		s.w = stdout
+	case File:
+		if dir := filepath.Dir(output.Path); dir != "" {
+			if _, err := os.Stat(dir); err != nil {
+				return nil, fmt.Errorf("--log-output: folder %s of the log file does not exist", dir)
+			}
+		}
+		f, err := os.OpenFile(output.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("--log-output: %v", err)
+		}
+		s.w, s.closer = f, f
+	}
+	return s, nil
+}
+
+// NewText is the default sink: text lines to w, every level.
+func NewText(w io.Writer) *Sink {
+	s, _ := New(Output{Kind: Stderr, Level: Debug}, Text, nil, w, nil)
+	return s
+}
+
+// Line writes msg at level; source (e.g. "console") is left out when
+// empty.
+func (s *Sink) Line(level Level, msg, source string) {
+	if s == nil || s.w == nil || level < s.min {
+		return
+	}
+	var b []byte
+	now := s.now()
+	switch s.format {
+	case JSON:
+		// Keys sorted as k6 writes them; time in whole seconds, RFC 3339.
+		v := struct {
+			Level  string `json:"level"`
+			Msg    string `json:"msg"`
+			Source string `json:"source,omitempty"`
+			Time   string `json:"time"`
+		}{level.String(), msg, source, now.Format(time.RFC3339)}
+		b, _ = json.Marshal(v)
+	case Raw:
+		b = []byte(msg)
+	default:
+		secs := int(now.Sub(s.start) / time.Second)
+		line := fmt.Sprintf("%s[%04d] %s", level.text(), secs, msg)
+		if source != "" {
+			line += " source=" + source
+		}
+		b = []byte(line)
+	}
+	b = append(b, '\n')
+	s.mu.Lock()
+	_, _ = s.w.Write(b)
+	s.mu.Unlock()
+}
+
+// Logf writes a formatted line at level with no source.
+func (s *Sink) Logf(level Level, format string, args ...any) {
+	s.Line(level, fmt.Sprintf(format, args...), "")
+}
+
+// Close closes the log file, if there is one.
+func (s *Sink) Close() error {
+	if s == nil || s.closer == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closer.Close()
+}
