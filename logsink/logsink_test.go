@@ -1,0 +1,159 @@
+package logsink
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseOutput(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Output
+	}{
+		{"", Output{Kind: Stderr, Level: Info}},
+		{"stderr", Output{Kind: Stderr, Level: Info}},
+		{"stdout", Output{Kind: Stdout, Level: Info}},
+		{"none", Output{Kind: None, Level: Info}},
+		{"file=/tmp/x.log", Output{Kind: File, Path: "/tmp/x.log", Level: Info}},
+		{"file=x.log,level=warning", Output{Kind: File, Path: "x.log", Level: Warn}},
+		{"file=x.log,level=warn", Output{Kind: File, Path: "x.log", Level: Warn}},
+		{"file=x.log,level=error", Output{Kind: File, Path: "x.log", Level: Error}},
+	} {
+		got, err := ParseOutput(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("ParseOutput(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"bogus", "file", "file=", "file=x,level=loud", "file=x,size=1", "stderrx"} {
+		if _, err := ParseOutput(bad); err == nil {
+			t.Errorf("ParseOutput(%q) accepted a bad value", bad)
+		}
+	}
+	for _, loki := range []string{"loki", "loki=http://127.0.0.1:3100/loki/api/v1/push"} {
+		if _, err := ParseOutput(loki); !errors.Is(err, ErrLoki) {
+			t.Errorf("ParseOutput(%q) error %v, want ErrLoki", loki, err)
+		}
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for in, want := range map[string]Format{"": Text, "text": Text, "json": JSON, "raw": Raw} {
+		if got, err := ParseFormat(in); err != nil || got != want {
+			t.Errorf("ParseFormat(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := ParseFormat("xml"); err == nil || !strings.Contains(err.Error(), "xml") {
+		t.Errorf("ParseFormat(xml) error %v, want one naming the value", err)
+	}
+}
+
+// fakeNow starts at t0 and moves by the returned function.
+func fakeNow(t0 time.Time) (func() time.Time, func(time.Duration)) {
+	now := t0
+	return func() time.Time { return now }, func(d time.Duration) { now = now.Add(d) }
+}
+
+func newSink(t *testing.T, out Output, f Format) (*Sink, *bytes.Buffer, *bytes.Buffer, func(time.Duration)) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	now, advance := fakeNow(time.Date(2026, 12, 1, 4, 31, 17, 500, time.UTC))
+	s, err := New(out, f, &stdout, &stderr, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, &stdout, &stderr, advance
+}
+
+func TestTextLayout(t *testing.T) {
+	s, stdout, stderr, advance := newSink(t, Output{Kind: Stderr, Level: Info}, Text)
+	s.Line(Info, "hi", "console")
+	advance(12*time.Second + 900*time.Millisecond)
+	s.Logf(Warn, "%d dropped", 3)
+	s.Line(Debug, "hidden below info", "console")
+	want := "INFO[0000] hi source=console\nWARN[0012] 3 dropped\n"
+	if stderr.String() != want || stdout.Len() != 0 {
+		t.Errorf("stderr %q stdout %q; want stderr %q", stderr, stdout, want)
+	}
+}
+
+// The keys and level words are those real k6 v2.2.0 writes with
+// --log-format=json: {"level":"warning","msg":"careful 42",
+// "source":"console","time":"2026-12-01T04:31:17Z"}.
+func TestJSONLines(t *testing.T) {
+	s, stdout, _, _ := newSink(t, Output{Kind: Stdout, Level: Debug}, JSON)
+	levels := []Level{Debug, Info, Warn, Error}
+	for _, l := range levels {
+		s.Line(l, `say "hi"`+"\n", "console")
+	}
+	s.Line(Warn, "no source", "")
+	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d lines, want 5: %q", len(lines), stdout)
+	}
+	for i, words := range []string{"debug", "info", "warning", "error"} {
+		var m map[string]string
+		if err := json.Unmarshal([]byte(lines[i]), &m); err != nil {
+			t.Fatalf("line %q is not JSON: %v", lines[i], err)
+		}
+		want := map[string]string{"level": words, "msg": "say \"hi\"\n", "source": "console", "time": "2026-12-01T04:31:17Z"}
+		if len(m) != len(want) {
+			t.Errorf("line %q has keys %v, want %v", lines[i], m, want)
+		}
+		for k, v := range want {
+			if m[k] != v {
+				t.Errorf("line %q: %s = %q, want %q", lines[i], k, m[k], v)
+			}
+		}
+	}
+	if strings.Contains(lines[4], `"source":`) {
+		t.Errorf("a line without source wrote one: %s", lines[4])
+	}
+}
+
+func TestRawAndNone(t *testing.T) {
+	s, _, stderr, _ := newSink(t, Output{Kind: Stderr, Level: Info}, Raw)
+	s.Line(Error, "bad", "console")
+	if stderr.String() != "bad\n" {
+		t.Errorf("raw wrote %q, want %q", stderr, "bad\n")
+	}
+	n, stdout, stderr, _ := newSink(t, Output{Kind: None, Level: Info}, Text)
+	n.Line(Error, "bad", "console")
+	if stdout.Len()+stderr.Len() != 0 {
+		t.Errorf("none wrote %q %q", stdout, stderr)
+	}
+}
+
+// A file is appended to, as k6 does, and level= drops less severe lines.
+func TestFileAppendsAndFilters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.log")
+	if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ParseOutput("file=" + path + ",level=warning")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, stdout, stderr, _ := newSink(t, out, Raw)
+	s.Line(Info, "hi", "console")
+	s.Line(Warn, "careful", "console")
+	s.Line(Error, "bad", "console")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != "old\ncareful\nbad\n" || stdout.Len()+stderr.Len() != 0 {
+		t.Errorf("file %q, stdout %q, stderr %q; want file %q", b, stdout, stderr, "old\ncareful\nbad\n")
+	}
+	if _, err := New(Output{Kind: File, Path: "/no/such/folder/x.log"}, Text, nil, nil, nil); err == nil || !strings.Contains(err.Error(), "/no/such/folder") {
+		t.Errorf("a log file in a missing folder gave %v, want an error naming the folder", err)
+	}
+}
