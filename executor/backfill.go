@@ -2,6 +2,7 @@ package executor
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -160,39 +161,49 @@ const (
 // Observe and Estimate take a few dozen nanoseconds and never allocate.
 // The zero value is ready; a Cadence is not safe for concurrent use.
 type Cadence struct {
-	ring   [CadenceWindow]time.Duration // observations in order; ring[next] is the oldest once full
-	sorted [CadenceWindow]time.Duration // sorted[:n], the same values ascending
-	n      int
-	next   int
+	ring [CadenceWindow]time.Duration // observations in order; ring[next] is the oldest once full
+	// order holds, in order[:n], the ring positions by ascending
+	// duration: one byte per observation rather than a sorted copy of
+	// the durations keeps a closed-model VU's wrapper 200 B smaller.
+	order [CadenceWindow]uint8
+	n     uint8
+	next  uint8
 }
+
+// The ring positions must fit the bytes of Cadence.order.
+const _ uint8 = CadenceWindow - 1
 
 // Observe adds one normal iteration's duration, dropping the oldest once
 // the window is full.
 func (c *Cadence) Observe(d time.Duration) {
-	if c.n == CadenceWindow {
-		old := c.ring[c.next]
-		i, _ := slices.BinarySearch(c.sorted[:c.n], old)
-		copy(c.sorted[i:c.n-1], c.sorted[i+1:c.n])
-		c.n--
+	n := int(c.n)
+	if n == CadenceWindow {
+		i := slices.Index(c.order[:n], c.next)
+		copy(c.order[i:n-1], c.order[i+1:n])
+		n--
 	}
 	c.ring[c.next] = d
+	j, _ := slices.BinarySearchFunc(c.order[:n], d, func(pos uint8, d time.Duration) int {
+		return cmp.Compare(c.ring[pos], d)
+	})
+	copy(c.order[j+1:n+1], c.order[j:n])
+	c.order[j] = c.next
+	c.n = uint8(n + 1)
 	c.next = (c.next + 1) % CadenceWindow
-	j, _ := slices.BinarySearch(c.sorted[:c.n], d)
-	copy(c.sorted[j+1:c.n+1], c.sorted[j:c.n])
-	c.sorted[j] = d
-	c.n++
 }
 
 // Estimate returns the median of the observed window, at least
 // CadenceFloor, and false until CadenceMinIterations were observed.
 func (c *Cadence) Estimate() (time.Duration, bool) {
-	if c.n < CadenceMinIterations {
+	n := int(c.n)
+	if n < CadenceMinIterations {
 		return 0, false
 	}
-	m := c.n / 2
-	med := c.sorted[m]
-	if c.n%2 == 0 {
-		med = c.sorted[m-1] + (c.sorted[m]-c.sorted[m-1])/2
+	m := n / 2
+	med := c.ring[c.order[m]]
+	if n%2 == 0 {
+		lo := c.ring[c.order[m-1]]
+		med = lo + (med-lo)/2
 	}
 	return max(med, CadenceFloor), true
 }

@@ -90,9 +90,10 @@ func (b *Buffer) Record(s Sample) {
 	}
 }
 
-// smallBatch is the size under which Flush copies the samples into a
-// right-sized batch and keeps its own slice: flushing a VU's few samples at
-// the end of every iteration must not cost a whole new BufferSize slice.
+// smallBatch is the size under which Flush copies the samples of a grown
+// slice into a right-sized batch and keeps its own slice: flushing a VU's
+// few samples at the end of every iteration must not cost a whole new
+// BufferSize slice.
 const smallBatch = BufferSize / 8
 
 // Flush hands over the buffered samples, if any.
@@ -102,14 +103,22 @@ func (b *Buffer) Flush() {
 		return
 	}
 	b.busy = n >= smallBatch
-	if n < smallBatch {
-		batch := make([]Sample, n)
-		copy(batch, b.buf)
+	if n < smallBatch && cap(b.buf) != tinyBatch {
+		var batch []Sample
+		if n <= tinyBatch {
+			batch = append(newTinyBatch(), b.buf...)
+		} else {
+			batch = make([]Sample, n)
+			copy(batch, b.buf)
+		}
 		clear(b.buf)
 		b.buf = b.buf[:0]
 		b.flush(batch)
 		return
 	}
+	// A tiny or full-size slice goes over whole: the buffer holds nothing
+	// until its owner records again, so an idle VU between iterations
+	// keeps no sample memory, and the slice comes back by ReleaseBatch.
 	batch := b.buf
 	b.buf = nil
 	b.flush(batch)
@@ -179,24 +188,28 @@ type Parker interface {
 	Unpark()
 }
 
-// initialCap is a fresh buffer's capacity. Buffers start small and grow
-// towards BufferSize, so that a thousand mostly idle VUs do not each hold a
-// whole batch (32 KB) of memory.
-const initialCap = 16
+// tinyBatch is a fresh buffer's capacity, and the size of the pooled
+// batches a quiet VU's few samples travel in. Buffers start tiny and grow
+// towards BufferSize, so that ten thousand mostly idle VUs do not each
+// hold a whole batch (28 KB) of memory.
+const tinyBatch = 8
 
-// grow makes room for more samples: a small slice at first, then a
+// grow makes room for more samples: a tiny pooled slice at first, then a
 // released full-size batch when one is free, else a doubled slice.
 func (b *Buffer) grow() {
 	var next []Sample
 	switch {
 	case cap(b.buf) == 0 && !b.busy:
-		next = make([]Sample, 0, initialCap)
+		b.buf = newTinyBatch()
+		return
 	case cap(b.buf) == 0 || cap(b.buf) >= smallBatch:
 		next = newBatch()
 	default:
 		next = make([]Sample, 0, 2*cap(b.buf))
 	}
-	b.buf = append(next, b.buf...)
+	old := b.buf
+	b.buf = append(next, old...)
+	ReleaseBatch(old) // the owner's own slice: nobody else reads it
 }
 
 // Len returns the number of buffered samples.
@@ -207,6 +220,11 @@ func (b *Buffer) Len() int { return len(b.buf) }
 // kept idle (64 batches of BufferSize samples, under 2 MB).
 var freeBatches = make(chan []Sample, 64)
 
+// freeTinyBatches holds released tiny batches. Its capacity covers the
+// batches of many VUs in flight at once (each VU flushes its few samples
+// about once per iteration) for under 1 MB kept idle.
+var freeTinyBatches = make(chan []Sample, 2048)
+
 func newBatch() []Sample {
 	select {
 	case b := <-freeBatches:
@@ -216,17 +234,32 @@ func newBatch() []Sample {
 	}
 }
 
+func newTinyBatch() []Sample {
+	select {
+	case b := <-freeTinyBatches:
+		return b
+	default:
+		return make([]Sample, 0, tinyBatch)
+	}
+}
+
 // ReleaseBatch gives a batch that a Buffer flushed back for reuse. Call it
 // only when nothing reads or keeps the batch any more (after the engine
-// ingested it and no output kept it). Other slices are ignored.
+// ingested it and no output kept it): a buffer may fill it again at once.
+// Slices of other capacities are ignored.
 func ReleaseBatch(batch []Sample) {
-	if cap(batch) != BufferSize {
+	free := freeBatches
+	switch cap(batch) {
+	case BufferSize:
+	case tinyBatch:
+		free = freeTinyBatches
+	default:
 		return
 	}
-	batch = batch[:BufferSize]
+	batch = batch[:cap(batch)]
 	clear(batch)
 	select {
-	case freeBatches <- batch[:0]:
+	case free <- batch[:0]:
 	default:
 	}
 }

@@ -25,8 +25,9 @@ func TestFlushIfOlder(t *testing.T) {
 	}
 }
 
-// TestSmallFlushKeepsBuffer checks that a small flush hands over a copy
-// that later recording does not overwrite.
+// TestSmallFlushKeepsBuffer checks that a small flush hands over a batch
+// that later recording does not overwrite: a quiet VU's tiny slice goes
+// over whole, a grown slice's samples go over in a right-sized copy.
 func TestSmallFlushKeepsBuffer(t *testing.T) {
 	var got [][]Sample
 	b := NewBuffer(func(batch []Sample) { got = append(got, batch) })
@@ -43,14 +44,29 @@ func TestSmallFlushKeepsBuffer(t *testing.T) {
 	if len(got) != 2 || got[0][0].Value != 0 || got[0][2].Value != 2 || got[1][0].Value != 10 {
 		t.Fatalf("batches were overwritten: %v", got)
 	}
-	if cap(got[0]) != 3 {
-		t.Errorf("small batch has capacity %d, want a right-sized copy of 3", cap(got[0]))
+	if cap(got[0]) != tinyBatch || b.buf != nil {
+		t.Errorf("small batch has capacity %d and the buffer kept %d, want the tiny slice (%d) handed over", cap(got[0]), cap(b.buf), tinyBatch)
 	}
 	allocs := testing.AllocsPerRun(100, func() {
 		b.Record(Sample{Metric: m, Time: now})
 		b.Flush()
 	})
 	if allocs > 1 {
-		t.Errorf("a one-sample flush made %.0f allocations, want 1 (the copy)", allocs)
+		t.Errorf("a one-sample flush made %.0f allocations, want 1 (the unreleased tiny batch)", allocs)
+	}
+
+	got = nil
+	const medium = 20 // past tinyBatch, under smallBatch
+	for i := range medium {
+		b.Record(Sample{Metric: m, Time: now, Value: float64(i)})
+	}
+	grown := cap(b.buf)
+	b.Flush()
+	b.Record(Sample{Metric: m, Time: now, Value: -1})
+	if len(got) != 1 || cap(got[0]) != medium || got[0][medium-1].Value != medium-1 || got[0][0].Value != 0 {
+		t.Fatalf("a grown buffer's flush handed over %v (cap %d), want a right-sized copy", got, cap(got[0]))
+	}
+	if cap(b.buf) != grown {
+		t.Errorf("a grown buffer's capacity went from %d to %d after a small flush, want it kept", grown, cap(b.buf))
 	}
 }

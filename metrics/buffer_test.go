@@ -158,3 +158,47 @@ func BenchmarkBufferRecord(b *testing.B) {
 		buf.Record(Sample{Metric: m, Tags: tags, Time: now, Value: 1})
 	}
 }
+
+// A flushed batch is the flush function's until it is released: batches
+// still held must keep their samples while the buffer records and flushes
+// on (a reuse before release would overwrite what the ingest loop reads).
+// Once released, a tiny batch is reused and recording a quiet VU's few
+// samples allocates nothing.
+func TestBufferNeverReusesAHeldBatch(t *testing.T) {
+	m := &Metric{Name: "x"}
+	var held [][]Sample
+	b := NewBuffer(func(batch []Sample) { held = append(held, batch) })
+	at := time.Unix(1, 0)
+	for round := range 3 * cap(freeTinyBatches) / 2 {
+		for k := range 3 {
+			b.Record(Sample{Metric: m, Time: at, Value: float64(round*10 + k)})
+		}
+		b.Flush()
+		if round%7 == 0 && len(held) > 1 {
+			// Release an older batch, as the ingest loop does once done.
+			ReleaseBatch(held[0])
+			held = held[1:]
+		}
+		for i, batch := range held {
+			want := float64((round-len(held)+1+i)*10 + 2)
+			if len(batch) != 3 || batch[2].Value != want {
+				t.Fatalf("round %d: held batch %d = %v, want 3 samples ending in %v", round, i, batch, want)
+			}
+		}
+	}
+
+	b = NewBuffer(ReleaseBatch)
+	quiet := func() {
+		for range 3 {
+			b.Record(Sample{Metric: m, Time: at, Value: 1})
+		}
+		b.Flush()
+	}
+	quiet()
+	if allocs := testing.AllocsPerRun(100, quiet); allocs != 0 {
+		t.Errorf("%v allocations per flush of a quiet VU's 3 samples", allocs)
+	}
+	if b.buf != nil {
+		t.Errorf("a flushed quiet buffer still holds a slice of capacity %d", cap(b.buf))
+	}
+}
