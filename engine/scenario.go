@@ -50,14 +50,20 @@ func (r *scenarioRun) run(ctx context.Context, c clock.Clock, start time.Time, d
 // maxDuration): the number to initialise before the test starts, and so
 // vus_max from the first sample on, as in k6.
 func plannedVUs(cfgs []executor.Config) int {
+	return peakOverlap(cfgs, plannedOf)
+}
+
+// peakOverlap is the largest sum of vus(c) over the scenarios whose windows
+// [startTime, startTime + maxDuration) overlap at one moment; a window that
+// ends where another starts does not overlap it.
+func peakOverlap(cfgs []executor.Config, vus func(executor.Config) int) int {
 	type edge struct {
 		at    time.Duration
 		delta int
 	}
 	var edges []edge
 	for _, c := range cfgs {
-		s := c.Base().StartTime
-		n := plannedOf(c)
+		s, n := c.Base().StartTime, vus(c)
 		edges = append(edges, edge{s, n}, edge{s + c.MaxDuration(), -n})
 	}
 	sort.Slice(edges, func(i, j int) bool {
@@ -99,25 +105,5 @@ func plannedOf(c executor.Config) int {
 // scenario's maxVUs over its startTime to hard-stop window) and the time to
 // the last hard stop.
 func Requirements(cfgs []executor.Config) (maxVUs int, total time.Duration) {
-	type edge struct {
-		at    time.Duration
-		delta int
-	}
-	var edges []edge
-	for _, c := range cfgs {
-		s := c.Base().StartTime
-		edges = append(edges, edge{s, c.MaxVUs()}, edge{s + c.MaxDuration(), -c.MaxVUs()})
-	}
-	sort.Slice(edges, func(i, j int) bool {
-		if edges[i].at != edges[j].at {
-			return edges[i].at < edges[j].at
-		}
-		return edges[i].delta < edges[j].delta
-	})
-	cur := 0
-	for _, e := range edges {
-		cur += e.delta
-		maxVUs = max(maxVUs, cur)
-	}
-	return maxVUs, maxDuration(cfgs)
+	return peakOverlap(cfgs, executor.Config.MaxVUs), maxDuration(cfgs)
 }
