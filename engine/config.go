@@ -30,7 +30,7 @@ type Config struct {
 	// StdoutTTY and StderrTTY say whether they are terminals.
 	Stdout, Stderr io.Writer
 	// Log is where the run's warnings go (--log-output, --log-format);
-	// nil means "WARN message" lines to Stderr. The summary and the
+	// nil means text lines to Stderr, as logsink.NewText. The summary and the
 	// progress bars never go through it.
 	Log                  *logsink.Sink
 	StdoutTTY, StderrTTY bool

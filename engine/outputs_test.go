@@ -85,7 +85,7 @@ func TestOutputLossReportedBehindThresholds(t *testing.T) {
 		if exitcode.Of(err) != exitcode.ThresholdsFailed {
 			t.Fatalf("got %v (exit %d), want 99", err, exitcode.Of(err))
 		}
-		if !strings.Contains(out, "WARN output fake (test): 12 samples were dropped") {
+		if !strings.Contains(out, "WARN[") || !strings.Contains(out, "] output fake (test): 12 samples were dropped") {
 			t.Errorf("the loss was not reported:\n%s", out)
 		}
 	})
@@ -133,7 +133,7 @@ func TestSignalEndsTheOutputWait(t *testing.T) {
 		}
 		// The signal's abort sets the exit code; what the output lost is
 		// still said.
-		if !strings.Contains(out, "WARN stopped waiting for fake (test) on a signal") {
+		if !strings.Contains(out, "WARN[") || !strings.Contains(out, "] stopped waiting for fake (test) on a signal") {
 			t.Errorf("the abandoned output is not named:\n%s", out)
 		}
 	})

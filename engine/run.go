@@ -105,6 +105,9 @@ type testRun struct {
 }
 
 func prepare(ctx context.Context, cfg Config) (*testRun, error) {
+	if cfg.Log == nil {
+		cfg.Log = logsink.NewText(cfg.Stderr)
+	}
 	r := &testRun{
 		cfg:        cfg,
 		opts:       cfg.Options,
@@ -254,12 +257,9 @@ func (r *testRun) makeOutputs() ([]output.Output, error) {
 	return outs, nil
 }
 
+// logf writes a warning through the run's log sink.
 func (r *testRun) logf(format string, args ...any) {
-	if r.cfg.Log != nil {
-		r.cfg.Log.Logf(logsink.Warn, format, args...)
-		return
-	}
-	fmt.Fprintf(r.cfg.Stderr, "WARN "+format+"\n", args...)
+	r.cfg.Log.Logf(logsink.Warn, format, args...)
 }
 
 // newBuffer returns a per-VU sample buffer that hands full batches to the
