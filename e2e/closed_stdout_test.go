@@ -39,15 +39,7 @@ func runClosedStdout(t *testing.T, args ...string) run {
 	stdout.Close()
 	err = cmd.Wait()
 	r := run{stderr: stderr.String(), elapsed: time.Since(start)}
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		t.Fatalf("metronome did not finish within 60s\nstderr:\n%s", r.stderr)
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode() // -1 when a signal killed it
-	case err != nil:
-		t.Fatal(err)
-	}
+	r.code = exitCode(t, ctx, err, "metronome", 60*time.Second, r.stderr)
 	return r
 }
 

@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -62,14 +61,6 @@ func runK6(t *testing.T, s runSpec) run {
 	start := time.Now()
 	err := cmd.Run()
 	r := run{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		t.Fatalf("k6 %s did not finish within %v\nstderr:\n%s", strings.Join(s.args, " "), timeout, r.stderr)
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("k6 %s: %v", strings.Join(s.args, " "), err)
-	}
+	r.code = exitCode(t, ctx, err, "k6 "+strings.Join(s.args, " "), timeout, r.stderr)
 	return r
 }

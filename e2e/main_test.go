@@ -127,15 +127,7 @@ func metronome(t *testing.T, s runSpec) run {
 	}
 	err := cmd.Wait()
 	r := run{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		t.Fatalf("metronome %s did not finish within %v\nstderr:\n%s", strings.Join(s.args, " "), timeout, r.stderr)
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("metronome %s: %v", strings.Join(s.args, " "), err)
-	}
+	r.code = exitCode(t, ctx, err, "metronome "+strings.Join(s.args, " "), timeout, r.stderr)
 	for _, sign := range []string{"goroutine ", "panic:", "runtime error", ".go:"} {
 		if strings.Contains(r.stderr, sign) || strings.Contains(r.stdout, sign) {
 			t.Errorf("metronome %s printed what looks like a Go stack trace or Go source position (%q):\nstderr:\n%s",
@@ -299,3 +291,20 @@ func wantOneError(t *testing.T, r run, code int, want ...string) {
 // script returns the path of a testdata script, relative to the package
 // directory where metronome runs.
 func script(name string) string { return filepath.Join("testdata", name) }
+
+// exitCode is the exit status of a process that ended with err (-1 when a
+// signal killed it); it fails the test when the process outlived ctx, whose
+// timeout was timeout, or could not be waited for.
+func exitCode(t *testing.T, ctx context.Context, err error, what string, timeout time.Duration, stderr string) int {
+	t.Helper()
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("%s did not finish within %v\nstderr:\n%s", what, timeout, stderr)
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	case err != nil:
+		t.Fatalf("%s: %v", what, err)
+	}
+	return 0
+}
