@@ -564,19 +564,32 @@ func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
 func (r *testRun) vusLoop(ctx context.Context) {
 	rec := r.newBuffer()
 	defer rec.Flush()
-	t := time.NewTicker(vusInterval)
-	defer t.Stop()
-	for {
+	sample := func() bool {
 		active := 0
 		for _, sc := range r.scenarios {
 			active += sc.progress().ActiveVUs
 		}
 		r.recordVUs(rec, active)
 		rec.Flush()
+		return true
+	}
+	sample()
+	every(ctx, vusInterval, sample)
+}
+
+// every calls f at each tick of interval until ctx ends or f returns
+// false. It ticks with time.NewTicker so that synctest bubbles drive it.
+func every(ctx context.Context, interval time.Duration, f func() bool) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		if !f() {
+			return
 		}
 	}
 }
@@ -594,17 +607,11 @@ func (r *testRun) recordVUs(rec metrics.Recorder, active int) {
 // metrics.BufferMaxAge old, so that thresholds and outputs see what a
 // running iteration recorded without waiting for it to end.
 func (r *testRun) flushLoop(ctx context.Context) {
-	t := time.NewTicker(metrics.BufferMaxAge / 2)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, metrics.BufferMaxAge/2, func() bool {
 		now := r.clock.Now()
 		r.pool.EachRecorder(func(rec metrics.VURecorder) { rec.FlushParked(now) })
-	}
+		return true
+	})
 }
 
 // thresholdLoop evaluates thresholds every two seconds and aborts the test
@@ -613,22 +620,16 @@ func (r *testRun) thresholdLoop(ctx context.Context) {
 	if isTrue(r.opts.NoThresholds) {
 		return
 	}
-	t := time.NewTicker(thresholdInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, thresholdInterval, func() bool {
 		rep := r.engine.EvaluateThresholds(r.clock.Now().Sub(r.start), false)
 		if rep.Abort() {
 			r.setAbort(exitcode.Errorf(exitcode.ThresholdsFailed,
 				"thresholds on metrics '%s' were crossed; the test was aborted (abortOnFail)",
 				strings.Join(rep.FailedMetrics(), "', '")))
-			return
+			return false
 		}
-	}
+		return true
+	})
 }
 
 // interruptGrace is how long timed waits, after the timeout, for the
