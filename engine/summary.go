@@ -252,10 +252,6 @@ func (r *testRun) scenarioReports() ([]summary.ScenarioReport, []summary.BackFil
 			warns = append(warns, omissionWarning(name, t.Max(), tail, fill))
 		}
 	}
-	if n := r.state.SleepsInOpenModel.Load(); n > 0 {
-		warns = append(warns, fmt.Sprintf("sleep() ran %d times inside open-model iterations; it adds to corrected_latency, "+
-			"so corrected numbers include the script's own waiting", n))
-	}
 	return reps, fills, warns
 }
 
@@ -267,7 +263,7 @@ func backFillReport(name, executorName string, a executor.BackFillAccount, p99 f
 		Name: name, Executor: executorName,
 		ExpectedInterval: a.Interval.String(),
 		Estimated:        a.Interval.Mode == executor.IntervalAuto,
-		Iterations:       a.Iterations, Backfilled: a.Backfilled, Unestimated: a.Unestimated,
+		Requests:         a.Requests, Backfilled: a.Backfilled, Unestimated: a.Unestimated,
 		RawP99:       p99(metrics.HTTPReqDurationName + "{scenario:" + name + "}"),
 		IterationP99: p99(metrics.IterationDurationName + "{scenario:" + name + "}"),
 		CorrectedP99: p99(metrics.CorrectedLatencyName + "{scenario:" + name + "}"),

@@ -162,7 +162,7 @@ func dataGroupOf(g *Group) map[string]any {
 //	metronome   {scenarios: [{name, executor, intended, onTime, late, lateForVU,
 //	             dropped, interrupted, peakBacklog, rawP99, correctedP99}],
 //	             backFills: [{name, executor, expectedInterval, estimated,
-//	             iterations, backfilled, unestimated, vus, cadenceMedian,
+//	             requests, backfilled, unestimated, vus, cadenceMedian,
 //	             cadenceMin, cadenceMax, rawP99, iterationP99, correctedP99}],
 //	             warnings: [string]}
 //
@@ -218,7 +218,7 @@ func Data(in *Input) map[string]any {
 		fills = append(fills, map[string]any{
 			"name": s.Name, "executor": s.Executor,
 			"expectedInterval": s.ExpectedInterval, "estimated": s.Estimated,
-			"iterations": s.Iterations, "backfilled": s.Backfilled, "unestimated": s.Unestimated,
+			"requests": s.Requests, "backfilled": s.Backfilled, "unestimated": s.Unestimated,
 			"vus":           int64(s.VUs),
 			"cadenceMedian": jsonNumber(s.CadenceMedian),
 			"cadenceMin":    jsonNumber(s.CadenceMin),

@@ -115,10 +115,11 @@ type BackFillReport struct {
 	// Estimated is true for 'auto': the interval, and so every
 	// back-filled sample, is an estimate from each VU's own cadence.
 	Estimated bool
-	// Iterations counts the completed iterations, Backfilled the samples
-	// added, Unestimated the iterations that ran before their VU had an
-	// estimate (auto only; nothing was back-filled for them).
-	Iterations, Backfilled, Unestimated int64
+	// Requests counts the requests that recorded corrected_latency,
+	// Backfilled the samples added, Unestimated the iterations that ran
+	// before their VU had an estimate (auto only; their requests were not
+	// back-filled).
+	Requests, Backfilled, Unestimated int64
 	// VUs is how many VUs had an estimate; CadenceMedian, CadenceMin and
 	// CadenceMax are the median and range of their estimates (auto), or
 	// the hand-set interval.

@@ -582,8 +582,8 @@ func (r *textRenderer) backFills() {
 				formatTime(s.CadenceMedian, unit), s.VUs, formatTime(s.CadenceMin, unit), formatTime(s.CadenceMax, unit))
 		}
 		if s.Estimated {
-			filled = fmt.Sprintf("%d samples (estimates); %d of %d iterations ran before their VU had an estimate and back-filled nothing",
-				s.Backfilled, s.Unestimated, s.Iterations)
+			filled = fmt.Sprintf("%d samples (estimates) for %d requests; %d iterations ran before their VU had an estimate and back-filled nothing",
+				s.Backfilled, s.Requests, s.Unestimated)
 		}
 		raw := "raw "
 		if s.RawP99 != 0 {

@@ -261,6 +261,9 @@ func (in *instance) emit(st *modules.State, res *result) {
 		st.DataSent += int64(h.sent)
 		st.DataReceived += int64(h.received)
 		if h.canceled {
+			// The iteration was cut off while the hop waited: k6 emits
+			// nothing for it, but its user is still waiting.
+			jsmod.RecordInterrupted(st, in.hopTags(r, h, -1), h.end.Add(-h.t.total()), h.end)
 			continue
 		}
 		if h.err != nil && logf != nil {
@@ -286,6 +289,7 @@ func (in *instance) emit(st *modules.State, res *result) {
 		if expected >= 0 {
 			rec.Record(metrics.Sample{Metric: b.HTTPReqFailed, Tags: tags, Time: h.end, Value: float64(1 - expected)})
 		}
+		jsmod.RecordLatency(st, tags, h.end, t.total())
 	}
 	if res.redirectsExhausted && logf != nil {
 		logf("Stopped after %d redirects and returned the last redirect response; raise the limit with the redirects param or the maxRedirects option", r.redirects)
