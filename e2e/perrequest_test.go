@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -28,11 +29,33 @@ func TestPerRequestOpenModelLeavesOutSleep(t *testing.T) {
 		t.Fatalf("server: %v", err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	exp := filepath.Join(t.TempDir(), "summary.json")
-	r := metronome(t, runSpec{args: []string{"run", "-q", "--summary-export", exp, "-e", "TARGET=" + srv.URL(),
-		script("perrequest/open_sleep.js")}})
+	dir := t.TempDir()
+	exp, jsonPath := filepath.Join(dir, "summary.json"), filepath.Join(dir, "out.json")
+	r := metronome(t, runSpec{args: []string{"run", "-q", "--summary-export", exp, "-o", "json=" + jsonPath,
+		"-e", "TARGET=" + srv.URL(), script("perrequest/open_sleep.js")}})
 	if r.code != 0 {
 		t.Fatalf("exit code %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	// Each corrected_latency point carries exactly the tags of its
+	// request's http_req_duration point (same time, same request).
+	tagsAt := map[string]map[string]string{}
+	for _, l := range readJSONOutput(t, jsonPath) {
+		if l.Type == "Point" && l.Metric == "http_req_duration" {
+			tagsAt[l.Data.Time] = l.Data.Tags
+		}
+	}
+	points := 0
+	for _, l := range readJSONOutput(t, jsonPath) {
+		if l.Type != "Point" || l.Metric != "corrected_latency" {
+			continue
+		}
+		points++
+		if want := tagsAt[l.Data.Time]; !maps.Equal(l.Data.Tags, want) || want["name"] == "" || want["method"] != "GET" || want["status"] != "200" {
+			t.Fatalf("corrected_latency point tagged %v, its request's http_req_duration %v", l.Data.Tags, want)
+		}
+	}
+	if points == 0 {
+		t.Fatal("no corrected_latency point in the JSON output")
 	}
 	e := readExport(t, exp)
 	raw, cor, lag := e.num(t, "http_req_duration", "med"), e.num(t, "corrected_latency", "med"), e.num(t, "schedule_lag", "med")
