@@ -62,7 +62,7 @@ type metricObs struct {
 // periodic are the gauges k6 samples once a second rather than on events.
 var periodic = map[string]bool{"vus": true, "vus_max": true}
 
-// metronomeOnly are metrics metronome adds to k6's (README, "The metrics
+// metronomeOnly are metrics metronome adds to k6's (docs/metrics.md, "The metrics
 // metronome adds"); they are left out before comparing.
 var metronomeOnly = map[string]bool{"corrected_latency": true, "schedule_lag": true}
 
@@ -471,7 +471,7 @@ func compare(want, got *observation, tol approx) []mismatch {
 				add(key+".values", "%s has no %s", n, stat)
 				continue
 			}
-			// Percentiles come from an HdrHistogram (README, Precision):
+			// Percentiles come from an HdrHistogram (docs/metrics.md, Precision):
 			// within 0.05% + 0.0005 of k6's exact value.
 			slack := 1e-9 * math.Abs(wv)
 			if stat == "med" || strings.HasPrefix(stat, "p(") {

@@ -16,7 +16,7 @@ import (
 // vuMemory is a lower bound of the memory one VU takes, so that a VU count
 // above availableMemory/vuMemory cannot run here whatever the script. An
 // idle VU of the smallest script holds about 7 KB of heap and an 8 KB
-// goroutine stack (README, Performance); measured as resident-set growth
+// goroutine stack (docs/performance.md); measured as resident-set growth
 // per extra VU of `metronome run`, 1,000 VUs looping sleep(1) take about
 // 25 KB each and VUs looping http.get + check + sleep 50-74 KB each.
 // Scripts that hold data take more: passing the check does not promise

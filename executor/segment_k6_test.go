@@ -14,7 +14,7 @@ import (
 // (--execution-segment-sequence=0,1/3,2/3,1), iterations sleeping 300 ms:
 // exec.scenario.iterationInTest of every iteration, and exec.vu.idInTest
 // of the VUs of instance 1 (k6 numbered them 1, 4, 7, … 37). Recorded on
-// loopback with /work/peers/k6 (see README "Running on many machines").
+// loopback with /work/peers/k6 (see docs/distributed.md).
 // k6's constant-arrival-rate instances also ran a global index 10 at
 // 1.0 s (instance 1) that a single k6 instance does not run; metronome's
 // instances run exactly the single instance's indices 0-9.

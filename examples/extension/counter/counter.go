@@ -11,7 +11,7 @@
 //
 // A binary gets all three by importing this package for its side effects
 // next to metronome's built-ins; see examples/extension/cmd/metronome-counter
-// and the Extensions section of the README.
+// and docs/extensions.md.
 package counter
 
 import (

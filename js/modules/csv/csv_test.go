@@ -13,7 +13,7 @@ import (
 // knownDifferences are the probes where metronome knowingly answers
 // otherwise than k6 v2.2.0 did.
 var knownDifferences = map[string]string{
-	"keys": "metronome's namespace objects of Go modules also hold default (see the README)",
+	"keys": "metronome's namespace objects of Go modules also hold default (see docs/k6-compatibility.md)",
 }
 
 // TestAgainstK6 runs testdata/csv.js and compares each probe it prints
