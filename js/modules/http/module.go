@@ -263,7 +263,7 @@ func (in *instance) emit(st *modules.State, res *result) {
 		if h.canceled {
 			// The iteration was cut off while the hop waited: k6 emits
 			// nothing for it, but its user is still waiting.
-			jsmod.RecordInterrupted(st, in.hopTags(r, h, -1), h.end.Add(-h.t.total()), h.end)
+			jsmod.RecordInterrupted(st, in.requestTags(r, h), h.end.Add(-h.t.total()), h.end)
 			continue
 		}
 		if h.err != nil && logf != nil {
@@ -296,6 +296,22 @@ func (in *instance) emit(st *modules.State, res *result) {
 	}
 }
 
+// requestTags are the tags of the request a hop made, before its outcome:
+// the request's own, with a redirect hop's name and url.
+func (in *instance) requestTags(r *request, h *hop) *metrics.TagSet {
+	tags := r.tags
+	if h.url != r.url && !r.named {
+		sys := in.d.sys
+		if sys&sysName != 0 {
+			tags = tags.With("name", h.url.clean)
+		}
+		if sys&sysURL != 0 {
+			tags = tags.With("url", h.url.clean)
+		}
+	}
+	return tags
+}
+
 // hopTags adds the hop's outcome to the request's tags. expected is the
 // response callback's verdict: 1 expected, 0 not, -1 no callback.
 func (in *instance) hopTags(r *request, h *hop, expected int8) *metrics.TagSet {
@@ -308,15 +324,7 @@ func (in *instance) hopTags(r *request, h *hop, expected int8) *metrics.TagSet {
 			return m.tags
 		}
 	}
-	tags := r.tags
-	if h.url != r.url && !r.named {
-		if sys&sysName != 0 {
-			tags = tags.With("name", h.url.clean)
-		}
-		if sys&sysURL != 0 {
-			tags = tags.With("url", h.url.clean)
-		}
-	}
+	tags := in.requestTags(r, h)
 	if sys&sysStatus != 0 {
 		tags = tags.With("status", statusString(h.status))
 	}
