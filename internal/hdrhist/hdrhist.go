@@ -44,26 +44,56 @@ func (p *Pool) Record(h *Hist, v int64) {
 		return
 	}
 	if h.sparse == nil {
-		if n := len(p.sparse); n > 0 {
-			h.sparse = p.sparse[n-1]
-			p.sparse = p.sparse[:n-1]
-		} else {
-			h.sparse = hdrhistogram.NewPacked(p.lowest, p.highest, p.digits)
-		}
+		h.sparse = p.newSparse()
 	}
 	_ = h.sparse.RecordValue(v)
-	if h.sparse.TotalCount() < Dense {
+	p.densify(h)
+}
+
+// Merge adds the values of src (a histogram read from a log, say) to h and
+// returns how many did not fit.
+func (p *Pool) Merge(h *Hist, src *hdrhistogram.Histogram) int64 {
+	if h.dense == nil && h.sparse == nil && src.TotalCount() < Dense {
+		h.sparse = p.newSparse()
+	}
+	if h.sparse != nil {
+		dropped := h.sparse.MergeFrom(src)
+		p.densify(h)
+		return dropped
+	}
+	if h.dense == nil {
+		h.dense = p.newDense()
+	}
+	return h.dense.Merge(src)
+}
+
+// densify moves h to dense storage once it holds Dense values.
+func (p *Pool) densify(h *Hist) {
+	if h.sparse == nil || h.sparse.TotalCount() < Dense {
 		return
 	}
-	if n := len(p.dense); n > 0 {
-		h.dense = p.dense[n-1]
-		p.dense = p.dense[:n-1]
-	} else {
-		h.dense = hdrhistogram.New(p.lowest, p.highest, p.digits)
-	}
+	h.dense = p.newDense()
 	h.sparse.MergeInto(h.dense)
 	p.putSparse(h.sparse)
 	h.sparse = nil
+}
+
+func (p *Pool) newSparse() *hdrhistogram.PackedHistogram {
+	if n := len(p.sparse); n > 0 {
+		s := p.sparse[n-1]
+		p.sparse = p.sparse[:n-1]
+		return s
+	}
+	return hdrhistogram.NewPacked(p.lowest, p.highest, p.digits)
+}
+
+func (p *Pool) newDense() *hdrhistogram.Histogram {
+	if n := len(p.dense); n > 0 {
+		d := p.dense[n-1]
+		p.dense = p.dense[:n-1]
+		return d
+	}
+	return hdrhistogram.New(p.lowest, p.highest, p.digits)
 }
 
 func (p *Pool) putSparse(s *hdrhistogram.PackedHistogram) {

@@ -84,3 +84,26 @@ func TestRecordReusesStorage(t *testing.T) {
 		t.Errorf("%v allocations a cycle, want 0", n)
 	}
 }
+
+// Merging dense histograms (intervals read from a log) gives what
+// recording their values would, turning dense once the total is busy.
+func TestMerge(t *testing.T) {
+	p := NewPool(lowest, highest, digits)
+	var h Hist
+	ref := hdrhistogram.New(lowest, highest, digits)
+	for _, n := range []int{10, 500, Dense, 3} {
+		src := hdrhistogram.New(lowest, highest, digits)
+		for i := range n {
+			_ = src.RecordValue(int64(i*37 + 1))
+		}
+		if dropped := p.Merge(&h, src); dropped != 0 {
+			t.Fatalf("%d dropped", dropped)
+		}
+		ref.Merge(src)
+		got := hdrhistogram.New(lowest, highest, digits)
+		h.MergeInto(got)
+		if !got.Equals(ref) || (h.dense != nil) != (ref.TotalCount() >= Dense) {
+			t.Errorf("after %d more: count %d (dense %v), want %d", n, h.TotalCount(), h.dense != nil, ref.TotalCount())
+		}
+	}
+}

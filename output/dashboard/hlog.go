@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
+	"slices"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/output/hdrlog"
 )
 
 // maxRows bounds the intervals of a report built from logs: longer runs
@@ -17,9 +18,9 @@ const maxRows = 360
 
 // logInterval is one interval histogram read from a log.
 type logInterval struct {
-	metric, scenario string
-	start, end       time.Time
-	h                *hdrhistogram.Histogram
+	series     hdrlog.Series
+	start, end time.Time
+	h          *hdrhistogram.Histogram
 }
 
 // LogReader collects the interval histograms of HdrHistogram logs written
@@ -42,17 +43,8 @@ func (lr *LogReader) Add(r io.Reader, name string) error {
 			break
 		}
 		n++
-		iv := logInterval{start: time.UnixMilli(h.StartTimeMs()), end: time.UnixMilli(h.EndTimeMs()), h: h}
-		for _, part := range strings.Split(h.Tag(), ";") {
-			k, v, _ := strings.Cut(part, "=")
-			switch k {
-			case "metric":
-				iv.metric = v
-			case "scenario":
-				iv.scenario = v
-			}
-		}
-		lr.intervals = append(lr.intervals, iv)
+		lr.intervals = append(lr.intervals, logInterval{series: hdrlog.ParseTag(h.Tag()),
+			start: time.UnixMilli(h.StartTimeMs()), end: time.UnixMilli(h.EndTimeMs()), h: h})
 	}
 	if n == 0 {
 		return fmt.Errorf("%s: no interval histograms (is it an HdrHistogram log written with -o hdrlog=FILE?)", name)
@@ -94,8 +86,8 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 	hists := map[key]*hdrhistogram.Histogram{}
 	for _, iv := range lr.intervals {
 		names := []string{""}
-		if iv.scenario != "" {
-			names = append(names, iv.scenario)
+		if iv.series.Scenario != "" {
+			names = append(names, iv.series.Scenario)
 		}
 		row := int(iv.start.Sub(start) / period)
 		for _, name := range names {
@@ -106,7 +98,7 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 				order = append(order, sec)
 			}
 			sec.row(row)
-			switch iv.metric {
+			switch iv.series.Metric {
 			case metrics.HTTPReqDurationName:
 				sec.SpectrumRaw.Merge(iv.h)
 				sec.Rows[row].Requests += float64(iv.h.TotalCount())
@@ -119,7 +111,7 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 			default:
 				continue
 			}
-			k := key{name, iv.metric, row}
+			k := key{name, iv.series.Metric, row}
 			if hists[k] == nil {
 				hists[k] = newHist()
 			}
@@ -166,5 +158,7 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 	}
 	tl := &Timeline{Start: start, Period: period, Sections: order, Done: true}
 	sortSections(tl.Sections)
+	slices.SortStableFunc(lr.intervals, func(a, b logInterval) int { return a.start.Compare(b.start) })
+	tl.Endpoints, tl.EndpointsFolded = logEndpoints(lr.intervals, start, period)
 	return tl, nil
 }

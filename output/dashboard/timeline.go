@@ -61,6 +61,11 @@ type Timeline struct {
 	Start    time.Time
 	Period   time.Duration
 	Sections []*Section // [0] is the whole test
+	// Endpoints are the request names', slowest corrected p99 first;
+	// EndpointsFolded counts the corrected_latency samples of the names
+	// past metrics.MaxBreakdownValues, which have none.
+	Endpoints       []*Endpoint
+	EndpointsFolded int64
 	// Done is set once the run (or the log) has ended.
 	Done bool
 }
@@ -115,6 +120,8 @@ type Aggregator struct {
 	// lags pairs a schedule_lag sample with the corrected_latency sample
 	// its iteration records right after it, to place its wait in time.
 	lags map[lagKey]float64
+	// eps is the per-endpoint view.
+	eps *endpoints
 }
 
 type lagKey struct {
@@ -125,7 +132,7 @@ type lagKey struct {
 // NewAggregator starts a timeline at start with intervals of period.
 func NewAggregator(start time.Time, period time.Duration) *Aggregator {
 	a := &Aggregator{start: start, period: period, grace: max(period, 2*time.Second),
-		byName: map[string]*sectionState{}, lags: map[lagKey]float64{}}
+		byName: map[string]*sectionState{}, lags: map[lagKey]float64{}, eps: newEndpoints()}
 	a.section("")
 	return a
 }
@@ -193,15 +200,22 @@ func (a *Aggregator) add(smp *metrics.Sample) {
 		return
 	}
 	name := smp.Metric.Name
+	kind := endpointKind(name)
 	switch name {
 	case metrics.HTTPReqDurationName, metrics.CorrectedLatencyName, metrics.ScheduleLagName,
 		metrics.HTTPReqsName, metrics.HTTPReqFailedName, metrics.IterationsName,
 		metrics.DroppedIterationsName, metrics.VUsName:
 	default:
+		if kind >= 0 {
+			a.eps.add(smp, kind, a.index(smp.Time))
+		}
 		return
 	}
 	t := smp.Time
 	idx := a.index(t)
+	if kind >= 0 {
+		a.eps.add(smp, kind, idx)
+	}
 	states := [2]*sectionState{a.sections[0], nil}
 	if sc := tagValue(smp.Tags, "scenario"); sc != "" {
 		states[1] = a.section(sc)
@@ -312,6 +326,7 @@ func (a *Aggregator) Close(now time.Time) {
 			delete(a.lags, k)
 		}
 	}
+	a.eps.close(a, now)
 }
 
 func (a *Aggregator) reduce(r *Row, tr *trends) {
@@ -347,6 +362,7 @@ func (a *Aggregator) Snapshot(done bool) *Timeline {
 		tl.Sections = append(tl.Sections, &c)
 	}
 	sortSections(tl.Sections)
+	tl.Endpoints, tl.EndpointsFolded = a.eps.snapshot(), a.eps.folded
 	return tl
 }
 
