@@ -104,6 +104,9 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 				sec.Rows[row].Requests += float64(iv.h.TotalCount())
 			case metrics.CorrectedLatencyName:
 				sec.SpectrumCorrected.Merge(iv.h)
+				if iv.series.Outcome == "dropped" {
+					sec.Rows[row].Dropped += float64(iv.h.TotalCount())
+				}
 			case metrics.ScheduleLagName:
 				sec.HasLag = true
 			case metrics.IterationDurationName:
@@ -130,15 +133,17 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 		}
 	}
 	// In an open-model scenario (one with schedule_lag) every intended
-	// arrival has one corrected_latency value; the log places it by its
-	// end rather than its intended start.
+	// arrival either completed, with one schedule_lag value, or was
+	// dropped, with one corrected_latency value tagged outcome=dropped
+	// (logs written before that tag was logged count no drops); the log
+	// places both by their end rather than the intended start.
 	for _, sec := range order {
 		if !sec.HasLag {
 			continue
 		}
 		sec.HasIntended = true
 		for i := range sec.Rows {
-			sec.Rows[i].Intended = float64(sec.Rows[i].Corrected.Count)
+			sec.Rows[i].Intended = float64(sec.Rows[i].Lag.Count) + sec.Rows[i].Dropped
 			sec.Rows[i].Completed = sec.Rows[i].Iterations
 		}
 	}
