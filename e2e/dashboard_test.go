@@ -353,17 +353,6 @@ func TestWebDashboardInBrowser(t *testing.T) {
 
 }
 
-// startServer starts a stall server with schedule s on loopback.
-func startServer(t *testing.T, s stallserver.Schedule) *stallserver.Server {
-	t.Helper()
-	srv := stallserver.New(s)
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatalf("stall server: %v", err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	return srv
-}
-
 func must(t *testing.T, what string, err error) {
 	t.Helper()
 	if err != nil {

@@ -89,6 +89,21 @@ func TestArrivalsFromIterations(t *testing.T) {
 // not one per request.
 func TestLogReaderCountsArrivals(t *testing.T) {
 	b := metrics.RegisterBuiltin(metrics.NewRegistry())
+	tl := logTimeline(t, requestsRun(b))
+	var intended, dropped float64
+	for _, r := range section(t, tl, "api").Rows {
+		intended += r.Intended
+		dropped += r.Dropped
+	}
+	if intended != 50 || dropped != 5 {
+		t.Errorf("intended %v, dropped %v; want 50 and 5", intended, dropped)
+	}
+}
+
+// logTimeline writes samples through the hdrlog output and returns the
+// timeline `metronome report` reads back from the log.
+func logTimeline(t *testing.T, samples []metrics.Sample) *Timeline {
+	t.Helper()
 	var log bytes.Buffer
 	o, err := hdrlog.New(output.Params{Arg: "-", Stdout: &log, Now: func() time.Time { return t0 }})
 	if err != nil {
@@ -97,7 +112,7 @@ func TestLogReaderCountsArrivals(t *testing.T) {
 	if err := o.Start(); err != nil {
 		t.Fatal(err)
 	}
-	o.AddSamples(requestsRun(b))
+	o.AddSamples(samples)
 	if err := o.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -109,12 +124,5 @@ func TestLogReaderCountsArrivals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var intended, dropped float64
-	for _, r := range section(t, tl, "api").Rows {
-		intended += r.Intended
-		dropped += r.Dropped
-	}
-	if intended != 50 || dropped != 5 {
-		t.Errorf("intended %v, dropped %v; want 50 and 5", intended, dropped)
-	}
+	return tl
 }

@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"bytes"
 	"fmt"
 	"html"
 	"regexp"
@@ -10,8 +9,6 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/metrics"
-	"github.com/metronome-load/metronome/output"
-	"github.com/metronome-load/metronome/output/hdrlog"
 	"github.com/metronome-load/metronome/summary"
 )
 
@@ -71,26 +68,7 @@ func TestEndpointsLiveAndFromLog(t *testing.T) {
 	a.Close(time.Time{})
 	live := a.Snapshot(true)
 
-	var log bytes.Buffer
-	o, err := hdrlog.New(output.Params{Arg: "-", Stdout: &log, Now: func() time.Time { return t0 }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := o.Start(); err != nil {
-		t.Fatal(err)
-	}
-	o.AddSamples(samples)
-	if err := o.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	var lr LogReader
-	if err := lr.Add(&log, "run.hlog"); err != nil {
-		t.Fatal(err)
-	}
-	fromLog, err := lr.Timeline(0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fromLog := logTimeline(t, samples)
 
 	for what, tl := range map[string]*Timeline{"live": live, "log": fromLog} {
 		// Two names and the first 48 of the others make the cap of 50.
