@@ -109,6 +109,49 @@ func TestNamesSplitAndFold(t *testing.T) {
 	})
 }
 
+// A script that puts an ID in every URL gets the default cap's names and
+// one folded series per metric, whatever the number of URLs: 5,000 of them
+// over 10 s make at most 50 + 1 series of each split metric.
+func TestThousandsOfNames(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := metrics.RegisterBuiltin(metrics.NewRegistry())
+		start := time.Now()
+		var batches [][]metrics.Sample
+		for i := range 100 {
+			var batch []metrics.Sample
+			for k := range 50 {
+				tags := metrics.NewTags(map[string]string{"scenario": "s", "name": fmt.Sprintf("https://x.test/item/%d", i*50+k)})
+				at := start.Add(time.Duration(i) * 100 * time.Millisecond)
+				batch = append(batch,
+					metrics.Sample{Metric: b.HTTPReqDuration, Tags: tags, Time: at, Value: 1},
+					metrics.Sample{Metric: b.CorrectedLatency, Tags: tags, Time: at, Value: 2})
+			}
+			batches = append(batches, batch)
+		}
+		path := filepath.Join(t.TempDir(), "ids.hlog")
+		l := record(t, path, nil, batches)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts := readCounts(t, data)
+		if len(counts) != 2*(metrics.MaxBreakdownValues+1) {
+			t.Errorf("%d series, want %d", len(counts), 2*(metrics.MaxBreakdownValues+1))
+		}
+		if n := counts["metric=http_req_duration;scenario=s;folded=true"]; n != 5000-metrics.MaxBreakdownValues {
+			t.Errorf("%d folded requests, want %d", n, 5000-metrics.MaxBreakdownValues)
+		}
+		if !strings.Contains(l.String(), "4950 request names past the first 50 were logged together") {
+			t.Errorf("output:\n%s", l)
+		}
+		// The 50 names logged apart came in the first interval; the
+		// folded ones in each of the 10: a line for each, per metric.
+		if lines := strings.Count(string(data), "\nTag="); lines != 2*(50+10) {
+			t.Errorf("%d interval lines, want %d", lines, 2*(50+10))
+		}
+	})
+}
+
 func TestMaxNamesVariable(t *testing.T) {
 	for _, bad := range []string{"-1", "many"} {
 		_, err := New(output.Params{Arg: "x.hlog", Env: map[string]string{EnvMaxNames: bad}})

@@ -112,7 +112,7 @@ type Output struct {
 	slots map[string]int    // log tag → slot
 	tags  []string          // slot → log tag
 	// names are the request names logged apart; folded those past
-	// maxNames, logged together.
+	// maxNames, logged together, kept (for their count) up to maxKeys.
 	names   map[string]bool
 	folded  map[string]bool
 	open    []*interval // consecutive intervals not yet written
@@ -267,7 +267,11 @@ func (o *Output) finish(stuck bool) error {
 		o.logf("hdrlog: %d values above one day were logged as one day", o.clamped)
 	}
 	if n := len(o.folded); n > 0 {
-		o.logf("hdrlog: %d request names past the first %d were logged together under folded=true (%s sets the cap)", n, o.maxNames, EnvMaxNames)
+		count := strconv.Itoa(n)
+		if n == maxKeys {
+			count = "at least " + count
+		}
+		o.logf("hdrlog: %s request names past the first %d were logged together under folded=true (%s sets the cap)", count, o.maxNames, EnvMaxNames)
 	}
 	return err
 }
@@ -315,7 +319,7 @@ func (o *Output) series(metric string, tags *metrics.TagSet) Series {
 		s.Name = name
 	default:
 		s.Folded = true
-		if !o.folded[name] {
+		if !o.folded[name] && len(o.folded) < maxKeys {
 			if len(o.folded) == 0 {
 				o.foldComment(name)
 			}
