@@ -37,7 +37,7 @@ func requestBatch(b *metrics.Builtin, start time.Time, n, names int) []metrics.S
 
 // benchOutput is an output whose log goes nowhere, driven without its
 // goroutine.
-func benchOutput(b *testing.B, start time.Time) *Output {
+func benchOutput(b testing.TB, start time.Time) *Output {
 	o, err := New(output.Params{Arg: "-", Stdout: io.Discard, Now: func() time.Time { return start }})
 	if err != nil {
 		b.Fatal(err)
