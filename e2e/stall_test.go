@@ -53,16 +53,22 @@ const (
 
 var stallSchedule = stallserver.Schedule{Length: 500 * time.Millisecond, Period: 3 * time.Second, First: 1500 * time.Millisecond}
 
-// startStallServer starts a stall server on loopback right before a run,
-// so that the run meets its stalls early on.
-func startStallServer(t *testing.T) *stallserver.Server {
+// startServer starts a stall server with schedule s on loopback.
+func startServer(t *testing.T, s stallserver.Schedule) *stallserver.Server {
 	t.Helper()
-	srv := stallserver.New(stallSchedule)
+	srv := stallserver.New(s)
 	if err := srv.Start("127.0.0.1:0"); err != nil {
 		t.Fatalf("stall server: %v", err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 	return srv
+}
+
+// startStallServer starts a stall server on loopback right before a run,
+// so that the run meets its stalls early on.
+func startStallServer(t *testing.T) *stallserver.Server {
+	t.Helper()
+	return startServer(t, stallSchedule)
 }
 
 // arrival is one open-model arrival as an output recorded it.
