@@ -585,14 +585,11 @@ func checkOwnDashboard(t *testing.T, prom *promtest.Server, runs []*promRun) {
 	defer cancel()
 	evaluated, answered := 0, 0
 	for _, q := range qs {
-		for _, values := range []map[string]string{all, one} {
-			if values["name"] != ".+" && !strings.Contains(q.Expr, "$name") {
-				continue
-			}
-			e, err := q.Expand(values)
-			if err != nil {
-				t.Fatal(err)
-			}
+		each, err := q.ExpandEach(all, one)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range each {
 			got, err := grafanatest.Count(ctx, prom, e, start, end, time.Second)
 			evaluated++
 			switch {

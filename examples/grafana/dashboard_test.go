@@ -192,14 +192,11 @@ func TestDashboardQueries(t *testing.T) {
 	one := values(testid)
 	one["name"] = "login"
 	for _, q := range qs {
-		for _, vals := range []map[string]string{values(testid), one} {
-			if vals["name"] != ".+" && !strings.Contains(q.Expr, "$name") {
-				continue
-			}
-			e, err := q.Expand(vals)
-			if err != nil {
-				t.Fatal(err)
-			}
+		each, err := q.ExpandEach(values(testid), one)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range each {
 			n, err := grafanatest.Count(ctx, srv, e, r.start, r.end, 15*time.Second)
 			t.Logf("%-64s %4d values  %s", e, n, e.Expr)
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -126,6 +127,23 @@ func (q Query) Expand(values map[string]string) (Query, error) {
 	}
 	q.Expr = out
 	return q, nil
+}
+
+// ExpandEach expands q with each set of values and returns the distinct
+// queries, in order: a set that changes only variables q does not use adds
+// nothing.
+func (q Query) ExpandEach(sets ...map[string]string) ([]Query, error) {
+	var out []Query
+	for _, values := range sets {
+		e, err := q.Expand(values)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(out, func(o Query) bool { return o.Expr == e.Expr }) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // Variable queries Grafana's Prometheus data source understands.

@@ -61,6 +61,10 @@ func TestExpand(t *testing.T) {
 	if want := `rate(x_p99{a=~"1", b="2"}[1m]) 1`; err != nil || got.Expr != want || got.Panel != "p" {
 		t.Errorf("Expand = %+v, %v; want %q", got, err, want)
 	}
+	each, err := Query{Expr: `x{a="$a"}`}.ExpandEach(map[string]string{"a": "1", "b": "1"}, map[string]string{"a": "1", "b": "2"}, map[string]string{"a": "2"})
+	if err != nil || len(each) != 2 || each[0].Expr != `x{a="1"}` || each[1].Expr != `x{a="2"}` {
+		t.Errorf("ExpandEach = %+v, %v; want a=1 then a=2", each, err)
+	}
 	q.Expr = `x{a="$a", b="$b"}`
 	if _, err := q.Expand(map[string]string{"a": "1"}); err == nil || !strings.Contains(err.Error(), "$b") {
 		t.Errorf("a variable without a value: %v", err)
