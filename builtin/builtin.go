@@ -44,5 +44,6 @@ import (
 	_ "github.com/metronome-load/metronome/output/hdrlog"
 	_ "github.com/metronome-load/metronome/output/influxdb"
 	_ "github.com/metronome-load/metronome/output/json"
+	_ "github.com/metronome-load/metronome/output/opentelemetry"
 	_ "github.com/metronome-load/metronome/output/prometheus"
 )
