@@ -20,6 +20,7 @@ const (
 	envPushInterval  = envPrefix + "PUSH_INTERVAL"
 	envTrendStats    = envPrefix + "TREND_STATS"
 	envNative        = envPrefix + "TREND_AS_NATIVE_HISTOGRAM"
+	envNativeSchema  = envPrefix + "NATIVE_HISTOGRAM_SCHEMA"
 	envHeaderPrefix  = envPrefix + "HEADERS_"
 	envHTTPHeaders   = envPrefix + "HTTP_HEADERS"
 	envUsername      = envPrefix + "USERNAME"
@@ -42,6 +43,9 @@ type Config struct {
 	// TrendAsNativeHistogram exports trends as native histograms instead
 	// of stat gauges.
 	TrendAsNativeHistogram bool
+	// NativeHistogramSchema is the native histograms' resolution, from -4
+	// to 8: each power of two is split into 2^schema buckets. k6 uses 3.
+	NativeHistogramSchema int32
 	// Headers are added to every request.
 	Headers map[string]string
 	// Username and Password set basic authentication.
@@ -61,6 +65,8 @@ func DefaultConfig() Config {
 		ServerURL:    defaultServerURL,
 		PushInterval: 5 * time.Second,
 		TrendStats:   []string{"p(99)"},
+
+		NativeHistogramSchema: defaultNativeSchema,
 	}
 }
 
@@ -97,6 +103,13 @@ func ParseConfig(env map[string]string, arg string) (Config, error) {
 		if len(c.TrendStats) == 0 {
 			return c, fmt.Errorf("%s: no stat in %q", envTrendStats, v)
 		}
+	}
+	if v, ok := env[envNativeSchema]; ok && v != "" {
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || n < minNativeSchema || n > int64(maxNativeSchema) {
+			return c, fmt.Errorf("%s: %q is not a schema from %d to %d (each power of two split into 2^schema buckets)", envNativeSchema, v, minNativeSchema, maxNativeSchema)
+		}
+		c.NativeHistogramSchema = int32(n)
 	}
 	for name, dst := range map[string]*bool{
 		envNative:       &c.TrendAsNativeHistogram,

@@ -10,7 +10,7 @@
 //   - Rate → k6_<name>_rate, non-zero values / all values so far.
 //   - Trend → one gauge per TREND_STATS entry, k6_<name>_<stat> with
 //     p(99) → p99, p(99.9) → p999; or, with TREND_AS_NATIVE_HISTOGRAM, a
-//     native histogram (schema 3) k6_<name>_seconds for time trends,
+//     native histogram (schema 3, or NATIVE_HISTOGRAM_SCHEMA) k6_<name>_seconds for time trends,
 //     k6_<name>_bytes for data trends, k6_<name> otherwise.
 //
 // Time values are converted to seconds. Labels are the sample's tags
@@ -249,7 +249,7 @@ func (o *Output) ingest(batch []metrics.Sample) {
 		k := seriesKey{smp.Metric, tags}
 		s := o.series[k]
 		if s == nil {
-			s = newSeries(k, o.cfg.TrendAsNativeHistogram, o.names)
+			s = newSeries(k, o.cfg.TrendAsNativeHistogram, o.cfg.NativeHistogramSchema, o.names)
 			o.series[k] = s
 			o.order = append(o.order, s)
 		}
