@@ -159,13 +159,23 @@ func readFixture(t *testing.T, path string) []string {
 	return out
 }
 
-func writeFixture(t *testing.T, path, header string, lines []string) {
+// matchK6Fixture compares what k6 just did (got) with the fixture at path,
+// or rewrites the fixture with it under -update-k6-outputs; what names
+// the recording (output and script) for the fixture's header.
+func matchK6Fixture(t *testing.T, path, what string, got []string) {
 	t.Helper()
-	text := header + strings.Join(lines, "\n") + "\n"
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
+	if *updateK6Outputs {
+		header := fmt.Sprintf("# The shapes of what k6 v2.2.0 wrote with %s\n# (written by go test ./e2e -run %s -update-k6-outputs).\n", what, t.Name())
+		if err := os.WriteFile(path, []byte(header+strings.Join(got, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("rewrote %s", path)
+		return
 	}
-	t.Logf("rewrote %s", path)
+	if want := readFixture(t, path); !slices.Equal(got, want) {
+		t.Errorf("k6 (%s) no longer does what %s records; re-record with -update-k6-outputs if that is k6's new behaviour.\ngot:\n%s",
+			k6Binary(), path, strings.Join(got, "\n"))
+	}
 }
 
 // TestInfluxDBOutput runs testdata/outputs/metrics.js with -o influxdb
@@ -197,12 +207,7 @@ func TestInfluxDBOutput(t *testing.T) {
 
 	if k6Binary() != "" {
 		got, _ := runInto(runner{"k6", runK6}, "k6")
-		if *updateK6Outputs {
-			writeFixture(t, influxFixture, "# The shapes of the points k6 v2.2.0 wrote with -o influxdb for metrics.js\n# (written by go test ./e2e -run TestInfluxDBOutput -update-k6-outputs).\n", got)
-		} else if want := readFixture(t, influxFixture); !slices.Equal(got, want) {
-			t.Errorf("k6 (%s) no longer writes what %s records; re-record with -update-k6-outputs if that is k6's new behaviour.\ngot:\n%s",
-				k6Binary(), influxFixture, strings.Join(got, "\n"))
-		}
+		matchK6Fixture(t, influxFixture, "-o influxdb for metrics.js", got)
 	}
 
 	k6 := readFixture(t, influxFixture)

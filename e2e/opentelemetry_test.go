@@ -76,13 +76,7 @@ func TestOpenTelemetryOutput(t *testing.T) {
 
 	if k6Binary() != "" {
 		points, target, _ := runInto(runner{"k6", runK6})
-		got := otelShapes(points, target)
-		if *updateK6Outputs {
-			writeFixture(t, otelFixture, "# The shapes of the metrics k6 v2.2.0 exported with -o experimental-opentelemetry for metrics.js\n# (written by go test ./e2e -run TestOpenTelemetryOutput -update-k6-outputs).\n", got)
-		} else if want := readFixture(t, otelFixture); !slices.Equal(got, want) {
-			t.Errorf("k6 (%s) no longer exports what %s records; re-record with -update-k6-outputs if that is k6's new behaviour.\ngot:\n%s",
-				k6Binary(), otelFixture, strings.Join(got, "\n"))
-		}
+		matchK6Fixture(t, otelFixture, "-o experimental-opentelemetry for metrics.js", otelShapes(points, target))
 	}
 
 	k6 := readFixture(t, otelFixture)

@@ -1,10 +1,9 @@
 // Package influxtest starts a real InfluxDB 1.x server for tests and
 // queries it with InfluxQL through the HTTP API.
 //
-// The server is the binary of Debian's influxdb package (1.6). A test that
-// needs it is skipped when the binary is missing on a developer's machine,
-// and fails when it is missing in CI (CI=true), so that CI can never pass
-// without having run it.
+// The server is the binary of Debian's influxdb package (1.6), run by
+// serverproc: a test that needs it is skipped when the binary is missing
+// on a developer's machine, and fails when it is missing in CI.
 package influxtest
 
 import (
@@ -17,84 +16,19 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/metronome-load/metronome/internal/serverproc"
 )
 
-// DefaultBinary is where Debian's influxdb package installs the server.
-const DefaultBinary = "/usr/bin/influxd"
-
-// BinaryEnv names the environment variable that overrides the binary.
-const BinaryEnv = "METRONOME_INFLUXD"
-
-// Timeouts of the server's lifecycle, with a margin for a loaded 2-core
-// machine.
-const (
-	readyTimeout = 60 * time.Second
-	stopTimeout  = 10 * time.Second
-)
-
-// Server is a running InfluxDB.
-type Server struct {
-	// URL is the server's base URL, http://127.0.0.1:<port>.
-	URL string
-
-	cmd    *exec.Cmd
-	log    *syncBuffer
-	client *http.Client
-	done   chan struct{}
-}
-
-// Binary returns the path of influxd, or "" when there is none:
-// $METRONOME_INFLUXD, else /usr/bin/influxd, else influxd on the PATH.
-func Binary() string {
-	if p := os.Getenv(BinaryEnv); p != "" {
-		return p
-	}
-	if _, err := os.Stat(DefaultBinary); err == nil {
-		return DefaultBinary
-	}
-	if p, err := exec.LookPath("influxd"); err == nil {
-		return p
-	}
-	return ""
-}
-
-// Start starts an InfluxDB on free loopback ports with empty storage,
-// waits until it answers and stops it when the test ends. It skips the
-// test when the binary is missing, unless CI is "true".
-func Start(t testing.TB) *Server {
-	t.Helper()
-	bin := Binary()
-	if bin == "" {
-		msg := "influxtest: no InfluxDB binary (" + DefaultBinary + "); install it with `apt-get install -y influxdb` or set " + BinaryEnv
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + "; CI must run the InfluxDB tests")
-		}
-		t.Skip(msg)
-	}
-	var lastErr error
-	// A port found free can be taken before influxd binds it.
-	for range 3 {
-		s, err := start(t, bin)
-		if err == nil {
-			return s
-		}
-		lastErr = err
-	}
-	t.Fatalf("influxtest: %v", lastErr)
-	return nil
-}
-
-// config is an influxd configuration that keeps everything in dir, listens
-// on loopback only and sends nothing anywhere (no usage reporting).
+// config is an influxd configuration that keeps everything in one
+// directory, listens on loopback only and sends nothing anywhere (no usage
+// reporting).
 const config = `reporting-disabled = true
 bind-address = %q
 [meta]
@@ -115,95 +49,50 @@ bind-address = %q
   enabled = false
 `
 
-func start(t testing.TB, bin string) (*Server, error) {
-	dir := t.TempDir()
-	httpPort, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	rpcPort, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(httpPort))
-	cfg := filepath.Join(dir, "influxdb.conf")
-	text := fmt.Sprintf(config, net.JoinHostPort("127.0.0.1", strconv.Itoa(rpcPort)),
-		filepath.Join(dir, "meta"), filepath.Join(dir, "data"), filepath.Join(dir, "wal"), addr)
-	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, "-config", cfg)
-	log := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", bin, err)
-	}
-	s := &Server{
-		URL:    "http://" + addr,
-		cmd:    cmd,
-		log:    log,
-		client: &http.Client{Timeout: 30 * time.Second},
-		done:   make(chan struct{}),
-	}
-	go func() {
-		_ = cmd.Wait()
-		close(s.done)
-	}()
-	if err := s.waitReady(); err != nil {
-		s.stop()
-		return nil, err
-	}
-	t.Cleanup(s.stop)
-	return s, nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func (s *Server) waitReady() error {
-	deadline := time.Now().Add(readyTimeout)
-	for time.Now().Before(deadline) {
-		select {
-		case <-s.done:
-			return fmt.Errorf("influxd exited before it was ready: %s", s.log.String())
-		default:
+// spec is Debian's influxdb package (1.6).
+var spec = serverproc.Spec{
+	Name:    "influxd",
+	Env:     "METRONOME_INFLUXD",
+	Default: "/usr/bin/influxd",
+	Install: "apt-get install -y influxdb",
+	Args: func(dir, addr string) ([]string, error) {
+		// The meta service wants a port of its own, never used here.
+		rpcPort, err := serverproc.FreePort()
+		if err != nil {
+			return nil, err
 		}
-		resp, err := s.client.Get(s.URL + "/ping")
-		if err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusNoContent {
-				return nil
-			}
+		cfg := filepath.Join(dir, "influxdb.conf")
+		text := fmt.Sprintf(config, net.JoinHostPort("127.0.0.1", strconv.Itoa(rpcPort)),
+			filepath.Join(dir, "meta"), filepath.Join(dir, "data"), filepath.Join(dir, "wal"), addr)
+		if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+			return nil, err
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return fmt.Errorf("influxd not ready after %s: %s", readyTimeout, s.log.String())
+		return []string{"-config", cfg}, nil
+	},
+	Ready:       "/ping",
+	ReadyStatus: http.StatusNoContent,
 }
 
-func (s *Server) stop() {
-	select {
-	case <-s.done:
-		return
-	default:
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(stopTimeout):
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
+// Server is a running InfluxDB.
+type Server struct {
+	// URL is the server's base URL, http://127.0.0.1:<port>.
+	URL string
+
+	proc   *serverproc.Proc
+	client *http.Client
+}
+
+// Start starts an InfluxDB on free loopback ports with empty storage,
+// waits until it answers and stops it when the test ends. It skips the
+// test when the binary is missing, unless CI is "true".
+func Start(t testing.TB) *Server {
+	t.Helper()
+	p := serverproc.Start(t, spec)
+	return &Server{URL: p.URL, proc: p, client: &http.Client{Timeout: 30 * time.Second}}
 }
 
 // Log returns what the server has printed so far.
-func (s *Server) Log() string { return s.log.String() }
+func (s *Server) Log() string { return s.proc.Log() }
 
 // Series is one series of a query result.
 type Series struct {
@@ -302,28 +191,4 @@ func (s *Server) Shape(ctx context.Context, db string) (Shape, error) {
 		out[k] = m
 	}
 	return out, nil
-}
-
-// syncBuffer collects the server's output for error messages.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	// Keep the last 64 KiB: the error that stopped the server matters
-	// more than the start of the output.
-	if b.b.Len() > 64<<10 {
-		rest := b.b.Bytes()[b.b.Len()-32<<10:]
-		b.b = *bytes.NewBuffer(append([]byte(nil), rest...))
-	}
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.TrimSpace(b.b.String())
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/optdecode"
 	"github.com/metronome-load/metronome/output"
 )
 
@@ -117,7 +118,7 @@ func ParseConfig(env map[string]string, arg string) (Config, error) {
 			}
 			c.PushInterval = d
 		case envTagsAsFields:
-			c.TagsAsFields = splitList(v)
+			c.TagsAsFields = optdecode.SplitList(v)
 		}
 		return nil
 	}
@@ -264,16 +265,6 @@ func (c Config) fieldKinds() (map[string]fieldKind, error) {
 		}
 	}
 	return kinds, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // secrets lists the configured values that must never appear in a

@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/metronome-load/metronome/internal/logtest"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
 )
@@ -83,27 +84,12 @@ func (f *fakeServer) lines() []string {
 	return out
 }
 
-type logs struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logs) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
-}
-
-func (l *logs) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
+type logs = logtest.Lines
 
 func newTestOutput(t *testing.T, env map[string]string, arg string, srv *fakeServer) (*Output, *logs) {
 	t.Helper()
 	l := &logs{}
-	o, err := newOutput(output.Params{Env: env, Arg: arg, Logf: l.logf}, srv)
+	o, err := newOutput(output.Params{Env: env, Arg: arg, Logf: l.Logf}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +236,7 @@ func TestRefusingServer(t *testing.T) {
 	l.Close() // nothing listens there now: connecting is refused
 	b := metrics.RegisterBuiltin(metrics.NewRegistry())
 	logs := &logs{}
-	o, err := newOutput(output.Params{Arg: "http://" + addr + "/db", Logf: logs.logf,
+	o, err := newOutput(output.Params{Arg: "http://" + addr + "/db", Logf: logs.Logf,
 		Env: map[string]string{"K6_INFLUXDB_PUSH_INTERVAL": "50ms"}}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,35 +1,19 @@
 package opentelemetry
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/metronome-load/metronome/internal/logtest"
 	"github.com/metronome-load/metronome/internal/otlptest"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
 )
 
-type logs struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logs) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
-}
-
-func (l *logs) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
+type logs = logtest.Lines
 
 // start builds and starts an output with env on top of an insecure
 // exporter pointed at rcv over protocol.
@@ -45,7 +29,7 @@ func start(t *testing.T, rcv *otlptest.Receiver, protocol string, env map[string
 		e[k] = v
 	}
 	l := &logs{}
-	o, err := New(output.Params{Env: e, Logf: l.logf, Version: "1.2.3"})
+	o, err := New(output.Params{Env: e, Logf: l.Logf, Version: "1.2.3"})
 	if err != nil {
 		t.Fatal(err)
 	}

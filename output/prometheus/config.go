@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/optdecode"
 	"github.com/metronome-load/metronome/output"
 )
 
@@ -94,7 +95,7 @@ func ParseConfig(env map[string]string, arg string) (Config, error) {
 	}
 	if v, ok := env[envTrendStats]; ok && v != "" {
 		c.TrendStats = nil
-		for _, s := range splitList(v) {
+		for _, s := range optdecode.SplitList(v) {
 			if _, err := parseTrendStat(s); err != nil {
 				return c, fmt.Errorf("%s: %w", envTrendStats, err)
 			}
@@ -132,7 +133,7 @@ func ParseConfig(env map[string]string, arg string) (Config, error) {
 	}
 	c.Headers = map[string]string{}
 	if v := env[envHTTPHeaders]; v != "" {
-		for _, kv := range splitList(v) {
+		for _, kv := range optdecode.SplitList(v) {
 			k, val, ok := strings.Cut(kv, ":")
 			k = strings.TrimSpace(k)
 			if !ok || k == "" {
@@ -153,16 +154,6 @@ func ParseConfig(env map[string]string, arg string) (Config, error) {
 		c.Headers[k[len(envHeaderPrefix):]] = env[k]
 	}
 	return c, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // trendStat is one parsed entry of TREND_STATS.
