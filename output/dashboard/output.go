@@ -299,7 +299,7 @@ func (o *Output) export() error {
 	o.mu.Unlock()
 	// The loop has ended: its aggregators are this goroutine's now.
 	agg := o.agg
-	if o.fine != nil {
+	if o.fine != nil && o.now().Sub(o.agg.start) < fineRows*o.cfg.Period {
 		agg = o.fine
 	}
 	p, err := BuildPage(agg.Snapshot(true), in, false,
