@@ -76,6 +76,9 @@ func newTransport(opts *config.Options) *transport {
 		tlsConf: &tls.Config{
 			InsecureSkipVerify: o.InsecureSkipTLSVerify != nil && *o.InsecureSkipTLSVerify, //nolint:gosec // the user asked for it
 			NextProtos:         []string{"h2", "http/1.1"},
+			// A TLS 1.2 server may ask to renegotiate mid-connection (to
+			// ask for a client certificate, say); k6 goes along.
+			Renegotiation: tls.RenegotiateFreelyAsClient,
 		},
 	}
 	t.Transport = &http.Transport{
