@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/internal/faultserver"
+	"github.com/metronome-load/metronome/internal/memstat"
 )
 
 // The tests of this file hold metronome to k6 v2.2.0 where a script or a
@@ -405,22 +404,22 @@ func TestAnnouncedSizesCostNothing(t *testing.T) {
 	for i := range envs {
 		envs[i] = newEnv(t, nil)
 	}
-	baseHeap, baseRSS := liveHeap(), rss(t)
+	baseHeap, baseRSS := memstat.LiveHeap(), rss(t)
 
 	// Sample the live heap while the VUs wait for their bodies.
 	stop := make(chan struct{})
 	peak := make(chan uint64)
 	go func() {
-		var max uint64
+		var peakHeap uint64
 		tick := time.NewTicker(25 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			select {
 			case <-stop:
-				peak <- max
+				peak <- peakHeap
 				return
 			case <-tick.C:
-				max = maxOf(max, liveHeap())
+				peakHeap = max(peakHeap, memstat.LiveHeap())
 			}
 		}
 	}()
@@ -471,89 +470,12 @@ func TestAnnouncedSizesCostNothing(t *testing.T) {
 	t.Logf("live heap peak %+d KiB over %d MiB; resident memory %+d KiB", int64(maxHeap-baseHeap)>>10, baseHeap>>20, rssGrowth>>10)
 }
 
-func maxOf(a, b uint64) uint64 {
-	if a > b {
-		return a
-	}
-	return b
-}
-
-// liveHeap is the heap in use after a collection.
-func liveHeap() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
-
-// rss is the process's resident memory, from /proc (0 elsewhere).
+// rss is the process's resident memory.
 func rss(t *testing.T) int64 {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/status")
+	n, err := memstat.RSS()
 	if err != nil {
-		return 0
+		t.Skipf("resident memory: %v", err)
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	return 0
-}
-
-// TestNetworkFenceAsK6 runs requests under blacklistIPs, blockHostnames
-// and hosts, which metronome used to ignore with a warning (sending the
-// request to the forbidden range, and pinned names to real DNS), and
-// checks k6's answers: status 0, "ip is blacklisted" (1110) or "hostname
-// is blocked" (1111), nothing sent; a pinned name reaches the address it
-// is pinned to, with its own Host header.
-func TestNetworkFenceAsK6(t *testing.T) {
-	echo := &rawEcho{}
-	srv := httptest.NewServer(echo)
-	defer srv.Close()
-	hostPort := strings.TrimPrefix(srv.URL, "http://")
-	port := hostPort[strings.LastIndexByte(hostPort, ':')+1:]
-	fenced := newEnv(t, &config.Options{BlacklistIPs: []string{"127.0.0.0/8"}, Hosts: map[string]string{"a.test": hostPort}})
-	for _, u := range []string{srv.URL + "/echo", "http://a.test/echo", "http://localhost:" + port + "/echo"} {
-		v := fenced.run(fmt.Sprintf(`var r = http.get(%q); JSON.stringify([r.status, r.error, r.error_code, r.body])`, u))
-		if want := `[0,"ip is blacklisted",1110,null]`; v.String() != want {
-			t.Errorf("%s under blacklistIPs 127.0.0.0/8: %s, k6 %s", u, v, want)
-		}
-	}
-	if s := fenced.samples("http_reqs"); len(s) != 3 || tag(s[0], "error") != "ip is blacklisted" || tag(s[0], "error_code") != "1110" {
-		t.Errorf("refused requests must be counted and tagged as k6 does: %v", s)
-	}
-	if !strings.Contains(fenced.logs.text(), "IP (127.0.0.1) is in a blacklisted range (127.0.0.0/8)") {
-		t.Errorf("the warning should name the address and the range, as k6's does: %q", fenced.logs.text())
-	}
-	if n := len(echo.requestLines()); n != 0 {
-		t.Errorf("%d requests reached the blacklisted server", n)
-	}
-
-	blocked := newEnv(t, &config.Options{BlockHostnames: []string{"*.test", "localhost"}})
-	for _, c := range []struct{ url, want string }{
-		{"http://a.test/echo", `[0,"hostname is blocked",1111,null]`},
-		{"http://localhost:" + port + "/echo", `[0,"hostname is blocked",1111,null]`},
-		{srv.URL + "/status/200", `[200,"",0,""]`},
-	} {
-		v := blocked.run(fmt.Sprintf(`var r = http.get(%q); JSON.stringify([r.status, r.error, r.error_code, r.body])`, c.url))
-		if v.String() != c.want {
-			t.Errorf("%s under blockHostnames: %s, k6 %s", c.url, v, c.want)
-		}
-	}
-
-	pinned := newEnv(t, &config.Options{Hosts: map[string]string{"a.test": hostPort, "b.test": "127.0.0.1", "*.w.test": hostPort}})
-	for _, c := range []struct{ url, host string }{
-		{"http://a.test/echo", "a.test"},
-		{"http://b.test:" + port + "/echo", "b.test:" + port},
-		{"http://x.w.test/echo", "x.w.test"},
-		{"http://A.TEST/echo", "A.TEST"},
-	} {
-		v := pinned.run(fmt.Sprintf(`var r = http.get(%q); r.status + "|" + r.body`, c.url))
-		checkEchoed(t, c.url+" pinned", v.String(), map[string]string{"Host": c.host})
-	}
+	return n
 }
