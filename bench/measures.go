@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/metronome-load/metronome/internal/memstat"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -58,11 +59,11 @@ func (b *bench) measureTrend(context.Context) error {
 	const n = 10_000_000
 	runtime.GC()
 	debug.FreeOSMemory()
-	rss0, err := selfRSS()
+	rss0, err := memstat.RSS()
 	if err != nil {
 		return err
 	}
-	heap0 := liveHeap()
+	heap0 := memstat.LiveHeap()
 
 	s := metrics.NewTrendSink()
 	x := uint64(0x9e3779b97f4a7c15)
@@ -77,11 +78,11 @@ func (b *bench) measureTrend(context.Context) error {
 		s.AddValue(v)
 	}
 	elapsed := time.Since(start)
-	rss1, err := selfRSS()
+	rss1, err := memstat.RSS()
 	if err != nil {
 		return err
 	}
-	heap1 := liveHeap()
+	heap1 := memstat.LiveHeap()
 	runtime.KeepAlive(s)
 	if s.Count() != n {
 		return fmt.Errorf("the trend counted %d samples, want %d", s.Count(), n)
@@ -93,13 +94,6 @@ func (b *bench) measureTrend(context.Context) error {
 	b.add(row{Measure: "trend: live heap growth", Value: float64(int64(heap1)-int64(heap0)) / mb, Unit: "MB"})
 	b.add(row{Measure: "trend: cost per sample (with making the value)", Value: float64(elapsed.Nanoseconds()) / n, Unit: "ns"})
 	return nil
-}
-
-func liveHeap() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }
 
 // measureCost relates what recording schedule_lag and corrected_latency

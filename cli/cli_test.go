@@ -169,6 +169,8 @@ func TestRunSettingsPrecedence(t *testing.T) {
 		noColor   bool
 		sysEnv    bool
 		userAgent string
+		blacklist []string
+		blocked   []string
 	}{
 		{name: "defaults", mode: "compact", sysEnv: true, userAgent: config.DefaultUserAgent()},
 		{name: "config file", args: []string{"-c", cfgFile}, outputs: []string{"json=file.json"}, mode: "compact", sysEnv: true, userAgent: "file"},
@@ -185,6 +187,13 @@ func TestRunSettingsPrecedence(t *testing.T) {
 		{name: "--no-summary beats --summary-mode", args: []string{"--summary-mode", "full", "--no-summary"}, mode: "disabled", sysEnv: true, userAgent: config.DefaultUserAgent()},
 		{name: "no system env", env: map[string]string{"SECRET": "s"}, args: []string{"--include-system-env-vars=false", "-e", "X=1"},
 			mode: "compact", userAgent: config.DefaultUserAgent()},
+		{name: "fence flags over env", env: map[string]string{"K6_BLACKLIST_IPS": "192.168.0.0/16", "K6_BLOCK_HOSTNAMES": "env.test"},
+			args: []string{"--blacklist-ip", "10.0.0.0/8,127.0.0.0/8", "--blacklist-ip", "::1/128", "--block-hostnames", "*.test"},
+			mode: "compact", sysEnv: true, userAgent: config.DefaultUserAgent(),
+			blacklist: []string{"10.0.0.0/8", "127.0.0.0/8", "::1/128"}, blocked: []string{"*.test"}},
+		{name: "fence from env", env: map[string]string{"K6_BLACKLIST_IPS": "192.168.0.0/16", "K6_BLOCK_HOSTNAMES": "env.test"},
+			mode: "compact", sysEnv: true, userAgent: config.DefaultUserAgent(),
+			blacklist: []string{"192.168.0.0/16"}, blocked: []string{"env.test"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -206,6 +215,9 @@ func TestRunSettingsPrecedence(t *testing.T) {
 			}
 			if *got.Options.UserAgent != c.userAgent {
 				t.Errorf("userAgent %q, want %q", *got.Options.UserAgent, c.userAgent)
+			}
+			if !reflect.DeepEqual(got.Options.BlacklistIPs, c.blacklist) || !reflect.DeepEqual(got.Options.BlockHostnames, c.blocked) {
+				t.Errorf("blacklistIPs %q blockHostnames %q, want %q %q", got.Options.BlacklistIPs, got.Options.BlockHostnames, c.blacklist, c.blocked)
 			}
 			if got.Env["PATH"] != "/bin" {
 				t.Error("the engine's environment must always hold the process environment")
@@ -336,6 +348,8 @@ func TestBadInputs(t *testing.T) {
 		{name: "negative redirects", args: []string{"--max-redirects=-1"}, want: `"--max-redirects" flag: must not be negative`},
 		{name: "bad bool", args: []string{"--no-thresholds=maybe"}, want: `"--no-thresholds" flag: "maybe" is not true or false`},
 		{name: "zero batch", args: []string{"--batch", "0"}, want: `"--batch" flag: must be at least 1, got 0`},
+		{name: "bad blacklist range", args: []string{"--blacklist-ip", "10.0.0.0/8", "--blacklist-ip", "bogus"}, want: `"--blacklist-ip" flag: "bogus" is not an address range in CIDR notation`},
+		{name: "bad hostname pattern", args: []string{"--block-hostnames", "a..b"}, want: `"--block-hostnames" flag: "a..b" is not a host name pattern`},
 		{name: "bad env name", args: []string{"-e", "1BAD=x"}, want: `--env "1BAD=x": "1BAD" is not a valid variable name`},
 		{name: "env without value", args: []string{"-e", "NOEQUALS"}, want: `--env "NOEQUALS": must be written NAME=VALUE`},
 		{name: "unknown flag", args: []string{"--frobnicate"}, want: `unknown flag: --frobnicate`},
@@ -388,6 +402,12 @@ func TestBadInputs(t *testing.T) {
 		{name: "config file syntax", args: []string{"--config", brokenConfig}, want: `invalid JSON at line 3, column 1`},
 		{name: "config file out", args: []string{"-c", outConfig}, want: `out: expected an array of strings`},
 		{name: "config file tag type", args: []string{"-c", tagConfig}, want: `options.tags.a: expected a string, got 1`},
+		// The network fence, which cannot work through a proxy.
+		{name: "hosts pinned to a name", script: `{"hosts": {"a.test": "localhost:8080"}}`, want: `options.hosts: a.test: "localhost:8080" is not an IP address or IP:port`},
+		{name: "fence through a proxy", script: `{"blacklistIPs": ["10.0.0.0/8"]}`, env: map[string]string{"HTTPS_PROXY": "http://127.0.0.1:3128"},
+			want: `options.blacklistIPs cannot be honoured through the proxy that HTTPS_PROXY names, which resolves and reaches the targets itself: unset HTTPS_PROXY or the option`},
+		{name: "hosts through a proxy", script: `{"hosts": {"a.test": "127.0.0.1"}}`, env: map[string]string{"http_proxy": "http://127.0.0.1:3128"},
+			want: `options.hosts cannot be honoured through the proxy that http_proxy names`},
 	}
 	if len(cases) < 40 {
 		t.Fatalf("only %d cases", len(cases))

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"strings"
+
 	"github.com/spf13/pflag"
 
 	"github.com/metronome-load/metronome/config"
@@ -19,6 +21,19 @@ type optionFlag struct {
 func (f *optionFlag) Set(v string) error { return f.tier.Set(f.option, v) }
 func (f *optionFlag) String() string     { return "" }
 func (f *optionFlag) Type() string       { return f.typ }
+
+// listFlag is a flag of a list option that may be repeated, each value
+// one or more comma-separated items (k6's --blacklist-ip and
+// --block-hostnames).
+type listFlag struct {
+	optionFlag
+	values []string
+}
+
+func (f *listFlag) Set(v string) error {
+	f.values = append(f.values, v)
+	return f.tier.Set(f.option, strings.Join(f.values, ","))
+}
 
 // stageFlag collects -s/--stage values: repeatable, each value one or
 // more comma-separated duration:target stages.
@@ -81,6 +96,11 @@ func addOptionFlags(fs *pflag.FlagSet, tier *config.Options) {
 	boolOpt("no-connection-reuse", "", "noConnectionReuse", "open a new connection for every HTTP request")
 	boolOpt("no-vu-connection-reuse", "", "noVUConnectionReuse", "do not reuse connections between iterations")
 	boolOpt("discard-response-bodies", "", "discardResponseBodies", "read and discard response bodies (responseType none by default)")
+	list := func(name, option, typ, usage string) {
+		fs.Var(&listFlag{optionFlag: optionFlag{tier: tier, option: option, typ: typ}}, name, usage)
+	}
+	list("blacklist-ip", "blacklistIPs", "CIDR", "an address range no request may reach, e.g. 10.0.0.0/8 (repeatable, or comma-separated)")
+	list("block-hostnames", "blockHostnames", "pattern", "a host name no request may reach, * for any beginning, e.g. *.example.com (repeatable, or comma-separated)")
 	opt("min-iteration-duration", "", "minIterationDuration", "duration", "shortest time an iteration takes; faster ones sleep the rest")
 	boolOpt("throw", "w", "throw", "throw errors on failed HTTP requests and bad metric values")
 	opt("expected-interval", "", "expectedInterval", "auto|DURATION|off", "back-fill corrected_latency of closed-model scenarios that set no expectedInterval: auto (estimated per VU), a duration, or off (default: auto for constant-vus and ramping-vus)")

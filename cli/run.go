@@ -219,7 +219,35 @@ func (r *runCmd) loadConsolidated(t tiers, path string, arch *loadedArchive, lo 
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := fenceWithoutProxy(opts, r.g.env); err != nil {
+		return nil, nil, exitcode.Wrap(exitcode.InvalidConfig, err)
+	}
 	return script, opts, nil
+}
+
+// fenceWithoutProxy refuses the network fence options (blacklistIPs,
+// blockHostnames, hosts) when the environment sends requests through a
+// proxy: the proxy resolves and connects to the targets itself, so they
+// could not be kept off what the options forbid, nor pinned. (k6 applies
+// the options to the proxy's address only.)
+func fenceWithoutProxy(o *config.Options, env map[string]string) error {
+	opt := ""
+	switch {
+	case len(o.BlacklistIPs) > 0:
+		opt = "blacklistIPs"
+	case len(o.BlockHostnames) > 0:
+		opt = "blockHostnames"
+	case len(o.Hosts) > 0:
+		opt = "hosts"
+	default:
+		return nil
+	}
+	for _, k := range []string{"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy"} {
+		if env[k] != "" {
+			return fmt.Errorf("options.%s cannot be honoured through the proxy that %s names, which resolves and reaches the targets itself: unset %s or the option", opt, k, k)
+		}
+	}
+	return nil
 }
 
 // readConfigFile reads the config file tier from -c/--config or

@@ -63,6 +63,13 @@ type Options struct {
 	// HTTPDebug is "", "headers" or "full".
 	HTTPDebug *string `json:"httpDebug,omitempty"`
 
+	// The network fence of the test's connections (package dialer):
+	// address ranges in CIDR notation and host name patterns no request
+	// may reach, and names pinned to addresses.
+	BlacklistIPs   []string          `json:"blacklistIPs,omitempty"`
+	BlockHostnames []string          `json:"blockHostnames,omitempty"`
+	Hosts          map[string]string `json:"hosts,omitempty"`
+
 	// ExpectedInterval is metronome's test-wide default for the
 	// expectedInterval of closed-model scenarios that set none: "auto",
 	// "off" or a duration (see executor.ParseExpectedInterval). Unset, each

@@ -72,12 +72,10 @@ func Parse(raw []byte, source string) (*Options, error) {
 }
 
 // ignoredK6 are k6 options metronome does not implement. A script that
-// sets one gets a warning rather than silently different behaviour
-// (compat/corpus/171: k6 blocks a blacklisted address, metronome would
-// send the request). Other unknown keys pass without a word, as in k6.
+// sets one gets a warning rather than silently different behaviour. Other
+// unknown keys pass without a word, as in k6.
 var ignoredK6 = map[string]bool{
-	"hosts": true, "dns": true, "blacklistIPs": true, "blockHostnames": true, "localIPs": true,
-	"rps": true, "tlsVersion": true, "tlsCipherSuites": true, "tlsAuth": true,
+	"dns": true, "localIPs": true, "rps": true, "tlsVersion": true, "tlsCipherSuites": true, "tlsAuth": true,
 }
 
 // jsonSyntaxError reports where raw stops being JSON, in one line.

@@ -249,15 +249,52 @@ func FuzzParseOptions(f *testing.F) {
 // k6 options metronome does not implement are named in a warning instead
 // of being dropped without a word; other unknown keys stay silent.
 func TestParseWarnsIgnoredK6Options(t *testing.T) {
-	o, err := Parse([]byte(`{"vus": 2, "blacklistIPs": ["127.0.0.0/8"], "hosts": {"a.test": "127.0.0.1"}, "myOwnThing": 1}`), "script options")
+	o, err := Parse([]byte(`{"vus": 2, "dns": {"ttl": "1m"}, "tlsVersion": "tls1.2", "myOwnThing": 1}`), "script options")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
-		"options.blacklistIPs: metronome does not implement this k6 option and ignores it",
-		"options.hosts: metronome does not implement this k6 option and ignores it",
+		"options.dns: metronome does not implement this k6 option and ignores it",
+		"options.tlsVersion: metronome does not implement this k6 option and ignores it",
 	}
 	if strings.Join(o.Warnings, "|") != strings.Join(want, "|") {
 		t.Fatalf("warnings %q, want %q", o.Warnings, want)
+	}
+}
+
+// The network fence options (issue 23: they used to be ignored with a
+// warning) are read from the script, K6_* variables and flags, and a
+// value that cannot be honoured stops the test before it starts, naming
+// the option.
+func TestNetworkFenceOptions(t *testing.T) {
+	o, err := Parse([]byte(`{"blacklistIPs": ["127.0.0.0/8", "::1/128"], "blockHostnames": ["*.test", "localhost"],
+		"hosts": {"a.test": "127.0.0.1:8080", "*.b.test": "::1"}}`), "script options")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Warnings) != 0 || strings.Join(o.BlacklistIPs, ",") != "127.0.0.0/8,::1/128" ||
+		strings.Join(o.BlockHostnames, ",") != "*.test,localhost" || o.Hosts["a.test"] != "127.0.0.1:8080" || o.Hosts["*.b.test"] != "::1" {
+		t.Errorf("parsed %+v, warnings %q", o, o.Warnings)
+	}
+	for _, c := range []struct{ json, want string }{
+		{`{"blacklistIPs": ["10.0.0.0/8", "bogus"]}`, `options.blacklistIPs[1]: "bogus" is not an address range in CIDR notation, such as 10.0.0.0/8 or fd00::/8`},
+		{`{"blockHostnames": ["a..b"]}`, `options.blockHostnames[0]: "a..b" is not a host name pattern`},
+		{`{"hosts": {"a b": "127.0.0.1"}}`, `options.hosts: "a b" is not a host name pattern with an optional :port`},
+		{`{"hosts": {"a.test": "localhost:18201"}}`, `options.hosts: a.test: "localhost:18201" is not an IP address or IP:port; hosts cannot send a name to another name`},
+	} {
+		_, err := Parse([]byte(c.json), "script options")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.json, err, c.want)
+		}
+	}
+	env, err := FromEnv(map[string]string{"K6_BLACKLIST_IPS": "127.0.0.0/8, 10.0.0.0/8", "K6_BLOCK_HOSTNAMES": "*.test,localhost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(env.BlacklistIPs, "|") != "127.0.0.0/8|10.0.0.0/8" || strings.Join(env.BlockHostnames, "|") != "*.test|localhost" {
+		t.Errorf("from the environment: %q %q", env.BlacklistIPs, env.BlockHostnames)
+	}
+	if _, err := FromEnv(map[string]string{"K6_BLACKLIST_IPS": "bogus"}); err == nil || !strings.Contains(err.Error(), "K6_BLACKLIST_IPS") {
+		t.Errorf("a bad K6_BLACKLIST_IPS: %v", err)
 	}
 }

@@ -82,6 +82,10 @@ var specs = []spec{
 	{name: "minIterationDuration", env: "K6_MIN_ITERATION_DURATION", field: func(o *Options) any { return &o.MinIterationDuration }, check: nonNegativeDuration},
 	{name: "throw", env: "K6_THROW", field: func(o *Options) any { return &o.Throw }},
 	{name: "httpDebug", env: "K6_HTTP_DEBUG", field: func(o *Options) any { return &o.HTTPDebug }, check: checkHTTPDebug, text: httpDebugText},
+	{name: "blacklistIPs", env: "K6_BLACKLIST_IPS", field: func(o *Options) any { return &o.BlacklistIPs }, check: checkIPRanges},
+	{name: "blockHostnames", env: "K6_BLOCK_HOSTNAMES", field: func(o *Options) any { return &o.BlockHostnames }, check: checkHostnamePatterns},
+	// k6 reads no K6_HOSTS.
+	{name: "hosts", field: func(o *Options) any { return &o.Hosts }, check: checkHosts},
 
 	{name: "expectedInterval", env: "K6_EXPECTED_INTERVAL", field: func(o *Options) any { return &o.ExpectedInterval }, check: checkExpectedInterval},
 

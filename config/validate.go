@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/metronome-load/metronome/dialer"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/optdecode"
 )
@@ -106,6 +107,34 @@ func checkSystemTags(v any) error {
 	for i, s := range v.([]string) {
 		if !slices.Contains(SystemTags, s) {
 			return at(fmt.Sprintf("[%d]", i), "unknown system tag %q; known: %s", s, strings.Join(SystemTags, ", "))
+		}
+	}
+	return nil
+}
+
+func checkIPRanges(v any) error {
+	for i, s := range v.([]string) {
+		if _, err := dialer.ParseIPRange(s); err != nil {
+			return at(fmt.Sprintf("[%d]", i), "%v", err)
+		}
+	}
+	return nil
+}
+
+func checkHostnamePatterns(v any) error {
+	for i, s := range v.([]string) {
+		if err := dialer.CheckHostnamePattern(s); err != nil {
+			return at(fmt.Sprintf("[%d]", i), "%v", err)
+		}
+	}
+	return nil
+}
+
+func checkHosts(v any) error {
+	m := v.(map[string]string)
+	for _, k := range sortedKeys(m) {
+		if err := dialer.CheckHost(k, m[k]); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -353,6 +353,38 @@ func TestWebDashboardInBrowser(t *testing.T) {
 
 }
 
+// TestShortRunReportInBrowser runs the same two scenarios for 10 s with
+// the default 10 s period and no live page, and checks in headless
+// Chromium that every chart of the exported report draws each series with
+// points: the report of a run this short uses intervals of a tenth of
+// the period.
+func TestShortRunReportInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 10-second run in real time, with Chromium")
+	}
+	chrome := chromium(t)
+	srv := startStallServer(t)
+	report := filepath.Join(t.TempDir(), "report.html")
+	r := metronome(t, runSpec{
+		args: []string{"run", "-q", "-e", "TARGET=" + srv.URL(), "-e", "RATE=50", "-e", "DURATION=10s", "testdata/dashboard/stall.js"},
+		env:  []string{"K6_WEB_DASHBOARD=true", "K6_WEB_DASHBOARD_PORT=-1", "K6_WEB_DASHBOARD_EXPORT=" + report},
+	})
+	if r.code != 0 {
+		t.Fatalf("exit code %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	bctx := browser(t, ctx, chrome)
+	open(t, bctx, "file://"+report, "#total-spectrum svg")
+	charts, err := chromedp.Run(bctx, chromedp.Evaluate[[]drawnChart](chartsJS))
+	must(t, "read the report's charts", err)
+	screenshot(t, bctx, filepath.Join(t.ArtifactDir(), "short-report.jpg"))
+	checkCharts(t, "short report", charts, wantCharts)
+	if intro := text(t, bctx, "body"); !strings.Contains(intro, "intervals of 1s") {
+		t.Errorf("the report does not say it uses 1 s intervals")
+	}
+}
+
 func must(t *testing.T, what string, err error) {
 	t.Helper()
 	if err != nil {

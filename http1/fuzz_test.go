@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -231,53 +232,198 @@ func (c *fakeConn) SetDeadline(time.Time) error      { return nil }
 func (c *fakeConn) SetReadDeadline(time.Time) error  { return nil }
 func (c *fakeConn) SetWriteDeadline(time.Time) error { return nil }
 
-// FuzzWriteRequest builds a request from fuzzed parts and checks that
-// writeRequest either declines it, having written nothing, or writes
-// exactly what Request.Write writes.
+// FuzzWriteRequest gives the same request, built from fuzzed parts, to
+// net/http's Transport and to the engine, each over a connection that
+// records the address dialled and the bytes written and answers once the
+// request is written. Both must refuse it with the same error, or both
+// send the same bytes to the same address: net/http's request writing is
+// the reference. Requests the engine does not take (Handles) are skipped.
 func FuzzWriteRequest(f *testing.F) {
-	f.Add("GET", "/a/b?x=1&y=%20", "User-Agent", "me/1", "X-A", "1", "", false)
-	f.Add("POST", "/p", "Content-Type", "text/plain", "Cookie", "a=b; c=d", "payload", false)
-	f.Add("PUT", "/caf%C3%A9", "X", "a\r\nInjected: 1", "Y", " padded ", "x", true)
-	f.Add("DELETE", "/", "Bad Name", "x", "User-Agent", "", "", false)
-	f.Add("PURGE", "/p?", "Host", "virtual.test", "Connection", "close", "", true)
-	f.Add("HEAD", "//x", "Transfer-Encoding", "chunked", "Content-Length", "5", "", false)
-	f.Fuzz(func(t *testing.T, method, target, k1, v1, k2, v2, body string, closeReq bool) {
-		u, err := url.ParseRequestURI(target)
-		if err != nil || !validMethod(method) {
-			return
+	f.Add("GET", "http://h:8080/a/b?x=1&y=%20", "", "User-Agent", "me/1", "X-A", "1", "", false)
+	f.Add("POST", "http://h:8080/p", "", "Content-Type", "text/plain", "Cookie", "a=b; c=d", "payload", false)
+	f.Add("PUT", "http://h:8080/caf%C3%A9", "", "X", "a\r\nInjected: 1", "Y", " padded ", "x", true)
+	f.Add("DELETE", "http://h/", "", "Bad Name", "x", "User-Agent", "", "", false)
+	f.Add("PURGE", "http://h/p?", "virtual.test", "Host", "virtual.test", "Connection", "close", "", true)
+	f.Add("HEAD", "http://h//x", "", "Transfer-Encoding", "chunked", "Content-Length", "5", "", false)
+	// Request smuggling through the method, and other non-tokens.
+	f.Add("GET /SMUGGLED HTTP/1.1\r\nHOST: X\r\n\r\nGET", "http://h/status", "", "X", "1", "Y", "2", "", false)
+	f.Add("GET\x00X", "http://h/", "", "X", "1", "Y", "2", "", false)
+	f.Add("GET /x", "http://h/", "", "X", "1", "Y", "2", "", false)
+	f.Add("", "http://h/", "", "X", "1", "Y", "2", "", false)
+	f.Add("get", "http://h/", "", "X", "1", "Y", "2", "", false)
+	f.Add("G\xc3\x89T", "http://h/", "", "X", "1", "Y", "2", "", false)
+	// Header names and values net/http refuses, or cleans up.
+	f.Add("GET", "http://h/", "", "X-A", "v\x00after", "Y", "2", "", false)
+	f.Add("GET", "http://h/", "", "X-A\r\nInjected-Name: 1\r\nX-B", "v", "Y", "2", "", false)
+	f.Add("GET", "http://h/", "", "", "v", "Y", "2", "", false)
+	f.Add("GET", "http://h/", "", "X-A", "\xc3\xa9", "Y", "v\tw", "", false)
+	f.Add("GET", "http://h/", "", "User-Agent", "a\nb", "Y", "2", "", false)
+	f.Add("GET", "http://h/", "", "X-A", "v\x7f", "Y", "2", "", false)
+	f.Add("GET", "http://h/", "h\r\nx", "X", "1", "Y", "2", "", false)
+	// Hosts and URLs.
+	f.Add("GET", "http://h/", "a<b", "X", "1", "Y", "2", "", false)
+	f.Add("GET", "http://[fe80::1%25eth0]:80/", "", "X", "1", "Y", "2", "", false)
+	f.Add("GET", "http://\xe4\xbe\x8b\xe3\x81\x88.jp/x", "", "X", "1", "Y", "2", "", false)
+	f.Add("GET", "http://h/a%0Ab?q=1", "", "X", "1", "Y", "2", "", false)
+	f.Add("GET", "http:///nohost", "", "X", "1", "Y", "2", "", false)
+	f.Add("GET", "http://h:80/", "", "X", "1", "Y", "2", "", false)
+	f.Fuzz(func(t *testing.T, method, rawURL, host, k1, v1, k2, v2, body string, closeReq bool) {
+		u, err := url.Parse(rawURL)
+		if err != nil || u.Scheme != "http" {
+			return // not a URL a script or a redirect can make
 		}
-		u.Scheme, u.Host = "http", "h:8080"
-		mk := func() *http.Request {
-			r := &http.Request{Method: method, URL: u, Header: http.Header{}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Close: closeReq}
+		mk := func(ctx context.Context) *http.Request {
+			r := &http.Request{Method: method, URL: u, Header: http.Header{}, Host: host,
+				Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Close: closeReq}
 			r.Header[k1] = append(r.Header[k1], v1)
 			r.Header[k2] = append(r.Header[k2], v2)
 			if body != "" {
 				r.Body = io.NopCloser(strings.NewReader(body))
 				r.ContentLength = int64(len(body))
 			}
-			return r
+			return r.WithContext(ctx)
 		}
-		var want bytes.Buffer
-		wantErr := mk().Write(&want)
-		var got bytes.Buffer
-		w := bufio.NewWriter(&got)
-		handled, err := writeRequest(w, mk())
-		_ = w.Flush()
-		if !handled {
-			if got.Len() != 0 {
-				t.Fatalf("declined but wrote %q", got.String())
+		engine := New(Config{})
+		if !engine.Handles(mk(context.Background())) {
+			return
+		}
+		want := sendVia(t, func(d dialFunc) http.RoundTripper {
+			return &http.Transport{DialContext: d, DisableCompression: true}
+		}, mk, len(body))
+		got := sendVia(t, func(d dialFunc) http.RoundTripper { return New(Config{Dial: d}) }, mk, len(body))
+		if (got.err != nil) != (want.err != nil) {
+			t.Fatalf("engine error %v, net/http error %v", got.err, want.err)
+		}
+		if got.err != nil {
+			if got.err.Error() != want.err.Error() && !bothHeaderErrors(got.err, want.err) {
+				t.Fatalf("engine error %q, net/http %q", got.err, want.err)
+			}
+			if got.written != "" {
+				t.Fatalf("engine refused the request but wrote %q", got.written)
 			}
 			return
 		}
-		if (err != nil) != (wantErr != nil) {
-			t.Fatalf("error %v, net/http %v", err, wantErr)
+		if got.addr != want.addr {
+			t.Fatalf("engine dialled %q, net/http %q", got.addr, want.addr)
 		}
-		if err == nil && got.String() != want.String() {
-			t.Fatalf("wrote\n%q\nnet/http\n%q", got.String(), want.String())
+		if got.written != want.written {
+			t.Fatalf("engine wrote\n%q\nnet/http\n%q", got.written, want.written)
 		}
 	})
 }
 
-// validMethod reports whether m is a token, as net/http requires of a
-// method (it refuses others before writing).
-func validMethod(m string) bool { return m != "" && validHeaderName(m) }
+// bothHeaderErrors reports whether a and b both refuse a header: with two
+// bad headers, which one an error names depends on map order.
+func bothHeaderErrors(a, b error) bool {
+	const p = "net/http: invalid header field "
+	return strings.HasPrefix(a.Error(), p) && strings.HasPrefix(b.Error(), p)
+}
+
+type dialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// sent is what a transport did with a request.
+type sent struct {
+	addr    string
+	written string
+	err     error
+}
+
+// sendVia runs the request mk makes through the transport newRT makes on
+// a recording dialler, reads the answer and returns what was sent.
+// bodyLen is the length of the request's body.
+func sendVia(t *testing.T, newRT func(dialFunc) http.RoundTripper, mk func(context.Context) *http.Request, bodyLen int) sent {
+	t.Helper()
+	var s sent
+	rc := &recordConn{answer: "HTTP/1.1 204 No Content\r\n\r\n", bodyLen: bodyLen}
+	rc.cond = sync.NewCond(&rc.mu)
+	dial := func(_ context.Context, _, addr string) (net.Conn, error) {
+		s.addr = addr
+		return rc, nil
+	}
+	rt := newRT(dial)
+	defer func() {
+		if c, ok := rt.(interface{ CloseIdleConnections() }); ok {
+			c.CloseIdleConnections()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := rt.RoundTrip(mk(ctx))
+	if err == nil {
+		_, err = io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if err != nil {
+			t.Fatalf("reading the answer: %v", err)
+		}
+	}
+	s.err = err
+	s.written = rc.written()
+	return s
+}
+
+// recordConn records what is written to it and answers once a whole
+// request is written: a head, then bodyLen bytes. (A head cannot hold an
+// empty line before its end: both writers refuse or replace CR and LF in
+// what they put in it.) Read and Write may run on different goroutines,
+// as net/http's Transport uses a connection.
+type recordConn struct {
+	answer  string
+	bodyLen int
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	buf    bytes.Buffer
+	off    int
+	closed bool
+}
+
+func (c *recordConn) written() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
+}
+
+// complete reports whether a whole request was written. c.mu is held.
+func (c *recordConn) complete() bool {
+	b := c.buf.Bytes()
+	end := bytes.Index(b, []byte("\r\n\r\n"))
+	return end >= 0 && len(b)-end-4 >= c.bodyLen
+}
+
+func (c *recordConn) Read(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for !c.closed && !c.complete() {
+		c.cond.Wait()
+	}
+	if c.closed {
+		return 0, net.ErrClosed
+	}
+	if c.off == len(c.answer) {
+		return 0, io.EOF
+	}
+	n := copy(p, c.answer[c.off:])
+	c.off += n
+	return n, nil
+}
+
+func (c *recordConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	defer c.cond.Broadcast()
+	return c.buf.Write(p)
+}
+
+func (c *recordConn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	c.cond.Broadcast()
+	return nil
+}
+
+func (c *recordConn) LocalAddr() net.Addr              { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1} }
+func (c *recordConn) RemoteAddr() net.Addr             { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80} }
+func (c *recordConn) SetDeadline(time.Time) error      { return nil }
+func (c *recordConn) SetReadDeadline(time.Time) error  { return nil }
+func (c *recordConn) SetWriteDeadline(time.Time) error { return nil }

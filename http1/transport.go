@@ -17,14 +17,20 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
+	"golang.org/x/net/idna"
 )
 
 // Transport runs plain-HTTP/1.1 requests. The zero value is not usable;
@@ -82,9 +88,10 @@ type WatcherKey struct{}
 // conn is one connection of the pool.
 type conn struct {
 	conn   net.Conn
+	head   headLimit // under br
 	br     *bufio.Reader
 	bw     *bufio.Writer
-	host   string
+	host   string        // the URL's, the pool's key
 	idleAt time.Duration // since epoch
 	reused bool
 
@@ -103,6 +110,35 @@ const probeAfter = time.Second
 // real one, as net/http allows.
 const max1xx = 5
 
+// MaxHeadBytes bounds what a server may send before the body of its answer
+// (status lines and headers, informational answers included): net/http's
+// Transport default, which k6 keeps. A longer head fails the request rather
+// than growing the client without bound.
+const MaxHeadBytes = 10 << 20
+
+// headLimit is the reader under a connection's bufio.Reader. While a
+// response head is read it lets through at most left bytes, as net/http's
+// persistConn does; for bodies left is unlimited.
+type headLimit struct {
+	r    io.Reader
+	left int64
+}
+
+func (l *headLimit) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, fmt.Errorf("read limit of %d bytes exhausted", MaxHeadBytes)
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+// errHeadTooLarge is net/http's error for a head over MaxHeadBytes.
+var errHeadTooLarge = fmt.Errorf("net/http: server response headers exceeded %d bytes; aborted", MaxHeadBytes)
+
 // Handles reports whether the Transport can run req: plain http, not
 // CONNECT, no Expect header.
 func (t *Transport) Handles(req *http.Request) bool {
@@ -116,17 +152,25 @@ func (t *Transport) Handles(req *http.Request) bool {
 // aLongTimeAgo is a deadline in the past, to interrupt blocked I/O.
 var aLongTimeAgo = time.Unix(1, 0)
 
-// RoundTrip runs req, which Handles must accept. A request that fails on a
-// reused connection before the server answered anything is retried once
-// on a new connection when it is safe to send it again, as net/http does.
+// RoundTrip runs req, which Handles must accept. It refuses what
+// net/http's Transport refuses (see checkRequest), with the same errors. A
+// request that fails on a reused connection before the server answered
+// anything is retried once on a new connection when it is safe to send it
+// again, as net/http does.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := checkRequest(req); err != nil {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, err
+	}
 	ctx := req.Context()
 	trace := httptrace.ContextClientTrace(ctx)
 	for attempt := 0; ; attempt++ {
 		if trace != nil && trace.GetConn != nil {
 			trace.GetConn(req.URL.Host)
 		}
-		c, err := t.get(ctx, req.URL.Host, !replayable(req))
+		c, err := t.get(ctx, req.URL, !replayable(req))
 		if err != nil {
 			return nil, err
 		}
@@ -152,6 +196,70 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
+// checkRequest refuses, in the same order and with the same errors, what
+// net/http's Transport refuses before it sends a request: header names
+// that are not tokens, header values with control characters (CR and LF
+// would let a value smuggle headers or a second request), a method that is
+// not a token, a URL without a host. Request.Write, which writeRequest
+// copies, checks none of these.
+func checkRequest(req *http.Request) error {
+	if req.URL == nil {
+		return errors.New("http: nil Request.URL")
+	}
+	if req.Header == nil {
+		return errors.New("http: nil Request.Header")
+	}
+	if what := badField(req.Header); what != "" {
+		return errors.New("net/http: invalid header " + what)
+	}
+	if what := badField(req.Trailer); what != "" {
+		return errors.New("net/http: invalid trailer " + what)
+	}
+	if req.URL.Scheme != "http" {
+		return fmt.Errorf("unsupported protocol scheme %q", req.URL.Scheme)
+	}
+	if req.Method != "" && !httpguts.ValidHeaderFieldName(req.Method) {
+		return fmt.Errorf("net/http: invalid method %q", req.Method)
+	}
+	if req.URL.Host == "" {
+		return errors.New("http: no Host in request URL")
+	}
+	return nil
+}
+
+// badField names the first invalid name or value of h, or returns "".
+// A value is not quoted: it may be a secret.
+func badField(h http.Header) string {
+	for k, vs := range h {
+		if !httpguts.ValidHeaderFieldName(k) {
+			return fmt.Sprintf("field name %q", k)
+		}
+		for _, v := range vs {
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return fmt.Sprintf("field value for %q", k)
+			}
+		}
+	}
+	return ""
+}
+
+// canonicalAddr is the host:port a request goes to, as net/http's
+// Transport computes it: an international name in its ASCII form, port 80
+// when the URL names none.
+func canonicalAddr(u *url.URL) string {
+	host := u.Hostname()
+	if !ascii(host) {
+		if v, err := idna.Lookup.ToASCII(host); err == nil {
+			host = v
+		}
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	return net.JoinHostPort(host, port)
+}
+
 // exchange writes req on c and reads the response head. retry reports a
 // failure on a reused connection before any response byte arrived.
 func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, trace *httptrace.ClientTrace) (*http.Response, bool, error) {
@@ -172,6 +280,7 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, tr
 	if err != nil {
 		return c.fail(ctx, err, true)
 	}
+	c.head.left = MaxHeadBytes
 	if _, err := c.br.Peek(1); err != nil {
 		return c.fail(ctx, err, errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET))
 	}
@@ -180,8 +289,12 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, tr
 	}
 	resp, fast, err := readResponse(c.br, req)
 	if err != nil {
+		if c.head.left <= 0 {
+			err = errHeadTooLarge
+		}
 		return c.fail(ctx, err, false)
 	}
+	c.head.left = math.MaxInt64
 	reuse := !resp.Close && !req.Close && !closeRequested(req.Header) && resp.StatusCode != http.StatusSwitchingProtocols
 	if resp.Body == http.NoBody {
 		t.release(c, reuse)
@@ -284,21 +397,21 @@ func (t *Transport) release(c *conn, reuse bool) {
 	t.mu.Unlock()
 }
 
-// get returns an idle connection to host, or dials one. An idle
+// get returns an idle connection to u's host, or dials one. An idle
 // connection is checked for a close by the server when it sat idle for a
 // while, or always when probe is set (for requests that cannot be retried
 // if the connection turns out dead).
-func (t *Transport) get(ctx context.Context, host string, probe bool) (*conn, error) {
+func (t *Transport) get(ctx context.Context, u *url.URL, probe bool) (*conn, error) {
 	for {
 		t.mu.Lock()
-		list := t.idle[host]
+		list := t.idle[u.Host]
 		if len(list) == 0 {
 			t.mu.Unlock()
 			break
 		}
 		c := list[len(list)-1]
 		list[len(list)-1] = nil
-		t.idle[host] = list[:len(list)-1]
+		t.idle[u.Host] = list[:len(list)-1]
 		t.mu.Unlock()
 		idle := sinceEpoch() - c.idleAt
 		if idle > t.idleTimeout || ((probe || idle > probeAfter) && !alive(c)) {
@@ -308,16 +421,12 @@ func (t *Transport) get(ctx context.Context, host string, probe bool) (*conn, er
 		c.reused = true
 		return c, nil
 	}
-	nc, err := t.dial(ctx, "tcp", dialAddr(host))
+	nc, err := t.dial(ctx, "tcp", canonicalAddr(u))
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{
-		conn: nc,
-		br:   bufio.NewReaderSize(nc, 4<<10),
-		bw:   bufio.NewWriterSize(nc, 4<<10),
-		host: host,
-	}
+	c := &conn{conn: nc, head: headLimit{r: nc}, bw: bufio.NewWriterSize(nc, 4<<10), host: u.Host}
+	c.br = bufio.NewReaderSize(&c.head, 4<<10)
 	c.interrupt = c.interruptConn
 	return c, nil
 }
@@ -381,17 +490,6 @@ func closeRequested(h http.Header) bool {
 		}
 	}
 	return false
-}
-
-// dialAddr adds the default port to a URL host.
-func dialAddr(host string) string {
-	if _, _, err := net.SplitHostPort(host); err == nil {
-		return host
-	}
-	if len(host) > 1 && host[0] == '[' && host[len(host)-1] == ']' {
-		return host + ":80"
-	}
-	return net.JoinHostPort(host, "80")
 }
 
 // bodyReader is a response body of the Transport. Reading it to the end gives

@@ -9,6 +9,8 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // The fast path writes and reads the common shapes of HTTP/1.1 messages
@@ -20,8 +22,9 @@ import (
 // maxFastHeaders bounds the request headers writeRequest sorts on the stack.
 const maxFastHeaders = 24
 
-// writeRequest writes req as Request.Write would. It returns false,
-// having written nothing, when req is not of a shape it handles.
+// writeRequest writes req, which checkRequest accepted, as Request.Write
+// would. It returns false, having written nothing, when req is not of a
+// shape it handles.
 func writeRequest(w *bufio.Writer, req *http.Request) (bool, error) {
 	u := req.URL
 	if u.Opaque != "" || req.TransferEncoding != nil || req.Trailer != nil || req.ContentLength < 0 ||
@@ -32,7 +35,9 @@ func writeRequest(w *bufio.Writer, req *http.Request) (bool, error) {
 	if host == "" {
 		host = u.Host
 	}
-	if host == "" || !plainHeaderValue(host) || strings.ContainsAny(host, " /%") || !ascii(host) ||
+	// Request.Write sends an international name in its ASCII form, drops
+	// an IPv6 zone and sends no host at all for one that is not valid.
+	if host == "" || !ascii(host) || strings.IndexByte(host, '%') >= 0 || !httpguts.ValidHostHeader(host) ||
 		hasCTL(u.RawQuery) || hasCTL(u.Path) {
 		return false, nil
 	}
@@ -43,11 +48,11 @@ func writeRequest(w *bufio.Writer, req *http.Request) (bool, error) {
 		case "Host", "User-Agent", "Content-Length", "Transfer-Encoding", "Trailer":
 			continue
 		}
-		if n == len(keys) || !validHeaderName(k) {
+		if n == len(keys) {
 			return false, nil
 		}
 		for _, v := range vs {
-			if !plainHeaderValue(v) {
+			if !trimmed(v) {
 				return false, nil
 			}
 		}
@@ -55,7 +60,7 @@ func writeRequest(w *bufio.Writer, req *http.Request) (bool, error) {
 		n++
 	}
 	ua, hasUA := req.Header["User-Agent"]
-	if hasUA && len(ua) > 0 && !plainHeaderValue(ua[0]) {
+	if hasUA && len(ua) > 0 && !trimmed(ua[0]) {
 		return false, nil
 	}
 	sortStrings(keys[:n])
@@ -146,43 +151,10 @@ func sortStrings(s []string) {
 	}
 }
 
-// validHeaderName reports whether k is an RFC 7230 token.
-func validHeaderName(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if !isTokenByte(k[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func isTokenByte(c byte) bool {
-	switch {
-	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		return true
-	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
-}
-
-// plainHeaderValue reports whether v needs none of the clean-up
-// Request.Write applies: no control characters but tab, no leading or
-// trailing white space.
-func plainHeaderValue(v string) bool {
-	if v == "" {
-		return true
-	}
-	if isSpace(v[0]) || isSpace(v[len(v)-1]) {
-		return false
-	}
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
+// trimmed reports whether v, a valid header value, needs none of the
+// clean-up Request.Write applies: no white space at either end.
+func trimmed(v string) bool {
+	return v == "" || (!isSpace(v[0]) && !isSpace(v[len(v)-1]))
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
@@ -249,7 +221,7 @@ func readHead(br *bufio.Reader, req *http.Request) (*http.Response, bool) {
 			return nil, false
 		}
 		name := l[:colon]
-		if !validHeaderName(name) {
+		if !httpguts.ValidHeaderFieldName(name) {
 			return nil, false
 		}
 		v := strings.TrimLeft(l[colon+1:], " \t")

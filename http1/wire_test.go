@@ -69,9 +69,8 @@ func TestWriteRequestMatchesNetHTTP(t *testing.T) {
 		}
 	}
 	declined := []*http.Request{
-		mk("GET", "http://h/", http.Header{"Bad Name": {"x"}}, ""),
-		mk("GET", "http://h/", http.Header{"X": {"a\r\nInjected: 1"}}, ""),
 		mk("GET", "http://h/", http.Header{"X": {" padded "}}, ""),
+		mk("GET", "http://h/", http.Header{"X": {"tab\t"}}, ""),
 		mk("GET", "http://[fe80::1%25eth0]:80/", ua, ""),
 	}
 	chunked := mk("POST", "http://h/", ua, "x")

@@ -47,6 +47,9 @@ type Params struct {
 	Logf func(format string, args ...any)
 	// Now gives the time (injected for tests).
 	Now func() time.Time
+	// Version is metronome's version, for outputs that name the sender
+	// (OpenTelemetry's service.version).
+	Version string
 }
 
 // Constructor builds an output.

@@ -74,13 +74,27 @@ const (
 	HeadLength Mode = "head-length"
 	// Big sends a body of Size bytes (100 MB when Size is 0), fast.
 	Big Mode = "big"
+	// HugeHead sends a response head with one header line of Size bytes,
+	// then "ok".
+	HugeHead Mode = "huge-head"
+	// StallLength announces a body of Size bytes, sends 10 and holds the
+	// connection: a client that sizes its buffer by the announcement
+	// pays for bytes that never come.
+	StallLength Mode = "stall-length"
+	// StallChunk announces a chunk of Size bytes, sends 10 of them and
+	// holds the connection.
+	StallChunk Mode = "stall-chunk"
+	// StallBrotli announces a brotli body of Size bytes, sends the 4 bytes
+	// that claim a 16 MiB window and a 16 MiB uncompressed block, and
+	// holds the connection.
+	StallBrotli Mode = "stall-brotli"
 )
 
 // Modes lists every mode, in the order of the constants.
 var Modes = []Mode{
 	OK, Refuse, ResetBeforeRequest, ResetAfterRequest, CloseAfterRequest, Blackhole, SlowHead, SlowBody,
 	Garbage, CutBody, LengthTooLong, LengthTooShort, ChunkedBadSize, ChunkedCut, Informational, NoContent,
-	NotModified, HeadLength, Big,
+	NotModified, HeadLength, Big, HugeHead, StallLength, StallChunk, StallBrotli,
 }
 
 // Server is one misbehaving server. Set Mode (and Step, Size where they
@@ -90,7 +104,8 @@ type Server struct {
 	// Step is the pause between two bytes of SlowHead and SlowBody; 10 ms
 	// when zero.
 	Step time.Duration
-	// Size is Big's body length; 100 MB when zero.
+	// Size is the body length of Big and the Stall modes and HugeHead's
+	// header line length; 100 MB when zero.
 	Size int64
 
 	l        net.Listener
@@ -298,20 +313,41 @@ func (s *Server) answer(c net.Conn, req *http.Request) bool {
 		if !w("HTTP/1.1 200 OK\r\nContent-Length: ", strconv.FormatInt(s.Size, 10), "\r\n\r\n") {
 			return false
 		}
-		buf := make([]byte, 64<<10)
-		for i := range buf {
-			buf[i] = 'a' + byte(i%26)
+		return s.fill(c, s.Size)
+	case HugeHead:
+		return w("HTTP/1.1 200 OK\r\nX-Huge: ") && s.fill(c, s.Size) && w("\r\nContent-Length: 2\r\n\r\nok")
+	case StallLength, StallChunk, StallBrotli:
+		size := strconv.FormatInt(s.Size, 10)
+		switch s.Mode {
+		case StallLength:
+			w("HTTP/1.1 200 OK\r\nContent-Length: ", size, "\r\n\r\n", strings.Repeat("x", 10))
+		case StallChunk:
+			w("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", strconv.FormatInt(s.Size, 16), "\r\n", strings.Repeat("x", 10))
+		case StallBrotli:
+			// WBITS 24; a block that is not the last, of 2^24 bytes, stored
+			// uncompressed.
+			w("HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: ", size, "\r\n\r\n\xcf\xff\xff\xff")
 		}
-		for left := s.Size; left > 0; {
-			n := min(left, int64(len(buf)))
-			if _, err := c.Write(buf[:n]); err != nil {
-				return false
-			}
-			left -= n
-		}
-		return true
+		_, _ = io.Copy(io.Discard, c)
+		return false
 	}
 	return false
+}
+
+// fill writes n bytes of letters to c.
+func (s *Server) fill(c net.Conn, n int64) bool {
+	buf := make([]byte, 64<<10)
+	for i := range buf {
+		buf[i] = 'a' + byte(i%26)
+	}
+	for left := n; left > 0; {
+		m := min(left, int64(len(buf)))
+		if _, err := c.Write(buf[:m]); err != nil {
+			return false
+		}
+		left -= m
+	}
+	return true
 }
 
 // pause waits one Step, or returns false when the server closes.

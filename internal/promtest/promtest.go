@@ -2,10 +2,9 @@
 // remote-write receiver and native histograms enabled, and queries it
 // through the HTTP API.
 //
-// The server is the binary of Debian's prometheus package (2.42). A test
-// that needs it is skipped when the binary is missing on a developer's
-// machine, and fails when it is missing in CI (CI=true), so that CI can
-// never pass without having run it.
+// The server is the binary of Debian's prometheus package (2.42), run by
+// serverproc: a test that needs it is skipped when the binary is missing
+// on a developer's machine, and fails when it is missing in CI.
 package promtest
 
 import (
@@ -16,180 +15,66 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/metronome-load/metronome/internal/serverproc"
 )
 
-// DefaultBinary is where Debian's prometheus package installs the server.
-const DefaultBinary = "/usr/bin/prometheus"
-
-// BinaryEnv names the environment variable that overrides the binary.
-const BinaryEnv = "METRONOME_PROMETHEUS"
-
-// Timeouts of the server's lifecycle. Readiness usually takes well under a
-// second; the margin is for a loaded 2-core machine.
-const (
-	readyTimeout = 60 * time.Second
-	stopTimeout  = 10 * time.Second
-)
+// spec is Debian's prometheus package (2.42), with the remote-write
+// receiver and native histograms on, an empty TSDB and no scrape jobs.
+var spec = serverproc.Spec{
+	Name:    "prometheus",
+	Env:     "METRONOME_PROMETHEUS",
+	Default: "/usr/bin/prometheus",
+	Install: "apt-get install -y prometheus",
+	Args: func(dir, addr string) ([]string, error) {
+		cfg := filepath.Join(dir, "prometheus.yml")
+		if err := os.WriteFile(cfg, []byte("global:\n  scrape_interval: 1m\n"), 0o644); err != nil {
+			return nil, err
+		}
+		return []string{
+			"--config.file=" + cfg,
+			"--storage.tsdb.path=" + filepath.Join(dir, "data"),
+			"--web.listen-address=" + addr,
+			"--web.enable-remote-write-receiver",
+			"--enable-feature=native-histograms",
+			"--log.level=warn",
+		}, nil
+	},
+	Ready:       "/-/ready",
+	ReadyStatus: http.StatusOK,
+}
 
 // Server is a running Prometheus.
 type Server struct {
 	// URL is the server's base URL, http://127.0.0.1:<port>.
 	URL string
 
-	cmd    *exec.Cmd
-	log    *syncBuffer
+	proc   *serverproc.Proc
 	client *http.Client
-	done   chan struct{}
 }
 
-// Binary returns the path of the Prometheus binary, or "" when there is
-// none: $METRONOME_PROMETHEUS, else /usr/bin/prometheus, else prometheus on
-// the PATH.
-func Binary() string {
-	if p := os.Getenv(BinaryEnv); p != "" {
-		return p
-	}
-	if _, err := os.Stat(DefaultBinary); err == nil {
-		return DefaultBinary
-	}
-	if p, err := exec.LookPath("prometheus"); err == nil {
-		return p
-	}
-	return ""
-}
-
-// Start starts a Prometheus on a free loopback port with an empty TSDB and
-// no scrape jobs, waits until it is ready and stops it when the test ends.
-// It skips the test when the binary is missing, unless CI is "true".
+// Start starts a Prometheus on a free loopback port, waits until it is
+// ready and stops it when the test ends. It skips the test when the binary
+// is missing, unless CI is "true".
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin := Binary()
-	if bin == "" {
-		msg := "promtest: no Prometheus binary (" + DefaultBinary + "); install it with `apt-get install -y prometheus` or set " + BinaryEnv
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + "; CI must run the Prometheus tests")
-		}
-		t.Skip(msg)
-	}
-	var lastErr error
-	// A port found free can be taken before Prometheus binds it; try a
-	// few ports before giving up.
-	for range 3 {
-		s, err := start(t, bin)
-		if err == nil {
-			return s
-		}
-		lastErr = err
-	}
-	t.Fatalf("promtest: %v", lastErr)
-	return nil
-}
-
-func start(t testing.TB, bin string) (*Server, error) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(cfg, []byte("global:\n  scrape_interval: 1m\n"), 0o644); err != nil {
-		return nil, err
-	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	cmd := exec.Command(bin,
-		"--config.file="+cfg,
-		"--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+addr,
-		"--web.enable-remote-write-receiver",
-		"--enable-feature=native-histograms",
-		"--log.level=warn",
-	)
-	log := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", bin, err)
-	}
-	s := &Server{
-		URL:    "http://" + addr,
-		cmd:    cmd,
-		log:    log,
-		client: &http.Client{Timeout: 30 * time.Second},
-		done:   make(chan struct{}),
-	}
-	go func() {
-		_ = cmd.Wait()
-		close(s.done)
-	}()
-	if err := s.waitReady(); err != nil {
-		s.stop()
-		return nil, err
-	}
-	t.Cleanup(s.stop)
-	return s, nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func (s *Server) waitReady() error {
-	deadline := time.Now().Add(readyTimeout)
-	for time.Now().Before(deadline) {
-		select {
-		case <-s.done:
-			return fmt.Errorf("prometheus exited before it was ready: %s", s.log.String())
-		default:
-		}
-		resp, err := s.client.Get(s.URL + "/-/ready")
-		if err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return fmt.Errorf("prometheus not ready after %s: %s", readyTimeout, s.log.String())
-}
-
-func (s *Server) stop() {
-	select {
-	case <-s.done:
-		return
-	default:
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(stopTimeout):
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
+	p := serverproc.Start(t, spec)
+	return &Server{URL: p.URL, proc: p, client: &http.Client{Timeout: 30 * time.Second}}
 }
 
 // WriteURL is the remote-write endpoint.
 func (s *Server) WriteURL() string { return s.URL + "/api/v1/write" }
 
 // Log returns what the server has printed so far (warnings and errors).
-func (s *Server) Log() string { return s.log.String() }
+func (s *Server) Log() string { return s.proc.Log() }
 
 // Result is the answer to a query.
 type Result struct {
@@ -483,28 +368,4 @@ func parseFloat(s string) (float64, error) {
 		return 0, fmt.Errorf("malformed number %q", s)
 	}
 	return v, nil
-}
-
-// syncBuffer collects the server's output for error messages.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	// Keep the last 64 KiB; the start of the output matters less than
-	// the error that stopped the server.
-	if b.b.Len() > 64<<10 {
-		rest := b.b.Bytes()[b.b.Len()-32<<10:]
-		b.b = *bytes.NewBuffer(append([]byte(nil), rest...))
-	}
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.TrimSpace(b.b.String())
 }

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Chart is one rendered chart.
@@ -303,6 +304,15 @@ func render(title, xLabel, yLabel string, ss []series, opts ...func(*plot.Plot))
 			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 		}
 		p.Add(l)
+		if len(s.pts) == 1 {
+			// A line through one point draws nothing: mark it.
+			dot, err := plotter.NewScatter(s.pts)
+			if err != nil {
+				return "", err
+			}
+			dot.GlyphStyle = draw.GlyphStyle{Color: l.Color, Radius: vg.Points(3), Shape: draw.RingGlyph{}}
+			p.Add(dot)
+		}
 	}
 	for _, o := range opts {
 		o(p)

@@ -2,8 +2,11 @@ package dashboard
 
 import (
 	"bytes"
+	"maps"
 	"math"
+	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -396,6 +399,80 @@ func TestHourReportStaysSmall(t *testing.T) {
 		t.Logf("one hour, 3 scenarios, period %s: %d bytes", period, n)
 		if n > 5<<20 {
 			t.Errorf("period %s: %d bytes, over 5 MB", period, n)
+		}
+	}
+}
+
+// TestShortRunReport exports the report of the 5-second fixture run with
+// the default 10-second period: one interval at that period, so the
+// report uses a tenth of it and every time chart draws a curve.
+func TestShortRunReport(t *testing.T) {
+	f := newFixture()
+	path := t.TempDir() + "/report.html"
+	o := NewWithConfig(Config{Port: -1, Period: DefaultPeriod, Export: path}, nil, func() time.Time { return t0 })
+	if err := o.Start(); err != nil {
+		t.Fatal(err)
+	}
+	o.AddSamples(f.samples)
+	if err := o.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	if !strings.Contains(html, "intervals of 1s.") {
+		t.Errorf("the report does not say it uses 1 s intervals")
+	}
+	figures := regexp.MustCompile(`(?s)<figure class="chart" id="([^"]+)".*?</figure>`).FindAllStringSubmatch(html, -1)
+	if len(figures) < 10 {
+		t.Fatalf("%d charts", len(figures))
+	}
+	for _, fig := range figures {
+		if strings.HasSuffix(fig[1], "-spectrum") {
+			continue
+		}
+		series := 0
+		for color, n := range drawnPoints(fig[0]) {
+			if !slices.Contains(slices.Collect(maps.Values(Palette)), color) {
+				continue // axes and grid
+			}
+			series++
+			if n < secs {
+				t.Errorf("%s: the series drawn in %s has %d points, want one per second (%d)", fig[1], color, n, secs)
+			}
+		}
+		if series == 0 {
+			t.Errorf("%s: no series drawn", fig[1])
+		}
+	}
+}
+
+// TestSinglePointIsMarked draws a timeline of one interval: each series
+// has one point, which a line cannot show, so a ring marks it.
+func TestSinglePointIsMarked(t *testing.T) {
+	f := newFixture()
+	a := NewAggregator(t0, time.Minute)
+	a.Add(f.samples)
+	a.Close(time.Time{})
+	charts, err := Charts(a.Snapshot(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring := regexp.MustCompile(`<path d="M[^"]*A[^"]*"\s+style="[^"]*stroke:(#[0-9A-F]{6})`)
+	for _, c := range charts {
+		if strings.HasSuffix(c.ID, "-spectrum") {
+			continue
+		}
+		marked := map[string]bool{}
+		for _, m := range ring.FindAllStringSubmatch(c.SVG, -1) {
+			marked[m[1]] = true
+		}
+		for _, s := range c.Series {
+			if !marked[Palette[s]] {
+				t.Errorf("%s: the single point of %q is not marked", c.ID, s)
+			}
 		}
 	}
 }

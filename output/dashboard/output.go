@@ -98,6 +98,16 @@ func ConfigFromEnv(env map[string]string) (Config, error) {
 // inputBuffer is how many batches may wait for the output's goroutine.
 const inputBuffer = 4096
 
+// A report needs enough intervals to draw curves: a run shorter than
+// fineRows periods (5 minutes at the default 10 s) gets its report at a
+// tenth of the period, but no finer than minFinePeriod (the hdrlog's
+// intervals are 1 s by default too).
+const (
+	fineRows      = 30
+	fineDivisor   = 10
+	minFinePeriod = 100 * time.Millisecond
+)
+
 // Output is the web dashboard.
 type Output struct {
 	cfg  Config
@@ -112,8 +122,11 @@ type Output struct {
 	srv  *http.Server
 	addr string
 
-	// Owned by the goroutine.
-	agg *Aggregator
+	// Owned by the goroutine. fine aggregates the same samples at a tenth
+	// of the period, for the report of a run too short to show a curve at
+	// the period; it is dropped once the run reaches fineRows periods.
+	agg  *Aggregator
+	fine *Aggregator
 
 	mu      sync.Mutex
 	page    []byte // the whole page as last rendered
@@ -144,11 +157,25 @@ func NewWithConfig(cfg Config, logf func(string, ...any), now func() time.Time) 
 	}
 	o := &Output{cfg: cfg, logf: logf, now: now}
 	o.loop = output.NewLoop(inputBuffer, cfg.Period, output.LoopSteps{
-		Ingest: func(b []metrics.Sample) { o.agg.Add(b) },
-		Tick:   func() { o.redraw(o.now(), false) },
-		Final:  func() { o.redraw(time.Time{}, true) },
+		Ingest: func(b []metrics.Sample) {
+			o.agg.Add(b)
+			if o.fine != nil {
+				o.fine.Add(b)
+			}
+		},
+		Tick:  func() { o.redraw(o.now(), false) },
+		Final: func() { o.redraw(time.Time{}, true) },
 	})
 	return o
+}
+
+// finePeriod is the report's interval for a short run, 0 when the period
+// is already as fine as that.
+func finePeriod(period time.Duration) time.Duration {
+	if f := max(period/fineDivisor, minFinePeriod); f < period {
+		return f
+	}
+	return 0
 }
 
 // Description is shown in the banner; it holds the page's address.
@@ -172,7 +199,11 @@ func (o *Output) Addr() string { return o.addr }
 // Start opens the server (unless the port is -1) and starts aggregating.
 // It never waits for a browser.
 func (o *Output) Start() error {
-	o.agg = NewAggregator(o.now(), o.cfg.Period)
+	start := o.now()
+	o.agg = NewAggregator(start, o.cfg.Period)
+	if f := finePeriod(o.cfg.Period); f > 0 && o.cfg.Export != "" {
+		o.fine = NewAggregator(start, f)
+	}
 	if err := o.render(false); err != nil {
 		return err
 	}
@@ -231,6 +262,14 @@ func (o *Output) Stop() error {
 // zero) and renders the page; done marks the last rendering.
 func (o *Output) redraw(now time.Time, done bool) {
 	o.agg.Close(now)
+	if o.fine != nil {
+		if !now.IsZero() && now.Sub(o.agg.start) >= fineRows*o.cfg.Period {
+			// Long enough for curves at the period: the report uses those.
+			o.fine = nil
+		} else {
+			o.fine.Close(now)
+		}
+	}
 	if err := o.render(done); err != nil {
 		o.logf("web dashboard: %v", err)
 	}
@@ -260,8 +299,13 @@ func (o *Output) export() error {
 	o.mu.Lock()
 	in := o.sum
 	o.mu.Unlock()
-	p, err := BuildPage(o.agg.Snapshot(true), in, false,
-		fmt.Sprintf("Report of the run started %s; intervals of %s.", o.agg.start.Format(time.RFC3339), o.cfg.Period))
+	// The loop has ended: its aggregators are this goroutine's now.
+	agg := o.agg
+	if o.fine != nil && o.now().Sub(o.agg.start) < fineRows*o.cfg.Period {
+		agg = o.fine
+	}
+	p, err := BuildPage(agg.Snapshot(true), in, false,
+		fmt.Sprintf("Report of the run started %s; intervals of %s.", agg.start.Format(time.RFC3339), agg.period))
 	if err != nil {
 		return fmt.Errorf("web dashboard report: %w", err)
 	}

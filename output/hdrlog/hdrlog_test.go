@@ -9,39 +9,24 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/metronome-load/metronome/internal/logtest"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
 )
 
-type logs struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logs) logf(f string, a ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(f, a...))
-}
-
-func (l *logs) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
+type logs = logtest.Lines
 
 // record runs an hdrlog output over the batches, one batch per 100 ms of
 // (virtual) time, and returns the log.
 func record(t *testing.T, path string, env map[string]string, batches [][]metrics.Sample) *logs {
 	t.Helper()
 	l := &logs{}
-	out, err := New(output.Params{Arg: path, Env: env, Logf: l.logf})
+	out, err := New(output.Params{Arg: path, Env: env, Logf: l.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

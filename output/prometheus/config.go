@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/optdecode"
 	"github.com/metronome-load/metronome/output"
 )
 
@@ -20,6 +21,7 @@ const (
 	envPushInterval  = envPrefix + "PUSH_INTERVAL"
 	envTrendStats    = envPrefix + "TREND_STATS"
 	envNative        = envPrefix + "TREND_AS_NATIVE_HISTOGRAM"
+	envNativeSchema  = envPrefix + "NATIVE_HISTOGRAM_SCHEMA"
 	envHeaderPrefix  = envPrefix + "HEADERS_"
 	envHTTPHeaders   = envPrefix + "HTTP_HEADERS"
 	envUsername      = envPrefix + "USERNAME"
@@ -42,6 +44,9 @@ type Config struct {
 	// TrendAsNativeHistogram exports trends as native histograms instead
 	// of stat gauges.
 	TrendAsNativeHistogram bool
+	// NativeHistogramSchema is the native histograms' resolution, from -4
+	// to 8: each power of two is split into 2^schema buckets. k6 uses 3.
+	NativeHistogramSchema int32
 	// Headers are added to every request.
 	Headers map[string]string
 	// Username and Password set basic authentication.
@@ -61,6 +66,8 @@ func DefaultConfig() Config {
 		ServerURL:    defaultServerURL,
 		PushInterval: 5 * time.Second,
 		TrendStats:   []string{"p(99)"},
+
+		NativeHistogramSchema: defaultNativeSchema,
 	}
 }
 
@@ -88,7 +95,7 @@ func ParseConfig(env map[string]string, arg string) (Config, error) {
 	}
 	if v, ok := env[envTrendStats]; ok && v != "" {
 		c.TrendStats = nil
-		for _, s := range splitList(v) {
+		for _, s := range optdecode.SplitList(v) {
 			if _, err := parseTrendStat(s); err != nil {
 				return c, fmt.Errorf("%s: %w", envTrendStats, err)
 			}
@@ -97,6 +104,13 @@ func ParseConfig(env map[string]string, arg string) (Config, error) {
 		if len(c.TrendStats) == 0 {
 			return c, fmt.Errorf("%s: no stat in %q", envTrendStats, v)
 		}
+	}
+	if v, ok := env[envNativeSchema]; ok && v != "" {
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || n < minNativeSchema || n > int64(maxNativeSchema) {
+			return c, fmt.Errorf("%s: %q is not a schema from %d to %d (each power of two split into 2^schema buckets)", envNativeSchema, v, minNativeSchema, maxNativeSchema)
+		}
+		c.NativeHistogramSchema = int32(n)
 	}
 	for name, dst := range map[string]*bool{
 		envNative:       &c.TrendAsNativeHistogram,
@@ -119,7 +133,7 @@ func ParseConfig(env map[string]string, arg string) (Config, error) {
 	}
 	c.Headers = map[string]string{}
 	if v := env[envHTTPHeaders]; v != "" {
-		for _, kv := range splitList(v) {
+		for _, kv := range optdecode.SplitList(v) {
 			k, val, ok := strings.Cut(kv, ":")
 			k = strings.TrimSpace(k)
 			if !ok || k == "" {
@@ -140,16 +154,6 @@ func ParseConfig(env map[string]string, arg string) (Config, error) {
 		c.Headers[k[len(envHeaderPrefix):]] = env[k]
 	}
 	return c, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // trendStat is one parsed entry of TREND_STATS.

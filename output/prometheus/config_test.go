@@ -12,7 +12,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.ServerURL != "http://localhost:9090/api/v1/write" || c.PushInterval != 5*time.Second ||
-		len(c.TrendStats) != 1 || c.TrendStats[0] != "p(99)" || c.TrendAsNativeHistogram || c.StaleMarkers {
+		len(c.TrendStats) != 1 || c.TrendStats[0] != "p(99)" || c.TrendAsNativeHistogram || c.StaleMarkers || c.NativeHistogramSchema != 3 {
 		t.Errorf("defaults %+v", c)
 	}
 }
@@ -29,6 +29,7 @@ func TestParseConfigEnv(t *testing.T) {
 		"K6_PROMETHEUS_RW_PASSWORD":                  "p",
 		"K6_PROMETHEUS_RW_INSECURE_SKIP_TLS_VERIFY":  "1",
 		"K6_PROMETHEUS_RW_STALE_MARKERS":             "true",
+		"K6_PROMETHEUS_RW_NATIVE_HISTOGRAM_SCHEMA":   "8",
 	}
 	c, err := ParseConfig(env, "")
 	if err != nil {
@@ -40,7 +41,7 @@ func TestParseConfigEnv(t *testing.T) {
 	if got := strings.Join(c.TrendStats, "|"); got != "p(95)|p(99.9)|min|max|avg|med|count|sum" {
 		t.Errorf("trend stats %q", got)
 	}
-	if !c.TrendAsNativeHistogram || !c.InsecureSkipTLSVerify || !c.StaleMarkers {
+	if !c.TrendAsNativeHistogram || !c.InsecureSkipTLSVerify || !c.StaleMarkers || c.NativeHistogramSchema != 8 {
 		t.Errorf("booleans %+v", c)
 	}
 	if c.Headers["X-One"] != "1" || c.Headers["X-Two"] != "two" || len(c.Headers) != 2 {
@@ -63,6 +64,7 @@ func TestParseConfigErrorsNameTheVariable(t *testing.T) {
 		"K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM": "yes please",
 		"K6_PROMETHEUS_RW_STALE_MARKERS":             "maybe",
 		"K6_PROMETHEUS_RW_HTTP_HEADERS":              "novalue",
+		"K6_PROMETHEUS_RW_NATIVE_HISTOGRAM_SCHEMA":   "9",
 	} {
 		_, err := ParseConfig(map[string]string{name: val}, "")
 		if err == nil {

@@ -6,30 +6,37 @@ import (
 	"testing"
 )
 
-// TestNativeIndex checks the bucket of each value against the schema's
-// definition: bucket k covers (2^((k-1)/8), 2^(k/8)].
+// TestNativeIndex checks the bucket of each value, at every schema,
+// against the schema's definition: bucket k covers
+// (2^((k-1)·2^-s), 2^(k·2^-s)].
 func TestNativeIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	check := func(v float64) {
-		k := nativeIndex(v)
-		lo := math.Exp2(float64(k-1) / 8)
-		hi := math.Exp2(float64(k) / 8)
-		// Allow one ulp at the boundaries, where Exp2 itself rounds.
-		if !(v > lo*(1-1e-15) && v <= hi*(1+1e-15)) {
-			t.Fatalf("value %g in bucket %d = (%g, %g]", v, k, lo, hi)
+	for s := int32(minNativeSchema); s <= maxNativeSchema; s++ {
+		width := math.Exp2(-float64(s))
+		check := func(v float64) {
+			k := nativeIndex(v, s)
+			lo := math.Exp2(float64(k-1) * width)
+			hi := math.Exp2(float64(k) * width)
+			// Allow one ulp at the boundaries, where Exp2 itself rounds.
+			if !(v > lo*(1-1e-15) && v <= hi*(1+1e-15)) {
+				t.Fatalf("schema %d: value %g in bucket %d = (%g, %g]", s, v, k, lo, hi)
+			}
 		}
-	}
-	for range 200_000 {
-		check(math.Exp(rng.NormFloat64() * 10))
-	}
-	// Powers of two are upper bounds of their bucket.
-	for e := -20; e <= 20; e++ {
-		v := math.Ldexp(1, e)
-		if k := nativeIndex(v); k != int32(e*8) {
-			t.Errorf("2^%d in bucket %d, want %d", e, k, e*8)
+		for range 20_000 {
+			check(math.Exp(rng.NormFloat64() * 10))
 		}
-		check(math.Nextafter(v, 0))
-		check(math.Nextafter(v, math.Inf(1)))
+		// Powers of two are upper bounds of their bucket.
+		for e := -20; e <= 20; e++ {
+			v := math.Ldexp(1, e)
+			if s >= 0 || e%(1<<-s) == 0 {
+				want := int32(e) << max(s, 0) >> max(-s, 0)
+				if k := nativeIndex(v, s); k != want {
+					t.Errorf("schema %d: 2^%d in bucket %d, want %d", s, e, k, want)
+				}
+			}
+			check(math.Nextafter(v, 0))
+			check(math.Nextafter(v, math.Inf(1)))
+		}
 	}
 }
 
@@ -71,14 +78,14 @@ func TestEncodeBuckets(t *testing.T) {
 }
 
 func TestNativeHistogramObserve(t *testing.T) {
-	h := newNativeHistogram()
+	h := newNativeHistogram(defaultNativeSchema)
 	for _, v := range []float64{0, 0.001, 0.001, 1, -2, math.NaN()} {
 		h.observe(v)
 	}
 	if h.count != 5 || h.zero != 1 || math.Abs(h.sum-(-0.998)) > 1e-12 {
 		t.Errorf("count %d zero %d sum %g", h.count, h.zero, h.sum)
 	}
-	if h.pos[nativeIndex(0.001)] != 2 || h.pos[0] != 1 || h.neg[8] != 1 {
+	if h.pos[nativeIndex(0.001, defaultNativeSchema)] != 2 || h.pos[0] != 1 || h.neg[8] != 1 {
 		t.Errorf("buckets pos %v neg %v", h.pos, h.neg)
 	}
 	p := h.proto(123)

@@ -10,7 +10,7 @@
 //   - Rate → k6_<name>_rate, non-zero values / all values so far.
 //   - Trend → one gauge per TREND_STATS entry, k6_<name>_<stat> with
 //     p(99) → p99, p(99.9) → p999; or, with TREND_AS_NATIVE_HISTOGRAM, a
-//     native histogram (schema 3) k6_<name>_seconds for time trends,
+//     native histogram (schema 3, or NATIVE_HISTOGRAM_SCHEMA) k6_<name>_seconds for time trends,
 //     k6_<name>_bytes for data trends, k6_<name> otherwise.
 //
 // Time values are converted to seconds. Labels are the sample's tags
@@ -97,7 +97,7 @@ type Output struct {
 	order  []*series
 	names  *labelNames
 
-	queue *sendQueue
+	queue *output.Queue[request]
 
 	// backlogCtx is cancelled stopBacklogTimeout after Stop begins.
 	backlogCtx    context.Context
@@ -128,7 +128,7 @@ func newOutput(p output.Params, transport http.RoundTripper) (*Output, error) {
 		transport: transport,
 		sendDone:  make(chan struct{}),
 		series:    map[seriesKey]*series{},
-		queue:     newSendQueue(queueLimit),
+		queue:     output.NewQueue[request](queueLimit),
 	}
 	logf := p.Logf
 	if logf == nil {
@@ -220,9 +220,9 @@ func (o *Output) Stop() error {
 // report logs what the server did not receive. Lost pushes are warnings
 // only: values are cumulative, so a later push carries their totals.
 func (o *Output) report() {
-	if o.queue.overflowPushes > 0 {
+	if pushes, values := o.queue.Dropped(); pushes > 0 {
 		o.logf("prometheus remote write: %d pushes (%d values) were dropped because the server did not keep up; values are cumulative, so later pushes carry their totals",
-			o.queue.overflowPushes, o.queue.overflowValues)
+			pushes, values)
 	}
 	if o.failedPushes > 0 {
 		o.logf("prometheus remote write: %d of %d pushes (%d values) were not delivered to %s (%d retries); first error: %v",
@@ -237,7 +237,7 @@ func (o *Output) final() {
 	if o.cfg.StaleMarkers {
 		o.staleMarkers()
 	}
-	o.queue.close()
+	o.queue.Close()
 }
 
 func (o *Output) ingest(batch []metrics.Sample) {
@@ -254,7 +254,7 @@ func (o *Output) ingest(batch []metrics.Sample) {
 		k := seriesKey{smp.Metric, tags}
 		s := o.series[k]
 		if s == nil {
-			s = newSeries(k, o.cfg.TrendAsNativeHistogram, o.names)
+			s = newSeries(k, o.cfg.TrendAsNativeHistogram, o.cfg.NativeHistogramSchema, o.names)
 			o.series[k] = s
 			o.order = append(o.order, s)
 		}
@@ -298,10 +298,10 @@ func (o *Output) flush(final bool) {
 		})
 	}
 	if n := len(floats.Timeseries); n > 0 {
-		o.queue.push(request{msg: floats, values: n, final: final})
+		o.queue.Push(request{msg: floats, values: n, final: final}, 1, n, final)
 	}
 	if n := len(hists.Timeseries); n > 0 {
-		o.queue.push(request{msg: hists, values: n, hist: true, final: final})
+		o.queue.Push(request{msg: hists, values: n, hist: true, final: final}, 1, n, final)
 	}
 }
 
@@ -326,10 +326,10 @@ func (o *Output) staleMarkers() {
 		}
 	}
 	if n := len(floats.Timeseries); n > 0 {
-		o.queue.push(request{msg: floats, values: n, final: true})
+		o.queue.Push(request{msg: floats, values: n, final: true}, 1, n, true)
 	}
 	if n := len(hists.Timeseries); n > 0 {
-		o.queue.push(request{msg: hists, values: n, hist: true, final: true})
+		o.queue.Push(request{msg: hists, values: n, hist: true, final: true}, 1, n, true)
 	}
 }
 
@@ -338,7 +338,7 @@ func (o *Output) staleMarkers() {
 func (o *Output) send() {
 	defer close(o.sendDone)
 	for {
-		r, ok := o.queue.pop()
+		r, _, ok := o.queue.Pop()
 		if !ok {
 			return
 		}

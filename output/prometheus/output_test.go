@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/snappy"
+	"github.com/metronome-load/metronome/internal/logtest"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
 	"github.com/prometheus/prometheus/prompb"
@@ -130,27 +131,12 @@ func last(t *testing.T, got map[string][]point, key string) point {
 	return p[len(p)-1]
 }
 
-type logs struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logs) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
-}
-
-func (l *logs) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
+type logs = logtest.Lines
 
 func newTestOutput(t *testing.T, env map[string]string, srv *fakeServer) (*Output, *logs) {
 	t.Helper()
 	l := &logs{}
-	o, err := newOutput(output.Params{Env: env, Logf: l.logf}, srv)
+	o, err := newOutput(output.Params{Env: env, Logf: l.Logf}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}

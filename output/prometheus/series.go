@@ -42,12 +42,12 @@ type series struct {
 	dirty        bool
 }
 
-func newSeries(k seriesKey, native bool, names *labelNames) *series {
+func newSeries(k seriesKey, native bool, schema int32, names *labelNames) *series {
 	s := &series{metric: k.metric}
 	s.labels = tagLabels(k.tags, names)
 	if k.metric.Type == metrics.Trend {
 		if native {
-			s.native = newNativeHistogram()
+			s.native = newNativeHistogram(schema)
 		} else {
 			s.trend = metrics.NewTrendSink()
 		}

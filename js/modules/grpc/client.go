@@ -198,8 +198,9 @@ type connectParams struct {
 // jsConnect is client.connect(address, params).
 func (c *client) jsConnect(call sobek.FunctionCall) sobek.Value {
 	rt := c.m.rt
-	c.m.state("client.connect")
+	st := c.m.state("client.connect")
 	addr := jsmod.String(rt, call.Argument(0), "client.connect's address")
+	c.bytes.fence(st.Options)
 	p := c.connectParams(call.Argument(1))
 	if c.conn != nil {
 		_ = c.conn.Close()

@@ -4,18 +4,30 @@ import (
 	"context"
 	"net"
 	"sync/atomic"
+
+	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/dialer"
 )
 
 // byteCounter counts the bytes a client's connections move on the wire,
 // as k6 counts gRPC traffic into data_sent and data_received.
 type byteCounter struct {
 	sent, received atomic.Int64
+	// dialer opens connections under the options' network fence.
+	dialer *dialer.Dialer
+}
+
+// fence makes c dial under the network options of o (nil: none).
+func (c *byteCounter) fence(o *config.Options) {
+	if o == nil {
+		o = &config.Options{}
+	}
+	c.dialer = dialer.New(net.Dialer{}, o.BlacklistIPs, o.BlockHostnames, o.Hosts)
 }
 
 // dial opens a TCP connection whose traffic c counts.
 func (c *byteCounter) dial(ctx context.Context, addr string) (net.Conn, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	conn, err := c.dialer.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}

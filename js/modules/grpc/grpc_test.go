@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/js/jstest"
 	grpcmod "github.com/metronome-load/metronome/js/modules/grpc"
@@ -318,5 +319,28 @@ export default function () {
 		if v, ok := smp.Tags.Get("status"); ok {
 			t.Errorf("a received message is tagged status=%q; k6 v2.2.0 tags none (compat/corpus/195)", v)
 		}
+	}
+}
+
+// The network options fence gRPC connections too, as in k6: a connection
+// to a blacklisted address fails, and the server sees no call.
+func TestNetworkFence(t *testing.T) {
+	s := startServer(t)
+	r := jstest.Load(t, map[string]string{
+		"script.js": `import grpc from "k6/net/grpc";
+const client = new grpc.Client();
+client.load([], "hello.proto");
+export default function () {
+	try { client.connect(__ENV.ADDR, { plaintext: true, timeout: "2s" }); console.log("connected"); }
+	catch (e) { console.log("refused", e.message); }
+}`,
+		"hello.proto": grpctest.Proto,
+	}, &jstest.Config{Env: map[string]string{"ADDR": s.Addr}, Options: &config.Options{BlacklistIPs: []string{"127.0.0.0/8"}}})
+	vu, _ := r.NewVU(t, 1)
+	if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
+		t.Fatalf("%v\n%s", res.Outcome, r.Stderr)
+	}
+	if out := r.Stderr.String(); !strings.Contains(out, "refused") || strings.Contains(out, "connected") {
+		t.Errorf("a connection to a blacklisted address was not refused:\n%s", out)
 	}
 }

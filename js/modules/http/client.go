@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/dialer"
 	"github.com/metronome-load/metronome/http1"
 )
 
@@ -31,7 +32,8 @@ func NewClient(opts *config.Options) *http.Client {
 // whose connections count the bytes they read and write.
 type transport struct {
 	*http.Transport
-	dialer  net.Dialer
+	// dialer opens connections under the options' network fence.
+	dialer  *dialer.Dialer
 	tlsConf *tls.Config
 
 	// fast runs plain-HTTP/1.1 requests in place; nil when a proxy is
@@ -72,10 +74,13 @@ func newTransport(opts *config.Options) *transport {
 		idle = int(*o.BatchPerHost)
 	}
 	t := &transport{
-		dialer: net.Dialer{KeepAlive: 30 * time.Second},
+		dialer: dialer.New(net.Dialer{KeepAlive: 30 * time.Second}, o.BlacklistIPs, o.BlockHostnames, o.Hosts),
 		tlsConf: &tls.Config{
 			InsecureSkipVerify: o.InsecureSkipTLSVerify != nil && *o.InsecureSkipTLSVerify, //nolint:gosec // the user asked for it
 			NextProtos:         []string{"h2", "http/1.1"},
+			// A TLS 1.2 server may ask to renegotiate mid-connection (to
+			// ask for a client certificate, say); k6 goes along.
+			Renegotiation: tls.RenegotiateFreelyAsClient,
 		},
 	}
 	t.Transport = &http.Transport{

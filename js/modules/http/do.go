@@ -6,8 +6,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"strings"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
+	"golang.org/x/net/idna"
 )
 
 // counter is what do needs of a transport to attribute bytes.
@@ -42,7 +46,10 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 
 	u, method := r.url, r.method
 	body, hasBody := r.body, r.hasBody
-	header := r.header
+	header, host := r.header, r.host
+	// stripped is set once a redirect left the original host for one that
+	// is not its subdomain: from then on no hop carries credentials.
+	stripped := false
 	var auth handshake
 	for n := 0; ; n++ {
 		res.hops = append(res.hops, hop{url: u, method: method})
@@ -51,7 +58,7 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 		if r.ntlm {
 			hu = withoutCredentials(u)
 		}
-		sendHeader, cookies := r.headerFor(header, hu, n == 0 || sameHost(u, r.url))
+		sendHeader, cookies := r.headerFor(header, hu, !stripped)
 		res.sentHeader, res.sentCookies, res.sentURL, res.sentMethod = sendHeader, cookies, u, method
 
 		var tr *tracer
@@ -68,7 +75,7 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 		req.URL = u.u
 		req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.1", 1, 1
 		req.Header = sendHeader
-		req.Host = r.host
+		req.Host = host
 		if hasBody {
 			b := body
 			req.Body = io.NopCloser(strings.NewReader(b))
@@ -82,7 +89,14 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 			h.debug = dumpRequest(req, body, r.debug)
 		}
 
-		resp, err := rt.RoundTrip(req)
+		var resp *http.Response
+		var err error
+		if host != "" && !httpguts.ValidHeaderFieldValue(host) {
+			// net/http checks the Host header of k6's requests with the others.
+			err = errInvalidHost
+		} else {
+			resp, err = rt.RoundTrip(req)
+		}
 		if err != nil {
 			finishHop(h, tr, start, cnt, l)
 			h.fail(err, parent, timedOut())
@@ -104,7 +118,7 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 			}
 		}
 
-		next, redirect := redirectTarget(resp, u)
+		next, absolute, redirect := redirectTarget(resp, u)
 		if redirect && n >= r.redirects {
 			redirect = false
 			res.redirectsExhausted = r.redirects > 0
@@ -121,13 +135,21 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 				h.fail(err, parent, timedOut())
 				return res
 			}
+			bodyless := resp.StatusCode != http.StatusTemporaryRedirect && resp.StatusCode != http.StatusPermanentRedirect
 			method, hasBody = redirectMethod(resp.StatusCode, method, hasBody)
 			if !hasBody {
 				body = ""
 			}
-			if !sameHost(next, u) {
-				header = stripSensitive(header)
+			// As Go's client, which k6 uses: a Host override survives only
+			// a relative redirect, and credentials only redirects within
+			// the original host and its subdomains.
+			if absolute || host == u.u.Host {
+				host = ""
 			}
+			if !stripped && next.u.Host != r.url.u.Host && !sameDomain(next.u, r.url.u) {
+				stripped = true
+			}
+			header = redirectHeader(header, r.header, stripped, bodyless, u, next)
 			u = next
 			start = h.end.Sub(epoch)
 			continue
@@ -163,6 +185,9 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 		switch {
 		case err != nil:
 			h.failBody(res)
+			if de := (*decompressError)(nil); errors.As(err, &de) && de.noBody {
+				res.header = nil
+			}
 			h.fail(err, parent, timedOut())
 		case parent.Err() != nil || timedOut():
 			// The iteration ended or the deadline passed while the
@@ -227,6 +252,10 @@ func (h *hop) fail(err error, parent context.Context, timedOut bool) {
 
 var errTimeout = errors.New("request timeout")
 
+// errInvalidHost is net/http's refusal of a Host header that would put
+// control characters on the wire.
+var errInvalidHost = errors.New(`net/http: invalid header field value for "Host"`)
+
 // headerFor returns the header one hop sends: base plus credentials from
 // the URL and cookies from the jar and params (params cookies only go to
 // the host the request was made for). base itself is never modified.
@@ -284,22 +313,27 @@ func (r *request) headerFor(base http.Header, u *target, origin bool) (http.Head
 	return h, sent
 }
 
-// redirectTarget reports whether resp is a redirect to follow, and where.
-func redirectTarget(resp *http.Response, from *target) (*target, bool) {
+// redirectTarget reports whether resp is a redirect to follow, where, and
+// whether its Location is an absolute URL.
+func redirectTarget(resp *http.Response, from *target) (to *target, absolute, ok bool) {
 	switch resp.StatusCode {
 	case 301, 302, 303, 307, 308:
 	default:
-		return nil, false
+		return nil, false, false
 	}
 	loc := resp.Header.Get("Location")
 	if loc == "" {
-		return nil, false
+		return nil, false, false
 	}
-	u, err := from.u.Parse(loc)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, false
+	ref, err := url.Parse(loc)
+	if err != nil {
+		return nil, false, false
 	}
-	return targetOf(u), true
+	u := from.u.ResolveReference(ref)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, false, false
+	}
+	return targetOf(u), ref.IsAbs(), true
 }
 
 // redirectMethod is the method and body a redirect is followed with:
@@ -315,23 +349,73 @@ func redirectMethod(status int, method string, hasBody bool) (string, bool) {
 	return http.MethodGet, false
 }
 
-func sameHost(a, b *target) bool { return strings.EqualFold(a.u.Host, b.u.Host) }
+// sameDomain reports whether u's host is base's or one of its subdomains,
+// ports aside: Go's client (and so k6) keeps credentials on a redirect
+// there.
+func sameDomain(u, base *url.URL) bool {
+	sub, parent := asciiHostname(u), asciiHostname(base)
+	if sub == parent {
+		return true
+	}
+	// An IPv6 address, or a zone, is nobody's subdomain.
+	if strings.ContainsAny(sub, ":%") {
+		return false
+	}
+	return strings.HasSuffix(sub, parent) && len(sub) > len(parent) && sub[len(sub)-len(parent)-1] == '.'
+}
 
-// stripSensitive drops the headers a redirect must not carry to another
-// host.
-func stripSensitive(h http.Header) http.Header {
-	if h == nil {
-		return nil
+// asciiHostname is u's host name without port, international names in
+// their ASCII form.
+func asciiHostname(u *url.URL) string {
+	h := u.Hostname()
+	for i := 0; i < len(h); i++ {
+		if h[i] >= 0x80 {
+			if a, err := idna.Lookup.ToASCII(h); err == nil {
+				return a
+			}
+			break
+		}
 	}
-	_, a := h["Authorization"]
-	_, c := h["Cookie"]
-	_, w := h["Www-Authenticate"]
-	if !a && !c && !w {
-		return h
-	}
+	return h
+}
+
+// The headers a redirect drops, as Go's client does: credentials when
+// the redirect goes to another domain, and the headers describing a body
+// the redirect dropped.
+var (
+	credentialHeaders = []string{"Authorization", "Www-Authenticate", "Cookie", "Cookie2", "Proxy-Authorization", "Proxy-Authenticate"}
+	bodyHeaders       = []string{"Content-Encoding", "Content-Language", "Content-Location", "Content-Type"}
+)
+
+// redirectHeader is the header of the hop that follows a redirect from
+// from to to: h without credentials when strip is set and without body
+// headers when bodyless is, and with a Referer naming from, unless the
+// script set one (initial is the request's own header) or from is https
+// and to is not. As in k6, a Cookie header the script set is not sent
+// again: a redirect's cookies are the jar's and params.cookies' (see
+// headerFor). h is not modified.
+func redirectHeader(h, initial http.Header, strip, bodyless bool, from, to *target) http.Header {
 	h = h.Clone()
-	delete(h, "Authorization")
+	if h == nil {
+		h = make(http.Header, 1)
+	}
 	delete(h, "Cookie")
-	delete(h, "Www-Authenticate")
+	if strip {
+		for _, k := range credentialHeaders {
+			delete(h, k)
+		}
+	}
+	if bodyless {
+		for _, k := range bodyHeaders {
+			delete(h, k)
+		}
+	}
+	if _, own := initial["Referer"]; !own {
+		if from.u.Scheme == "https" && to.u.Scheme == "http" {
+			delete(h, "Referer")
+		} else {
+			h["Referer"] = []string{from.clean}
+		}
+	}
 	return h
 }

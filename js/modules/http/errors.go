@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"syscall"
+
+	"github.com/metronome-load/metronome/dialer"
 )
 
 // k6's error codes (response.error_code and the error_code tag).
@@ -19,6 +21,8 @@ const (
 	codeRequestTimeout   = 1050
 	codeDNS              = 1100
 	codeNoSuchHost       = 1101
+	codeBlacklistedIP    = 1110
+	codeBlockedHostname  = 1111
 	codeTCP              = 1200
 	codeBrokenPipe       = 1201
 	codeUnknownErrno     = 1202
@@ -48,8 +52,14 @@ func errorCode(err error) int {
 		rh  tls.RecordHeaderError
 		de  *decompressError
 		ci  x509.CertificateInvalidError
+		bl  *dialer.BlacklistedError
+		bh  *dialer.BlockedError
 	)
 	switch {
+	case errors.As(err, &bl):
+		return codeBlacklistedIP
+	case errors.As(err, &bh):
+		return codeBlockedHostname
 	case errors.As(err, &de):
 		return codeDecompress
 	case errors.As(err, &ue) && ue.Op == "parse":
@@ -132,6 +142,16 @@ func opErrorCode(op *net.OpError) int {
 func errorText(err error) string {
 	var op *net.OpError
 	var dns *net.DNSError
+	var bl *dialer.BlacklistedError
+	var bh *dialer.BlockedError
+	// A refusal by the network options reads as k6's, without the address
+	// (which the Request Failed warning keeps).
+	switch {
+	case errors.As(err, &bl):
+		return "ip is blacklisted"
+	case errors.As(err, &bh):
+		return "hostname is blocked"
+	}
 	if errors.As(err, &dns) {
 		return dns.Error()
 	}

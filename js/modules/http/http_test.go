@@ -409,7 +409,7 @@ func TestErrorCodes(t *testing.T) {
 		{&net.OpError{Op: "read", Net: "tcp", Err: fmt.Errorf("x")}, 1200},
 		{&net.OpError{Op: "dial", Net: "unix", Err: fmt.Errorf("x")}, 1010},
 		{fmt.Errorf("http2: server sent GOAWAY and closed the connection"), 1610},
-		{&decompressError{fmt.Errorf("bad")}, 1701},
+		{&decompressError{err: fmt.Errorf("bad")}, 1701},
 		{fmt.Errorf("something else"), 1000},
 	}
 	for _, c := range cases {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/js/jstest"
 	"github.com/metronome-load/metronome/js/modules/wsclient/wstest"
@@ -138,5 +139,28 @@ export default function () {
 	}
 	if want := "code=4001 refused=true"; !strings.Contains(r.Stderr.String(), want) {
 		t.Fatalf("want %q in:\n%s", want, r.Stderr.String())
+	}
+}
+
+// The network options fence WebSocket connections too, as in k6, which
+// dials them with the same dialer as HTTP requests.
+func TestNetworkFence(t *testing.T) {
+	srv := wstest.Start(t)
+	r := jstest.Load(t, map[string]string{"script.js": `
+import ws from "k6/ws";
+export default function () {
+	let err = "";
+	try { ws.connect(__ENV.URL, () => {}); } catch (e) { err = String(e); }
+	console.log("refused=" + err.includes("IP (127.0.0.1) is in a blacklisted range (127.0.0.0/8)"));
+}`}, &jstest.Config{Env: map[string]string{"URL": srv.URL}, Options: &config.Options{BlacklistIPs: []string{"127.0.0.0/8"}}})
+	v, _ := r.NewVU(t, 1)
+	if res := jstest.Iterate(v); res.Outcome != executor.Completed {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr.String())
+	}
+	if !strings.Contains(r.Stderr.String(), "refused=true") {
+		t.Fatalf("the blacklisted connection was not refused:\n%s", r.Stderr.String())
+	}
+	if n := srv.Sessions.Load(); n != 0 {
+		t.Errorf("%d sessions reached the blacklisted server", n)
 	}
 }

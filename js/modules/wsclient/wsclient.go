@@ -18,6 +18,8 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/dialer"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
@@ -130,13 +132,18 @@ type Session struct {
 // connection.
 func Prepare(st *modules.State, m *Metrics, p Params) *Session {
 	s := &Session{st: st, m: m, p: p, base: st.Tags}
+	o := st.Options
+	if o == nil {
+		o = &config.Options{}
+	}
+	fence := dialer.New(net.Dialer{Timeout: 60 * time.Second}, o.BlacklistIPs, o.BlockHostnames, o.Hosts)
 	s.dialer = websocket.Dialer{
 		HandshakeTimeout:  60 * time.Second,
 		Subprotocols:      p.Subprotocols,
 		EnableCompression: p.Compression,
 		Proxy:             http.ProxyFromEnvironment,
 		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := (&net.Dialer{Timeout: 60 * time.Second}).DialContext(ctx, network, addr)
+			c, err := fence.DialContext(ctx, network, addr)
 			if err != nil {
 				return nil, err
 			}

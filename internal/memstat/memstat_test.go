@@ -1,0 +1,40 @@
+package memstat
+
+import (
+	"runtime"
+	"testing"
+)
+
+// Holding 64 MiB raises both measures by about that much, and dropping it
+// lowers the live heap again.
+func TestMeasuresFollowAnAllocation(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("RSS reads /proc")
+	}
+	heap0 := LiveHeap()
+	rss0, err := RSS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 64 << 20
+	b := make([]byte, size)
+	for i := range b {
+		b[i] = 1 // touch every page, so that it is resident
+	}
+	heap1 := LiveHeap()
+	rss1, err := RSS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.KeepAlive(b)
+	if grew := int64(heap1 - heap0); grew < size || grew > size+size/8 {
+		t.Errorf("live heap grew by %d bytes holding %d", grew, size)
+	}
+	if grew := rss1 - rss0; grew < size*7/8 {
+		t.Errorf("resident set grew by %d bytes holding %d touched bytes", grew, size)
+	}
+	b = nil
+	if heap2 := LiveHeap(); heap2 > heap0+size/8 {
+		t.Errorf("live heap %d after dropping the allocation, %d before it", heap2, heap0)
+	}
+}
