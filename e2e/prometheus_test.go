@@ -200,8 +200,8 @@ func writeK6Series(t *testing.T, mode string, lines []string) {
 	}
 }
 
-// metronomeOnly matches the series of metronome's own metrics.
-var metronomeOnly = regexp.MustCompile(`^k6_(corrected_latency|schedule_lag)_`)
+// metronomeSeries matches the series of metronome's own metrics (metronomeOnly names them).
+var metronomeSeries = regexp.MustCompile(`^k6_(corrected_latency|schedule_lag)_`)
 
 // TestPrometheusRemoteWrite: see the comment at the top of the file.
 func TestPrometheusRemoteWrite(t *testing.T) {
@@ -261,7 +261,7 @@ func compareSeries(t *testing.T, runner string, want, got []string) {
 	for _, l := range got {
 		switch {
 		case recorded[l]:
-		case runner == "metronome" && metronomeOnly.MatchString(l):
+		case runner == "metronome" && metronomeSeries.MatchString(l):
 			own++
 		default:
 			t.Errorf("%s wrote %s; k6 did not", runner, l)
