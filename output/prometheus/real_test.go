@@ -231,12 +231,16 @@ func nativeRun(t *testing.T, srv *promtest.Server, reg *metrics.Registry, b *met
 	}
 	t.Logf("schema %d: PromQL's histogram_quantile against the HdrHistogram summary: %s; worst %.3f%% (bucket width %.3f%%)",
 		schema, strings.Join(offs, ", "), worst*100, (width-1)*100)
-	// Per endpoint: the query the dashboard's per-name panels make.
+	// Per endpoint: the query the dashboard's per-name panels make. An
+	// endpoint holds fewer samples, so PromQL's and k6's estimators may
+	// part by the gap between the ranks around p99 as well as by a bucket:
+	// the answer must lie within a bucket of that gap.
 	for name, sink := range r.perName {
 		expr := fmt.Sprintf(`histogram_quantile(0.99, sum by (name) (k6_corrected_latency_seconds{testid=%q,name=%q}))`, id, name)
-		got, want := queryOne(t, srv, expr, r.end).V, sink.Percentile(99)/1000
-		if ratio := got / want; ratio > width*1.0005 || ratio < 1/(width*1.0005) {
-			t.Errorf("%s: %g s against %g s: outside one schema-%d bucket", expr, got, want, schema)
+		step := 100 / float64(sink.Count())
+		lo, hi := sink.Percentile(99-step)/1000, sink.Percentile(99+step)/1000
+		if got := queryOne(t, srv, expr, r.end).V; got > hi*width*1.0005 || got < lo/(width*1.0005) {
+			t.Errorf("%s: %g s, want %g to %g s within one schema-%d bucket", expr, got, lo, hi, schema)
 		}
 	}
 	// Each scenario keeps its own series (one per endpoint): their
