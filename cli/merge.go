@@ -18,44 +18,72 @@ func newMergeCmd(g *globals) *cobra.Command { return newMergeCommand(g.stdout, g
 
 // newMergeCommand builds `metronome merge`: it merges the HdrHistogram
 // interval logs of several runs or instances (-o hdrlog=FILE) into one
-// distribution per metric and scenario and prints their numbers.
+// distribution per metric and scenario, and per request name, and prints
+// their numbers.
 func newMergeCommand(stdout, stderr io.Writer) *cobra.Command {
 	var (
-		asJSON  bool
-		metrics []string
+		asJSON, byName bool
+		metrics        []string
 	)
 	cmd := &cobra.Command{
 		Use:   "merge [flags] FILE...",
 		Short: "Merge HdrHistogram logs of several runs or instances into one distribution",
 		Long: `Merge reads HdrHistogram interval logs written with -o hdrlog=FILE and merges
-every interval of every file into one distribution per metric and scenario.
-HdrHistogram merges are exact, so the percentiles are those of all the
-requests together, not an average of each instance's percentiles.
+every interval of every file into one distribution per metric and scenario,
+and per request name. HdrHistogram merges are exact, so the percentiles are
+those of all the requests together, not an average of each instance's
+percentiles.
 
-Values are printed in milliseconds; percentiles use the estimator of the
-end-of-test summary. A FILE of "-" reads standard input.`,
+The first table has one row per metric and scenario. When the logs hold
+request names (metronome logs the requests' raw durations and their
+corrected_latency per name), a second table compares each name's raw
+p50/p99/p99.9 (http_req_duration, grpc_req_duration or ws_connecting) with
+its corrected ones, slowest corrected p99 first; --by-name prints only that
+one. --json prints the rows of the first table, or with --by-name those of
+the second. Values are printed in milliseconds; percentiles use the
+estimator of the end-of-test summary. A FILE of "-" reads standard input.`,
 		Example: `  metronome merge instance-1.hlog instance-2.hlog
+  metronome merge --by-name --json run-*.hlog
   metronome merge --metric corrected_latency --json run-*.hlog`,
 		Args:          cobra.MinimumNArgs(1),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runMerge(cmd.InOrStdin(), stdout, stderr, args, metrics, asJSON)
+			return runMerge(cmd.InOrStdin(), stdout, stderr, args, metrics, asJSON, byName)
 		},
 	}
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (values in milliseconds) instead of a table")
-	cmd.Flags().StringSliceVar(&metrics, "metric", nil, "only these metrics (repeatable or comma-separated), e.g. corrected_latency,http_req_duration")
+	cmd.Flags().StringSliceVar(&metrics, "metric", nil, "only these metrics (repeatable or comma-separated), e.g. corrected_latency,http_req_duration; leaves out the per-name table")
+	cmd.Flags().BoolVar(&byName, "by-name", false, "print only the per-name table of raw vs corrected percentiles")
+	cmd.MarkFlagsMutuallyExclusive("by-name", "metric")
 	return cmd
 }
 
-func runMerge(stdin io.Reader, stdout, stderr io.Writer, files, metrics []string, asJSON bool) error {
+func runMerge(stdin io.Reader, stdout, stderr io.Writer, files, metrics []string, asJSON, byName bool) error {
 	m := hdrlog.NewMerger()
 	for _, name := range files {
 		if err := addLog(m, stdin, name); err != nil {
 			return err
 		}
+	}
+	var eps []hdrlog.EndpointSummary
+	if len(metrics) == 0 {
+		for _, e := range m.Endpoints() {
+			eps = append(eps, e.Summarize(hdrlog.EndpointPercentiles))
+		}
+		hdrlog.SortEndpoints(eps)
+	}
+	if byName {
+		if len(eps) == 0 {
+			return fmt.Errorf("the logs hold no request names (logs written before metronome logged them per name, or requests without a name tag)")
+		}
+		if asJSON {
+			return hdrlog.WriteEndpointJSON(stdout, eps)
+		}
+		fmt.Fprintf(stdout, "%d request name(s) from %d file(s); values in milliseconds\n\n", len(eps), len(files))
+		return hdrlog.WriteEndpointTable(stdout, eps, hdrlog.EndpointPercentiles)
 	}
 	dists := m.Distributions(metrics...)
 	if len(dists) == 0 {
@@ -82,7 +110,14 @@ func runMerge(stdin io.Reader, stdout, stderr io.Writer, files, metrics []string
 		return hdrlog.WriteJSON(stdout, sums)
 	}
 	fmt.Fprintf(stdout, "merged %d interval histograms from %d file(s); values in milliseconds\n\n", intervals, len(files))
-	return hdrlog.WriteTable(stdout, sums, hdrlog.Percentiles)
+	if err := hdrlog.WriteTable(stdout, sums, hdrlog.Percentiles); err != nil {
+		return err
+	}
+	if len(eps) == 0 {
+		return nil
+	}
+	fmt.Fprintf(stdout, "\nper request name: raw (the request's own time) vs corrected (corrected_latency), slowest corrected p99 first\n\n")
+	return hdrlog.WriteEndpointTable(stdout, eps, hdrlog.EndpointPercentiles)
 }
 
 func addLog(m *hdrlog.Merger, stdin io.Reader, name string) error {

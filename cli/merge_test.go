@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -55,7 +56,7 @@ func runMergeCmd(t *testing.T, stdin string, args ...string) (string, string, er
 func TestMergeCommand(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.hlog"), filepath.Join(dir, "b.hlog")
-	cl, dur := hdrlog.Tag("corrected_latency", "api"), hdrlog.Tag("http_req_duration", "api")
+	cl, dur := hdrlog.Series{Metric: "corrected_latency", Scenario: "api"}.Tag(), hdrlog.Series{Metric: "http_req_duration", Scenario: "api"}.Tag()
 	writeLog(t, a, 1, 500, cl, dur)
 	writeLog(t, b, 501, 1000, cl, dur)
 
@@ -104,7 +105,7 @@ func TestMergeCommand(t *testing.T) {
 func TestMergeCommandErrors(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.hlog")
-	writeLog(t, a, 1, 10, hdrlog.Tag("corrected_latency", ""))
+	writeLog(t, a, 1, 10, "metric=corrected_latency")
 	for _, c := range []struct {
 		args []string
 		want string
@@ -112,6 +113,8 @@ func TestMergeCommandErrors(t *testing.T) {
 		{nil, "requires at least 1 arg"},
 		{[]string{filepath.Join(dir, "missing.hlog")}, "cannot read " + filepath.Join(dir, "missing.hlog") + ": no such file"},
 		{[]string{"--metric", "nope", a}, "no metric nope in the logs; they hold corrected_latency"},
+		{[]string{"--by-name", a}, "the logs hold no request names"},
+		{[]string{"--by-name", "--metric", "x", a}, "none of the others can be"},
 	} {
 		_, _, err := runMergeCmd(t, "", c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -124,5 +127,61 @@ func TestMergeCommandErrors(t *testing.T) {
 	}
 	if _, _, err := runMergeCmd(t, "", notALog); err == nil || !strings.Contains(err.Error(), "notes.txt: no interval histograms") {
 		t.Errorf("not a log: %v", err)
+	}
+}
+
+// Three segments of one run, each logging the same two names: the
+// metric table adds the names up per scenario, and the per-name table
+// puts the stalled name first with its raw and corrected percentiles.
+func TestMergeCommandByName(t *testing.T) {
+	dir := t.TempDir()
+	tag := func(metric, name string) string {
+		return hdrlog.Series{Metric: metric, Scenario: "api", Name: name}.Tag()
+	}
+	var segs []string
+	for k := range int64(3) {
+		fast, slow := filepath.Join(dir, fmt.Sprintf("fast-%d.hlog", k)), filepath.Join(dir, fmt.Sprintf("slow-%d.hlog", k))
+		// Each segment: 100 requests a name, raw 1..100 ms (offset by
+		// segment), the slow name's corrected 10 times as long.
+		writeLog(t, fast, 1+k*100, 100+k*100, tag("http_req_duration", "GET /fast"), tag("corrected_latency", "GET /fast"))
+		writeLog(t, slow, 1+k*100, 100+k*100, tag("http_req_duration", "POST /slow, \"quoted\""))
+		writeLog(t, slow+"c", 10+k*1000, 1000+k*1000, tag("corrected_latency", "POST /slow, \"quoted\""))
+		segs = append(segs, fast, slow, slow+"c")
+	}
+	out, _, err := runMergeCmd(t, "", segs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricRows, nameTable, ok := strings.Cut(out, "per request name")
+	if !ok {
+		t.Fatalf("no per-name table:\n%s", out)
+	}
+	// 3 × 100 + 3 × 100 raw values, 3 × 100 + 3 × 991 corrected ones.
+	for _, want := range []string{"corrected_latency  scenario=api   3273 ", "http_req_duration  scenario=api    600 "} {
+		if !strings.Contains(metricRows, want) {
+			t.Errorf("metric table lacks %q:\n%s", want, metricRows)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(nameTable), "\n")
+	if len(lines) != 5 || !strings.HasPrefix(lines[3], `POST /slow, "quoted"  `) || !strings.HasPrefix(lines[4], "GET /fast  ") {
+		t.Fatalf("per-name table:\n%s", nameTable)
+	}
+	// Raw values 1..300 ms: p99.9 interpolates to 299.7 ms, read from
+	// buckets 0.1% wide (299.6 ms).
+	if f := strings.Fields(lines[4]); f[2] != "300" || f[5] != "299.6ms" || f[8] != "299.6ms" {
+		t.Errorf("GET /fast: want 300 requests, raw and corrected p99.9 299.6 ms: %q", lines[4])
+	}
+
+	out, _, err = runMergeCmd(t, "", append([]string{"--by-name", "--json"}, segs...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var eps []hdrlog.EndpointSummary
+	if err := json.Unmarshal([]byte(out), &eps); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if len(eps) != 2 || eps[0].Name != `POST /slow, "quoted"` || eps[0].Requests != 300 || eps[0].CorrectedSamples != 3*991 ||
+		eps[0].RawMetric != "http_req_duration" || eps[1].Name != "GET /fast" || eps[1].Corrected["p(99)"] != eps[1].Raw["p(99)"] {
+		t.Errorf("json %+v", eps)
 	}
 }

@@ -28,8 +28,10 @@ func newReportCmd(g *globals) *cobra.Command {
 		Long: `Report reads HdrHistogram interval logs written with -o hdrlog=FILE and writes
 the web dashboard's self-contained HTML report: latency over time, schedule
 lag, intended vs achieved rate and the percentile spectrum, for the whole
-test and each scenario. The logs of several instances of the same test are
-merged exactly, interval by interval. A FILE of "-" reads standard input.
+test and each scenario, and per request name a table of raw against
+corrected p50/p99/p99.9 with each name's latency over time. The logs of
+several instances of the same test are merged exactly, interval by
+interval. A FILE of "-" reads standard input.
 
 The logs hold only latency histograms, so the report has no VUs, failures or
 backlog charts and no summary tables; those come with a live run's

@@ -74,3 +74,33 @@ func TestReportCommand(t *testing.T) {
 		t.Errorf("a missing log: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// A report from logs with request names has the per-endpoint table, the
+// names of both instances' logs merged.
+func TestReportCommandEndpoints(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.hlog"), filepath.Join(dir, "b.hlog")
+	for i, path := range []string{a, b} {
+		from := int64(1 + 100*i)
+		writeLog(t, path, from, from+99, "metric=http_req_duration;scenario=api;name=GET%20/a%3Cb%3E",
+			"metric=corrected_latency;scenario=api;name=GET%20/a%3Cb%3E", "metric=corrected_latency;scenario=api;outcome=dropped")
+	}
+	out := filepath.Join(dir, "r.html")
+	h := newHarness(t, `{}`)
+	if code, _, stderr := h.run(nil, "report", a, b, "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	html, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 200 requests of 1..200 ms: p50 100 ms, p99 198 ms (HdrHistogram's
+	// highest equivalent values, to 3 digits).
+	for _, want := range []string{`<table id="endpoint-table">`, `<a href="#endpoint-1-latency">GET /a&lt;b&gt;</a></td><td>200</td><td>100.03ms</td><td>198.01ms</td>`,
+		`<figure class="chart" id="endpoint-1-latency"`} {
+		if !strings.Contains(string(html), want) {
+			i := strings.Index(string(html), `<td class="name">`)
+			t.Errorf("the report lacks %s\n%s", want, string(html)[max(i, 0):max(i, 0)+300])
+		}
+	}
+}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"math"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,16 +16,16 @@ import (
 // script: stall/closed.js (request, then sleep(0.01)) with 2 VUs for 6 s,
 // no expectedInterval anywhere, against a stall server that freezes once,
 // for 3 s, 2 s after it starts. Each VU sends into the freeze once; its
-// request is held until the thaw, so that iteration lasts about 3,000 ms
-// plus one cadence I, and back-filling it at the VU's estimated interval
-// adds floor(d/I) − 1 ≈ 3,000/I samples (one fewer or more, depending on
-// where in its cycle the VU met the freeze). So the iterations that end at
-// the thaw back-fill 2 × 3,000 ms / I, I being the cadence measured as
-// iteration_duration's median; the test allows 10%. On a loaded machine
-// the generator itself stretches some other iterations past twice the
-// estimate, and those are back-filled too (as the open model would charge
-// them to schedule_lag); the test counts the samples stamped within 300 ms
-// after the thaw as the freeze's and logs the others.
+// request is held until the thaw, up to 3,000 ms, and back-filling that
+// request at the VU's estimated cadence I (the median interval between its
+// iteration starts, the sleep included) adds floor(d/I) − 1 ≈ 3,000/I
+// samples (fewer, by up to one, as the VU met the freeze later in its
+// cycle). So the requests answered at the thaw back-fill 2 × 3,000 ms / I,
+// I being the estimate the summary reports; the test allows 10%. On a
+// loaded machine the generator itself stretches some other requests past
+// twice the estimate, and those are back-filled too; the test counts the
+// samples stamped within 300 ms after the thaw as the freeze's and logs
+// the others.
 func TestStallClosedModelAutoInterval(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a 6 s load in real time")
@@ -48,9 +49,13 @@ func TestStallClosedModelAutoInterval(t *testing.T) {
 		t.Fatalf("the run ended %v after the server started, before the freeze ended", since)
 	}
 	e := readExport(t, exp)
-	cadence := e.num(t, "iteration_duration", "med")
-	iterations := e.num(t, "iterations", "count")
-	backfilled := e.num(t, "corrected_latency", "count") - iterations
+	m := regexp.MustCompile(`interval\.+: estimated per VU: median ([0-9.]+)ms of 2 VUs`).FindStringSubmatch(r.stdout)
+	if m == nil {
+		t.Fatalf("the summary gives no per-VU estimate:\n%s", r.stdout)
+	}
+	cadence, _ := strconv.ParseFloat(m[1], 64)
+	requests := e.num(t, "http_reqs", "count")
+	backfilled := e.num(t, "corrected_latency", "count") - requests
 	thaw := srv.Started().Add(freeze.First + freeze.Length)
 	atThaw := 0.0
 	for _, l := range readJSONOutput(t, jsonPath) {
@@ -66,8 +71,8 @@ func TestStallClosedModelAutoInterval(t *testing.T) {
 		}
 	}
 	want := vus * float64(freeze.Length/time.Millisecond) / cadence
-	t.Logf("%v iterations, cadence (iteration_duration med) %.2f ms; %v back-filled, %v of them at the thaw; 2 × 3000 ms / cadence = %.0f",
-		iterations, cadence, backfilled, atThaw, want)
+	t.Logf("%v requests, estimated cadence %.2f ms (iteration_duration med %.2f ms); %v back-filled, %v of them at the thaw; 2 × 3000 ms / cadence = %.0f",
+		requests, cadence, e.num(t, "iteration_duration", "med"), backfilled, atThaw, want)
 	if math.Abs(atThaw-want) > 0.1*want {
 		t.Errorf("%v samples back-filled at the thaw, want %.0f ± 10%%", atThaw, want)
 	}

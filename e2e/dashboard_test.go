@@ -9,12 +9,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/metronome-load/metronome/examples/stallserver"
 	"github.com/metronome-load/metronome/output/dashboard"
 )
 
@@ -112,21 +114,105 @@ var wantCharts = []string{
 	"total-latency", "total-lag", "total-backlog", "total-rate", "total-vus", "total-spectrum",
 	"scenario-open-latency", "scenario-open-lag", "scenario-open-backlog", "scenario-open-rate", "scenario-open-spectrum",
 	"scenario-closed-latency", "scenario-closed-rate", "scenario-closed-spectrum",
+	"scenario-healthy-latency", "scenario-healthy-spectrum",
 }
 
-// TestWebDashboardInBrowser runs two scenarios against the stall server
-// with K6_WEB_DASHBOARD=true, loads the live page in headless Chromium
-// while the run goes on, then the exported report and the report `metronome
+// endpointRow is one row of the page's per-endpoint table.
+type endpointRow struct {
+	Name string `json:"name"`
+	// Cells are requests, raw p50, p99, p99.9, corrected p50, p99, p99.9.
+	Cells        []string `json:"cells"`
+	RawP99       float64  `json:"rawP99"`
+	CorrectedP99 float64  `json:"correctedP99"`
+	// Chart is the link to the name's chart, "#endpoint-<n>-latency".
+	Chart string `json:"chart"`
+}
+
+const endpointsJS = `Array.from(document.querySelectorAll('#endpoint-table tbody tr')).map(r => ({
+  name: r.querySelector('td.name').textContent,
+  cells: Array.from(r.querySelectorAll('td')).slice(1).map(c => c.textContent),
+  rawP99: Number(r.dataset.rawP99), correctedP99: Number(r.dataset.correctedP99),
+  chart: (r.querySelector('td.name a') || {hash: ''}).hash
+}))`
+
+// checkEndpoints checks the per-endpoint table of stall.js: the two names
+// with their requests counted and every percentile shown; once the run
+// has ended (final), the stalled endpoint first, its corrected p99 far
+// above its raw one, and the healthy one's close to its raw one.
+func checkEndpoints(t *testing.T, where string, rows []endpointRow, charts []drawnChart, final bool) map[string]endpointRow {
+	t.Helper()
+	by := map[string]endpointRow{}
+	for _, r := range rows {
+		by[r.Name] = r
+		t.Logf("%s: endpoint %s: %s (raw p99 %.2f ms, corrected p99 %.2f ms, chart %s)", where, r.Name, strings.Join(r.Cells, " "), r.RawP99, r.CorrectedP99, r.Chart)
+		if len(r.Cells) != 7 {
+			t.Errorf("%s: endpoint %s: %d cells", where, r.Name, len(r.Cells))
+			continue
+		}
+		if n, err := strconv.Atoi(r.Cells[0]); err != nil || n == 0 {
+			t.Errorf("%s: endpoint %s: requests %q", where, r.Name, r.Cells[0])
+		}
+		for _, c := range r.Cells[1:] {
+			if _, err := time.ParseDuration(strings.ReplaceAll(c, "µs", "us")); err != nil {
+				t.Errorf("%s: endpoint %s: %q is not a duration", where, r.Name, c)
+			}
+		}
+		drawn := false
+		for _, c := range charts {
+			drawn = drawn || "#"+c.ID == r.Chart
+		}
+		if !drawn {
+			t.Errorf("%s: endpoint %s links to %q, which is no chart on the page", where, r.Name, r.Chart)
+		}
+	}
+	stalled, ok1 := by["stalled"]
+	healthy, ok2 := by["healthy"]
+	if len(rows) != 2 || !ok1 || !ok2 {
+		t.Fatalf("%s: endpoints %v, want stalled and healthy", where, rows)
+	}
+	if !final {
+		return by
+	}
+	if rows[0].Name != "stalled" {
+		t.Errorf("%s: %s comes first; the stalled endpoint's corrected p99 is the highest", where, rows[0].Name)
+	}
+	// Each stall held one request of each stalled scenario (under 1% of
+	// the endpoint's, so its raw p99 is fast) and delayed every arrival of
+	// its 1.5 s (over 1%, so its corrected p99 is a second or so above the
+	// raw one). The healthy endpoint's corrected p99 is its raw one
+	// plus what a loaded machine made its arrivals wait. Compared as gaps,
+	// so that a machine slow at everything moves both sides alike.
+	stalledGap, healthyGap := stalled.CorrectedP99-stalled.RawP99, healthy.CorrectedP99-healthy.RawP99
+	if stalledGap < 800 {
+		t.Errorf("%s: stalled: corrected p99 %.2f ms, raw p99 %.2f ms; want the corrected one 800 ms above or more",
+			where, stalled.CorrectedP99, stalled.RawP99)
+	}
+	if healthyGap > stalledGap/4 {
+		t.Errorf("%s: healthy: corrected p99 %.2f ms, raw p99 %.2f ms; want them closer than a quarter of the stalled endpoint's %.2f ms",
+			where, healthy.CorrectedP99, healthy.RawP99, stalledGap)
+	}
+	return by
+}
+
+// TestWebDashboardInBrowser runs two scenarios against a stall server
+// and one against a healthy server (testdata/dashboard/stall.js) with
+// K6_WEB_DASHBOARD=true, loads the live page in headless Chromium while
+// the run goes on, then the exported report and the report `metronome
 // report` builds from the run's HdrHistogram log, and checks that each
-// chart drew its series and that the report's corrected p99 is the
-// summary's. Screenshots go to the test's artifact directory (go test
-// -artifacts).
+// chart drew its series, that the report's corrected p99 is the summary's,
+// and that the per-endpoint table shows the stalled endpoint's corrected
+// p99 far above its raw one and the healthy one's not. Screenshots go to
+// the test's artifact directory (go test -artifacts).
 func TestWebDashboardInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 10-second run in real time, with Chromium")
 	}
 	chrome := chromium(t)
-	srv := startStallServer(t)
+	// Stalls of 1.5 s every 4 s, from 1.5 s: long enough that the stalled
+	// endpoint's corrected tail stands clear of what a loaded machine adds
+	// to every request's.
+	srv := startServer(t, stallserver.Schedule{Length: 1500 * time.Millisecond, Period: 4 * time.Second, First: 1500 * time.Millisecond})
+	healthy := startServer(t, stallserver.Schedule{})
 	dir := t.TempDir()
 	shots := t.ArtifactDir()
 	report := filepath.Join(dir, "report.html")
@@ -140,7 +226,7 @@ func TestWebDashboardInBrowser(t *testing.T) {
 	must(t, "start Chromium", chromedp.Do(bctx2, chromedp.Navigate("about:blank")))
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, binary, "run", "-o", "hdrlog="+hlog,
-		"-e", "TARGET="+srv.URL(), "-e", "RATE=100", "-e", "DURATION=10s", "testdata/dashboard/stall.js")
+		"-e", "TARGET="+srv.URL(), "-e", "HEALTHY="+healthy.URL(), "-e", "RATE=100", "-e", "DURATION=10s", "testdata/dashboard/stall.js")
 	cmd.Env = append(os.Environ(), "K6_WEB_DASHBOARD=true", "K6_WEB_DASHBOARD_PORT=0",
 		"K6_WEB_DASHBOARD_PERIOD=1s", "K6_WEB_DASHBOARD_EXPORT="+report, "K6_HDRLOG_INTERVAL=1s")
 	stdout, err := cmd.StdoutPipe()
@@ -176,7 +262,7 @@ func TestWebDashboardInBrowser(t *testing.T) {
 	}
 	t.Logf("live page at %s", url)
 
-	// Load the live page once the first stall (at 1.5 s) is behind, mark
+	// Load the live page once the first stall (1.5 s to 3 s) is behind, mark
 	// the document, and read it again two periods later: the overview must
 	// have moved on in the same document (no reload).
 	time.Sleep(time.Until(start.Add(4 * time.Second)))
@@ -189,11 +275,14 @@ func TestWebDashboardInBrowser(t *testing.T) {
 	must(t, "read the mark", err)
 	live, err := chromedp.Run(bctx, chromedp.Evaluate[[]drawnChart](chartsJS))
 	must(t, "read the charts", err)
+	liveEndpoints, err := chromedp.Run(bctx, chromedp.Evaluate[[]endpointRow](endpointsJS))
+	must(t, "read the endpoints", err)
 	screenshot(t, bctx, filepath.Join(shots, "live.jpg"))
 	if !marker || before == after || !strings.Contains(status, "updated") {
 		t.Errorf("the live page did not update in place: requests %q then %q, status %q, same document %v", before, after, status, marker)
 	}
 	checkCharts(t, "live", live, []string{"total-latency", "total-lag", "total-rate", "total-vus", "total-spectrum"})
+	checkEndpoints(t, "live", liveEndpoints, live, false)
 
 	runErr := cmd.Wait()
 	summaryText := <-outDone
@@ -221,6 +310,8 @@ func TestWebDashboardInBrowser(t *testing.T) {
 	must(t, "read the report's charts", err)
 	requests, err := chromedp.Run(bctx2, chromedp.Evaluate[[]string](`performance.getEntriesByType('resource').map(e => e.name)`))
 	must(t, "read the report's requests", err)
+	reportEndpoints, err := chromedp.Run(bctx2, chromedp.Evaluate[[]endpointRow](endpointsJS))
+	must(t, "read the report's endpoints", err)
 	screenshot(t, bctx2, filepath.Join(shots, "report.jpg"))
 	if shown != summaryP99 {
 		t.Errorf("the report shows corrected p99 %q, the summary %q", shown, summaryP99)
@@ -233,6 +324,17 @@ func TestWebDashboardInBrowser(t *testing.T) {
 		t.Errorf("the report loaded resources: %v", requests)
 	}
 	checkCharts(t, "report", final, wantCharts)
+	// The exported report's table has the summary's figures, as printed.
+	stalled := checkEndpoints(t, "report", reportEndpoints, final, true)["stalled"]
+	sm := regexp.MustCompile(`(?m)^\s+stalled\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$`).FindStringSubmatch(summaryText)
+	if sm == nil {
+		t.Errorf("no stalled row in the summary's endpoint table:\n%s", summaryText)
+	} else if fmt.Sprint(sm[1:]) != fmt.Sprint(stalled.Cells) {
+		t.Errorf("the report shows the stalled endpoint as %v, the summary as %v", stalled.Cells, sm[1:])
+	}
+	// Following the table's link shows the stalled endpoint's chart.
+	must(t, "follow the stalled endpoint's link", chromedp.Do(bctx2, chromedp.Click(chromedp.CSS(`#endpoint-table a[href="`+stalled.Chart+`"]`)),
+		chromedp.WaitVisible(chromedp.CSS(stalled.Chart+" svg"))))
 
 	// The same report from the run's HdrHistogram log.
 	fromLog := filepath.Join(dir, "from-log.html")
@@ -242,9 +344,12 @@ func TestWebDashboardInBrowser(t *testing.T) {
 	open(t, bctx2, "file://"+fromLog, "#total-spectrum svg")
 	logged, err := chromedp.Run(bctx2, chromedp.Evaluate[[]drawnChart](chartsJS))
 	must(t, "read the charts from the log", err)
+	loggedEndpoints, err := chromedp.Run(bctx2, chromedp.Evaluate[[]endpointRow](endpointsJS))
+	must(t, "read the endpoints from the log", err)
 	screenshot(t, bctx2, filepath.Join(shots, "report-from-log.jpg"))
 	checkCharts(t, "from log", logged, []string{"total-latency", "total-lag", "total-rate", "total-spectrum",
 		"scenario-open-latency", "scenario-closed-spectrum"})
+	checkEndpoints(t, "from log", loggedEndpoints, logged, true)
 
 }
 

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -53,16 +54,22 @@ const (
 
 var stallSchedule = stallserver.Schedule{Length: 500 * time.Millisecond, Period: 3 * time.Second, First: 1500 * time.Millisecond}
 
-// startStallServer starts a stall server on loopback right before a run,
-// so that the run meets its stalls early on.
-func startStallServer(t *testing.T) *stallserver.Server {
+// startServer starts a stall server with schedule s on loopback.
+func startServer(t *testing.T, s stallserver.Schedule) *stallserver.Server {
 	t.Helper()
-	srv := stallserver.New(stallSchedule)
+	srv := stallserver.New(s)
 	if err := srv.Start("127.0.0.1:0"); err != nil {
 		t.Fatalf("stall server: %v", err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 	return srv
+}
+
+// startStallServer starts a stall server on loopback right before a run,
+// so that the run meets its stalls early on.
+func startStallServer(t *testing.T) *stallserver.Server {
+	t.Helper()
+	return startServer(t, stallSchedule)
 }
 
 // arrival is one open-model arrival as an output recorded it.
@@ -72,8 +79,10 @@ type arrival struct {
 	outcome  string        // "", "dropped" or "interrupted"
 }
 
-// arrivalsFromJSON reads the corrected_latency points of a JSON output:
-// a point's time is the end of its iteration and its value end − intended.
+// arrivalsFromJSON reads the corrected_latency points of a JSON output,
+// one per request: a point's time is when its answer came and its value
+// that moment minus the intended start, give or take the script's own
+// time before the request (these iterations send one request first).
 func arrivalsFromJSON(t *testing.T, lines []jsonLine) []arrival {
 	t.Helper()
 	var out []arrival
@@ -93,28 +102,85 @@ func arrivalsFromJSON(t *testing.T, lines []jsonLine) []arrival {
 }
 
 // onSchedule replaces the arrivals' intended times, reconstructed from
-// sample timestamps (which can trail the measured end of an iteration), by
+// sample timestamps (which can trail the measured end of a request), by
 // the schedule's: base + i·period, base being the median of the
 // reconstructed offsets. It returns the largest correction it made.
 func onSchedule(arrivals []arrival, period time.Duration) time.Duration {
-	if len(arrivals) == 0 {
-		return 0
-	}
-	first := arrivals[0].intended
-	offs := make([]time.Duration, len(arrivals))
+	ts := make([]time.Time, len(arrivals))
 	for i, a := range arrivals {
-		offs[i] = a.intended.Sub(first) - time.Duration(i)*period
+		ts[i] = a.intended
 	}
-	sorted := slices.Clone(offs)
-	slices.Sort(sorted)
-	base := first.Add(sorted[len(sorted)/2])
-	var worst time.Duration
+	grid, worst := onGrid(ts, period)
 	for i := range arrivals {
-		want := base.Add(time.Duration(i) * period)
-		worst = max(worst, want.Sub(arrivals[i].intended).Abs())
-		arrivals[i].intended = want
+		arrivals[i].intended = grid[i]
 	}
 	return worst
+}
+
+// onGrid returns the grid base + i·period nearest the sorted times ts
+// (base the median of their offsets from it) and the largest distance of
+// a time from its grid point.
+func onGrid(ts []time.Time, period time.Duration) ([]time.Time, time.Duration) {
+	if len(ts) == 0 {
+		return nil, 0
+	}
+	first := ts[0]
+	offs := make([]time.Duration, len(ts))
+	for i, at := range ts {
+		offs[i] = at.Sub(first) - time.Duration(i)*period
+	}
+	slices.Sort(offs)
+	base := first.Add(offs[len(offs)/2])
+	grid := make([]time.Time, len(ts))
+	var worst time.Duration
+	for i := range ts {
+		grid[i] = base.Add(time.Duration(i) * period)
+		worst = max(worst, grid[i].Sub(ts[i]).Abs())
+	}
+	return grid, worst
+}
+
+// iterationStarts reads the intended starts of the completed iterations
+// of a JSON output, sorted: an iteration's schedule_lag and
+// iteration_duration points share its end time and tags, and end −
+// duration − lag is exactly its intended start. Nil when the output has
+// no schedule_lag recorded beside an iteration_duration (stock k6 running
+// intended.js, which records its own).
+func iterationStarts(t *testing.T, lines []jsonLine) []time.Time {
+	t.Helper()
+	key := func(l jsonLine) string {
+		k := l.Data.Time
+		for _, name := range slices.Sorted(maps.Keys(l.Data.Tags)) {
+			k += "\x00" + name + "=" + l.Data.Tags[name]
+		}
+		return k
+	}
+	durs := map[string][]float64{}
+	for _, l := range lines {
+		if l.Type == "Point" && l.Metric == "iteration_duration" {
+			durs[key(l)] = append(durs[key(l)], *l.Data.Value)
+		}
+	}
+	var out []time.Time
+	for _, l := range lines {
+		if l.Type != "Point" || l.Metric != "schedule_lag" {
+			continue
+		}
+		k := key(l)
+		ds := durs[k]
+		if len(ds) == 0 {
+			// A script's own schedule_lag (intended.js): no exact starts.
+			return nil
+		}
+		end, err := time.Parse(time.RFC3339Nano, l.Data.Time)
+		if err != nil {
+			t.Fatalf("schedule_lag point time %q: %v", l.Data.Time, err)
+		}
+		out = append(out, end.Add(-time.Duration((ds[0]+*l.Data.Value)*float64(time.Millisecond))))
+		durs[k] = ds[1:]
+	}
+	slices.SortFunc(out, time.Time.Compare)
+	return out
 }
 
 // idealLatency is the corrected latency the stall arithmetic gives an
@@ -173,10 +239,14 @@ func expectStalls(srv *stallserver.Server, arrivals []arrival) stallExpectation 
 // JSON output at jsonPath and checks what every stall run promises: one
 // point per intended arrival, every arrival started (enough VUs, the
 // schedule still running), and intended times on the 5 ms grid within
-// tol. It returns the arrivals and their intended number.
+// tol — exactly, from the iterations' own samples, where the output has
+// schedule_lag, else from the points. It returns the arrivals, placed on
+// the grid, and their intended number.
 func scheduledArrivals(t *testing.T, jsonPath string, tol time.Duration) ([]arrival, int) {
 	t.Helper()
-	arrivals := arrivalsFromJSON(t, readJSONOutput(t, jsonPath))
+	lines := readJSONOutput(t, jsonPath)
+	arrivals := arrivalsFromJSON(t, lines)
+	period := time.Second / stallRate
 	total := int(stallRate * stallDuration / time.Second)
 	if len(arrivals) != total {
 		t.Fatalf("%d corrected_latency samples, want one per intended arrival: %d", len(arrivals), total)
@@ -186,8 +256,22 @@ func scheduledArrivals(t *testing.T, jsonPath string, tol time.Duration) ([]arri
 			t.Errorf("arrival %d has outcome %q; every arrival should start while the schedule runs", i, a.outcome)
 		}
 	}
-	if dev := onSchedule(arrivals, time.Second/stallRate); dev > tol {
-		t.Errorf("the intended times stray up to %v from a 5 ms grid (tolerance %v)", dev, tol)
+	starts := iterationStarts(t, lines)
+	what := "the iterations' intended starts"
+	if len(starts) == 0 {
+		starts, what = make([]time.Time, len(arrivals)), "the intended times the points give"
+		for i, a := range arrivals {
+			starts[i] = a.intended
+		}
+	}
+	if len(starts) != total {
+		t.Fatalf("%d iterations, want %d", len(starts), total)
+	}
+	if _, dev := onGrid(starts, period); dev > tol {
+		t.Errorf("%s stray up to %v from a 5 ms grid (tolerance %v)", what, dev, tol)
+	}
+	if dev := onSchedule(arrivals, period); dev > 0 {
+		t.Logf("the requests' points stray up to %v from the grid (their answer's timestamp, the script's time before them)", dev.Round(time.Microsecond))
 	}
 	return arrivals, total
 }

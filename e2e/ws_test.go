@@ -9,10 +9,13 @@ import (
 	"github.com/metronome-load/metronome/js/modules/wsclient/wstest"
 )
 
-// An open-model WebSocket run against a server that holds every echo it
-// receives in [from, until) until `until`: each iteration opens a session,
-// sends one message and waits for the echo, so corrected_latency must
-// cover the stall exactly as for HTTP.
+// An open-model WebSocket run against a server that freezes from `from`
+// to `until`, answering what it receives meanwhile (handshakes and
+// messages) at `until`: each iteration opens a session, sends one message
+// and waits for the echo. The connect is the request whose
+// corrected_latency a WebSocket session records, so an arrival intended in
+// the freeze, whose handshake is held, must cover the stall exactly as
+// for HTTP.
 //
 // The arithmetic: at R = 50 arrivals/s and a stall of S = 500 ms, an
 // arrival intended at t in the stall is answered at `until`, so its

@@ -36,7 +36,9 @@ func (v *freezingVU) Run(ctx context.Context, it executor.Iteration) executor.Re
 		time.Sleep(v.script.to.Sub(start))
 	}
 	time.Sleep(time.Millisecond)
-	v.rec.Record(metrics.Sample{Metric: v.s.b.HTTPReqDuration, Tags: tags, Time: time.Now(), Value: metrics.Milliseconds(time.Since(start))})
+	d := time.Since(start)
+	v.rec.Record(metrics.Sample{Metric: v.s.b.HTTPReqDuration, Tags: tags, Time: time.Now(), Value: metrics.Milliseconds(d)})
+	it.Latency(start).Record(v.rec, v.s.b.CorrectedLatency, tags, time.Now(), d)
 	time.Sleep(9 * time.Millisecond)
 	return executor.Result{Outcome: executor.Completed, Start: start, End: time.Now(), Tags: tags}
 }

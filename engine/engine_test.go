@@ -73,15 +73,18 @@ func (v *fakeVU) Recorder() metrics.Recorder { return v.rec }
 
 func (v *fakeVU) Run(ctx context.Context, it executor.Iteration) executor.Result {
 	start := time.Now()
+	lat := it.Latency(start)
 	tags := metrics.EmptyTags.With("scenario", it.Scenario.Name)
 	select {
 	case <-time.After(v.s.work):
 	case <-ctx.Done():
+		lat.Interrupted(v.rec, v.s.b.CorrectedLatency, tags, start, time.Now())
 		return executor.Result{Outcome: executor.Interrupted, Start: start, End: time.Now(), Tags: tags}
 	}
 	end := time.Now()
 	v.rec.Record(metrics.Sample{Metric: v.s.b.HTTPReqs, Tags: tags, Time: end, Value: 1})
 	v.rec.Record(metrics.Sample{Metric: v.s.b.HTTPReqDuration, Tags: tags, Time: end, Value: metrics.Milliseconds(v.s.work)})
+	lat.Record(v.rec, v.s.b.CorrectedLatency, tags, end, v.s.work)
 	return executor.Result{Outcome: executor.Completed, Start: start, End: end, Tags: tags}
 }
 
@@ -319,19 +322,5 @@ func TestPlannedVUs(t *testing.T) {
 	}
 	if got := plannedVUs(cfgs); got != 6+2+3 {
 		t.Errorf("plannedVUs = %d, want 11: the ramp's peak 6, 2, and 3 preallocated", got)
-	}
-}
-
-// TestSleepWarning checks that sleep() calls inside open-model iterations
-// produce one warning for the whole run, however many scenarios ran.
-func TestSleepWarning(t *testing.T) {
-	r := &testRun{state: &executor.State{}}
-	if _, _, warns := r.scenarioReports(); len(warns) != 0 {
-		t.Fatalf("warnings without any sleep: %v", warns)
-	}
-	r.state.SleepsInOpenModel.Add(20)
-	_, _, warns := r.scenarioReports()
-	if len(warns) != 1 || !strings.Contains(warns[0], "20 times") {
-		t.Fatalf("warnings = %v, want one naming the 20 sleeps", warns)
 	}
 }

@@ -172,6 +172,7 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 		Thresholds:                thresholdDefs(r.opts),
 		ExpectedResponseSubmetric: r.systemTags["expected_response"],
 		Submetrics:                summarySubmetrics(r.scenarios),
+		Breakdowns:                endpointBreakdowns(r.systemTags),
 	})
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.InvalidConfig, err)

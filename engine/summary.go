@@ -117,8 +117,68 @@ func (r *testRun) summaryInput(elapsed time.Duration, setupData []byte, rep *met
 		in.Metrics = append(in.Metrics, sm)
 	}
 	in.RootGroup = groupTree(r.engine.Groups(), r.engine.Checks())
+	in.Endpoints, in.EndpointsFolded = r.endpoints()
 	in.Scenarios, in.BackFills, in.Warnings = r.scenarioReports()
 	return in
+}
+
+// endpointRawMetrics are the duration metrics of the requests that record
+// corrected_latency (docs/DESIGN.md §2.2), in the order the per-endpoint
+// table looks for a name's raw figures: k6/http, gRPC, WebSocket connects.
+var endpointRawMetrics = []string{metrics.HTTPReqDurationName, "grpc_req_duration", "ws_connecting"}
+
+// endpointBreakdowns asks the engine to break the raw metrics and
+// corrected_latency down by name, when the name system tag is on.
+func endpointBreakdowns(systemTags map[string]bool) []metrics.Breakdown {
+	if !systemTags["name"] {
+		return nil
+	}
+	var bs []metrics.Breakdown
+	for _, m := range append([]string{metrics.CorrectedLatencyName}, endpointRawMetrics...) {
+		bs = append(bs, metrics.Breakdown{Metric: m, Tag: "name"})
+	}
+	return bs
+}
+
+// endpoints returns the summary's per-endpoint rows: for each name that
+// recorded corrected_latency, its requests and raw figures from the first
+// raw metric that has the name, and its corrected figures (back-filled
+// samples included). folded counts the corrected samples of names past
+// the breakdown's cap.
+func (r *testRun) endpoints() (rows []summary.EndpointReport, folded int64) {
+	_, corrected, folded, ok := r.engine.Breakdown(metrics.CorrectedLatencyName)
+	if !ok {
+		return nil, 0
+	}
+	raws := map[string]map[string]*metrics.TrendSink{}
+	for _, name := range endpointRawMetrics {
+		_, parts, _, _ := r.engine.Breakdown(name)
+		for _, p := range parts {
+			if t, ok := p.Sink.(*metrics.TrendSink); ok {
+				if raws[p.Value] == nil {
+					raws[p.Value] = map[string]*metrics.TrendSink{}
+				}
+				raws[p.Value][name] = t
+			}
+		}
+	}
+	for _, p := range corrected {
+		c, ok := p.Sink.(*metrics.TrendSink)
+		if !ok {
+			continue
+		}
+		row := summary.EndpointReport{Name: p.Value,
+			Corrected: summary.Percentiles{P50: c.Percentile(50), P99: c.Percentile(99), P999: c.Percentile(99.9)}}
+		for _, m := range endpointRawMetrics {
+			if t := raws[p.Value][m]; t != nil {
+				row.RawMetric, row.Requests = m, t.Count()
+				row.Raw = summary.Percentiles{P50: t.Percentile(50), P99: t.Percentile(99), P999: t.Percentile(99.9)}
+				break
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows, folded
 }
 
 // groupTree builds the group and check tree from group paths such as
@@ -213,6 +273,12 @@ func (r *testRun) scenarioReports() ([]summary.ScenarioReport, []summary.BackFil
 		}
 		return 0
 	}
+	count := func(name string) int64 {
+		if t, ok := r.engine.Sink(name).(*metrics.TrendSink); ok && t != nil {
+			return t.Count()
+		}
+		return 0
+	}
 	for _, sc := range r.scenarios {
 		name := sc.cfg.Base().Name
 		if !sc.started.Load() {
@@ -227,6 +293,11 @@ func (r *testRun) scenarioReports() ([]summary.ScenarioReport, []summary.BackFil
 				RawP99:       p99(metrics.HTTPReqDurationName + "{scenario:" + name + "}"),
 				CorrectedP99: p99(metrics.CorrectedLatencyName + "{scenario:" + name + "}"),
 			})
+			if a.Completed > 0 && count(metrics.CorrectedLatencyName+"{scenario:"+name+"}") <= a.Dropped {
+				warns = append(warns, fmt.Sprintf("scenario %s: its iterations made no request that records corrected_latency "+
+					"(k6/http, gRPC, WebSocket connects), so corrected_latency holds only what was dropped; "+
+					"how late the iterations started is in schedule_lag", name))
+			}
 			switch {
 			case a.Dropped > 0 && queues(sc.cfg):
 				warns = append(warns, fmt.Sprintf("scenario %s: %d arrivals were still waiting for a VU when the scenario stopped; "+
@@ -252,10 +323,6 @@ func (r *testRun) scenarioReports() ([]summary.ScenarioReport, []summary.BackFil
 			warns = append(warns, omissionWarning(name, t.Max(), tail, fill))
 		}
 	}
-	if n := r.state.SleepsInOpenModel.Load(); n > 0 {
-		warns = append(warns, fmt.Sprintf("sleep() ran %d times inside open-model iterations; it adds to corrected_latency, "+
-			"so corrected numbers include the script's own waiting", n))
-	}
 	return reps, fills, warns
 }
 
@@ -267,7 +334,7 @@ func backFillReport(name, executorName string, a executor.BackFillAccount, p99 f
 		Name: name, Executor: executorName,
 		ExpectedInterval: a.Interval.String(),
 		Estimated:        a.Interval.Mode == executor.IntervalAuto,
-		Iterations:       a.Iterations, Backfilled: a.Backfilled, Unestimated: a.Unestimated,
+		Requests:         a.Requests, Backfilled: a.Backfilled, Unestimated: a.Unestimated,
 		RawP99:       p99(metrics.HTTPReqDurationName + "{scenario:" + name + "}"),
 		IterationP99: p99(metrics.IterationDurationName + "{scenario:" + name + "}"),
 		CorrectedP99: p99(metrics.CorrectedLatencyName + "{scenario:" + name + "}"),

@@ -8,18 +8,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/metrics"
 )
 
 // BenchmarkAccount measures what the corrected measurement costs per
-// iteration on the real metrics path: Deps.Account recording into a VU's
-// metrics.Buffer, whose batches go through a channel to one goroutine that
-// runs metrics.Engine.Ingest and gives the batch back, as the engine's
-// ingest loop does. The open variants set Iteration.Intended, so Account
-// records schedule_lag and corrected_latency besides iteration_duration and
-// iterations (4 samples instead of 2); the difference between a pair is the
-// cost of the measurement.
+// iteration on the real metrics path: an iteration that makes one request
+// (Iteration.Latency records its corrected_latency) and Deps.Account
+// recording into a VU's metrics.Buffer, whose batches go through a channel
+// to one goroutine that runs metrics.Engine.Ingest and gives the batch
+// back, as the engine's ingest loop does. The open variants set
+// Iteration.Intended, so the request records corrected_latency and Account
+// schedule_lag besides iteration_duration and iterations (4 samples
+// instead of 2); the difference between a pair is the cost of the
+// measurement.
 //
 // The "get" variants also record the eleven samples one k6/http request
 // emits, so that a pair shows the difference against the whole metrics
@@ -29,8 +32,8 @@ import (
 // small batch per iteration, to show what that would cost. The
 // "backfill" variants are closed iterations of a scenario with an
 // expectedInterval far above their duration: one more sample each, the
-// corrected_latency BackFill records, as in the bench program's end-to-end
-// A/B check. The "auto" variants account closed iterations the way a
+// request's corrected_latency, as in the bench program's end-to-end A/B
+// check. The "auto" variants account closed iterations the way a
 // scenario with expectedInterval 'auto' does (executor.ClosedBackFill):
 // the same one sample more, plus the VU's cadence estimate (the
 // iterations, 40–55 µs, never reach twice it, so nothing is back-filled).
@@ -61,13 +64,23 @@ func BenchmarkAccount(b *testing.B) {
 	}
 }
 
-// accountVU is a VU that is never run: the benchmark calls Account with
-// results it makes itself.
-type accountVU struct{ buf *metrics.Buffer }
+// accountVU is a VU whose iteration is one request that takes the whole
+// iteration: Run records the request's corrected_latency, as a module
+// does, and returns next, a result the caller made.
+type accountVU struct {
+	buf  *metrics.Buffer
+	m    *metrics.Metric
+	tags *metrics.TagSet
+	next executor.Result
+}
 
-func (v *accountVU) ID() uint64                                              { return 1 }
-func (v *accountVU) Recorder() metrics.Recorder                              { return v.buf }
-func (v *accountVU) Run(context.Context, executor.Iteration) executor.Result { panic("not run") }
+func (v *accountVU) ID() uint64                 { return 1 }
+func (v *accountVU) Recorder() metrics.Recorder { return v.buf }
+func (v *accountVU) Run(_ context.Context, it executor.Iteration) executor.Result {
+	res := v.next
+	it.Latency(res.Start).Record(v.buf, v.m, v.tags, res.End, res.End.Sub(res.Start))
+	return res
+}
 
 func benchAccount(b *testing.B, withHTTP, open, flushEach bool, interval time.Duration, auto bool) {
 	reg := metrics.NewRegistry()
@@ -97,7 +110,7 @@ func benchAccount(b *testing.B, withHTTP, open, flushEach bool, interval time.Du
 			metrics.ReleaseBatch(batch)
 		}
 	}()
-	vu := &accountVU{buf: metrics.NewBuffer(func(batch []metrics.Sample) { batches <- batch })}
+	vu := &accountVU{buf: metrics.NewBuffer(func(batch []metrics.Sample) { batches <- batch }), m: bi.CorrectedLatency}
 
 	iterTags := metrics.NewTags(map[string]string{"scenario": "default", "group": ""})
 	reqTags := iterTags.Merge(metrics.NewTags(map[string]string{
@@ -109,10 +122,19 @@ func benchAccount(b *testing.B, withHTTP, open, flushEach bool, interval time.Du
 		bi.HTTPReqTLSHandshaking, bi.HTTPReqSending, bi.HTTPReqWaiting, bi.HTTPReqReceiving,
 		bi.HTTPReqFailed, bi.DataSent, bi.DataReceived,
 	}
-	deps := executor.Deps{Metrics: bi, IterationTags: iterTags, State: &executor.State{}}
+	clk := clock.NewManual(time.Now())
+	deps := executor.Deps{Metrics: bi, IterationTags: iterTags, State: &executor.State{}, Clock: clk}
 	sc := &executor.Scenario{Name: "default", Executor: executor.IntendedArrivalRateName}
-	account := func(vu executor.VU, it executor.Iteration, res executor.Result) bool {
-		return deps.Account(vu, it, res, interval)
+	vu.tags = iterTags
+	if withHTTP {
+		vu.tags = reqTags
+	}
+	fill := &executor.BackFiller{Interval: interval}
+	account := func(vu executor.VU, it executor.Iteration) bool {
+		if interval > 0 {
+			it.BackFill = fill
+		}
+		return deps.Account(vu, it, vu.Run(context.Background(), it))
 	}
 	if auto {
 		account = executor.ClosedBackFill(deps, executor.ExpectedInterval{Mode: executor.IntervalAuto})
@@ -121,7 +143,7 @@ func benchAccount(b *testing.B, withHTTP, open, flushEach bool, interval time.Du
 	// Iterations follow each other every 50µs of sample time, each taking
 	// 40µs and starting 3µs after its intended time, so values vary a little
 	// and the buffer's age rule behaves as in a real run.
-	t0 := time.Now()
+	t0 := clk.Now()
 	const step = 50 * time.Microsecond
 	cpu0 := cpuTime()
 	var i int64
@@ -143,7 +165,9 @@ func benchAccount(b *testing.B, withHTTP, open, flushEach bool, interval time.Du
 		if open {
 			it.Intended = intended
 		}
-		account(vu, it, executor.Result{Outcome: executor.Completed, Start: start, End: end, Tags: iterTags})
+		clk.Advance(start.Sub(clk.Now()))
+		vu.next = executor.Result{Outcome: executor.Completed, Start: start, End: end, Tags: iterTags}
+		account(vu, it)
 		i++
 	}
 	vu.buf.Flush()

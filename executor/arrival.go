@@ -655,7 +655,7 @@ func (r *arrivalRun) work(w *arrivalWorker) {
 				e.lateForVU.Add(1)
 			}
 		}
-		if deps.Account(w.vu, it, res, 0) {
+		if deps.Account(w.vu, it, res) {
 			e.Completed.Add(1)
 		} else {
 			e.Interrupted.Add(1)

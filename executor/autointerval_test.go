@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/executortest"
 	"github.com/metronome-load/metronome/metrics"
@@ -214,10 +215,10 @@ func TestDefaultExpectedInterval(t *testing.T) {
 }
 
 // docs/DESIGN.md §7's closed loop (fixture_closed_test.go) with
-// expectedInterval 'auto': its one VU's iterations all take 12.5 ms but
-// the one that meets the freeze, so from its sixth iteration on its
+// expectedInterval 'auto': its one VU's iterations start 12.5 ms apart
+// until the one that meets the freeze, so from its sixth iteration on its
 // estimate is exactly the true 12.5 ms, and the back-fill is the hand-set
-// interval's to the sample: the same 450 corrected_latency values, 40 of
+// interval's to the sample: the same 449 corrected_latency values, 39 of
 // them back-filled. The five iterations before the estimate back-fill
 // nothing (none of them is slow), and the account says so.
 func TestFrozenServerClosedModelAuto(t *testing.T) {
@@ -235,21 +236,21 @@ func TestFrozenServerClosedModelAuto(t *testing.T) {
 				t.Fatalf("sample %d: auto %s=%v %v, hand-set %s=%v %v", k, a.Metric.Name, a.Value, a.Tags, f.Metric.Name, f.Value, f.Tags)
 			}
 		}
-		if n := len(ha.pool.Rec.Of(ha.m.CorrectedLatency, backfilledTags)); n != 40 {
-			t.Errorf("%d back-filled samples, want 40", n)
+		if n := len(ha.pool.Rec.Of(ha.m.CorrectedLatency, backfilledTags)); n != 39 {
+			t.Errorf("%d back-filled samples, want 39", n)
 		}
 		acc := *ha.deps.BackFillAccount
 		want := executor.BackFillAccount{
-			Interval:   executor.ExpectedInterval{Mode: executor.IntervalAuto},
-			Iterations: fixtureIters, Backfilled: 40, Unestimated: executor.CadenceMinIterations,
+			Interval: executor.ExpectedInterval{Mode: executor.IntervalAuto},
+			Requests: fixtureIters, Backfilled: 39, Unestimated: executor.CadenceMinIterations,
 			Estimates: []time.Duration{12500 * time.Microsecond},
 		}
 		if !equalAccounts(acc, want) {
 			t.Errorf("account %+v, want %+v", acc, want)
 		}
 		if acc := *hf.deps.BackFillAccount; !equalAccounts(acc, executor.BackFillAccount{
-			Interval:   executor.ExpectedInterval{Mode: executor.IntervalFixed, Fixed: 12500 * time.Microsecond},
-			Iterations: fixtureIters, Backfilled: 40,
+			Interval: executor.ExpectedInterval{Mode: executor.IntervalFixed, Fixed: 12500 * time.Microsecond},
+			Requests: fixtureIters, Backfilled: 39,
 		}) {
 			t.Errorf("hand-set account %+v", acc)
 		}
@@ -257,7 +258,7 @@ func TestFrozenServerClosedModelAuto(t *testing.T) {
 }
 
 func equalAccounts(a, b executor.BackFillAccount) bool {
-	return a.Interval == b.Interval && a.Iterations == b.Iterations && a.Backfilled == b.Backfilled &&
+	return a.Interval == b.Interval && a.Requests == b.Requests && a.Backfilled == b.Backfilled &&
 		a.Unestimated == b.Unestimated && slices.Equal(a.Estimates, b.Estimates)
 }
 
@@ -320,39 +321,43 @@ func TestFrozenServerClosedModelAutoJitter(t *testing.T) {
 
 // A VU whose iterations sleep is estimated from its whole cadence, think
 // time included — the interval at which it would have sent had the target
-// not stalled — not from its requests. One VU of constant-vus: a 2 ms
-// request, then 98 ms of think time; the target freezes from 5 s to 6 s.
-// Iteration k starts at 100k ms; iteration 50 starts at 5 s, its request
-// is answered at 6.002 s and it ends at 6.1 s: 1,100 ms, back-filled with
-// 1,000, 900, …, 100 ms (10 samples), the requests a user pacing at
-// 100 ms would have sent during the freeze. Estimated from the 2 ms
-// requests it would have been 549 samples.
+// not stalled — not from its requests, and the think time is in no value.
+// One VU of constant-vus: a 2 ms request, then 98 ms of think time; the
+// target freezes from 5 s to 6 s. Iteration k starts at 100k ms;
+// iteration 50 starts at 5 s and its request is answered at 6.002 s:
+// 1,002 ms, back-filled with 902, 802, …, 102 ms (9 samples), the requests
+// a user pacing at 100 ms would have sent during the freeze. Estimated
+// from the 2 ms requests it would have been 500 samples.
 func TestAutoIntervalIncludesThinkTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(nil)
 		h.deps.BackFillAccount = &executor.BackFillAccount{}
 		freezeFrom, freezeTo := h.t0.Add(5*time.Second), h.t0.Add(6*time.Second)
-		h.pool.Work = func(_ executor.Iteration, start time.Time) time.Duration {
+		h.pool.Work = func(_ executor.Iteration, sent time.Time) time.Duration {
 			wait := time.Duration(0)
-			if !start.Before(freezeFrom) && start.Before(freezeTo) {
-				wait = freezeTo.Sub(start)
+			if !sent.Before(freezeFrom) && sent.Before(freezeTo) {
+				wait = freezeTo.Sub(sent)
 			}
-			return wait + 2*time.Millisecond + 98*time.Millisecond
+			return wait + 2*time.Millisecond
 		}
+		h.pool.Think = executortest.Constant(98 * time.Millisecond)
 		h.run(t, context.Background(), mustParse(t, `{"executor":"constant-vus","vus":1,"duration":"10s","expectedInterval":"auto"}`))
 		acc := *h.deps.BackFillAccount
 		// 51 iterations up to the stalled one, then from 6.1 s every 100 ms
 		// while they start before 10 s: 39 more.
 		if !equalAccounts(acc, executor.BackFillAccount{
-			Interval: executor.ExpectedInterval{Mode: executor.IntervalAuto}, Iterations: 90,
-			Backfilled: 10, Unestimated: executor.CadenceMinIterations, Estimates: []time.Duration{100 * time.Millisecond},
+			Interval: executor.ExpectedInterval{Mode: executor.IntervalAuto}, Requests: 90,
+			Backfilled: 9, Unestimated: executor.CadenceMinIterations, Estimates: []time.Duration{100 * time.Millisecond},
 		}) {
-			t.Errorf("account %+v, want 90 iterations, 10 back-filled, 5 unestimated, an estimate of 100ms", acc)
+			t.Errorf("account %+v, want 90 requests, 9 back-filled, 5 unestimated, an estimate of 100ms", acc)
 		}
 		filled := h.pool.Rec.Of(h.m.CorrectedLatency, backfilledTags)
-		want := []float64{1000, 900, 800, 700, 600, 500, 400, 300, 200, 100}
+		want := []float64{902, 802, 702, 602, 502, 402, 302, 202, 102}
 		if !slices.Equal(filled, want) {
 			t.Errorf("back-filled %v, want %v", filled, want)
+		}
+		if m := slices.Max(h.pool.Rec.Of(h.m.CorrectedLatency, nil)); m != 1002 {
+			t.Errorf("largest corrected_latency %v ms, want the stalled request's 1002 (no think time)", m)
 		}
 	})
 }
@@ -400,7 +405,7 @@ func TestAutoIntervalRampingVUs(t *testing.T) {
 			t.Fatalf("VUs joined at %v and left at %v; want 0, 1s, 2s and VU 3 gone by 5.04s", joined, left)
 		}
 		acc := *h.deps.BackFillAccount
-		if acc.Backfilled != 75 || acc.Unestimated != 15 || acc.Iterations != int64(len(calls)) ||
+		if acc.Backfilled != 75 || acc.Unestimated != 15 || acc.Requests != int64(len(calls)) ||
 			!slices.Equal(acc.Estimates, []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond}) {
 			t.Errorf("account %+v; want 75 back-filled, 15 unestimated, %d iterations, estimates 10ms 20ms 40ms", acc, len(calls))
 		}
@@ -444,10 +449,10 @@ func TestAutoIntervalNeverStalling(t *testing.T) {
 				h.pool.VUWork = func(vu uint64, it executor.Iteration, _ time.Time) time.Duration { return c.work(vu, it) }
 				h.run(t, context.Background(), mustParse(t, `{"executor":"constant-vus","vus":4,"duration":"30s","expectedInterval":"auto"}`))
 				acc := *h.deps.BackFillAccount
-				share := float64(acc.Backfilled) / float64(acc.Iterations)
-				t.Logf("%d iterations, %d back-filled (%.2f%%), estimates %v", acc.Iterations, acc.Backfilled, 100*share, acc.Estimates)
+				share := float64(acc.Backfilled) / float64(acc.Requests)
+				t.Logf("%d requests, %d back-filled (%.2f%%), estimates %v", acc.Requests, acc.Backfilled, 100*share, acc.Estimates)
 				if share > c.most {
-					t.Errorf("%d back-filled samples for %d iterations (%.2f%%), want at most %.0f%%", acc.Backfilled, acc.Iterations, 100*share, 100*c.most)
+					t.Errorf("%d back-filled samples for %d requests (%.2f%%), want at most %.0f%%", acc.Backfilled, acc.Requests, 100*share, 100*c.most)
 				}
 				if len(acc.Estimates) != 4 {
 					t.Fatalf("estimates %v, want 4", acc.Estimates)
@@ -483,15 +488,17 @@ func TestExpectedIntervalOff(t *testing.T) {
 func TestClosedBackFillDoesNotAllocate(t *testing.T) {
 	deps, _ := executortest.NewPool(nil, nil).Deps(metrics.NewRegistry())
 	deps.State = &executor.State{}
-	vu := &accountVU{buf: metrics.NewBuffer(func(batch []metrics.Sample) { metrics.ReleaseBatch(batch) })}
 	tags := metrics.EmptyTags.With("scenario", "default")
 	tags.With("backfilled", "true")
+	vu := &accountVU{buf: metrics.NewBuffer(func(batch []metrics.Sample) { metrics.ReleaseBatch(batch) }), m: deps.Metrics.CorrectedLatency, tags: tags}
 	for _, interval := range []executor.ExpectedInterval{
 		{Mode: executor.IntervalAuto},
 		{Mode: executor.IntervalFixed, Fixed: 10 * time.Millisecond},
 	} {
-		account := executor.ClosedBackFill(deps, interval)
 		t0 := time.Now()
+		clk := clock.NewManual(t0)
+		deps.Clock = clk
+		account := executor.ClosedBackFill(deps, interval)
 		var i int64
 		n := testing.AllocsPerRun(2000, func() {
 			d := 10 * time.Millisecond
@@ -499,7 +506,9 @@ func TestClosedBackFillDoesNotAllocate(t *testing.T) {
 				d = 95 * time.Millisecond // back-fills 8 samples
 			}
 			start := t0.Add(time.Duration(i) * 100 * time.Millisecond)
-			account(vu, executor.Iteration{Index: i}, executor.Result{Start: start, End: start.Add(d), Tags: tags})
+			clk.Advance(start.Sub(clk.Now()))
+			vu.next = executor.Result{Start: start, End: start.Add(d), Tags: tags}
+			account(vu, executor.Iteration{Index: i})
 			vu.buf.FlushIfOlder(start.Add(d))
 			i++
 		})
@@ -509,12 +518,22 @@ func TestClosedBackFillDoesNotAllocate(t *testing.T) {
 	}
 }
 
-// recVU is a VU that is never run, recording into an executortest.Recorder.
-type recVU struct{ rec *executortest.Recorder }
+// recVU is a VU whose iteration is one request that takes the whole of
+// next, the result the caller made; it records into an
+// executortest.Recorder.
+type recVU struct {
+	rec  *executortest.Recorder
+	m    *metrics.Metric
+	next executor.Result
+}
 
-func (v recVU) ID() uint64                                              { return 1 }
-func (v recVU) Recorder() metrics.Recorder                              { return v.rec }
-func (v recVU) Run(context.Context, executor.Iteration) executor.Result { panic("not run") }
+func (v *recVU) ID() uint64                 { return 1 }
+func (v *recVU) Recorder() metrics.Recorder { return v.rec }
+func (v *recVU) Run(_ context.Context, it executor.Iteration) executor.Result {
+	res := v.next
+	it.Latency(res.Start).Record(v.rec, v.m, res.Tags, res.End, res.End.Sub(res.Start))
+	return res
+}
 
 // Only normal iterations feed the estimate: a burst of iterations that
 // threw an exception early (1 ms instead of 10) leaves it at 10 ms, so a
@@ -523,11 +542,15 @@ func (v recVU) Run(context.Context, executor.Iteration) executor.Result { panic(
 func TestAutoIntervalIgnoresFailedIterations(t *testing.T) {
 	deps, m := executortest.NewPool(nil, nil).Deps(metrics.NewRegistry())
 	deps.State = &executor.State{}
-	vu := recVU{rec: &executortest.Recorder{}}
-	account := executor.ClosedBackFill(deps, executor.ExpectedInterval{Mode: executor.IntervalAuto})
+	vu := &recVU{rec: &executortest.Recorder{}, m: m.CorrectedLatency}
 	at := time.Unix(0, 0)
+	clk := clock.NewManual(at)
+	deps.Clock = clk
+	account := executor.ClosedBackFill(deps, executor.ExpectedInterval{Mode: executor.IntervalAuto})
 	run := func(d time.Duration, out executor.Outcome) {
-		account(vu, executor.Iteration{}, executor.Result{Outcome: out, Start: at, End: at.Add(d), Tags: metrics.EmptyTags})
+		clk.Advance(at.Sub(clk.Now()))
+		vu.next = executor.Result{Outcome: out, Start: at, End: at.Add(d), Tags: metrics.EmptyTags}
+		account(vu, executor.Iteration{})
 		at = at.Add(d)
 	}
 	for range 10 {

@@ -133,19 +133,20 @@ func withDefault(own, def ExpectedInterval, executorDefault IntervalMode) Expect
 	return ExpectedInterval{Mode: executorDefault}
 }
 
-// The estimator of expectedInterval: 'auto'. Each VU keeps the durations of
-// its last CadenceWindow normal iterations and estimates its interval as
-// their median, once it has CadenceMinIterations of them.
+// The estimator of expectedInterval: 'auto'. Each VU keeps the intervals
+// (start to next start) of its last CadenceWindow normal iterations and
+// estimates its cadence as their median, once it has CadenceMinIterations
+// of them.
 const (
 	// CadenceWindow is how many of a VU's most recent normal iterations
 	// the estimate is the median of. A median ignores up to half of them,
 	// so a stall, which costs a closed-loop VU one slow iteration, cannot
 	// move it; a lasting change of cadence moves it within half a window.
 	CadenceWindow = 32
-	// CadenceMinIterations is how many normal iterations a VU completes
-	// before it has an estimate (the median of 5 ignores the 2 slowest,
-	// e.g. a first iteration that opened connections, and a stall).
-	// Nothing is back-filled for the iterations before.
+	// CadenceMinIterations is how many intervals of normal iterations a
+	// VU observes before it has an estimate (the median of 5 ignores the
+	// 2 slowest, e.g. a first iteration that opened connections, and a
+	// stall). Nothing is back-filled for the iterations before.
 	CadenceMinIterations = 5
 	// CadenceFloor is the smallest interval an estimate gives: a VU whose
 	// iterations mostly take no time (a script that returns early by
@@ -154,10 +155,12 @@ const (
 	CadenceFloor = 100 * time.Microsecond
 )
 
-// Cadence estimates one VU's expected interval from the durations of its
-// recent normal iterations: the median of the last CadenceWindow. The
-// caller asks for the estimate before it observes an iteration, so the
-// iteration being back-filled never counts toward its own interval.
+// Cadence estimates one VU's expected interval from its recent normal
+// iterations: the median of the last CadenceWindow intervals between the
+// starts of consecutive iterations (think time and minIterationDuration
+// included, as a user's cadence does). The executor asks for the estimate
+// before an iteration starts, so the iteration being back-filled never
+// counts toward its own interval.
 // Observe and Estimate take a few dozen nanoseconds and never allocate.
 // The zero value is ready; a Cadence is not safe for concurrent use.
 type Cadence struct {
@@ -173,8 +176,9 @@ type Cadence struct {
 // The ring positions must fit the bytes of Cadence.order.
 const _ uint8 = CadenceWindow - 1
 
-// Observe adds one normal iteration's duration, dropping the oldest once
-// the window is full.
+// Observe adds the interval of one normal iteration (from its start to
+// the next iteration's start), dropping the oldest once the window is
+// full.
 func (c *Cadence) Observe(d time.Duration) {
 	n := int(c.n)
 	if n == CadenceWindow {
@@ -208,27 +212,18 @@ func (c *Cadence) Estimate() (time.Duration, bool) {
 	return max(med, CadenceFloor), true
 }
 
-// BackFilled is how many samples BackFill adds to a duration d for the
-// given interval: d−I, d−2I, … while ≥ I.
-func BackFilled(d, interval time.Duration) int64 {
-	if interval <= 0 || d < 2*interval {
-		return 0
-	}
-	return int64(d/interval) - 1
-}
-
 // BackFillAccount is the end-of-test account of a closed-model scenario
 // that back-fills corrected_latency (docs/DESIGN.md §2.4).
 type BackFillAccount struct {
 	// Interval is the scenario's expectedInterval after defaults.
 	Interval ExpectedInterval
-	// Iterations counts the completed iterations, each of which recorded
-	// its duration into corrected_latency.
-	Iterations int64
+	// Requests counts the requests that recorded their duration into
+	// corrected_latency.
+	Requests int64
 	// Backfilled counts the samples added (tagged backfilled=true).
 	Backfilled int64
-	// Unestimated counts the iterations (auto only) that completed while
-	// their VU had no estimate yet: nothing was back-filled for them.
+	// Unestimated counts the iterations (auto only) that ran while their
+	// VU had no estimate yet: their requests were not back-filled.
 	Unestimated int64
 	// Estimates holds, ascending, the estimate of each VU (auto only)
 	// that had one when it left the scenario.
@@ -236,12 +231,18 @@ type BackFillAccount struct {
 }
 
 // closedVU is a VU held by a closed-model scenario that back-fills: the
-// VU, its cadence estimate and its tallies, which only its own worker
-// goroutine touches until the VU goes back to the pool.
+// VU, its back-fill state, its cadence estimate and its tallies, which
+// only its own worker goroutine touches until the VU goes back to the
+// pool.
 type closedVU struct {
 	VU
-	cadence                             Cadence
-	iterations, backfilled, unestimated int64
+	fill        BackFiller
+	cadence     Cadence
+	unestimated int64
+	// last is when the VU's previous iteration started, zero when there
+	// was none or it does not count toward the cadence (it did not
+	// complete normally).
+	last time.Time
 }
 
 // backFillTally gathers the closedVUs' tallies as they leave the scenario.
@@ -253,8 +254,8 @@ type backFillTally struct {
 func (t *backFillTally) add(w *closedVU) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.acc.Iterations += w.iterations
-	t.acc.Backfilled += w.backfilled
+	t.acc.Requests += w.fill.Requests
+	t.acc.Backfilled += w.fill.Filled
 	t.acc.Unestimated += w.unestimated
 	if t.acc.Interval.Mode == IntervalAuto {
 		if est, ok := w.cadence.Estimate(); ok {

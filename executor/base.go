@@ -86,69 +86,37 @@ func DecodeScenario(name string, raw json.RawMessage, o interface {
 	return o.Scenario(name)
 }
 
-// Account emits the samples of one finished iteration into the VU's
-// recorder, as docs/DESIGN.md §2.2 defines them:
-//   - a completed or failed iteration: iterations 1 and iteration_duration
-//     (end − start), as k6;
-//   - an open-model iteration (it.Intended set): schedule_lag
-//     (start − intended) and corrected_latency (end − intended); an
-//     interrupted one only corrected_latency tagged outcome=interrupted,
-//     charged up to its end;
-//   - a closed-model iteration with expectedInterval > 0: corrected_latency
-//     back-filled the way HdrHistogram's recordValueWithExpectedInterval
-//     does (d, d−I, d−2I, … while ≥ I).
+// Account emits the iteration-level samples of one finished iteration
+// into the VU's recorder, as docs/DESIGN.md §2.2 defines them: for a
+// completed or failed iteration iterations 1 and iteration_duration
+// (end − start), as k6, and with an intended start schedule_lag
+// (start − intended). corrected_latency is not among them: the iteration's
+// requests record it, one sample each (Iteration.Latency).
 //
 // It returns whether the iteration counts as completed.
-func (d *Deps) Account(vu VU, it Iteration, res Result, expectedInterval time.Duration) bool {
+func (d *Deps) Account(vu VU, it Iteration, res Result) bool {
+	if res.Outcome == Interrupted {
+		if d.State != nil {
+			d.State.IterationsInterrupted.Add(1)
+		}
+		return false
+	}
 	rec := vu.Recorder()
 	m := d.Metrics
 	tags := res.Tags
 	if tags == nil {
 		tags = d.IterationTags
 	}
-	if res.Outcome == Interrupted {
-		if !it.Intended.IsZero() {
-			rec.Record(metrics.Sample{Metric: m.CorrectedLatency, Tags: tags.With("outcome", "interrupted"),
-				Time: res.End, Value: metrics.Milliseconds(res.End.Sub(it.Intended))})
-		}
-		if d.State != nil {
-			d.State.IterationsInterrupted.Add(1)
-		}
-		return false
-	}
-	dur := res.End.Sub(res.Start)
-	rec.Record(metrics.Sample{Metric: m.IterationDuration, Tags: tags, Time: res.End, Value: metrics.Milliseconds(dur)})
+	rec.Record(metrics.Sample{Metric: m.IterationDuration, Tags: tags, Time: res.End, Value: metrics.Milliseconds(res.End.Sub(res.Start))})
 	rec.Record(metrics.Sample{Metric: m.Iterations, Tags: tags, Time: res.End, Value: 1})
 	if !it.Intended.IsZero() {
 		lag := max(res.Start.Sub(it.Intended), 0)
 		rec.Record(metrics.Sample{Metric: m.ScheduleLag, Tags: tags, Time: res.End, Value: metrics.Milliseconds(lag)})
-		rec.Record(metrics.Sample{Metric: m.CorrectedLatency, Tags: tags, Time: res.End, Value: metrics.Milliseconds(res.End.Sub(it.Intended))})
-	} else if expectedInterval > 0 {
-		BackFill(rec, m.CorrectedLatency, tags, res.End, dur, expectedInterval)
 	}
 	if d.State != nil {
 		d.State.IterationsCompleted.Add(1)
 	}
 	return true
-}
-
-// BackFill records d into metric, and when d exceeds the expected interval
-// also d−I, d−2I, … down to values ≥ I: the samples a closed loop would have
-// taken had it kept sending every I (HdrHistogram's
-// recordValueWithExpectedInterval). The added samples are tagged
-// backfilled=true so the summary can say they were not measured.
-func BackFill(rec metrics.Recorder, metric *metrics.Metric, tags *metrics.TagSet, at time.Time, d, interval time.Duration) {
-	rec.Record(metrics.Sample{Metric: metric, Tags: tags, Time: at, Value: metrics.Milliseconds(d)})
-	if interval <= 0 || d < 2*interval {
-		// Nothing to add: skip the tag-set lookup, which most closed
-		// iterations (shorter than twice their interval) would pay for
-		// nothing.
-		return
-	}
-	filled := tags.With("backfilled", "true")
-	for v := d - interval; v >= interval; v -= interval {
-		rec.Record(metrics.Sample{Metric: metric, Tags: filled, Time: at, Value: metrics.Milliseconds(v)})
-	}
 }
 
 // Drop accounts for an intended iteration that never started: one

@@ -116,9 +116,9 @@ func (r *closedRun) iterate(ctx context.Context, vu VU, i int64) {
 	it := Iteration{Scenario: r.scenario, Index: r.stripe.Global(i), LocalIndex: i}
 	var done bool
 	if w, ok := vu.(*closedVU); ok {
-		done = r.backFill(w, it, w.VU.Run(ctx, it))
+		done = r.backFill(ctx, w, it)
 	} else {
-		done = r.deps.Account(vu, it, vu.Run(ctx, it), 0)
+		done = r.deps.Account(vu, it, vu.Run(ctx, it))
 	}
 	if done {
 		r.Completed.Add(1)
@@ -127,35 +127,32 @@ func (r *closedRun) iterate(ctx context.Context, vu VU, i int64) {
 	}
 }
 
-// backFill accounts for one iteration of a scenario that back-fills: k6's
-// samples through Deps.Account, then the iteration's duration d into
-// corrected_latency, back-filled with the hand-set interval or with the
-// VU's estimate from before this iteration (none yet: d alone). Only
-// iterations that completed without an exception feed the estimate.
-func (r *closedRun) backFill(w *closedVU, it Iteration, res Result) bool {
-	if !r.deps.Account(w.VU, it, res, 0) {
-		return false
-	}
-	d := res.End.Sub(res.Start)
-	interval := r.interval.Fixed
+// backFill runs one iteration of a scenario that back-fills: its requests
+// back-fill corrected_latency with the hand-set interval or with the VU's
+// estimate (none yet: no back-fill). The estimate first takes in the
+// interval from the VU's previous start to now, when the previous
+// iteration completed without an exception; the iteration's own interval
+// is known only when the next one starts.
+func (r *closedRun) backFill(ctx context.Context, w *closedVU, it Iteration) bool {
+	w.fill.Interval = r.interval.Fixed
 	if r.interval.Mode == IntervalAuto {
+		now := r.deps.Clock.Now()
+		if !w.last.IsZero() {
+			w.cadence.Observe(now.Sub(w.last))
+		}
+		w.last = now
 		est, ok := w.cadence.Estimate()
 		if !ok {
 			w.unestimated++
 		}
-		interval = est
-		if res.Outcome == Completed {
-			w.cadence.Observe(d)
-		}
+		w.fill.Interval = est
 	}
-	tags := res.Tags
-	if tags == nil {
-		tags = r.deps.IterationTags
+	it.BackFill = &w.fill
+	res := w.VU.Run(ctx, it)
+	if res.Outcome != Completed {
+		w.last = time.Time{}
 	}
-	BackFill(w.VU.Recorder(), r.deps.Metrics.CorrectedLatency, tags, res.End, d, interval)
-	w.iterations++
-	w.backfilled += BackFilled(d, interval)
-	return true
+	return r.deps.Account(w.VU, it, res)
 }
 
 // drop emits one dropped_iterations sample of n iterations that never

@@ -42,6 +42,10 @@ type Iteration struct {
 	// Intended is the iteration's intended start time; zero for closed-model
 	// executors.
 	Intended time.Time
+	// BackFill, set by a closed-model scenario that back-fills, is the
+	// VU's back-fill state: the iteration's requests record their
+	// corrected_latency back-filled with its interval. Nil otherwise.
+	BackFill *BackFiller
 }
 
 // Outcome says how an iteration ended.

@@ -115,7 +115,7 @@ func (l *ClosedLoop) IterateAt(ctx context.Context, vu VU, i int64, intended tim
 	if w, ok := vu.(*closedVU); ok {
 		vu = w.VU
 	}
-	if r.deps.Account(vu, it, vu.Run(ctx, it), 0) {
+	if r.deps.Account(vu, it, vu.Run(ctx, it)) {
 		r.Completed.Add(1)
 	} else {
 		r.Interrupted.Add(1)

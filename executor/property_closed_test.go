@@ -213,6 +213,9 @@ func (c *closedTrial) check(t *testing.T) {
 			wantCorrected += backFilledCount(took, c.interval)
 		case call.Outcome == executor.Interrupted:
 			interrupted++
+			// The fake's request was in flight: it is charged up to the
+			// cut, back-filled like any other.
+			wantCorrected += backFilledCount(took, c.interval)
 			rampDeadline := c.name == "ramping-vus" && took >= c.rampDown && call.End.Before(regularEnd.Add(c.rampDown))
 			if took >= w || !(call.End.Equal(cutoff) || rampDeadline) {
 				t.Fatalf("iteration %d (work %v) interrupted after %v at %v; the hard stop is %v, the abort %v, gracefulRampDown %v",

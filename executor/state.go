@@ -19,9 +19,4 @@ type State struct {
 	IterationsInterrupted atomic.Int64
 	VUsActive             atomic.Int64
 	VUsInitialized        atomic.Int64
-
-	// SleepsInOpenModel counts sleep() calls made inside iterations that
-	// have an intended start time: they inflate corrected_latency, and the
-	// summary says so.
-	SleepsInOpenModel atomic.Int64
 }

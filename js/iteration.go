@@ -110,6 +110,7 @@ func (v *vu) Run(ctx context.Context, it executor.Iteration) executor.Result {
 
 	v.running = true
 	start := time.Now()
+	st.Latency = it.Latency(start)
 	var err error
 	switch {
 	case ctx.Err() != nil:

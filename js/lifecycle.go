@@ -9,6 +9,7 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/metrics"
 )
@@ -158,6 +159,7 @@ func (v *vu) lifecycle(ctx context.Context, name string, arg sobek.Value) (sobek
 	st := &v.state
 	st.Tags = v.conf.rootTags
 	st.Group = ""
+	st.Latency = executor.Latency{}
 	if name == "setup" || name == "teardown" {
 		// k6 runs them in a group of their own name: their samples, and
 		// the checks in the summary's group tree, sit under it.

@@ -30,6 +30,9 @@ type EngineOptions struct {
 	// ExpectedResponseSubmetric creates ExpectedResponseSubmetric; set it
 	// when the expected_response system tag is enabled.
 	ExpectedResponseSubmetric bool
+	// Breakdowns are the metrics to aggregate per value of a tag too (see
+	// Breakdown); a metric has at most one.
+	Breakdowns []Breakdown
 }
 
 // Engine aggregates the samples of a run: one sink per metric that got a
@@ -48,6 +51,9 @@ type Engine struct {
 	groups      []string
 	groupSeen   map[string]bool
 	groupByTags map[*TagSet]bool
+
+	// breakdowns maps a metric's name to the tag it is broken down by.
+	breakdowns map[string]string
 }
 
 type checkKey struct{ group, name string }
@@ -70,6 +76,8 @@ type metricState struct {
 	sets     []*thresholdSet
 
 	subs []*subState
+	// by is the metric's breakdown, nil when it has none.
+	by *breakdownState
 	// matches caches, per interned tag set, the submetrics whose selector
 	// the set contains; last is a one-entry cache in front of it.
 	matches   map[*TagSet][]*subState
@@ -95,6 +103,12 @@ func NewEngine(reg *Registry, opts EngineOptions) (*Engine, error) {
 		checkByTag:  make(map[*TagSet]int),
 		groupSeen:   make(map[string]bool),
 		groupByTags: make(map[*TagSet]bool),
+	}
+	if len(opts.Breakdowns) > 0 {
+		e.breakdowns = make(map[string]string, len(opts.Breakdowns))
+		for _, b := range opts.Breakdowns {
+			e.breakdowns[b.Metric] = b.Tag
+		}
 	}
 	if opts.ExpectedResponseSubmetric && reg.Get(HTTPReqDurationName) != nil {
 		if _, err := e.addSubmetric(ExpectedResponseSubmetric); err != nil {
@@ -163,6 +177,9 @@ func (e *Engine) state(m *Metric) *metricState {
 		e.states = append(e.states, nil)
 	}
 	st := &metricState{metric: m, sink: NewSink(m.Type)}
+	if tag, ok := e.breakdowns[m.Name]; ok {
+		st.by = newBreakdownState(tag, m.Type)
+	}
 	switch {
 	case m.Name == ChecksName && m.Type == Rate:
 		st.role = roleChecks
@@ -226,12 +243,15 @@ func (e *Engine) Ingest(batch []Sample) {
 		}
 		st.sink.Add(*s)
 		st.observed = true
-		if st.subs == nil && st.role == roleNone {
+		if st.subs == nil && st.role == roleNone && st.by == nil {
 			continue
 		}
 		tags := s.Tags
 		if tags == nil {
 			tags = EmptyTags
+		}
+		if st.by != nil {
+			st.by.add(s, tags)
 		}
 		for _, sub := range st.match(tags) {
 			sub.sink.Add(*s)

@@ -14,21 +14,21 @@ func TestBackFillAccount(t *testing.T) {
 	f := newFixture()
 	f.in.BackFills = []BackFillReport{
 		{Name: "loop", Executor: "constant-vus", ExpectedInterval: "auto", Estimated: true,
-			Iterations: 1172, Backfilled: 586, Unestimated: 10, VUs: 2,
+			Requests: 1172, Backfilled: 586, Unestimated: 10, VUs: 2,
 			CadenceMedian: 10.25, CadenceMin: 10.1, CadenceMax: 10.4,
 			RawP99: 1.2, IterationP99: 11.4, CorrectedP99: 2712},
 		{Name: "paced", Executor: "ramping-vus", ExpectedInterval: "12.5ms",
-			Iterations: 410, Backfilled: 40, CadenceMedian: 12.5, CadenceMin: 12.5, CadenceMax: 12.5,
+			Requests: 410, Backfilled: 40, CadenceMedian: 12.5, CadenceMin: 12.5, CadenceMax: 12.5,
 			IterationP99: 12.5, CorrectedP99: 456.375},
 		{Name: "short", Executor: "per-vu-iterations", ExpectedInterval: "auto", Estimated: true,
-			Iterations: 3, Unestimated: 3, IterationP99: 5, CorrectedP99: 5},
+			Requests: 3, Unestimated: 3, IterationP99: 5, CorrectedP99: 5},
 	}
 	text := Text(f.in)
 	lineWith(t, text, "      ↳ includes 40 back-filled samples (expectedInterval; 'auto' ones estimated from each VU's cadence), not measured")
 	lineWith(t, text, "  █ SCENARIOS (closed model: corrected_latency back-filled, not measured)")
 	lineWith(t, text, "    loop (constant-vus, expectedInterval: auto)")
 	lineWith(t, text, "      interval.......: estimated per VU: median 10.25ms of 2 VUs (10.1ms – 10.4ms)")
-	lineWith(t, text, "      back-filled....: 586 samples (estimates); 10 of 1172 iterations ran before their VU had an estimate and back-filled nothing")
+	lineWith(t, text, "      back-filled....: 586 samples (estimates) for 1172 requests; 10 iterations ran before their VU had an estimate and back-filled nothing")
 	lineWith(t, text, "      p99............: raw 1.2ms (http_req_duration), 11.4ms (iteration_duration); back-filled 2.71s (corrected_latency)")
 	lineWith(t, text, "    paced (ramping-vus, expectedInterval: 12.5ms)")
 	lineWith(t, text, "      interval.......: 12.5ms, hand-set")

@@ -162,14 +162,16 @@ func dataGroupOf(g *Group) map[string]any {
 //	metronome   {scenarios: [{name, executor, intended, onTime, late, lateForVU,
 //	             dropped, interrupted, peakBacklog, rawP99, correctedP99}],
 //	             backFills: [{name, executor, expectedInterval, estimated,
-//	             iterations, backfilled, unestimated, vus, cadenceMedian,
+//	             requests, backfilled, unestimated, vus, cadenceMedian,
 //	             cadenceMin, cadenceMax, rawP99, iterationP99, correctedP99}],
+//	             endpoints: [{name, requests, rawMetric, raw, corrected}],
 //	             warnings: [string]}
 //
 // holding the per-scenario arrival account of open-model scenarios, the
 // back-fill account of closed-model scenarios that back-fill
-// corrected_latency (times in milliseconds) and the warnings the text
-// summary prints. Every object is a
+// corrected_latency, each request name's raw and corrected p(50), p(99)
+// and p(99.9) (raw from rawMetric, absent when the name recorded none;
+// times in milliseconds) and the warnings the text summary prints. Every object is a
 // map[string]any and every array a []any, so the value converts directly
 // to JavaScript or JSON.
 func Data(in *Input) map[string]any {
@@ -213,12 +215,23 @@ func Data(in *Input) map[string]any {
 			"correctedP99": jsonNumber(s.CorrectedP99),
 		})
 	}
+	endpoints := make([]any, 0, len(in.Endpoints))
+	for _, e := range in.Endpoints {
+		pct := func(p Percentiles) map[string]any {
+			return map[string]any{"p(50)": jsonNumber(p.P50), "p(99)": jsonNumber(p.P99), "p(99.9)": jsonNumber(p.P999)}
+		}
+		ep := map[string]any{"name": e.Name, "requests": e.Requests, "corrected": pct(e.Corrected)}
+		if e.RawMetric != "" {
+			ep["rawMetric"], ep["raw"] = e.RawMetric, pct(e.Raw)
+		}
+		endpoints = append(endpoints, ep)
+	}
 	fills := make([]any, 0, len(in.BackFills))
 	for _, s := range in.BackFills {
 		fills = append(fills, map[string]any{
 			"name": s.Name, "executor": s.Executor,
 			"expectedInterval": s.ExpectedInterval, "estimated": s.Estimated,
-			"iterations": s.Iterations, "backfilled": s.Backfilled, "unestimated": s.Unestimated,
+			"requests": s.Requests, "backfilled": s.Backfilled, "unestimated": s.Unestimated,
 			"vus":           int64(s.VUs),
 			"cadenceMedian": jsonNumber(s.CadenceMedian),
 			"cadenceMin":    jsonNumber(s.CadenceMin),
@@ -245,7 +258,7 @@ func Data(in *Input) map[string]any {
 			"testRunDurationMs": float64(in.State.TestRunDuration) / float64(time.Millisecond),
 		},
 		"metrics":   ms,
-		"metronome": map[string]any{"scenarios": scenarios, "backFills": fills, "warnings": warnings},
+		"metronome": map[string]any{"scenarios": scenarios, "backFills": fills, "endpoints": endpoints, "warnings": warnings},
 	}
 	if hasSetupData(in.SetupData) {
 		var v any

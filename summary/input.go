@@ -31,7 +31,30 @@ type Input struct {
 	Scenarios []ScenarioReport
 	BackFills []BackFillReport
 	Warnings  []string
+	// Endpoints are the per-name rows of raw against corrected latency,
+	// sorted by name; EndpointsFolded counts the corrected_latency samples
+	// of names past the engine's cap (metrics.MaxBreakdownValues).
+	Endpoints       []EndpointReport
+	EndpointsFolded int64
 }
+
+// EndpointReport is one request name's raw and corrected latency.
+type EndpointReport struct {
+	// Name is the requests' name tag (their URL unless the script named
+	// them).
+	Name string
+	// RawMetric is the duration metric the raw figures come from
+	// (http_req_duration, grpc_req_duration or ws_connecting), "" when the
+	// name recorded none; Requests is its sample count.
+	RawMetric string
+	Requests  int64
+	// Raw and Corrected are in milliseconds; Corrected includes
+	// back-filled samples.
+	Raw, Corrected Percentiles
+}
+
+// Percentiles are a distribution's p50, p99 and p99.9.
+type Percentiles struct{ P50, P99, P999 float64 }
 
 // Metric is one metric or submetric with its aggregated sink.
 type Metric struct {
@@ -115,10 +138,11 @@ type BackFillReport struct {
 	// Estimated is true for 'auto': the interval, and so every
 	// back-filled sample, is an estimate from each VU's own cadence.
 	Estimated bool
-	// Iterations counts the completed iterations, Backfilled the samples
-	// added, Unestimated the iterations that ran before their VU had an
-	// estimate (auto only; nothing was back-filled for them).
-	Iterations, Backfilled, Unestimated int64
+	// Requests counts the requests that recorded corrected_latency,
+	// Backfilled the samples added, Unestimated the iterations that ran
+	// before their VU had an estimate (auto only; their requests were not
+	// back-filled).
+	Requests, Backfilled, Unestimated int64
 	// VUs is how many VUs had an estimate; CadenceMedian, CadenceMin and
 	// CadenceMax are the median and range of their estimates (auto), or
 	// the hand-set interval.

@@ -139,7 +139,7 @@ func newFixture() *fixture {
 			Name: "api", Executor: "intended-arrival-rate", Intended: 450, OnTime: 286, Late: 164, LateForVU: 150,
 			Dropped: 3, Interrupted: 2, PeakBacklog: 40, RawP99: 10, CorrectedP99: 500,
 		}},
-		Warnings: []string{`sleep() ran inside open-model scenario "api"`},
+		Warnings: []string{`scenario api: 3 iterations were dropped for want of a free VU`},
 	}
 	return f
 }
@@ -344,7 +344,7 @@ func TestTextLayout(t *testing.T) {
 	lineWith(t, text, "      arrivals.......: 450 intended, 286 on time, 164 late, 3 dropped, 2 interrupted")
 	lineWith(t, text, "      peak backlog...: 40")
 	lineWith(t, text, "      p99............: raw 10ms (http_req_duration), corrected 500ms (corrected_latency)")
-	lineWith(t, text, `  WARN sleep() ran inside open-model scenario "api"`)
+	lineWith(t, text, `  WARN scenario api: 3 iterations were dropped for want of a free VU`)
 	if strings.Contains(text, "\x1b[") {
 		t.Error("NoColor output contains ANSI escapes")
 	}

@@ -1,8 +1,10 @@
 package summary
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -141,10 +143,79 @@ func Text(in *Input) string {
 			r.group(g)
 		}
 	}
+	r.endpoints()
 	r.scenarios()
 	r.backFills()
 	r.warnings()
 	return r.b.String()
+}
+
+// maxEndpointRows is how many endpoints the text summary lists, the
+// slowest by corrected p99 first (handleSummary's data has them all), and
+// maxEndpointName how many characters of a name it shows.
+const (
+	maxEndpointRows = 20
+	maxEndpointName = 60
+)
+
+// shorten cuts s to n characters, the last one an ellipsis.
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// endpoints writes the per-endpoint table of raw against corrected
+// latency (docs/DESIGN.md §2.2) when the run's requests have more than one
+// name: which endpoint's tail did a stall hit, and how much of it the raw
+// figures hid.
+func (r *textRenderer) endpoints() {
+	eps := slices.Clone(r.in.Endpoints)
+	if len(eps) < 2 {
+		return
+	}
+	slices.SortStableFunc(eps, func(a, b EndpointReport) int { return cmp.Compare(b.Corrected.P99, a.Corrected.P99) })
+	r.heading("ENDPOINTS (per name: each request's own time, raw, against its corrected_latency)")
+	unit := r.in.Options.TimeUnit
+	rows := [][]string{{"name", "requests", "raw p50", "p99", "p99.9", "corrected p50", "p99", "p99.9"}}
+	for i, e := range eps {
+		if i == maxEndpointRows {
+			break
+		}
+		raw := []string{"n/a", "n/a", "n/a"}
+		if e.RawMetric != "" {
+			raw = []string{formatTime(e.Raw.P50, unit), formatTime(e.Raw.P99, unit), formatTime(e.Raw.P999, unit)}
+		}
+		rows = append(rows, append(append([]string{shorten(e.Name, maxEndpointName), strconv.FormatInt(e.Requests, 10)}, raw...),
+			formatTime(e.Corrected.P50, unit), formatTime(e.Corrected.P99, unit), formatTime(e.Corrected.P999, unit)))
+	}
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for k, c := range row {
+			widths[k] = max(widths[k], utf8.RuneCountInString(c))
+		}
+	}
+	for _, row := range rows {
+		r.b.WriteString("   ")
+		for k, c := range row {
+			pad := strings.Repeat(" ", widths[k]-utf8.RuneCountInString(c))
+			if k == 0 {
+				r.b.WriteString(" " + c + pad)
+			} else {
+				r.b.WriteString("  " + pad + c)
+			}
+		}
+		r.b.WriteByte('\n')
+	}
+	if n := len(eps) - maxEndpointRows; n > 0 {
+		fmt.Fprintf(&r.b, "    … and %d more (all in handleSummary's data)\n", n)
+	}
+	if r.in.EndpointsFolded > 0 {
+		fmt.Fprintf(&r.b, "    %d corrected_latency samples of names beyond the first %d are in the totals only\n",
+			r.in.EndpointsFolded, metrics.MaxBreakdownValues)
+	}
+	r.b.WriteString("\n\n")
 }
 
 type textRenderer struct {
@@ -582,8 +653,8 @@ func (r *textRenderer) backFills() {
 				formatTime(s.CadenceMedian, unit), s.VUs, formatTime(s.CadenceMin, unit), formatTime(s.CadenceMax, unit))
 		}
 		if s.Estimated {
-			filled = fmt.Sprintf("%d samples (estimates); %d of %d iterations ran before their VU had an estimate and back-filled nothing",
-				s.Backfilled, s.Unestimated, s.Iterations)
+			filled = fmt.Sprintf("%d samples (estimates) for %d requests; %d iterations ran before their VU had an estimate and back-filled nothing",
+				s.Backfilled, s.Requests, s.Unestimated)
 		}
 		raw := "raw "
 		if s.RawP99 != 0 {

@@ -2,16 +2,15 @@ package grafana
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/metronome-load/metronome/internal/grafanatest"
 	"github.com/metronome-load/metronome/internal/promtest"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
@@ -19,8 +18,11 @@ import (
 )
 
 // A realistic run: two scenarios for 3 minutes at 50 iterations/s each,
-// one HTTP request per iteration; the api scenario's server stalls for 2 s
-// every 30 s, so its iterations queue (schedule_lag) and some are dropped.
+// one HTTP request per iteration (api calls login, web calls home); the api
+// scenario's server stalls for 2 s every 30 s, so its iterations queue
+// (schedule_lag) and some are dropped. corrected_latency is recorded per
+// request with the request's tags, and per dropped arrival with the
+// scenario's tags and outcome=dropped, as metronome does.
 const (
 	runLength  = 3 * time.Minute
 	perSecond  = 50
@@ -33,12 +35,20 @@ type syntheticRun struct {
 	start     time.Time
 	end       time.Time
 	corrected *metrics.TrendSink
-	requests  int
+	// byName holds the corrected_latency values of each endpoint.
+	byName   map[string]*metrics.TrendSink
+	requests int
 }
+
+// endpoints names the request each scenario's iterations make.
+var endpoints = map[string]string{"api": "login", "web": "home"}
 
 func makeRun(b *metrics.Builtin, testid string) *syntheticRun {
 	rng := rand.New(rand.NewPCG(11, 12))
-	r := &syntheticRun{corrected: metrics.NewTrendSink()}
+	r := &syntheticRun{corrected: metrics.NewTrendSink(), byName: map[string]*metrics.TrendSink{}}
+	for _, name := range endpoints {
+		r.byName[name] = metrics.NewTrendSink()
+	}
 	r.end = time.Now().Truncate(time.Second)
 	r.start = r.end.Add(-runLength)
 	global := metrics.NewTags(map[string]string{"testid": testid})
@@ -64,23 +74,26 @@ func makeRun(b *metrics.Builtin, testid string) *syntheticRun {
 				}
 				if lag > 1900 {
 					add(metrics.Sample{Metric: b.DroppedIterations, Tags: tags, Time: at, Value: 1})
+					add(metrics.Sample{Metric: b.CorrectedLatency, Tags: tags.With("outcome", "dropped"), Time: at, Value: lag})
+					r.corrected.AddValue(lag)
 					continue
 				}
 			}
 			failed := rng.IntN(100) == 0
-			req := tags.With("method", "GET").With("status", "200").With("name", "http://127.0.0.1/"+sc).
-				With("expected_response", fmt.Sprint(!failed))
+			req := tags.With("method", "GET").With("status", "200").With("name", endpoints[sc]).
+				With("url", "http://127.0.0.1/"+sc).With("expected_response", fmt.Sprint(!failed))
 			if failed {
 				req = req.With("status", "503")
 			}
 			r.corrected.AddValue(raw + lag)
+			r.byName[endpoints[sc]].AddValue(raw + lag)
 			r.requests++
 			add(metrics.Sample{Metric: b.HTTPReqDuration, Tags: req, Time: at, Value: raw})
 			add(metrics.Sample{Metric: b.HTTPReqs, Tags: req, Time: at, Value: 1})
 			add(metrics.Sample{Metric: b.HTTPReqFailed, Tags: req, Time: at, Value: map[bool]float64{true: 1}[failed]})
 			add(metrics.Sample{Metric: b.ScheduleLag, Tags: tags, Time: at, Value: lag})
 			add(metrics.Sample{Metric: b.IterationDuration, Tags: tags, Time: at, Value: raw + 0.2})
-			add(metrics.Sample{Metric: b.CorrectedLatency, Tags: tags, Time: at, Value: raw + lag})
+			add(metrics.Sample{Metric: b.CorrectedLatency, Tags: req, Time: at, Value: raw + lag})
 			add(metrics.Sample{Metric: b.Iterations, Tags: tags, Time: at, Value: 1})
 		}
 		if since%time.Second == 0 {
@@ -121,68 +134,38 @@ func pushAll(t *testing.T, srv *promtest.Server, batches [][]metrics.Sample, env
 	}
 }
 
-// dashboardQueries returns every panel's PromQL, keyed by panel title and
-// refId, from the checked-in JSON.
-func dashboardQueries(t *testing.T) (titles []string, exprs []string) {
+// dashboardQueries returns the queries of the checked-in JSON.
+func dashboardQueries(t *testing.T) []grafanatest.Query {
 	t.Helper()
 	raw, err := os.ReadFile("metronome.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	type panel struct {
-		Title   string `json:"title"`
-		Targets []struct {
-			Expr  string `json:"expr"`
-			RefID string `json:"refId"`
-		} `json:"targets"`
-		Panels []json.RawMessage `json:"panels"`
-	}
-	var d struct {
-		Panels []json.RawMessage `json:"panels"`
-	}
-	if err := json.Unmarshal(raw, &d); err != nil {
+	qs, err := grafanatest.Queries(raw)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var walk func([]json.RawMessage)
-	walk = func(ps []json.RawMessage) {
-		for _, r := range ps {
-			var p panel
-			if err := json.Unmarshal(r, &p); err != nil {
-				t.Fatal(err)
-			}
-			for _, tg := range p.Targets {
-				titles = append(titles, p.Title+" / "+tg.RefID)
-				exprs = append(exprs, tg.Expr)
-			}
-			walk(p.Panels)
-		}
-	}
-	walk(d.Panels)
-	return titles, exprs
+	return qs
 }
 
-var leftover = regexp.MustCompile(`\$\{?\w+`)
-
-// substitute replaces the dashboard's variables as Grafana would for one
-// test run, all scenarios, p99 and a 1m rate interval.
-func substitute(t *testing.T, expr, testid string) string {
-	t.Helper()
-	e := strings.NewReplacer(
-		"$__rate_interval", "1m",
-		"$testid", testid,
-		"$scenario", ".*",
-		"$quantile", "0.99",
-		"$stat", "p99",
-	).Replace(expr)
-	if v := leftover.FindString(e); v != "" {
-		t.Fatalf("%s: variable %s left after substitution", expr, v)
+// values are the dashboard's variables as Grafana sets them for one test
+// run, all scenarios and endpoints, p99 and a 1m rate interval.
+func values(testid string) map[string]string {
+	return map[string]string{
+		"datasource":      "prometheus",
+		"__rate_interval": "1m",
+		"testid":          testid,
+		"scenario":        ".*",
+		"name":            ".+",
+		"quantile":        "0.99",
+		"stat":            "p99",
 	}
-	return e
 }
 
 // TestDashboardQueries pushes a run into a real Prometheus (trend stats and
 // native histograms, as two outputs of the same run would) and runs every
-// query of the dashboard: each must return data.
+// query of the dashboard, its variables' queries included: each must return data,
+// with every endpoint and with one picked in the name variable.
 func TestDashboardQueries(t *testing.T) {
 	srv := promtest.Start(t)
 	b := metrics.RegisterBuiltin(metrics.NewRegistry())
@@ -195,50 +178,84 @@ func TestDashboardQueries(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	titles, exprs := dashboardQueries(t)
-	if len(exprs) < 15 {
-		t.Fatalf("only %d queries in the dashboard", len(exprs))
+	qs := dashboardQueries(t)
+	if len(qs) < 20 {
+		t.Fatalf("only %d queries in the dashboard", len(qs))
 	}
 	last := func(res promtest.Result) float64 {
 		s := res.Series[len(res.Series)-1]
 		return s.Points[len(s.Points)-1].V
 	}
-	for i, expr := range exprs {
-		q := substitute(t, expr, testid)
-		res, err := srv.QueryRange(ctx, q, r.start, r.end, 15*time.Second)
+	withinBucket := func(got, want float64) bool {
+		return got/want <= math.Exp2(1.0/8) && want/got <= math.Exp2(1.0/8)
+	}
+	one := values(testid)
+	one["name"] = "login"
+	for _, q := range qs {
+		each, err := q.ExpandEach(values(testid), one)
 		if err != nil {
-			t.Errorf("%s: %v", titles[i], err)
-			continue
+			t.Fatal(err)
 		}
-		points := 0
-		for _, s := range res.Series {
-			for _, p := range s.Points {
-				if !math.IsNaN(p.V) {
-					points++
-				}
+		for _, e := range each {
+			n, err := grafanatest.Count(ctx, srv, e, r.start, r.end, 15*time.Second)
+			t.Logf("%-64s %4d values  %s", e, n, e.Expr)
+			if err != nil {
+				t.Errorf("%s: %v", e, err)
+			} else if n == 0 {
+				t.Errorf("%s: no data for %s", e, e.Expr)
+			} else if e.Variable && e.RefID == "name" && n != len(endpoints) {
+				t.Errorf("%s: %d endpoints, want %d", e, n, len(endpoints))
 			}
 		}
-		t.Logf("%-60s %2d series %3d points  %s", titles[i], len(res.Series), points, q)
-		if points == 0 {
-			t.Errorf("%s: no data for %s", titles[i], q)
-			continue
+	}
+	// Spot checks of the numbers against the run.
+	query := func(expr string) promtest.Result {
+		t.Helper()
+		e, err := grafanatest.Query{Expr: expr}.Expand(values(testid))
+		if err != nil {
+			t.Fatal(err)
 		}
-		// Spot checks of the numbers against the run.
-		switch titles[i] {
+		res, err := srv.QueryRange(ctx, e.Expr, r.start, r.end, 15*time.Second)
+		if err != nil || res.Empty() {
+			t.Fatalf("%s: %v, %+v", e.Expr, err, res)
+		}
+		return res
+	}
+	for _, q := range qs {
+		switch q.String() {
 		case "Requests / A":
-			if got := last(res); got != float64(r.requests) {
+			if got := last(query(q.Expr)); got != float64(r.requests) {
 				t.Errorf("requests %g, want %d", got, r.requests)
 			}
 		case "Corrected p$quantile / A":
 			want := r.corrected.Percentile(99) / 1000
-			if got := last(res); got/want > math.Exp2(1.0/8) || want/got > math.Exp2(1.0/8) {
+			if got := last(query(q.Expr)); !withinBucket(got, want) {
 				t.Errorf("corrected p99 %g s, summary %g s", got, want)
 			}
 		case "Achieved vs intended iteration rate / B":
 			// Mid-run, intended = 2 × 50/s, dropped ones included.
+			res := query(q.Expr)
 			mid := res.Series[0].Points[len(res.Series[0].Points)/2].V
 			if math.Abs(mid-2*perSecond) > 0.1*2*perSecond {
 				t.Errorf("intended rate %g/s mid-run, want about %d/s", mid, 2*perSecond)
+			}
+		case "Whole run by endpoint: raw vs corrected p$quantile / B":
+			// One row per endpoint, dropped arrivals in none.
+			res := query(q.Expr)
+			if len(res.Series) != len(endpoints) {
+				t.Errorf("%d endpoints, want %d: %+v", len(res.Series), len(endpoints), res)
+			}
+			for _, s := range res.Series {
+				sink := r.byName[s.Labels["name"]]
+				if sink == nil {
+					t.Errorf("endpoint %q is not one the run named", s.Labels["name"])
+					continue
+				}
+				got, want := s.Points[len(s.Points)-1].V, sink.Percentile(99)/1000
+				t.Logf("corrected p99 of %s: PromQL %.4f s, summary %.4f s", s.Labels["name"], got, want)
+				if !withinBucket(got, want) {
+					t.Errorf("corrected p99 of %s: %g s, summary %g s", s.Labels["name"], got, want)
+				}
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/metronome-load/metronome/clock"
@@ -74,7 +75,9 @@ type Server struct {
 func New(s Schedule) *Server { return &Server{Schedule: s} }
 
 // Handler answers every request with 200 and a short body, after waiting
-// out the stall it arrived in. The body says how long the request was held.
+// out the stall it arrived in; a request for /delay/<ms> then takes that
+// many milliseconds of service, as a server that does work would. The
+// X-Held-Us header says how long the request was held by the stall.
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		c := s.clock()
@@ -82,6 +85,16 @@ func (s *Server) Handler() http.Handler {
 		if end, ok := s.Schedule.StallEnd(c.Now().Sub(s.start)); ok {
 			held = end - c.Now().Sub(s.start)
 			if !clock.Sleep(c, held, req.Context().Done()) {
+				return
+			}
+		}
+		if v, ok := strings.CutPrefix(req.URL.Path, "/delay/"); ok {
+			ms, err := strconv.ParseFloat(v, 64)
+			if err != nil || ms < 0 || ms > 60_000 {
+				http.Error(w, "/delay/<ms>: want a number of milliseconds from 0 to 60000", http.StatusBadRequest)
+				return
+			}
+			if !clock.Sleep(c, time.Duration(ms*float64(time.Millisecond)), req.Context().Done()) {
 				return
 			}
 		}

@@ -84,6 +84,39 @@ func TestHeldDuringStall(t *testing.T) {
 	})
 }
 
+// /delay/<ms> adds that much service after the stall's hold: in the
+// stall the request waits for its end and then for its service, as at a
+// frozen server that does work. A bad delay is a 400.
+func TestDelayPath(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := New(Schedule{Length: 500 * time.Millisecond, First: time.Second, Once: true})
+		s.start = time.Now()
+		h := s.Handler()
+		call := func(path string) (time.Duration, int) {
+			start := time.Now()
+			rec := &recorder{header: http.Header{}}
+			req, _ := http.NewRequest("GET", path, nil)
+			h.ServeHTTP(rec, req)
+			return time.Since(start), rec.code
+		}
+		if d, _ := call("/delay/10"); d != 10*time.Millisecond {
+			t.Errorf("/delay/10 took %s, want 10ms", d)
+		}
+		if d, _ := call("/delay/2.5"); d != 2500*time.Microsecond {
+			t.Errorf("/delay/2.5 took %s, want 2.5ms", d)
+		}
+		time.Sleep(time.Second - 12500*time.Microsecond + 2500*time.Microsecond)
+		if d, _ := call("/delay/10"); d != 507500*time.Microsecond {
+			t.Errorf("/delay/10 sent 2.5 ms into the freeze took %s, want 507.5ms", d)
+		}
+		for _, bad := range []string{"/delay/x", "/delay/-1", "/delay/60001"} {
+			if _, code := call(bad); code != http.StatusBadRequest {
+				t.Errorf("%s answered %d, want 400", bad, code)
+			}
+		}
+	})
+}
+
 func TestServesOnLoopback(t *testing.T) {
 	s := New(Schedule{})
 	if err := s.Start("127.0.0.1:0"); err != nil {

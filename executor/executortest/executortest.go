@@ -54,9 +54,9 @@ func (r *Recorder) Sum(m *metrics.Metric, sel *metrics.TagSet) float64 {
 	return t
 }
 
-// Work decides how long a fake iteration takes: it gets the iteration and
-// the moment it started, and returns the duration.
-type Work func(it executor.Iteration, start time.Time) time.Duration
+// Work decides how long a part of a fake iteration takes: it gets the
+// iteration and the moment the part starts, and returns the duration.
+type Work func(it executor.Iteration, at time.Time) time.Duration
 
 // Constant returns Work that always takes d.
 func Constant(d time.Duration) Work {
@@ -71,7 +71,10 @@ type Call struct {
 	Outcome    executor.Outcome
 }
 
-// VU is a fake VU whose iterations sleep on the clock for Work's duration.
+// VU is a fake VU. Its iteration is one request, which takes Work's
+// duration on the clock and records its corrected_latency through the
+// iteration's Latency as a module would, and the think time of Pool.Think
+// after it (before it with Pool.ThinkFirst), which is not latency.
 type VU struct {
 	id    uint64
 	pool  *Pool
@@ -84,17 +87,45 @@ func (v *VU) ID() uint64 { return v.id }
 // Recorder returns the pool's shared recorder.
 func (v *VU) Recorder() metrics.Recorder { return v.pool.Rec }
 
-// Run sleeps for the iteration's work, or until ctx is done.
+// Run sleeps through the iteration's think time and request, or until ctx
+// is done; a request cut off records its interrupted corrected_latency.
 func (v *VU) Run(ctx context.Context, it executor.Iteration) executor.Result {
+	p := v.pool
 	start := v.clock.Now()
-	var d time.Duration
-	if v.pool.VUWork != nil {
-		d = v.pool.VUWork(v.id, it, start)
+	lat := it.Latency(start)
+	think := func() bool {
+		if p.Think == nil {
+			return true
+		}
+		return clock.Sleep(v.clock, p.Think(it, v.clock.Now()), ctx.Done())
+	}
+	request := func() bool {
+		sent := v.clock.Now()
+		var d time.Duration
+		if p.VUWork != nil {
+			d = p.VUWork(v.id, it, sent)
+		} else {
+			d = p.Work(it, sent)
+		}
+		if !clock.Sleep(v.clock, d, ctx.Done()) {
+			if p.Latency != nil {
+				lat.Interrupted(p.Rec, p.Latency, p.Tags, sent, v.clock.Now())
+			}
+			return false
+		}
+		if p.Latency != nil {
+			lat.Record(p.Rec, p.Latency, p.Tags, v.clock.Now(), d)
+		}
+		return true
+	}
+	var ok bool
+	if p.ThinkFirst {
+		ok = think() && request()
 	} else {
-		d = v.pool.Work(it, start)
+		ok = request() && think()
 	}
 	out := executor.Completed
-	if !clock.Sleep(v.clock, d, ctx.Done()) {
+	if !ok {
 		out = executor.Interrupted
 	}
 	end := v.clock.Now()
@@ -108,7 +139,12 @@ func (v *VU) Run(ctx context.Context, it executor.Iteration) executor.Result {
 // InitDelay of clock time.
 type Pool struct {
 	Clock clock.Clock
-	Work  Work
+	// Work is how long an iteration's request takes.
+	Work Work
+	// Think, when set, is the think time after the request; with
+	// ThinkFirst, before it.
+	Think      Work
+	ThinkFirst bool
 	// VUWork, when set, replaces Work and also gets the VU's number, for
 	// VUs that work at different paces.
 	VUWork    func(vu uint64, it executor.Iteration, start time.Time) time.Duration
@@ -117,8 +153,11 @@ type Pool struct {
 	// InitDelay; idle VUs are still handed out.
 	InitErr error
 	Rec     *Recorder
-	// Tags are the tags of the fakes' iteration samples.
+	// Tags are the tags of the fakes' iteration samples and requests.
 	Tags *metrics.TagSet
+	// Latency is the metric the requests record corrected_latency into;
+	// Deps sets it, and while it is nil they record none.
+	Latency *metrics.Metric
 
 	mu     sync.Mutex
 	idle   []*VU
@@ -204,6 +243,7 @@ func (p *Pool) Out() (out, maxOut int) {
 // Deps returns executor dependencies wired to the fakes.
 func (p *Pool) Deps(reg *metrics.Registry) (executor.Deps, *metrics.Builtin) {
 	b := metrics.RegisterBuiltin(reg)
+	p.Latency = b.CorrectedLatency
 	return executor.Deps{
 		Pool:          p,
 		Clock:         p.Clock,

@@ -143,7 +143,7 @@ func (s *Server) QueryRange(ctx context.Context, expr string, start, end time.Ti
 // start and end.
 func (s *Server) Series(ctx context.Context, match string, start, end time.Time) ([]map[string]string, error) {
 	v := url.Values{"match[]": {match}, "start": {formatTime(start)}, "end": {formatTime(end)}}
-	body, err := s.call(ctx, "/api/v1/series", v)
+	body, err := s.call(ctx, http.MethodPost, "/api/v1/series", v)
 	if err != nil {
 		return nil, err
 	}
@@ -154,16 +154,45 @@ func (s *Server) Series(ctx context.Context, match string, start, end time.Time)
 	return out, nil
 }
 
+// LabelValues lists the values of a label between start and end, over
+// the series matching match, or over every series when match is "".
+func (s *Server) LabelValues(ctx context.Context, label, match string, start, end time.Time) ([]string, error) {
+	v := url.Values{"start": {formatTime(start)}, "end": {formatTime(end)}}
+	if match != "" {
+		v.Set("match[]", match)
+	}
+	// The label-values endpoint answers GET only.
+	body, err := s.call(ctx, http.MethodGet, "/api/v1/label/"+url.PathEscape(label)+"/values", v)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, fmt.Errorf("decoding label values: %w", err)
+	}
+	return out, nil
+}
+
 func formatTime(t time.Time) string {
 	return strconv.FormatFloat(float64(t.UnixNano())/1e9, 'f', 3, 64)
 }
 
-func (s *Server) call(ctx context.Context, path string, v url.Values) (json.RawMessage, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+path, strings.NewReader(v.Encode()))
+// call sends the parameters v to an API endpoint, in the body of a POST or
+// in the URL of a GET, and returns the answer's data.
+func (s *Server) call(ctx context.Context, method, path string, v url.Values) (json.RawMessage, error) {
+	var req *http.Request
+	var err error
+	if method == http.MethodGet {
+		req, err = http.NewRequestWithContext(ctx, method, s.URL+path+"?"+v.Encode(), nil)
+	} else {
+		req, err = http.NewRequestWithContext(ctx, method, s.URL+path, strings.NewReader(v.Encode()))
+		if req != nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, err
@@ -189,7 +218,7 @@ func (s *Server) call(ctx context.Context, path string, v url.Values) (json.RawM
 }
 
 func (s *Server) get(ctx context.Context, path string, v url.Values) (Result, error) {
-	data, err := s.call(ctx, path, v)
+	data, err := s.call(ctx, http.MethodPost, path, v)
 	if err != nil {
 		return Result{}, fmt.Errorf("query %q: %w", v.Get("query"), err)
 	}

@@ -86,6 +86,18 @@ func TestServer(t *testing.T) {
 	if len(series) != 1 || series[0]["job"] != "t" {
 		t.Errorf("series %v", series)
 	}
+	for _, match := range []string{"", `promtest_probe{job="t"}`} {
+		values, err := s.LabelValues(ctx, "job", match, now.Add(-time.Minute), now.Add(time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(values) != 1 || values[0] != "t" {
+			t.Errorf("values of job over %q: %v", match, values)
+		}
+	}
+	if values, err := s.LabelValues(ctx, "job", `{__name__="none"}`, now.Add(-time.Minute), now.Add(time.Minute)); err != nil || len(values) != 0 {
+		t.Errorf("values of job over no series: %v, %v", values, err)
+	}
 	if _, err := s.Query(ctx, `sum(`, now); err == nil {
 		t.Error("a bad query returned no error")
 	}

@@ -122,6 +122,10 @@ type State struct {
 	IterationInScenario int64
 	// Current is the iteration being run (zero in setup and teardown).
 	Current executor.Iteration
+	// Latency turns the current iteration's requests into
+	// corrected_latency samples; modules record through
+	// jsmod.RecordLatency. Zero (records nothing) in setup and teardown.
+	Latency executor.Latency
 	// Execution are the instance-wide counters.
 	Execution *executor.State
 	// Progress reports how far the current scenario is, from 0 to 1

@@ -125,8 +125,6 @@ func sectionCharts(tl *Timeline, sec *Section) ([]Chart, error) {
 	p50 := func(s Stats) float64 { return s.P50 }
 	p99 := func(s Stats) float64 { return s.P99 }
 	pmax := func(s Stats) float64 { return s.Max }
-	raw := func(r *Row) Stats { return r.Raw }
-	corr := func(r *Row) Stats { return r.Corrected }
 	lag := func(r *Row) Stats { return r.Lag }
 	perSec := func(f func(r *Row) float64) func(r *Row) (float64, bool) {
 		return func(r *Row) (float64, bool) { return f(r) / period, true }
@@ -134,40 +132,20 @@ func sectionCharts(tl *Timeline, sec *Section) ([]Chart, error) {
 
 	var charts []Chart
 	add := func(id, title, caption, xLabel, yLabel string, ss []series, opts ...func(*plot.Plot)) error {
-		var kept []series
-		for _, s := range ss {
-			if len(s.pts) > 0 {
-				kept = append(kept, s)
-			}
+		c, err := newChart(prefix+"-"+id, title, caption, xLabel, yLabel, ss, opts...)
+		if c != nil {
+			c.Section = sec.Name
+			charts = append(charts, *c)
 		}
-		if len(kept) == 0 {
-			return nil
-		}
-		svg, err := render(title, xLabel, yLabel, kept, opts...)
-		if err != nil {
-			return fmt.Errorf("chart %s: %w", id, err)
-		}
-		c := Chart{ID: prefix + "-" + id, Section: sec.Name, Title: title, Caption: caption, SVG: svg}
-		for _, s := range kept {
-			c.Series = append(c.Series, s.name)
-			c.Legend = append(c.Legend, LegendEntry{Name: s.name, Color: Palette[s.name], Dashed: s.dashed})
-		}
-		charts = append(charts, c)
-		return nil
+		return err
 	}
-	const tx = "time since start (s)"
 	steps := []error{
 		add("latency", "Raw vs corrected latency", "Blue is what requests took (http_req_duration); red is what users waited, from each arrival's intended start (corrected_latency). A red line far above the blue one is coordinated omission made visible.",
-			tx, "latency per interval (ms)", []series{
-				timeSeries("raw p50", true, stat(raw, p50)),
-				timeSeries("raw p99", false, stat(raw, p99)),
-				timeSeries("raw max", true, stat(raw, pmax)),
-				timeSeries("corrected p50", true, stat(corr, p50)),
-				timeSeries("corrected p99", false, stat(corr, p99)),
-				timeSeries("corrected max", true, stat(corr, pmax)),
-			}),
+			timeAxis, "latency per interval (ms)", latencySeries(len(sec.Rows), period, func(i int) (Stats, Stats) {
+				return sec.Rows[i].Raw, sec.Rows[i].Corrected
+			})),
 		add("lag", "Schedule lag", "How late iterations started after their intended time: near zero while the generator keeps up; a spike means arrivals waited for a free VU (a stalled server, or too few VUs).",
-			tx, "schedule_lag per interval (ms)", []series{
+			timeAxis, "schedule_lag per interval (ms)", []series{
 				timeSeries("schedule_lag p50", true, stat(lag, p50)),
 				timeSeries("schedule_lag p99", false, stat(lag, p99)),
 				timeSeries("schedule_lag max", true, stat(lag, pmax)),
@@ -175,7 +153,7 @@ func sectionCharts(tl *Timeline, sec *Section) ([]Chart, error) {
 	}
 	if sec.HasWait {
 		steps = append(steps, add("backlog", "Backlog", "Arrivals waiting for a VU, averaged over each interval: it rises while the target stalls and should drain back to zero afterwards.",
-			tx, "arrivals waiting (mean)", []series{
+			timeAxis, "arrivals waiting (mean)", []series{
 				timeSeries("backlog", false, func(r *Row) (float64, bool) { return r.WaitMs / (period * 1000), true }),
 			}))
 	}
@@ -188,7 +166,7 @@ func sectionCharts(tl *Timeline, sec *Section) ([]Chart, error) {
 		}
 	}
 	steps = append(steps, add("rate", "Intended vs achieved rate", "Grey dashes are the arrivals the schedule intended (by intended start), blue those completed (by end; all iterations in a closed model), orange the dropped ones. Blue below grey means arrivals are waiting or lost.",
-		tx, "iterations per second", rate))
+		timeAxis, "iterations per second", rate))
 	var vus []series
 	if sec.HasCounters {
 		vus = append(vus, timeSeries("failed requests", false, perSec(func(r *Row) float64 { return r.Failures })))
@@ -197,7 +175,7 @@ func sectionCharts(tl *Timeline, sec *Section) ([]Chart, error) {
 		vus = append([]series{timeSeries("VUs", false, func(r *Row) (float64, bool) { return r.VUs, r.VUs >= 0 })}, vus...)
 	}
 	steps = append(steps, add("vus", "VUs and errors", "Green is the number of active VUs, red the failed requests per second (http_req_failed).",
-		tx, "VUs / failed requests per second", vus))
+		timeAxis, "VUs / failed requests per second", vus))
 	steps = append(steps, add("spectrum", "Percentile spectrum", "Latency at each percentile of the whole run, HdrHistogram style: the x axis stretches the tail (log of 1/(1−p)); where the red curve leaves the blue one, coordinated omission was hiding the stalls.",
 		"percentile", "latency (ms)", []series{
 			spectrum("raw (http_req_duration)", sec.SpectrumRaw),
@@ -209,6 +187,59 @@ func sectionCharts(tl *Timeline, sec *Section) ([]Chart, error) {
 		}
 	}
 	return charts, nil
+}
+
+// timeAxis labels the x axis of the charts over time.
+const timeAxis = "time since start (s)"
+
+// newChart renders the series of ss that have points as chart id; nil when
+// none has.
+func newChart(id, title, caption, xLabel, yLabel string, ss []series, opts ...func(*plot.Plot)) (*Chart, error) {
+	var kept []series
+	for _, s := range ss {
+		if len(s.pts) > 0 {
+			kept = append(kept, s)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, nil
+	}
+	svg, err := render(title, xLabel, yLabel, kept, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("chart %s: %w", id, err)
+	}
+	c := &Chart{ID: id, Title: title, Caption: caption, SVG: svg}
+	for _, s := range kept {
+		c.Series = append(c.Series, s.name)
+		c.Legend = append(c.Legend, LegendEntry{Name: s.name, Color: Palette[s.name], Dashed: s.dashed})
+	}
+	return c, nil
+}
+
+// latencySeries are the curves of a latency chart over n intervals of
+// period seconds: raw and corrected p50, p99 and max, from each interval's
+// figures at(i).
+func latencySeries(n int, period float64, at func(i int) (raw, corrected Stats)) []series {
+	curve := func(name string, dashed, corrected bool, f func(Stats) float64) series {
+		s := series{name: name, dashed: dashed}
+		for i := range n {
+			st, c := at(i)
+			if corrected {
+				st = c
+			}
+			if st.Count > 0 {
+				s.pts = append(s.pts, plotter.XY{X: float64(i+1) * period, Y: f(st)})
+			}
+		}
+		return s
+	}
+	p50 := func(s Stats) float64 { return s.P50 }
+	p99 := func(s Stats) float64 { return s.P99 }
+	pmax := func(s Stats) float64 { return s.Max }
+	return []series{
+		curve("raw p50", true, false, p50), curve("raw p99", false, false, p99), curve("raw max", true, false, pmax),
+		curve("corrected p50", true, true, p50), curve("corrected p99", false, true, p99), curve("corrected max", true, true, pmax),
+	}
 }
 
 // spectrum samples a histogram at percentiles evenly spaced on the axis

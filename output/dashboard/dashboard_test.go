@@ -14,6 +14,7 @@ import (
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
 	"github.com/metronome-load/metronome/output/hdrlog"
+	"github.com/metronome-load/metronome/summary"
 )
 
 // The synthetic run every test below uses: an open-model scenario "api"
@@ -249,6 +250,28 @@ func TestPageIsSelfContained(t *testing.T) {
 	}
 	if n := strings.Count(html, `<figure class="chart"`); n < 10 {
 		t.Errorf("%d charts, want at least 10", n)
+	}
+}
+
+// The report renders the summary's accounts: every field the template
+// names exists (a renamed one fails the render, not only the browser
+// test), and the back-fill account's figures reach the page.
+func TestPageRendersTheAccounts(t *testing.T) {
+	in := &summary.Input{
+		Scenarios: []summary.ScenarioReport{{Name: "open", Executor: "intended-arrival-rate", Intended: 100, OnTime: 90, Late: 10}},
+		BackFills: []summary.BackFillReport{{Name: "closed", Executor: "constant-vus", ExpectedInterval: "auto",
+			Estimated: true, Requests: 1234, Backfilled: 56, Unestimated: 5, CadenceMedian: 10}},
+	}
+	p, err := BuildPage(newFixture().timeline(t), in, false, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := p.Render()
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	if !strings.Contains(string(b), "<td>closed</td><td>constant-vus</td><td>auto</td><td>1234</td><td>56</td><td>5</td>") {
+		t.Errorf("the back-fill account is not on the page")
 	}
 }
 

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
+	"slices"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/output/hdrlog"
 )
 
 // maxRows bounds the intervals of a report built from logs: longer runs
@@ -17,9 +18,9 @@ const maxRows = 360
 
 // logInterval is one interval histogram read from a log.
 type logInterval struct {
-	metric, scenario string
-	start, end       time.Time
-	h                *hdrhistogram.Histogram
+	series     hdrlog.Series
+	start, end time.Time
+	h          *hdrhistogram.Histogram
 }
 
 // LogReader collects the interval histograms of HdrHistogram logs written
@@ -42,17 +43,8 @@ func (lr *LogReader) Add(r io.Reader, name string) error {
 			break
 		}
 		n++
-		iv := logInterval{start: time.UnixMilli(h.StartTimeMs()), end: time.UnixMilli(h.EndTimeMs()), h: h}
-		for _, part := range strings.Split(h.Tag(), ";") {
-			k, v, _ := strings.Cut(part, "=")
-			switch k {
-			case "metric":
-				iv.metric = v
-			case "scenario":
-				iv.scenario = v
-			}
-		}
-		lr.intervals = append(lr.intervals, iv)
+		lr.intervals = append(lr.intervals, logInterval{series: hdrlog.ParseTag(h.Tag()),
+			start: time.UnixMilli(h.StartTimeMs()), end: time.UnixMilli(h.EndTimeMs()), h: h})
 	}
 	if n == 0 {
 		return fmt.Errorf("%s: no interval histograms (is it an HdrHistogram log written with -o hdrlog=FILE?)", name)
@@ -94,8 +86,8 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 	hists := map[key]*hdrhistogram.Histogram{}
 	for _, iv := range lr.intervals {
 		names := []string{""}
-		if iv.scenario != "" {
-			names = append(names, iv.scenario)
+		if iv.series.Scenario != "" {
+			names = append(names, iv.series.Scenario)
 		}
 		row := int(iv.start.Sub(start) / period)
 		for _, name := range names {
@@ -106,12 +98,15 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 				order = append(order, sec)
 			}
 			sec.row(row)
-			switch iv.metric {
+			switch iv.series.Metric {
 			case metrics.HTTPReqDurationName:
 				sec.SpectrumRaw.Merge(iv.h)
 				sec.Rows[row].Requests += float64(iv.h.TotalCount())
 			case metrics.CorrectedLatencyName:
 				sec.SpectrumCorrected.Merge(iv.h)
+				if iv.series.Outcome == "dropped" {
+					sec.Rows[row].Dropped += float64(iv.h.TotalCount())
+				}
 			case metrics.ScheduleLagName:
 				sec.HasLag = true
 			case metrics.IterationDurationName:
@@ -119,7 +114,7 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 			default:
 				continue
 			}
-			k := key{name, iv.metric, row}
+			k := key{name, iv.series.Metric, row}
 			if hists[k] == nil {
 				hists[k] = newHist()
 			}
@@ -138,15 +133,17 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 		}
 	}
 	// In an open-model scenario (one with schedule_lag) every intended
-	// arrival has one corrected_latency value; the log places it by its
-	// end rather than its intended start.
+	// arrival either completed, with one schedule_lag value, or was
+	// dropped, with one corrected_latency value tagged outcome=dropped
+	// (logs written before that tag was logged count no drops); the log
+	// places both by their end rather than the intended start.
 	for _, sec := range order {
 		if !sec.HasLag {
 			continue
 		}
 		sec.HasIntended = true
 		for i := range sec.Rows {
-			sec.Rows[i].Intended = float64(sec.Rows[i].Corrected.Count)
+			sec.Rows[i].Intended = float64(sec.Rows[i].Lag.Count) + sec.Rows[i].Dropped
 			sec.Rows[i].Completed = sec.Rows[i].Iterations
 		}
 	}
@@ -166,5 +163,7 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 	}
 	tl := &Timeline{Start: start, Period: period, Sections: order, Done: true}
 	sortSections(tl.Sections)
+	slices.SortStableFunc(lr.intervals, func(a, b logInterval) int { return a.start.Compare(b.start) })
+	tl.Endpoints, tl.EndpointsFolded = logEndpoints(lr.intervals, start, period)
 	return tl, nil
 }

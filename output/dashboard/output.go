@@ -5,10 +5,12 @@
 // per scenario and for the whole test: HdrHistograms of http_req_duration,
 // corrected_latency and schedule_lag reduced to p50/p99/max, counts of
 // requests, failures, iterations, intended and dropped arrivals, the vus
-// gauge and the backlog. Charts are drawn server-side as SVG with
-// gonum.org/v1/plot, so the live page (which fetches fresh ones every
-// period) and the report file (which inlines them) show the same pictures
-// and the report needs no script or network at all.
+// gauge and the backlog; and per request name (the per-endpoint view) the
+// raw duration against corrected_latency, over the run and per interval.
+// Charts are drawn server-side as SVG with gonum.org/v1/plot, so the live
+// page (which fetches fresh ones every period) and the report file (which
+// inlines them) show the same pictures and the report needs no script or
+// network at all.
 package dashboard
 
 import (

@@ -70,7 +70,9 @@ type Page struct {
 	PeriodMs int64
 	Overview Overview
 	Sections []PageSection
-	Report   *Report
+	// Endpoints is the per-endpoint view, nil when no request had a name.
+	Endpoints *EndpointView
+	Report    *Report
 	// Note explains where the data came from (the run, or which logs).
 	Note string
 }
@@ -103,6 +105,9 @@ func BuildPage(tl *Timeline, in *summary.Input, live bool, note string) (*Page, 
 	}
 	if in != nil {
 		p.Report = reportOf(in, &p.Overview)
+	}
+	if p.Endpoints, err = endpointViewOf(tl, in); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

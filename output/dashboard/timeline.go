@@ -61,6 +61,11 @@ type Timeline struct {
 	Start    time.Time
 	Period   time.Duration
 	Sections []*Section // [0] is the whole test
+	// Endpoints are the request names', slowest corrected p99 first;
+	// EndpointsFolded counts the corrected_latency samples of the names
+	// past metrics.MaxBreakdownValues, which have none.
+	Endpoints       []*Endpoint
+	EndpointsFolded int64
 	// Done is set once the run (or the log) has ended.
 	Done bool
 }
@@ -112,9 +117,13 @@ type Aggregator struct {
 	sections []*sectionState
 	byName   map[string]*sectionState
 	pool     []*hdrhistogram.Histogram
-	// lags pairs a schedule_lag sample with the corrected_latency sample
-	// its iteration records right after it, to place its wait in time.
-	lags map[lagKey]float64
+	// durations pairs an iteration's iteration_duration sample with the
+	// schedule_lag sample executor.Deps.Account records right after it
+	// (same tags, same time), to place the arrival's intended start and
+	// its wait in time.
+	durations map[lagKey]float64
+	// eps is the per-endpoint view.
+	eps *endpoints
 }
 
 type lagKey struct {
@@ -125,7 +134,7 @@ type lagKey struct {
 // NewAggregator starts a timeline at start with intervals of period.
 func NewAggregator(start time.Time, period time.Duration) *Aggregator {
 	a := &Aggregator{start: start, period: period, grace: max(period, 2*time.Second),
-		byName: map[string]*sectionState{}, lags: map[lagKey]float64{}}
+		byName: map[string]*sectionState{}, durations: map[lagKey]float64{}, eps: newEndpoints()}
 	a.section("")
 	return a
 }
@@ -193,15 +202,22 @@ func (a *Aggregator) add(smp *metrics.Sample) {
 		return
 	}
 	name := smp.Metric.Name
+	kind := endpointKind(name)
 	switch name {
 	case metrics.HTTPReqDurationName, metrics.CorrectedLatencyName, metrics.ScheduleLagName,
-		metrics.HTTPReqsName, metrics.HTTPReqFailedName, metrics.IterationsName,
+		metrics.HTTPReqsName, metrics.HTTPReqFailedName, metrics.IterationsName, metrics.IterationDurationName,
 		metrics.DroppedIterationsName, metrics.VUsName:
 	default:
+		if kind >= 0 {
+			a.eps.add(smp, kind, a.index(smp.Time))
+		}
 		return
 	}
 	t := smp.Time
 	idx := a.index(t)
+	if kind >= 0 {
+		a.eps.add(smp, kind, idx)
+	}
 	states := [2]*sectionState{a.sections[0], nil}
 	if sc := tagValue(smp.Tags, "scenario"); sc != "" {
 		states[1] = a.section(sc)
@@ -213,10 +229,10 @@ func (a *Aggregator) add(smp *metrics.Sample) {
 		a.addTo(s, smp, name, t, idx)
 	}
 	switch name {
+	case metrics.IterationDurationName:
+		a.durations[lagKey{smp.Tags, t.UnixNano()}] = smp.Value
 	case metrics.ScheduleLagName:
-		a.lags[lagKey{smp.Tags, t.UnixNano()}] = smp.Value
-	case metrics.CorrectedLatencyName:
-		delete(a.lags, lagKey{smp.Tags, t.UnixNano()})
+		delete(a.durations, lagKey{smp.Tags, t.UnixNano()})
 	}
 }
 
@@ -235,32 +251,40 @@ func (a *Aggregator) addTo(s *sectionState, smp *metrics.Sample, name string, t 
 		}
 		a.record(&a.trendsAt(s, idx).corrected, us)
 		_ = sec.SpectrumCorrected.RecordValue(us)
-		if tagValue(smp.Tags, "backfilled") == "true" {
+		// An arrival that did not complete carries an outcome: a dropped
+		// one's value runs from its intended start; an interrupted
+		// request's from its own start plus its iteration's lag, close
+		// enough to place it. Completed arrivals are placed by their
+		// schedule_lag.
+		outcome := tagValue(smp.Tags, "outcome")
+		if outcome == "" || tagValue(smp.Tags, "backfilled") == "true" {
 			return
 		}
-		outcome := tagValue(smp.Tags, "outcome")
 		if outcome == "interrupted" {
 			sec.row(idx).Interrupted++
-		}
-		// Only open-model arrivals have an intended start: a completed one
-		// recorded its schedule_lag just before, one that did not complete
-		// carries an outcome. A closed loop's samples have neither.
-		lag, paired := a.lags[lagKey{smp.Tags, t.UnixNano()}]
-		if !paired && outcome == "" {
-			return
 		}
 		intended := t.Add(-time.Duration(smp.Value * float64(time.Millisecond)))
 		sec.row(a.index(intended)).Intended++
 		sec.HasIntended = true
-		if paired {
-			sec.row(idx).Completed++
-			a.addWait(sec, intended, intended.Add(time.Duration(lag*float64(time.Millisecond))))
-		}
 	case metrics.ScheduleLagName:
-		if us, ok := toUS(smp.Value); ok {
-			a.record(&a.trendsAt(s, idx).lag, us)
-			sec.HasLag = true
+		us, ok := toUS(smp.Value)
+		if !ok {
+			return
 		}
+		a.record(&a.trendsAt(s, idx).lag, us)
+		sec.HasLag = true
+		// Only open-model arrivals have an intended start: their iteration
+		// ran from intended + lag to t.
+		d, paired := a.durations[lagKey{smp.Tags, t.UnixNano()}]
+		if !paired {
+			return
+		}
+		lag := time.Duration(smp.Value * float64(time.Millisecond))
+		intended := t.Add(-time.Duration(d*float64(time.Millisecond)) - lag)
+		sec.row(a.index(intended)).Intended++
+		sec.HasIntended = true
+		sec.row(idx).Completed++
+		a.addWait(sec, intended, intended.Add(lag))
 	case metrics.HTTPReqsName:
 		sec.row(idx).Requests += smp.Value
 		sec.HasCounters = true
@@ -295,7 +319,8 @@ func (a *Aggregator) addWait(sec *Section, from, to time.Time) {
 
 // Close reduces the histograms of intervals that ended at least grace
 // before now (all of them when now is zero) to Stats, and clears the
-// pairing of lags whose corrected_latency sample can no longer come.
+// pairing of iteration durations whose schedule_lag sample can no longer
+// come (closed-model iterations record none).
 func (a *Aggregator) Close(now time.Time) {
 	for _, s := range a.sections {
 		for i, tr := range s.open {
@@ -307,11 +332,12 @@ func (a *Aggregator) Close(now time.Time) {
 			delete(s.open, i)
 		}
 	}
-	for k := range a.lags {
+	for k := range a.durations {
 		if now.IsZero() || now.Sub(time.Unix(0, k.end)) > a.grace {
-			delete(a.lags, k)
+			delete(a.durations, k)
 		}
 	}
+	a.eps.close(a, now)
 }
 
 func (a *Aggregator) reduce(r *Row, tr *trends) {
@@ -347,6 +373,7 @@ func (a *Aggregator) Snapshot(done bool) *Timeline {
 		tl.Sections = append(tl.Sections, &c)
 	}
 	sortSections(tl.Sections)
+	tl.Endpoints, tl.EndpointsFolded = a.eps.snapshot(), a.eps.folded
 	return tl
 }
 

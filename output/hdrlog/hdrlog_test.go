@@ -66,25 +66,50 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
-func TestTag(t *testing.T) {
-	for _, c := range []struct{ m, s, want string }{
-		{"corrected_latency", "api", "metric=corrected_latency;scenario=api"},
-		{"http_req_duration", "", "metric=http_req_duration"},
-		{"schedule_lag", "my scenario,2;a=b", "metric=schedule_lag;scenario=my_scenario_2_a_b"},
+func TestSeriesTag(t *testing.T) {
+	for _, c := range []struct {
+		s    Series
+		want string
+	}{
+		{Series{Metric: "corrected_latency", Scenario: "api"}, "metric=corrected_latency;scenario=api"},
+		{Series{Metric: "http_req_duration"}, "metric=http_req_duration"},
+		{Series{Metric: "schedule_lag", Scenario: "my scenario,2;a=b"}, "metric=schedule_lag;scenario=my%20scenario%2C2%3Ba%3Db"},
+		{Series{Metric: "http_req_duration", Scenario: "api", Name: "http://x.test/a?b=1&c=%41 \t\n<é>"},
+			"metric=http_req_duration;scenario=api;name=http://x.test/a?b%3D1&c%3D%2541%20%09%0A<%C3%A9>"},
+		{Series{Metric: "corrected_latency", Scenario: "api", Outcome: "dropped"}, "metric=corrected_latency;scenario=api;outcome=dropped"},
+		{Series{Metric: "corrected_latency", Scenario: "api", Folded: true, Outcome: "interrupted"},
+			"metric=corrected_latency;scenario=api;folded=true;outcome=interrupted"},
 	} {
-		if got := Tag(c.m, c.s); got != c.want {
-			t.Errorf("Tag(%q, %q) = %q, want %q", c.m, c.s, got, c.want)
+		got := c.s.Tag()
+		if got != c.want {
+			t.Errorf("%+v: tag %q, want %q", c.s, got, c.want)
 		}
-		m, l := splitTag(c.want)
-		if m != strings.TrimPrefix(strings.Split(c.want, ";")[0], "metric=") || (c.s == "") != (l == "") {
-			t.Errorf("splitTag(%q) = %q, %q", c.want, m, l)
+		// HdrHistogram's writer rejects a tag with a comma, space or line
+		// break; ours never has one, whatever the name.
+		if strings.ContainsAny(got, ", \t\r\n") {
+			t.Errorf("tag %q holds a character the log format forbids", got)
+		}
+		if back := ParseTag(got); back != c.s {
+			t.Errorf("ParseTag(%q) = %+v, want %+v", got, back, c.s)
+		}
+	}
+	// Tags of older logs, and of other programs.
+	for tag, want := range map[string]Series{
+		"metric=schedule_lag;scenario=my_scenario_2_a_b": {Metric: "schedule_lag", Scenario: "my_scenario_2_a_b"},
+		"metric=http_req_duration;scenario=50%off":       {Metric: "http_req_duration", Scenario: "50%off"},
+		"latency": {Metric: "latency"},
+		"":        {},
+	} {
+		if got := ParseTag(tag); got != want {
+			t.Errorf("ParseTag(%q) = %+v, want %+v", tag, got, want)
 		}
 	}
 }
 
 // TestLogFormat reads the log back with hdrhistogram-go's reader: header
-// lines, one interval per second per (metric, scenario), values in µs in
-// the interval of their timestamp.
+// lines, one interval per second per series (metric, scenario and, for
+// corrected_latency, name), values in µs in the interval of their
+// timestamp.
 func TestLogFormat(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		reg := metrics.NewRegistry()
@@ -139,15 +164,15 @@ func TestLogFormat(t *testing.T) {
 				t.Errorf("%s: interval %d out of order", h.Tag(), sec)
 			}
 			counts[h.Tag()] = append(counts[h.Tag()], h.TotalCount())
-			if h.Tag() == "metric=corrected_latency;scenario=api" && sec == 1 {
+			if h.Tag() == "metric=corrected_latency;scenario=api;name=x" && sec == 1 {
 				if v := h.ValueAtPercentile(50); !h.ValuesAreEquivalent(v, 12346) {
 					t.Errorf("12.3456 ms recorded as %d µs, want 12346", v)
 				}
 			}
 		}
 		want := map[string][]int64{
-			"metric=corrected_latency;scenario=api": {11, 10, 10},
-			"metric=http_req_duration":              {10, 10, 10},
+			"metric=corrected_latency;scenario=api;name=x": {11, 10, 10},
+			"metric=http_req_duration":                     {10, 10, 10},
 		}
 		if fmt.Sprint(counts) != fmt.Sprint(want) {
 			t.Errorf("interval counts %v, want %v", counts, want)
@@ -180,7 +205,7 @@ func splitRun(b *metrics.Builtin) (all, first, second [][]metrics.Sample, sinks 
 				{Metric: b.ScheduleLag, Tags: tagsOf[sc], Time: at, Value: lag},
 				{Metric: b.CorrectedLatency, Tags: tagsOf[sc], Time: at, Value: raw + lag},
 			} {
-				k := Tag(s.Metric.Name, sc)
+				k := Series{Metric: s.Metric.Name, Scenario: sc}.Tag()
 				if sinks[k] == nil {
 					sinks[k] = metrics.NewTrendSink()
 				}
@@ -255,7 +280,7 @@ func TestMergeHalvesEqualsWhole(t *testing.T) {
 		// Against the end-of-test summary of the whole run: the same
 		// buckets and estimator, so equal but where the summary clamps to
 		// its exact max (within half a bucket: 0.05%).
-		sink := sinks[Tag(w.Metric, strings.TrimPrefix(w.Labels, "scenario="))]
+		sink := sinks[Series{Metric: w.Metric, Scenario: strings.TrimPrefix(w.Labels, "scenario=")}.Tag()]
 		if w.Count != sink.Count() {
 			t.Errorf("%s %s: count %d, want %d", w.Metric, w.Labels, w.Count, sink.Count())
 		}
@@ -286,7 +311,7 @@ func TestWriteTableAndJSON(t *testing.T) {
 	for v := int64(1000); v <= 100_000; v += 1000 {
 		_ = h.RecordValue(v)
 	}
-	h.SetTag(Tag("corrected_latency", "api"))
+	h.SetTag(Series{Metric: "corrected_latency", Scenario: "api"}.Tag())
 	h.SetStartTimeMs(1_700_000_000_000)
 	h.SetEndTimeMs(1_700_000_001_000)
 	m.merge(h)

@@ -15,14 +15,14 @@ import (
 	"github.com/metronome-load/metronome/metrics"
 )
 
-// Distribution is the merged histogram of one tag across every interval of
-// every log read.
+// Distribution is the merged histogram of one series, or of several,
+// across every interval of every log read.
 type Distribution struct {
 	// Tag is the log tag, e.g. metric=corrected_latency;scenario=api.
 	Tag string
 	// Metric is the tag's metric part, or the whole tag when it has none.
 	Metric string
-	// Labels are the other parts of the tag, e.g. scenario=api.
+	// Labels are the other parts of the tag, decoded, e.g. scenario=api.
 	Labels string
 	// Hist holds the values in the log's unit (microseconds for metronome's
 	// logs).
@@ -35,16 +35,30 @@ type Distribution struct {
 	Dropped int64
 }
 
-// Merger merges interval logs. The zero value is not ready; use NewMerger.
+// add merges the histogram h of the interval [start, end).
+func (d *Distribution) add(h *hdrhistogram.Histogram, intervals int, start, end time.Time) {
+	d.Dropped += d.Hist.Merge(h)
+	d.Intervals += intervals
+	if d.Start.IsZero() || start.Before(d.Start) {
+		d.Start = start
+	}
+	if end.After(d.End) {
+		d.End = end
+	}
+}
+
+// Merger merges interval logs: each series exactly, whatever log or
+// interval its histograms come from. The zero value is not ready; use
+// NewMerger.
 type Merger struct {
-	byTag map[string]*Distribution
+	bySeries map[Series]*Distribution
 }
 
 // NewMerger returns an empty Merger.
-func NewMerger() *Merger { return &Merger{byTag: map[string]*Distribution{}} }
+func NewMerger() *Merger { return &Merger{bySeries: map[Series]*Distribution{}} }
 
 // Add reads one interval log and merges each of its histograms into the
-// distribution of its tag. name is used in errors.
+// distribution of its series. name is used in errors.
 func (m *Merger) Add(r io.Reader, name string) error {
 	lr := hdrhistogram.NewHistogramLogReader(r)
 	n := 0
@@ -66,65 +80,114 @@ func (m *Merger) Add(r io.Reader, name string) error {
 }
 
 func (m *Merger) merge(h *hdrhistogram.Histogram) {
-	tag := h.Tag()
-	d := m.byTag[tag]
+	s := ParseTag(h.Tag())
+	d := m.bySeries[s]
 	if d == nil {
-		d = &Distribution{Tag: tag}
-		d.Metric, d.Labels = splitTag(tag)
 		// The merged histogram takes the geometry of the first interval,
 		// widened to metronome's range so every metronome log fits.
-		d.Hist = hdrhistogram.New(min(h.LowestTrackableValue(), Lowest),
-			max(h.HighestTrackableValue(), Highest), max(int(h.SignificantFigures()), SignificantDigits))
-		m.byTag[tag] = d
+		d = &Distribution{Tag: s.Tag(), Metric: s.Metric, Labels: s.Labels(),
+			Hist: hdrhistogram.New(min(h.LowestTrackableValue(), Lowest),
+				max(h.HighestTrackableValue(), Highest), max(int(h.SignificantFigures()), SignificantDigits))}
+		m.bySeries[s] = d
 	}
-	d.Dropped += d.Hist.Merge(h)
-	d.Intervals++
-	start, end := time.UnixMilli(h.StartTimeMs()), time.UnixMilli(h.EndTimeMs())
-	if d.Start.IsZero() || start.Before(d.Start) {
-		d.Start = start
-	}
-	if end.After(d.End) {
-		d.End = end
-	}
+	d.add(h, 1, time.UnixMilli(h.StartTimeMs()), time.UnixMilli(h.EndTimeMs()))
 }
 
-// splitTag separates metric=<m> from the other parts of a tag.
-func splitTag(tag string) (metric, labels string) {
-	var rest []string
-	for _, p := range strings.Split(tag, ";") {
-		if v, ok := strings.CutPrefix(p, "metric="); ok && metric == "" {
-			metric = v
+// mergeInto adds the distributions of the series keep selects into one
+// per key, and returns them in no particular order.
+func (m *Merger) mergeInto(keep func(Series) (key Series, ok bool)) map[Series]*Distribution {
+	out := map[Series]*Distribution{}
+	for s, d := range m.bySeries {
+		k, ok := keep(s)
+		if !ok {
 			continue
 		}
-		if p != "" {
-			rest = append(rest, p)
+		t := out[k]
+		if t == nil {
+			t = &Distribution{Tag: k.Tag(), Metric: k.Metric, Labels: k.Labels(),
+				Hist: hdrhistogram.New(d.Hist.LowestTrackableValue(), d.Hist.HighestTrackableValue(), int(d.Hist.SignificantFigures()))}
+			out[k] = t
 		}
+		t.add(d.Hist, d.Intervals, d.Start, d.End)
+		t.Dropped += d.Dropped
 	}
-	if metric == "" {
-		metric = tag
-		rest = nil
-	}
-	return metric, strings.Join(rest, ";")
+	return out
 }
 
-// Distributions returns the merged distributions, sorted by metric and
+// Distributions returns one distribution per metric and scenario (the
+// names and outcomes of a metric's requests merged), sorted by metric and
 // labels, keeping those whose metric is in metricsFilter (all when empty).
 func (m *Merger) Distributions(metricsFilter ...string) []*Distribution {
 	keep := map[string]bool{}
 	for _, f := range metricsFilter {
 		keep[f] = true
 	}
-	out := make([]*Distribution, 0, len(m.byTag))
-	for _, d := range m.byTag {
-		if len(keep) == 0 || keep[d.Metric] {
-			out = append(out, d)
-		}
+	by := m.mergeInto(func(s Series) (Series, bool) {
+		return Series{Metric: s.Metric, Scenario: s.Scenario}, len(keep) == 0 || keep[s.Metric]
+	})
+	out := make([]*Distribution, 0, len(by))
+	for _, d := range by {
+		out = append(out, d)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Metric != out[j].Metric {
 			return out[i].Metric < out[j].Metric
 		}
 		return out[i].Labels < out[j].Labels
+	})
+	return out
+}
+
+// Endpoint is one request name's raw and corrected distributions, each
+// merged over every scenario and outcome.
+type Endpoint struct {
+	// Name is the requests' name tag; "" for the folded names (Folded).
+	Name   string
+	Folded bool
+	// RawMetric is the first of RawMetrics the name has samples of, as in
+	// the end-of-test summary; Raw its distribution, nil when the name has
+	// none.
+	RawMetric string
+	Raw       *Distribution
+	// Corrected is the name's corrected_latency (back-filled and
+	// interrupted samples included), nil when it has none.
+	Corrected *Distribution
+}
+
+// Endpoints returns each request name's distributions. The folded names,
+// when the logs have some, come last as one Endpoint.
+func (m *Merger) Endpoints() []Endpoint {
+	by := m.mergeInto(func(s Series) (Series, bool) {
+		return Series{Metric: s.Metric, Name: s.Name, Folded: s.Folded}, perName(s.Metric) && (s.Name != "" || s.Folded)
+	})
+	eps := map[Series]*Endpoint{}
+	for k, d := range by {
+		id := Series{Name: k.Name, Folded: k.Folded}
+		e := eps[id]
+		if e == nil {
+			e = &Endpoint{Name: k.Name, Folded: k.Folded}
+			eps[id] = e
+		}
+		if k.Metric == metrics.CorrectedLatencyName {
+			e.Corrected = d
+		}
+	}
+	for _, raw := range RawMetrics {
+		for k, d := range by {
+			if e := eps[Series{Name: k.Name, Folded: k.Folded}]; k.Metric == raw && e.Raw == nil {
+				e.RawMetric, e.Raw = raw, d
+			}
+		}
+	}
+	out := make([]Endpoint, 0, len(eps))
+	for _, e := range eps {
+		out = append(out, *e)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Folded != out[j].Folded {
+			return out[j].Folded
+		}
+		return out[i].Name < out[j].Name
 	})
 	return out
 }
@@ -217,6 +280,104 @@ func (r ranks) percentile(p float64) float64 {
 	return metrics.InterpolateRanks(p, n, r.at)
 }
 
+// EndpointPercentiles are the percentiles of the per-name view, as in the
+// end-of-test summary's endpoint table.
+var EndpointPercentiles = []float64{50, 99, 99.9}
+
+// EndpointSummary is one request name's numbers in milliseconds, in the
+// shape of handleSummary's metronome.endpoints.
+type EndpointSummary struct {
+	Name   string `json:"name"`
+	Folded bool   `json:"folded,omitempty"`
+	// Requests counts the raw samples, CorrectedSamples the corrected ones
+	// (back-filled samples included).
+	Requests         int64  `json:"requests"`
+	CorrectedSamples int64  `json:"correctedSamples"`
+	RawMetric        string `json:"rawMetric,omitempty"`
+	// Raw and Corrected map "p(50)", "p(99)", "p(99.9)" to values; nil when
+	// the name has no such samples.
+	Raw       map[string]float64 `json:"raw,omitempty"`
+	Corrected map[string]float64 `json:"corrected,omitempty"`
+}
+
+// Summarize computes the endpoint's percentiles with the estimator of
+// Distribution.Summarize.
+func (e Endpoint) Summarize(pcts []float64) EndpointSummary {
+	s := EndpointSummary{Name: e.Name, Folded: e.Folded, RawMetric: e.RawMetric}
+	pick := func(d *Distribution) (map[string]float64, int64) {
+		if d == nil || d.Hist.TotalCount() == 0 {
+			return nil, 0
+		}
+		sum := d.Summarize(pcts)
+		out := map[string]float64{}
+		for _, p := range pcts {
+			out[statName(p)] = sum.Percentiles[PercentileName(p)]
+		}
+		return out, sum.Count
+	}
+	s.Raw, s.Requests = pick(e.Raw)
+	s.Corrected, s.CorrectedSamples = pick(e.Corrected)
+	return s
+}
+
+// SortEndpoints orders endpoints as the summary does, the slowest by
+// corrected p99 first; those without corrected samples, then the folded
+// names, last.
+func SortEndpoints(eps []EndpointSummary) {
+	p99 := func(e EndpointSummary) float64 {
+		if e.Corrected == nil {
+			return -1
+		}
+		return e.Corrected["p(99)"]
+	}
+	sort.SliceStable(eps, func(i, j int) bool {
+		if eps[i].Folded != eps[j].Folded {
+			return eps[j].Folded
+		}
+		if a, b := p99(eps[i]), p99(eps[j]); a != b {
+			return a > b
+		}
+		return eps[i].Name < eps[j].Name
+	})
+}
+
+// FoldedName is how tables show the folded names.
+const FoldedName = "(names past the cap, folded)"
+
+// WriteEndpointTable prints endpoints as an aligned table: name, requests,
+// then raw and corrected p50, p99, p99.9.
+func WriteEndpointTable(w io.Writer, eps []EndpointSummary, pcts []float64) error {
+	head := []string{"name", "requests"}
+	for _, kind := range []string{"raw", "corrected"} {
+		for _, p := range pcts {
+			head = append(head, kind+" "+PercentileName(p))
+		}
+	}
+	rows := [][]string{head}
+	for _, e := range eps {
+		name := e.Name
+		if e.Folded {
+			name = FoldedName
+		}
+		row := []string{name, fmt.Sprint(e.Requests)}
+		for _, vals := range []map[string]float64{e.Raw, e.Corrected} {
+			for _, p := range pcts {
+				v, ok := vals[statName(p)]
+				if !ok {
+					row = append(row, "n/a")
+					continue
+				}
+				row = append(row, FormatMs(v))
+			}
+		}
+		rows = append(rows, row)
+	}
+	return writeAligned(w, rows, 1)
+}
+
+// statName writes p as k6 names a trend stat: 99.9 → p(99.9).
+func statName(p float64) string { return "p(" + strings.TrimPrefix(PercentileName(p), "p") + ")" }
+
 // PercentileName writes p as k6 names a stat column: 99.9 → p99.9.
 func PercentileName(p float64) string {
 	return "p" + strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.4f", p), "0"), ".")
@@ -242,7 +403,13 @@ func WriteTable(w io.Writer, sums []Summary, pcts []float64) error {
 		}
 		rows = append(rows, append(row, FormatMs(s.Max)))
 	}
-	width := make([]int, len(head))
+	return writeAligned(w, rows, 2)
+}
+
+// writeAligned prints rows as columns: the first left columns
+// left-aligned, the others (numbers) right-aligned.
+func writeAligned(w io.Writer, rows [][]string, left int) error {
+	width := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {
 			width[i] = max(width[i], utf8.RuneCountInString(c))
@@ -253,7 +420,7 @@ func WriteTable(w io.Writer, sums []Summary, pcts []float64) error {
 		for i, c := range r {
 			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
 			switch {
-			case i < 2:
+			case i < left:
 				b.WriteString(c + pad)
 			default:
 				b.WriteString(pad + c)
@@ -274,17 +441,37 @@ func WriteJSON(w io.Writer, sums []Summary) error {
 	out := make([]Summary, len(sums))
 	for i, s := range sums {
 		s.Min, s.Mean, s.Max = round4(s.Min), round4(s.Mean), round4(s.Max)
-		p := make(map[string]float64, len(s.Percentiles))
-		for k, v := range s.Percentiles {
-			p[k] = round4(v)
-		}
-		s.Percentiles = p
+		s.Percentiles = round4Map(s.Percentiles)
 		out[i] = s
 	}
-	sums = out
+	return writeIndented(w, out)
+}
+
+// WriteEndpointJSON prints endpoints as WriteJSON prints summaries.
+func WriteEndpointJSON(w io.Writer, eps []EndpointSummary) error {
+	out := make([]EndpointSummary, len(eps))
+	for i, e := range eps {
+		e.Raw, e.Corrected = round4Map(e.Raw), round4Map(e.Corrected)
+		out[i] = e
+	}
+	return writeIndented(w, out)
+}
+
+func writeIndented(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(sums)
+	return enc.Encode(v)
+}
+
+func round4Map(m map[string]float64) map[string]float64 {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = round4(v)
+	}
+	return out
 }
 
 // round4 rounds milliseconds to 0.1 µs, below the histograms' resolution,

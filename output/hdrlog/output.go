@@ -5,10 +5,17 @@
 // corrected_latency, schedule_lag, iteration_duration, ...) and every
 // scenario, one histogram per interval (1 s, K6_HDRLOG_INTERVAL) in the
 // HdrHistogram log format v1.3, which HdrHistogram's own tools
-// (HistogramLogProcessor, the plotters) read. Each interval line is tagged
-// with the metric and the scenario, as Tag=metric=<name>;scenario=<name>
-// (the format forbids commas, spaces and line breaks in tags, so those
-// characters of a name become '_').
+// (HistogramLogProcessor, the plotters) read. The requests' raw durations
+// (RawMetrics) and corrected_latency are also split by the request's name
+// tag, so each endpoint's raw and corrected distributions merge exactly.
+// Each interval line is tagged with its Series, as
+// Tag=metric=<m>;scenario=<s>;name=<n> (Series.Tag gives the format).
+//
+// The names logged apart are capped (K6_HDRLOG_MAX_NAMES, default
+// metrics.MaxBreakdownValues, the end-of-test summary's cap): the samples
+// of the names met after the first ones are logged together under
+// folded=true, and the log and the run's output say so. Memory and file
+// size stay bounded when a script puts an ID in every URL.
 //
 // Values are recorded in microseconds (integers; metronome's time metrics
 // are float milliseconds), with 3 significant digits, from 1 µs up to one
@@ -29,11 +36,13 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/internal/hdrhist"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
 )
@@ -56,6 +65,14 @@ const EnvInterval = "K6_HDRLOG_INTERVAL"
 
 // DefaultInterval is the length of one interval.
 const DefaultInterval = time.Second
+
+// EnvMaxNames names the variable that sets how many request names are
+// logged apart.
+const EnvMaxNames = "K6_HDRLOG_MAX_NAMES"
+
+// maxKeys bounds the cache from (metric, tag set) to slot, as the metrics
+// engine bounds its own: a cleared cache is rebuilt from the slots.
+const maxKeys = 1 << 16
 
 // inputBuffer is how many batches may wait for the output's goroutine.
 const inputBuffer = 4096
@@ -86,13 +103,21 @@ type Output struct {
 	// flush: lost if that flush fails.
 	unflushed int
 
+	// maxNames is how many request names are logged apart.
+	maxNames int
+
 	// Owned by the goroutine.
-	base    time.Time
-	keys    map[seriesKey]int // (metric, tags) → slot, -1 when not logged
-	tags    []string          // slot → log tag
-	open    []*interval       // consecutive intervals not yet written
-	next    int64             // index of the first unwritten interval
-	pool    []*hdrhistogram.Histogram
+	base  time.Time
+	keys  map[seriesKey]int // (metric, tags) → slot, -1 when not logged
+	slots map[string]int    // log tag → slot
+	tags  []string          // slot → log tag
+	// names are the request names logged apart; folded those past
+	// maxNames, logged together, kept (for their count) up to maxKeys.
+	names   map[string]bool
+	folded  map[string]bool
+	open    []*interval // consecutive intervals not yet written
+	next    int64       // index of the first unwritten interval
+	hists   *hdrhist.Pool
 	skipped int64 // negative values
 	clamped int64 // values above Highest
 	written int
@@ -105,7 +130,9 @@ type seriesKey struct {
 
 type interval struct {
 	index int64
-	hists []*hdrhistogram.Histogram // by slot, nil when empty
+	// hists are by slot. They start sparse, so a quiet series (most
+	// request names) costs a few KB per open interval, not 230 KB.
+	hists []hdrhist.Hist
 }
 
 // New builds the output; p.Arg is the file ("-" for standard output).
@@ -121,13 +148,26 @@ func New(p output.Params) (output.Output, error) {
 		}
 		iv = d
 	}
+	maxNames := metrics.MaxBreakdownValues
+	if v := p.Env[EnvMaxNames]; v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%s: %q is not a number of names (0 or more)", EnvMaxNames, v)
+		}
+		maxNames = n
+	}
 	o := &Output{
 		path:     p.Arg,
 		interval: iv,
 		grace:    max(iv, 2*time.Second),
 		logf:     p.Logf,
 		now:      p.Now,
+		maxNames: maxNames,
 		keys:     map[seriesKey]int{},
+		slots:    map[string]int{},
+		names:    map[string]bool{},
+		folded:   map[string]bool{},
+		hists:    hdrhist.NewPool(Lowest, Highest, SignificantDigits),
 	}
 	o.loop = output.NewLoop(inputBuffer, min(iv, time.Second), output.LoopSteps{
 		Ingest: o.ingest,
@@ -165,7 +205,8 @@ func (o *Output) Start() error {
 	o.log = hdrhistogram.NewHistogramLogWriter(o.buf)
 	o.base = o.now()
 	err := firstErr(
-		o.log.OutputComment("[Logged with metronome; values in microseconds, Interval_Max in seconds; tags metric=<name>;scenario=<name>]"),
+		o.log.OutputComment("[Logged with metronome; values in microseconds, Interval_Max in seconds; "+
+			"tags metric=<m>;scenario=<s>;name=<n>;outcome=<o>, values percent-encoded]"),
 		o.log.OutputLogFormatVersion(),
 		o.log.OutputStartTime(o.base.UnixMilli()),
 		o.log.OutputLegend(),
@@ -225,6 +266,13 @@ func (o *Output) finish(stuck bool) error {
 	if o.clamped > 0 {
 		o.logf("hdrlog: %d values above one day were logged as one day", o.clamped)
 	}
+	if n := len(o.folded); n > 0 {
+		count := strconv.Itoa(n)
+		if n == maxKeys {
+			count = "at least " + count
+		}
+		o.logf("hdrlog: %s request names past the first %d were logged together under folded=true (%s sets the cap)", count, o.maxNames, EnvMaxNames)
+	}
 	return err
 }
 
@@ -237,20 +285,60 @@ func (o *Output) slot(m *metrics.Metric, tags *metrics.TagSet) int {
 	}
 	s := -1
 	if m.Type == metrics.Trend && m.Contains == metrics.Time {
-		tag := Tag(m.Name, tagValue(tags, "scenario"))
-		for i, t := range o.tags {
-			if t == tag {
-				s = i
-				break
-			}
-		}
-		if s < 0 {
+		tag := o.series(m.Name, tags).Tag()
+		var ok bool
+		if s, ok = o.slots[tag]; !ok {
 			s = len(o.tags)
 			o.tags = append(o.tags, tag)
+			o.slots[tag] = s
 		}
+	}
+	if len(o.keys) >= maxKeys {
+		clear(o.keys)
 	}
 	o.keys[k] = s
 	return s
+}
+
+// series is the Series a sample of metric with tags is logged in.
+func (o *Output) series(metric string, tags *metrics.TagSet) Series {
+	s := Series{Metric: metric, Scenario: tagValue(tags, "scenario")}
+	if !perName(metric) {
+		return s
+	}
+	if metric == metrics.CorrectedLatencyName {
+		s.Outcome = tagValue(tags, "outcome")
+	}
+	name := tagValue(tags, "name")
+	switch {
+	case name == "":
+	case o.names[name]:
+		s.Name = name
+	case len(o.names) < o.maxNames:
+		o.names[name] = true
+		s.Name = name
+	default:
+		s.Folded = true
+		if !o.folded[name] && len(o.folded) < maxKeys {
+			if len(o.folded) == 0 {
+				o.foldComment(name)
+			}
+			o.folded[name] = true
+		}
+	}
+	return s
+}
+
+// foldComment notes in the log, where it happens, that names are folded
+// from now on.
+func (o *Output) foldComment(first string) {
+	var b strings.Builder
+	escape(&b, first)
+	if err := o.log.OutputComment(fmt.Sprintf("[metronome: more than %d request names; from here on, names not seen before (the first: %s) are logged together under folded=true instead of name=<n>; %s sets the cap]",
+		o.maxNames, b.String(), EnvMaxNames)); err != nil && o.err == nil {
+		o.err = err
+	}
+	o.logf("hdrlog: more than %d request names; later names (the first: %q) are logged together under folded=true (%s sets the cap)", o.maxNames, first, EnvMaxNames)
 }
 
 func tagValue(tags *metrics.TagSet, key string) string {
@@ -259,28 +347,6 @@ func tagValue(tags *metrics.TagSet, key string) string {
 	}
 	v, _ := tags.Get(key)
 	return v
-}
-
-// Tag is the log tag of a metric and scenario: metric=<m>;scenario=<s>, or
-// metric=<m> without a scenario.
-func Tag(metric, scenario string) string {
-	t := "metric=" + clean(metric)
-	if scenario != "" {
-		t += ";scenario=" + clean(scenario)
-	}
-	return t
-}
-
-// clean replaces the characters a tag cannot hold, and the separators of
-// its parts.
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case ',', ' ', '\t', '\r', '\n', ';', '=':
-			return '_'
-		}
-		return r
-	}, s)
 }
 
 func (o *Output) ingest(batch []metrics.Sample) {
@@ -308,14 +374,9 @@ func (o *Output) ingest(batch []metrics.Sample) {
 		}
 		iv := o.intervalFor(t)
 		for len(iv.hists) <= s {
-			iv.hists = append(iv.hists, nil)
+			iv.hists = append(iv.hists, hdrhist.Hist{})
 		}
-		h := iv.hists[s]
-		if h == nil {
-			h = o.newHistogram()
-			iv.hists[s] = h
-		}
-		_ = h.RecordValue(int64(us))
+		o.hists.Record(&iv.hists[s], int64(us))
 	}
 }
 
@@ -336,15 +397,6 @@ func (o *Output) intervalFor(t time.Time) *interval {
 		o.open = append(o.open, &interval{index: first + int64(len(o.open))})
 	}
 	return o.open[idx-first]
-}
-
-func (o *Output) newHistogram() *hdrhistogram.Histogram {
-	if n := len(o.pool); n > 0 {
-		h := o.pool[n-1]
-		o.pool = o.pool[:n-1]
-		return h
-	}
-	return hdrhistogram.New(Lowest, Highest, SignificantDigits)
 }
 
 // writeClosed writes the intervals that ended at least grace before now, or
@@ -371,15 +423,15 @@ func (o *Output) writeClosed(now time.Time) {
 		if !now.IsZero() && now.Sub(end) < o.grace {
 			return
 		}
-		for s, h := range iv.hists {
-			if h == nil {
+		for s := range iv.hists {
+			h := &iv.hists[s]
+			if h.TotalCount() == 0 {
 				continue
 			}
 			wrote = true
-			h.SetTag(o.tags[s])
-			h.SetStartTimeMs(start.UnixMilli())
-			h.SetEndTimeMs(end.UnixMilli())
-			if err := o.log.OutputIntervalHistogram(h); err != nil {
+			err := h.WriteInterval(o.log, o.tags[s], start.UnixMilli(), end.UnixMilli())
+			o.hists.Release(h)
+			if err != nil {
 				o.failed++
 				if o.err == nil {
 					o.err = err
@@ -388,8 +440,6 @@ func (o *Output) writeClosed(now time.Time) {
 				o.unflushed++
 			}
 			o.written++
-			h.Reset()
-			o.pool = append(o.pool, h)
 		}
 		o.open[0] = nil
 		o.open = o.open[1:]

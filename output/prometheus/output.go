@@ -14,7 +14,12 @@
 //     k6_<name>_bytes for data trends, k6_<name> otherwise.
 //
 // Time values are converted to seconds. Labels are the sample's tags
-// (empty values skipped); metadata never becomes a label.
+// (empty values skipped); metadata (vu, iter) never becomes a label, as in
+// k6. corrected_latency is recorded per request with the tags of the
+// request's own duration metric, so its series carry http_req_duration's
+// labels (plus backfilled=true, or outcome=dropped|interrupted) and
+// histogram_quantile(0.99, sum by (name) (k6_corrected_latency_seconds))
+// is each endpoint's corrected p99.
 //
 // Every value is cumulative since the start of the test, as in k6: the
 // trend gauges are the stats of all samples of the series so far, not of

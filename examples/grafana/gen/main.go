@@ -7,9 +7,12 @@
 // (http_req_duration) beside the latency users experienced
 // (corrected_latency, measured from each request's intended start), with
 // schedule_lag, the achieved and intended iteration rates, errors and VUs.
-// The latency panels use native histograms
-// (K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true); a collapsed row holds
-// the same comparison for the default trend-stat series.
+// corrected_latency carries the labels of each request's own duration
+// metric, so the comparison is also drawn per endpoint (the name label),
+// for the endpoints picked in the name variable. The latency panels use
+// native histograms (K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true); a
+// collapsed row holds the same comparison for the default trend-stat
+// series.
 package main
 
 import (
@@ -23,6 +26,7 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
 	"github.com/grafana/grafana-foundation-sdk/go/stat"
+	"github.com/grafana/grafana-foundation-sdk/go/table"
 	"github.com/grafana/grafana-foundation-sdk/go/timeseries"
 )
 
@@ -57,11 +61,19 @@ func Render() ([]byte, error) {
 var ds = common.DataSourceRef{Type: cog.ToPtr("prometheus"), Uid: cog.ToPtr("${datasource}")}
 
 // Selectors of the dashboard's filters: a test run (the testid tag, as in
-// k6's dashboards) and its scenarios.
+// k6's dashboards), its scenarios, and its endpoints (the name tag; the
+// variable's All is ".+", so a sample without a name, a dropped arrival,
+// belongs to no endpoint).
 const (
 	run         = `testid=~"$testid"`
 	runScenario = `testid=~"$testid", scenario=~"$scenario"`
+	runEndpoint = `testid=~"$testid", scenario=~"$scenario", name=~"$name"`
 )
+
+// rawMetrics matches the requests' own duration metrics, whose labels
+// corrected_latency repeats request by request: the raw side of a
+// per-endpoint comparison, whatever the protocol.
+const rawMetrics = `http_req_duration|grpc_req_duration|ws_connecting`
 
 // query is one PromQL target of a panel.
 func query(ref, legend, expr string) *prometheus.DataqueryBuilder {
@@ -79,6 +91,24 @@ func quantileWholeTest(metric string) string {
 	return fmt.Sprintf(`histogram_quantile($quantile, sum(k6_%s_seconds{%s}))`, metric, runScenario)
 }
 
+// Per-endpoint expressions: raw is the requests' own duration metrics,
+// corrected is corrected_latency; both per name, over each
+// $__rate_interval or over the whole test.
+func rawByName(overTime bool) string {
+	return byName(fmt.Sprintf(`{__name__=~"k6_(%s)_seconds", %s}`, rawMetrics, runEndpoint), overTime)
+}
+
+func correctedByName(overTime bool) string {
+	return byName(fmt.Sprintf(`k6_corrected_latency_seconds{%s}`, runEndpoint), overTime)
+}
+
+func byName(sel string, overTime bool) string {
+	if overTime {
+		sel = "rate(" + sel + "[$__rate_interval])"
+	}
+	return fmt.Sprintf(`histogram_quantile($quantile, sum by (name) (%s))`, sel)
+}
+
 func timeseriesPanel(id uint32, title, desc, unit string, w, h uint32, targets ...*prometheus.DataqueryBuilder) *timeseries.PanelBuilder {
 	p := timeseries.NewPanelBuilder().Id(id).Title(title).Description(desc).Datasource(ds).
 		Unit(unit).Span(w).Height(h).Min(0).FillOpacity(8).LineWidth(1).
@@ -87,6 +117,21 @@ func timeseriesPanel(id uint32, title, desc, unit string, w, h uint32, targets .
 		p = p.WithTarget(t)
 	}
 	return p
+}
+
+func tablePanel(id uint32, title, desc string, w, h uint32, targets ...*prometheus.DataqueryBuilder) *table.PanelBuilder {
+	p := table.NewPanelBuilder().Id(id).Title(title).Description(desc).Datasource(ds).Unit("s").Span(w).Height(h).
+		Footer(common.NewTableFooterOptionsBuilder().Show(false).Reducer([]string{}))
+	for _, t := range targets {
+		p = p.WithTarget(t)
+	}
+	return p
+}
+
+// instant is a query of a table: one row per series at the end of the
+// time range.
+func instant(ref, expr string) *prometheus.DataqueryBuilder {
+	return prometheus.NewDataqueryBuilder().Datasource(ds).RefId(ref).Expr(expr).Instant().Format(prometheus.PromQueryFormatTable)
 }
 
 func statPanel(id uint32, title, desc, unit string, w, h uint32, targets ...*prometheus.DataqueryBuilder) *stat.PanelBuilder {
@@ -111,6 +156,11 @@ func option(v string, selected bool) dashboard.VariableOption {
 type idGen uint32
 
 func (g *idGen) next() uint32 { *g++; return uint32(*g) }
+
+// nameValues lists the endpoints of the picked runs and scenarios for the
+// name variable: the names corrected_latency carries, whichever trend mode
+// wrote it.
+const nameValues = `label_values({__name__=~"k6_corrected_latency_.+", testid=~"$testid", scenario=~"$scenario"}, name)`
 
 // Build assembles the dashboard.
 func Build() (dashboard.Dashboard, error) {
@@ -143,6 +193,14 @@ func Build() (dashboard.Dashboard, error) {
 			Refresh(dashboard.VariableRefreshOnTimeRangeChanged).
 			Sort(dashboard.VariableSortAlphabeticalAsc).
 			Multi(true).IncludeAll(true).AllValue(".*").Current(all)).
+		WithVariable(dashboard.NewQueryVariableBuilder("name").Label("Endpoint").
+			Description("The name tag of the requests (their URL unless the script sets tags.name), from corrected_latency, which carries each request's labels. All is every named request; dropped arrivals have no name and are in the scenario panels only.").
+			Datasource(ds).
+			Query(dashboard.StringOrMap{String: cog.ToPtr(nameValues)}).
+			Definition(nameValues).
+			Refresh(dashboard.VariableRefreshOnTimeRangeChanged).
+			Sort(dashboard.VariableSortAlphabeticalAsc).
+			Multi(true).IncludeAll(true).AllValue(".+").Current(all)).
 		WithVariable(dashboard.NewCustomVariableBuilder("quantile").Label("Quantile").
 			Description("The quantile of the native-histogram panels.").
 			Values(dashboard.StringOrMap{String: cog.ToPtr("0.5,0.9,0.95,0.99,0.999")}).
@@ -176,7 +234,27 @@ func Build() (dashboard.Dashboard, error) {
 		WithPanel(timeseriesPanel(ids.next(), "Corrected p$quantile by scenario", "corrected_latency per scenario over each $__rate_interval.", "s", 12, 8,
 			query("A", "{{scenario}}", quantileOverTime("corrected_latency", " by (scenario) ")))).
 		WithPanel(timeseriesPanel(ids.next(), "Schedule lag p$quantile by scenario", "How late iterations started: schedule_lag per scenario over each $__rate_interval. A growing lag means the target rate exceeds what the system or maxVUs sustains.", "s", 12, 8,
-			query("A", "{{scenario}}", quantileOverTime("schedule_lag", " by (scenario) "))))
+			query("A", "{{scenario}}", quantileOverTime("schedule_lag", " by (scenario) ")))).
+		WithPanel(timeseriesPanel(ids.next(), "Raw p$quantile by endpoint",
+			"Each endpoint's (name's) own request duration over each $__rate_interval: http_req_duration, grpc_req_duration or ws_connecting. Compare with the corrected panel beside it.",
+			"s", 12, 8,
+			query("A", "{{name}}", rawByName(true)))).
+		WithPanel(timeseriesPanel(ids.next(), "Corrected p$quantile by endpoint",
+			"corrected_latency per endpoint (name) over each $__rate_interval: each request's own time plus how late its iteration started. An endpoint whose line rises here and not beside it is one the stall hit.",
+			"s", 12, 8,
+			query("A", "{{name}}", correctedByName(true)))).
+		WithPanel(tablePanel(ids.next(), "Whole run by endpoint: raw vs corrected p$quantile",
+			"Per endpoint (name) over the whole run: the raw quantile of its requests' own duration, the corrected one, and how many requests it made.",
+			24, 8,
+			instant("A", rawByName(false)),
+			instant("B", correctedByName(false)),
+			instant("C", fmt.Sprintf(`sum by (name) (histogram_count({__name__=~"k6_(%s)_seconds", %s}))`, rawMetrics, runEndpoint))).
+			WithTransformation(dashboard.DataTransformerConfig{Id: "merge", Options: map[string]any{}}).
+			WithTransformation(dashboard.DataTransformerConfig{Id: "organize", Options: map[string]any{
+				"excludeByName": map[string]bool{"Time": true},
+				"renameByName":  map[string]string{"name": "endpoint", "Value #A": "raw p$quantile", "Value #B": "corrected p$quantile", "Value #C": "requests"},
+			}}).
+			OverrideByName("requests", []dashboard.DynamicConfigValue{{Id: "unit", Value: "short"}}))
 
 	b = b.WithRow(dashboard.NewRowBuilder("Load").Id(ids.next())).
 		WithPanel(timeseriesPanel(ids.next(), "Achieved vs intended iteration rate",
@@ -202,7 +280,11 @@ func Build() (dashboard.Dashboard, error) {
 			query("B", "corrected_latency (worst series)", fmt.Sprintf(`max(k6_corrected_latency_$stat{%s})`, runScenario)),
 			query("C", "schedule_lag (worst series)", fmt.Sprintf(`max(k6_schedule_lag_$stat{%s})`, runScenario)))).
 		WithPanel(timeseriesPanel(ids.next(), "Corrected $stat by scenario", "corrected_latency stat per scenario (the largest of its series) since the start.", "s", 24, 8,
-			query("A", "{{scenario}}", fmt.Sprintf(`max by (scenario) (k6_corrected_latency_$stat{%s})`, runScenario))))
+			query("A", "{{scenario}}", fmt.Sprintf(`max by (scenario) (k6_corrected_latency_$stat{%s})`, runScenario)))).
+		WithPanel(timeseriesPanel(ids.next(), "Raw $stat by endpoint", "Each endpoint's (name's) own request duration stat since the start, the largest of its series (one per status, method, …).", "s", 12, 8,
+			query("A", "{{name}}", fmt.Sprintf(`max by (name) ({__name__=~"k6_(%s)_$stat", %s})`, rawMetrics, runEndpoint)))).
+		WithPanel(timeseriesPanel(ids.next(), "Corrected $stat by endpoint", "corrected_latency stat per endpoint (name) since the start, the largest of its series.", "s", 12, 8,
+			query("A", "{{name}}", fmt.Sprintf(`max by (name) (k6_corrected_latency_$stat{%s})`, runEndpoint))))
 	b = b.WithRow(stats)
 
 	return b.Build()

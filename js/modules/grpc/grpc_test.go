@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bufbuild/protocompile"
 	"google.golang.org/protobuf/proto"
@@ -130,6 +131,26 @@ func TestUnary(t *testing.T) {
 		}
 		if smp.Value <= 0 || smp.Value > 5000 {
 			t.Errorf("sample %d duration %v ms", i, smp.Value)
+		}
+	}
+	// The closed-model iterations above record no corrected_latency; an
+	// open-model one records one sample per call, with the call's
+	// grpc_req_duration tags and duration plus the iteration's lag.
+	if n := len(jstest.Samples(rec, r.Builtin.CorrectedLatency)); n != 0 {
+		t.Fatalf("%d corrected_latency samples from closed-model iterations", n)
+	}
+	before := len(samples)
+	const lag = 25 * time.Millisecond
+	if res := vu.Run(t.Context(), executor.Iteration{Scenario: jstest.DefaultScenario, Intended: time.Now().Add(-lag)}); res.Outcome != executor.Completed {
+		t.Fatalf("open-model iteration: %v\n%s", res.Outcome, r.Stderr)
+	}
+	calls, cor := jstest.Samples(rec, m)[before:], jstest.Samples(rec, r.Builtin.CorrectedLatency)
+	if len(calls) != 3 || len(cor) != len(calls) {
+		t.Fatalf("%d calls, %d corrected_latency samples; want 3 each", len(calls), len(cor))
+	}
+	for i, c := range cor {
+		if c.Tags != calls[i].Tags || c.Value < calls[i].Value+metrics.Milliseconds(lag) || c.Value > calls[i].Value+metrics.Milliseconds(lag)+50 {
+			t.Errorf("call %d: corrected %v ms %v, grpc_req_duration %v ms %v; want the same tags and its duration plus the lag", i, c.Value, c.Tags, calls[i].Value, calls[i].Tags)
 		}
 	}
 }

@@ -36,6 +36,9 @@ type call struct {
 	header, trailer metadata.MD
 	err             error
 	start, end      time.Time
+	// cut is set when the iteration was cut off (the VU's context
+	// ended) while the call waited for its answer.
+	cut bool
 }
 
 // jsInvoke is client.invoke(method, request, params).
@@ -170,9 +173,11 @@ func (k *call) do(parent context.Context) {
 	k.start = time.Now()
 	k.err = k.conn.Invoke(ctx, k.name, k.req, k.resp, grpc.Header(&k.header), grpc.Trailer(&k.trailer))
 	k.end = time.Now()
+	k.cut = k.err != nil && parent.Err() != nil
 }
 
-// emit records grpc_req_duration for a finished call.
+// emit records grpc_req_duration and corrected_latency for a finished
+// call.
 func (c *client) emit(st *modules.State, k *call) {
 	c.countBytes(st)
 	if st.Recorder == nil {
@@ -182,8 +187,14 @@ func (c *client) emit(st *modules.State, k *call) {
 	if m == nil {
 		return
 	}
-	st.Recorder.Record(metrics.Sample{Metric: m, Tags: withStatus(st, k.tags, status.Code(k.err)), Time: k.end,
+	tags := withStatus(st, k.tags, status.Code(k.err))
+	st.Recorder.Record(metrics.Sample{Metric: m, Tags: tags, Time: k.end,
 		Value: metrics.Milliseconds(k.end.Sub(k.start))})
+	if k.cut {
+		jsmod.RecordInterrupted(st, tags, k.start, k.end)
+		return
+	}
+	jsmod.RecordLatency(st, tags, k.end, k.end.Sub(k.start))
 }
 
 // withStatus adds the status tag k6 puts on grpc_req_duration, unless the

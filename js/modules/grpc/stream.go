@@ -153,9 +153,13 @@ func (s *stream) read() {
 			s.c.countBytes(s.st)
 			if errors.Is(err, io.EOF) {
 				// Only a stream that ended cleanly has a duration, so its
-				// status is always OK.
+				// status is always OK; its corrected_latency goes with it.
+				tags := withStatus(s.st, s.tags, codes.OK)
 				s.record(s.c.m.metric(s.st, &s.c.m.m.reqDuration, ReqDurationName, metrics.Trend, metrics.Time),
-					withStatus(s.st, s.tags, codes.OK), at, metrics.Milliseconds(at.Sub(s.start)))
+					tags, at, metrics.Milliseconds(at.Sub(s.start)))
+				if s.c.m.vu.State() == s.st {
+					jsmod.RecordLatency(s.st, tags, at, at.Sub(s.start))
+				}
 				return s.emit("end", sobek.Undefined())
 			}
 			if timedOut {

@@ -261,6 +261,9 @@ func (in *instance) emit(st *modules.State, res *result) {
 		st.DataSent += int64(h.sent)
 		st.DataReceived += int64(h.received)
 		if h.canceled {
+			// The iteration was cut off while the hop waited: k6 emits
+			// nothing for it, but its user is still waiting.
+			jsmod.RecordInterrupted(st, in.requestTags(r, h), h.end.Add(-h.t.total()), h.end)
 			continue
 		}
 		if h.err != nil && logf != nil {
@@ -286,10 +289,27 @@ func (in *instance) emit(st *modules.State, res *result) {
 		if expected >= 0 {
 			rec.Record(metrics.Sample{Metric: b.HTTPReqFailed, Tags: tags, Time: h.end, Value: float64(1 - expected)})
 		}
+		jsmod.RecordLatency(st, tags, h.end, t.total())
 	}
 	if res.redirectsExhausted && logf != nil {
 		logf("Stopped after %d redirects and returned the last redirect response; raise the limit with the redirects param or the maxRedirects option", r.redirects)
 	}
+}
+
+// requestTags are the tags of the request a hop made, before its outcome:
+// the request's own, with a redirect hop's name and url.
+func (in *instance) requestTags(r *request, h *hop) *metrics.TagSet {
+	tags := r.tags
+	if h.url != r.url && !r.named {
+		sys := in.d.sys
+		if sys&sysName != 0 {
+			tags = tags.With("name", h.url.clean)
+		}
+		if sys&sysURL != 0 {
+			tags = tags.With("url", h.url.clean)
+		}
+	}
+	return tags
 }
 
 // hopTags adds the hop's outcome to the request's tags. expected is the
@@ -304,15 +324,7 @@ func (in *instance) hopTags(r *request, h *hop, expected int8) *metrics.TagSet {
 			return m.tags
 		}
 	}
-	tags := r.tags
-	if h.url != r.url && !r.named {
-		if sys&sysName != 0 {
-			tags = tags.With("name", h.url.clean)
-		}
-		if sys&sysURL != 0 {
-			tags = tags.With("url", h.url.clean)
-		}
-	}
+	tags := in.requestTags(r, h)
 	if sys&sysStatus != 0 {
 		tags = tags.With("status", statusString(h.status))
 	}

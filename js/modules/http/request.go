@@ -144,7 +144,7 @@ type hop struct {
 	err        error
 	errCode    int
 	// canceled is set when the VU's context ended during the hop: such
-	// hops emit no samples.
+	// hops emit no k6 samples, only an interrupted corrected_latency.
 	canceled bool
 	// challenge marks the 401 a digest or NTLM handshake answered first:
 	// an expected response, as in k6.
@@ -166,7 +166,15 @@ type timings struct {
 	blocked, connecting, tlsHandshaking, sending, waiting, receiving time.Duration
 }
 
+// duration is k6's http_req_duration: sending, waiting and receiving.
 func (t *timings) duration() time.Duration { return t.sending + t.waiting + t.receiving }
+
+// total is the hop's whole time, from when it asked for a connection to
+// its end: what its user waited, getting a connection included, and the
+// time its corrected_latency starts from.
+func (t *timings) total() time.Duration {
+	return t.blocked + t.connecting + t.tlsHandshaking + t.duration()
+}
 
 // result is what a request produced: its hops and the final response.
 type result struct {

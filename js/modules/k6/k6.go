@@ -154,11 +154,6 @@ func (m *module) sleep(call sobek.FunctionCall) sobek.Value {
 		return sobek.Undefined()
 	}
 	ctx := m.vu.Context()
-	if st := m.vu.State(); st != nil && st.Execution != nil && !st.Current.Intended.IsZero() {
-		// Sleeping inside an open-model iteration adds to its
-		// corrected_latency; the summary warns about it.
-		st.Execution.SleepsInOpenModel.Add(1)
-	}
 	// While the VU sleeps its sample buffer is lent out, so that what the
 	// iteration recorded so far reaches thresholds and outputs now rather
 	// than when the iteration ends.

@@ -3,6 +3,7 @@ package ws_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
@@ -96,6 +97,23 @@ export default function () {
 	}
 	if bytes < 100 {
 		t.Errorf("data_received = %v bytes, want at least the handshake's answer", bytes)
+	}
+	// The connect is the session's one request: in an open-model
+	// iteration it records corrected_latency with ws_connecting's tags
+	// and value plus the lag; the session's messages record none.
+	if n := len(jstest.Samples(rec, r.Builtin.CorrectedLatency)); n != 0 {
+		t.Fatalf("%d corrected_latency samples from a closed-model iteration", n)
+	}
+	const lag = 20 * time.Millisecond
+	if res := v.Run(t.Context(), executor.Iteration{Scenario: jstest.DefaultScenario, Intended: time.Now().Add(-lag)}); res.Outcome != executor.Completed {
+		t.Fatalf("open-model iteration: %v", res.Outcome)
+	}
+	conn, cor := jstest.Samples(rec, r.Registry.Get("ws_connecting")), jstest.Samples(rec, r.Builtin.CorrectedLatency)
+	if len(conn) != 2 || len(cor) != 1 {
+		t.Fatalf("%d ws_connecting and %d corrected_latency samples; want 2 and 1", len(conn), len(cor))
+	}
+	if c, w := cor[0], conn[1]; c.Tags != w.Tags || c.Value < w.Value+metrics.Milliseconds(lag) || c.Value > w.Value+metrics.Milliseconds(lag)+50 {
+		t.Errorf("corrected %v ms %v; want ws_connecting's tags %v and %v ms plus the lag", c.Value, c.Tags, w.Tags, w.Value)
 	}
 }
 

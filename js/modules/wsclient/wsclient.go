@@ -21,6 +21,7 @@ import (
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/dialer"
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -178,13 +179,15 @@ func (s *Session) Dial(ctx context.Context) (*http.Response, error) {
 	return resp, nil
 }
 
-// Opened records ws_sessions and ws_connecting for a successful Dial.
+// Opened records ws_sessions and ws_connecting for a successful Dial, and
+// the connect's corrected_latency with ws_connecting's tags.
 func (s *Session) Opened() {
 	st := s.st
 	s.Tags = sessionTags(st, s.base, s.p, s.Resp.StatusCode, s.Conn.Subprotocol())
 	if s.m != nil && st.Recorder != nil {
 		st.Recorder.Record(metrics.Sample{Metric: s.m.Sessions, Tags: s.Tags, Time: s.Start, Value: 1})
 		st.Recorder.Record(metrics.Sample{Metric: s.m.Connecting, Tags: s.Tags, Time: s.Start, Value: metrics.Milliseconds(s.Start.Sub(s.began))})
+		jsmod.RecordLatency(st, s.Tags, s.Start, s.Start.Sub(s.began))
 	}
 }
 

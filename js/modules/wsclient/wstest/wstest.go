@@ -23,9 +23,9 @@ type Server struct {
 
 	Sessions, Text, Binary, Pings, Closes atomic.Int64
 
-	// StallFrom and StallUntil, set with SetStall, make the server hold
-	// the echo of any message received in [StallFrom, StallUntil) until
-	// StallUntil.
+	// StallFrom and StallUntil, set with SetStall, freeze the server: a
+	// handshake or a message received in [StallFrom, StallUntil) is
+	// answered at StallUntil.
 	StallFrom, StallUntil time.Time
 
 	mu    sync.Mutex
@@ -39,6 +39,7 @@ func Start(tb interface{ Cleanup(func()) }) *Server {
 	s := &Server{conns: map[*websocket.Conn]*sync.Mutex{}}
 	up := websocket.Upgrader{EnableCompression: true, Subprotocols: []string{"chat", "echo"}}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.hold(time.Now())
 		c, err := up.Upgrade(w, r, http.Header{"X-Echo": {"yes"}})
 		if err != nil {
 			return
@@ -50,13 +51,24 @@ func Start(tb interface{ Cleanup(func()) }) *Server {
 	return s
 }
 
-// SetStall makes the server hold the echoes of messages received in
-// [from, until) until until. The load comes from another process, which
-// the race detector cannot see, so the setting is taken under the lock.
+// SetStall freezes the server from from until until: the handshakes and
+// messages it receives meanwhile are answered at until. The load comes
+// from another process, which the race detector cannot see, so the
+// setting is taken under the lock.
 func (s *Server) SetStall(from, until time.Time) {
 	s.mu.Lock()
 	s.StallFrom, s.StallUntil = from, until
 	s.mu.Unlock()
+}
+
+// hold waits until the end of the stall when now falls in it.
+func (s *Server) hold(now time.Time) {
+	s.mu.Lock()
+	from, until := s.StallFrom, s.StallUntil
+	s.mu.Unlock()
+	if !from.IsZero() && !now.Before(from) && now.Before(until) {
+		time.Sleep(time.Until(until))
+	}
 }
 
 func (s *Server) serve(c *websocket.Conn, r *http.Request) {
@@ -123,12 +135,7 @@ func (s *Server) serve(c *websocket.Conn, r *http.Request) {
 			s.mu.Unlock()
 			continue
 		}
-		s.mu.Lock()
-		from, until := s.StallFrom, s.StallUntil
-		s.mu.Unlock()
-		if !from.IsZero() && !now.Before(from) && now.Before(until) {
-			time.Sleep(time.Until(until))
-		}
+		s.hold(now)
 		if err := write(kind, msg); err != nil {
 			return
 		}
