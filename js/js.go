@@ -163,7 +163,8 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 	} else if st, err := os.Stat(abs); err != nil || st.IsDir() {
 		return nil, exitcode.Errorf(exitcode.ScriptException, "script %s does not exist or is not a file", path)
 	}
-	s.loader = compile.New(compile.Config{Dir: s.dir, ModuleClient: opts.ModuleClient, Files: opts.Files}, moduleHost{s})
+	s.loader = compile.New(compile.Config{Dir: s.dir, ModuleClient: opts.ModuleClient, Files: opts.Files,
+		Warn: func(msg string) { s.logf("%s", msg) }}, moduleHost{s})
 	main, err := s.loader.LoadMain(compile.FileURL(abs))
 	if err != nil {
 		return nil, s.scriptError(err)

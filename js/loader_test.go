@@ -473,3 +473,58 @@ export default function () {}`}, nil)
 		t.Error("the run hooks are missing")
 	}
 }
+
+// A CommonJS module whose sourceMappingURL names a map that cannot be
+// read runs as CommonJS, with k6's warning, whether it is local (the map
+// is missing or not a source map) or remote (remote maps are not fetched),
+// and a map that reads maps its positions. k6 v2.2.0 runs all three and
+// prints "x=1" (issue 25; jslib.k6.io's k6-utils 1.3.0–1.6.0 has this
+// shape).
+func TestCommonJSWithUnreadableSourceMap(t *testing.T) {
+	const lib = "exports.x = 1;\nexports.f = function () { throw new Error(\"boom\"); };\n//# sourceMappingURL=lib.js.map\n"
+	const script = `import { x } from "./lib.js";
+export default function () { console.log("x=" + x); }`
+	for _, tc := range []struct{ name, srcMap string }{{"missing map", ""}, {"not a map", "not json"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"lib.js": lib, "script.js": script}
+			if tc.srcMap != "" {
+				files["lib.js.map"] = tc.srcMap
+			}
+			r := jstest.Load(t, files, nil)
+			out := iterate(t, r)
+			if !strings.Contains(out, "Couldn't load source map for file://") {
+				t.Errorf("no warning about the source map:\n%s", out)
+			}
+			if got := logged(out); got[len(got)-1] != "x=1" {
+				t.Fatalf("got %q, want x=1 last", got)
+			}
+		})
+	}
+	t.Run("remote", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/lib.js" {
+				http.NotFound(w, r)
+				return
+			}
+			_, _ = w.Write([]byte(lib))
+		}))
+		defer srv.Close()
+		r := jstest.Load(t, map[string]string{"script.js": strings.Replace(script, "./lib.js", srv.URL+"/lib.js", 1)}, nil)
+		if got := logged(iterate(t, r)); len(got) != 1 || got[0] != "x=1" {
+			t.Fatalf("got %q, want [x=1]", got)
+		}
+	})
+	t.Run("map that reads", func(t *testing.T) {
+		r := jstest.Load(t, map[string]string{
+			"lib.js":     lib,
+			"lib.js.map": `{"version":3,"sources":["orig.js"],"names":[],"mappings":"AAAA;AACA;AAAA"}`,
+			"script.js":  `import { f } from "./lib.js"; export default function () { f(); }`,
+		}, nil)
+		vu, _ := r.NewVU(t, 1)
+		jstest.Iterate(vu)
+		// k6 v2.2.0 reports the throw at orig.js:2:0.
+		if !strings.Contains(r.Stderr.String(), "orig.js:2:0") {
+			t.Fatalf("the error does not name the mapped position orig.js:2:0:\n%s", r.Stderr)
+		}
+	})
+}

@@ -30,6 +30,9 @@ type Config struct {
 	// Files, when not nil, holds every local file the script may read,
 	// by absolute slash-separated path; nothing is then read from disk.
 	Files map[string][]byte
+	// Warn, when not nil, reports what the loader works around, such as
+	// a source map it cannot read.
+	Warn func(msg string)
 }
 
 // Host is what the loader needs from the runtime layer.
