@@ -193,9 +193,17 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 // from the service VU v.
 func (s *Script) readExports(v *vu) error {
 	s.exported = map[string]bool{}
+	callable := false
 	for _, k := range v.exports.Keys() {
 		_, isFn := sobek.AssertFunction(v.exports.Get(k))
 		s.exported[k] = isFn
+		callable = callable || isFn && k != "options"
+	}
+	if !callable {
+		// k6's words and exit code: a script with nothing to run is
+		// refused before its options are read.
+		return exitcode.Errorf(exitcode.Generic, "%s: no exported functions in script; export a default function or the functions scenarios name in exec",
+			s.display(s.main.Key()))
 	}
 	o := v.exports.Get("options")
 	if o == nil || sobek.IsUndefined(o) || sobek.IsNull(o) {

@@ -528,3 +528,20 @@ export default function () { console.log("x=" + x); }`
 		}
 	})
 }
+
+// A script that exports no function is refused as k6 refuses it: "no
+// exported functions in script", exit code 255 (issue 25).
+func TestNoExportedFunctions(t *testing.T) {
+	for name, src := range map[string]string{
+		"empty":                 "",
+		"options only":          "export const options = { vus: 1 };",
+		"options as a function": "export function options() {}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := jstest.TryLoad(t, map[string]string{"script.js": src}, nil)
+			if err == nil || exitcode.Of(err) != exitcode.Generic || !strings.Contains(err.Error(), "no exported functions in script") {
+				t.Fatalf("got %v (exit code %d), want exit code 255 and k6's message", err, exitcode.Of(err))
+			}
+		})
+	}
+}
