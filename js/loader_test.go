@@ -16,6 +16,7 @@ import (
 	_ "github.com/metronome-load/metronome/js/modules/data"
 	_ "github.com/metronome-load/metronome/js/modules/encoding"
 	_ "github.com/metronome-load/metronome/js/modules/execution"
+	_ "github.com/metronome-load/metronome/js/modules/http"
 	_ "github.com/metronome-load/metronome/js/modules/k6"
 	_ "github.com/metronome-load/metronome/js/modules/metrics"
 )

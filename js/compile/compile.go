@@ -92,8 +92,8 @@ func (m *GoModule) Name() string { return m.name }
 // Module is the Go implementation of the module.
 func (m *GoModule) Module() modules.Module { return m.mod }
 
-// Names are the module's export names, sorted, "default" included.
-func (m *GoModule) Names() []string { return m.names }
+// Named are the module's named export names, sorted, without "default".
+func (m *GoModule) Named() []string { return m.named }
 
 // Spec is the specifier the import names.
 func (i Import) Spec() string { return i.spec }

@@ -704,6 +704,7 @@ type GoModule struct {
 	name  string
 	mod   modules.Module
 	names []string // sorted, "default" included
+	named []string // names without "default"
 }
 
 // goModuleLocked builds the record of a Go module. Linking needs the
@@ -720,9 +721,11 @@ func (l *Loader) goModuleLocked(name string, mod modules.Module) (*GoModule, err
 			names = append(names, k)
 		}
 	}
-	names = append(names, "default")
 	sort.Strings(names)
-	m := &GoModule{l: l, name: name, mod: mod, names: names}
+	named := names
+	names = append(slices.Clone(names), "default")
+	sort.Strings(names)
+	m := &GoModule{l: l, name: name, mod: mod, names: names, named: named}
 	l.goMods[name] = m
 	return m, nil
 }
@@ -732,9 +735,11 @@ func (m *GoModule) record() sobek.ModuleRecord { return m }
 // Link has nothing to link: a Go module imports nothing.
 func (m *GoModule) Link() error { return nil }
 
-// GetExportedNames reports the module's exports.
+// GetExportedNames reports the module's named exports: as in k6, a
+// namespace object of a Go module has no default key, though the default
+// export can be imported.
 func (m *GoModule) GetExportedNames(cb func([]string), _ ...sobek.ModuleRecord) bool {
-	cb(m.names)
+	cb(m.named)
 	return true
 }
 
