@@ -35,6 +35,7 @@ import (
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/logsink"
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/ratelimit"
 	"github.com/metronome-load/metronome/secrets"
 )
 
@@ -102,6 +103,7 @@ type runConfig struct {
 	groupTag    bool // the group system tag is enabled
 	runTags     *metrics.TagSet
 	noCookies   bool
+	rps         *ratelimit.Limiter // shared by every VU, as k6's is
 	minIterDur  time.Duration
 	rootTags    *metrics.TagSet // run tags plus group "" for setup and teardown
 	scenarioTag sync.Map        // *executor.Scenario → *metrics.TagSet
@@ -290,6 +292,9 @@ func (s *Script) newRunConfig(opts *config.Options, reg *metrics.Registry, b *me
 		c.rootTags = c.rootTags.With("group", "")
 	}
 	c.noCookies = opts.NoCookiesReset != nil && *opts.NoCookiesReset
+	if opts.RPS != nil {
+		c.rps = ratelimit.New(*opts.RPS)
+	}
 	if opts.MinIterationDuration != nil {
 		c.minIterDur = opts.MinIterationDuration.Std()
 	}
