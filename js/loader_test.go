@@ -546,3 +546,27 @@ func TestNoExportedFunctions(t *testing.T) {
 		})
 	}
 }
+
+// A file that is no valid ES module but a valid CommonJS function body
+// (a top-level return, as jslib.k6.io's formdata has) loads as CommonJS,
+// as in k6 v2.2.0; and k6's global, the global object under the name Node
+// bundles use (k6chaijs 4.3.4.2), exists.
+func TestCommonJSTopLevelReturnAndGlobal(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"lib.js": "if (exports.Thing) {\n  return;\n}\nexports.Thing = function Thing() { return typeof global; };\n",
+		"script.js": `import { Thing } from "./lib.js";
+const required = require("./lib.js");
+export default function () { console.log(Thing(), global === globalThis, typeof required.Thing); }`,
+	}, nil)
+	if got := logged(iterate(t, r)); len(got) != 1 || got[0] != "object true function" {
+		t.Fatalf("got %q, want [object true function] as k6 prints", got)
+	}
+	// A file that is neither still reports the ES module's error.
+	msg := scriptError(t, map[string]string{
+		"script.js": "import \"./lib.js\";\nexport default function () {}",
+		"lib.js":    "export const a = 1;\nreturn;\n",
+	})
+	if !strings.Contains(msg, "lib.js:2:") {
+		t.Fatalf("error %q does not name lib.js:2", msg)
+	}
+}

@@ -342,14 +342,16 @@ func (l *Loader) loadFileLocked(u *url.URL, spec string) (*Module, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s is not valid JSON: %v", key, err)
 		}
-		f.cjs = p
-		f.rec = &cjsRecord{l: l, f: f}
-		l.files[key] = f
-		l.byRecord[f.rec] = f
-		return f, nil
+		return l.keepCommonJS(f, p), nil
 	}
 	prog, code, err := l.parse(key, u.Path, string(src))
 	if err != nil {
+		// Like k6, a file that is no ES module may still be CommonJS,
+		// whose function body allows what a module does not (a
+		// top-level return: jslib.k6.io's formdata).
+		if p, cerr := compileCommonJS(key, string(src), l.maps[key]); cerr == nil {
+			return l.keepCommonJS(f, p), nil
+		}
 		return nil, err
 	}
 	srcMap, mapped := l.maps[key]
@@ -357,22 +359,9 @@ func (l *Loader) loadFileLocked(u *url.URL, spec string) (*Module, error) {
 		l.mapped.Store(key, true)
 	}
 	if len(prog.ImportEntries) == 0 && len(prog.ExportEntries) == 0 && !prog.HasTLA {
-		// No module syntax: CommonJS. The wrapper keeps line numbers; a
-		// closing "})" line is skipped by sobek's source-map lookup. It
-		// gets the map the module's parse read, if any: a map that could
-		// not be read was reported then, and must not fail the wrapper.
-		wrapped, cerr := parser.ParseFile(nil, key, "(function (module, exports) {"+code+"\n})", 0,
-			parser.WithSourceMapLoader(func(string) ([]byte, error) { return srcMap, nil }))
-		var p *sobek.Program
-		if cerr == nil {
-			p, cerr = sobek.CompileAST(wrapped, false)
-		}
-		if cerr == nil {
-			f.cjs = p
-			f.rec = &cjsRecord{l: l, f: f}
-			l.files[key] = f
-			l.byRecord[f.rec] = f
-			return f, nil
+		// No module syntax: CommonJS.
+		if p, cerr := compileCommonJS(key, code, srcMap); cerr == nil {
+			return l.keepCommonJS(f, p), nil
 		}
 	}
 	rec, err := sobek.ModuleFromAST(prog, l.ResolveHook)
@@ -411,6 +400,29 @@ func (l *Loader) loadFileLocked(u *url.URL, spec string) (*Module, error) {
 		l.pending = append(l.pending, f)
 	}
 	return f, nil
+}
+
+// compileCommonJS compiles code as the function of module and exports a
+// CommonJS module runs in. The wrapper keeps line numbers; a closing "})"
+// line is skipped by sobek's source-map lookup. It gets srcMap, the map
+// the module's own parse read, if any: a map that could not be read was
+// reported then, and must not fail the wrapper.
+func compileCommonJS(key, code string, srcMap []byte) (*sobek.Program, error) {
+	wrapped, err := parser.ParseFile(nil, key, "(function (module, exports) {"+code+"\n})", 0,
+		parser.WithSourceMapLoader(func(string) ([]byte, error) { return srcMap, nil }))
+	if err != nil {
+		return nil, err
+	}
+	return sobek.CompileAST(wrapped, false)
+}
+
+// keepCommonJS records f as the CommonJS module compiled to p.
+func (l *Loader) keepCommonJS(f *Module, p *sobek.Program) *Module {
+	f.cjs = p
+	f.rec = &cjsRecord{l: l, f: f}
+	l.files[f.key] = f
+	l.byRecord[f.rec] = f
+	return f
 }
 
 type specifier struct {
