@@ -7,12 +7,14 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -28,7 +30,7 @@ import (
 // https://jslib.k6.io/ URLs inside them pointed at that server, and is
 // skipped where $JSLIB_DIR is not set.
 //
-// A probe, jslib/<library>.js, is a script template: {{BASE}} becomes the
+// A probe, jslib/<library>.js (see jslibSameProbe), is a script template: {{BASE}} becomes the
 // URL of the version's folder, {{JSLIB}} the server's root (for another
 // library) and {{VERSION}} the version. It defines probe(), which returns
 // the answers as a JSON-able object, and may define probeIteration(),
@@ -104,9 +106,13 @@ func TestJSLib(t *testing.T) {
 	var rows []row
 	for _, v := range versions {
 		t.Run(v.lib+"@"+v.version, func(t *testing.T) {
-			tmpl, err := os.ReadFile(filepath.Join("jslib", v.lib+".js"))
+			probe := v.lib
+			if p, ok := jslibSameProbe[v.lib]; ok {
+				probe = p
+			}
+			tmpl, err := os.ReadFile(filepath.Join("jslib", probe+".js"))
 			if err != nil {
-				t.Fatalf("no probe for %s: write jslib/%s.js (%v)", v.lib, v.lib, err)
+				t.Fatalf("no probe for %s: write jslib/%s.js (%v)", v.lib, probe, err)
 			}
 			script := jslibScript(string(tmpl), files.URL, v.lib, v.version)
 			key := v.lib + "/" + v.version
@@ -168,6 +174,9 @@ var jslibOutOfScope = map[string]struct{ reason, stderr string }{
 		stderr: `unknown module "k6/browser"`,
 	},
 }
+
+// jslibSameProbe names the probe of libraries published under two names.
+var jslibSameProbe = map[string]string{"expect": "funk", "functional": "funk"}
 
 type jslibVersion struct{ lib, version string }
 
@@ -342,19 +351,9 @@ func answerDiff(got, want *jslibAnswer) string {
 	}
 	g, _ := got.Answers.(map[string]any)
 	w, _ := want.Answers.(map[string]any)
-	keys := map[string]bool{}
-	for k := range g {
-		keys[k] = true
-	}
-	for k := range w {
-		keys[k] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
-	for _, k := range sorted {
+	keys := maps.Clone(w)
+	maps.Copy(keys, g)
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		if !reflect.DeepEqual(g[k], w[k]) {
 			fmt.Fprintf(&b, "\n %s: metronome %s\n %s  k6        %s", k, jsonString(g[k]), strings.Repeat(" ", len(k)), jsonString(w[k]))
 		}

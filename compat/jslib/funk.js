@@ -1,7 +1,7 @@
-// jslib.k6.io/expect: the Funk assertions (describe or test, expect ... as
-// ... toEqual, the comparisons, toHaveValidJson on a response,
-// toMatchAPISchema through ajv from jslib.k6.io) recording checks, and a
-// broken chain.
+// jslib.k6.io/expect and jslib.k6.io/functional, two names of one library:
+// the Funk assertions (describe or test, expect ... as ... toEqual, the
+// comparisons, toHaveValidJson on a response, toMatchAPISchema through ajv
+// from jslib.k6.io) recording checks, and a broken chain.
 import http from 'k6/http';
 import * as lib from '{{BASE}}/index.js';
 
