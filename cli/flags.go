@@ -93,6 +93,7 @@ func addOptionFlags(fs *pflag.FlagSet, tier *config.Options) {
 	opt("user-agent", "", "userAgent", "string", "User-Agent header of HTTP requests (default metronome/<version> (k6-compatible))")
 	opt("batch", "", "batch", "int", "most parallel requests of one http.batch() call (default 20)")
 	opt("batch-per-host", "", "batchPerHost", "int", "most parallel requests per host in http.batch() (default 6)")
+	opt("rps", "", "rps", "int", "most HTTP requests per second, across all VUs (default 0: no limit)")
 	boolOpt("no-connection-reuse", "", "noConnectionReuse", "open a new connection for every HTTP request")
 	boolOpt("no-vu-connection-reuse", "", "noVUConnectionReuse", "do not reuse connections between iterations")
 	boolOpt("discard-response-bodies", "", "discardResponseBodies", "read and discard response bodies (responseType none by default)")

@@ -252,7 +252,8 @@ func readRecord(path string) (*record, error) {
 	return &r, nil
 }
 
-func writeRecord(path string, r *record) error {
+// writeRecord writes a record (or the sweep's) as indented JSON.
+func writeRecord(path string, r any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // check names hold HTML from k6/html scripts

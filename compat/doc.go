@@ -7,6 +7,12 @@
 //
 // With a k6 binary ($K6_BINARY, else k6 on PATH) the tests also re-run k6
 // and flag recorded values it no longer reproduces; `go test ./compat
-// -update-k6` re-records them. The package holds no code outside its
-// tests.
+// -update-k6` re-records them.
+//
+// TestJSLib sweeps every version of every library of jslib.k6.io through
+// both tools (jslib_test.go): with $JSLIB_DIR pointing at a checkout of
+// github.com/grafana/jslib.k6.io it loads each one through a probe script
+// of jslib/ and compares the answers with k6's, recorded in
+// jslib/k6-answers.json; without it the test is skipped. The package holds
+// no code outside its tests.
 package compat

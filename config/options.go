@@ -49,17 +49,20 @@ type Options struct {
 	Tags       map[string]string `json:"tags,omitempty"`
 	SystemTags []string          `json:"systemTags,omitempty"`
 
-	MaxRedirects          *int64             `json:"maxRedirects,omitempty"`
-	UserAgent             *string            `json:"userAgent,omitempty"`
-	InsecureSkipTLSVerify *bool              `json:"insecureSkipTLSVerify,omitempty"`
-	DiscardResponseBodies *bool              `json:"discardResponseBodies,omitempty"`
-	Batch                 *int64             `json:"batch,omitempty"`
-	BatchPerHost          *int64             `json:"batchPerHost,omitempty"`
-	NoConnectionReuse     *bool              `json:"noConnectionReuse,omitempty"`
-	NoVUConnectionReuse   *bool              `json:"noVUConnectionReuse,omitempty"`
-	NoCookiesReset        *bool              `json:"noCookiesReset,omitempty"`
-	MinIterationDuration  *duration.Duration `json:"minIterationDuration,omitempty"`
-	Throw                 *bool              `json:"throw,omitempty"`
+	MaxRedirects          *int64  `json:"maxRedirects,omitempty"`
+	UserAgent             *string `json:"userAgent,omitempty"`
+	InsecureSkipTLSVerify *bool   `json:"insecureSkipTLSVerify,omitempty"`
+	DiscardResponseBodies *bool   `json:"discardResponseBodies,omitempty"`
+	Batch                 *int64  `json:"batch,omitempty"`
+	BatchPerHost          *int64  `json:"batchPerHost,omitempty"`
+	// RPS limits the instance's HTTP requests per second across all VUs;
+	// unset, 0 or negative means no limit, as in k6.
+	RPS                  *int64             `json:"rps,omitempty"`
+	NoConnectionReuse    *bool              `json:"noConnectionReuse,omitempty"`
+	NoVUConnectionReuse  *bool              `json:"noVUConnectionReuse,omitempty"`
+	NoCookiesReset       *bool              `json:"noCookiesReset,omitempty"`
+	MinIterationDuration *duration.Duration `json:"minIterationDuration,omitempty"`
+	Throw                *bool              `json:"throw,omitempty"`
 	// HTTPDebug is "", "headers" or "full".
 	HTTPDebug *string `json:"httpDebug,omitempty"`
 

@@ -75,7 +75,7 @@ func Parse(raw []byte, source string) (*Options, error) {
 // sets one gets a warning rather than silently different behaviour. Other
 // unknown keys pass without a word, as in k6.
 var ignoredK6 = map[string]bool{
-	"dns": true, "localIPs": true, "rps": true, "tlsVersion": true, "tlsCipherSuites": true, "tlsAuth": true,
+	"dns": true, "localIPs": true, "tlsVersion": true, "tlsCipherSuites": true, "tlsAuth": true,
 }
 
 // jsonSyntaxError reports where raw stops being JSON, in one line.

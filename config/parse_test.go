@@ -25,10 +25,10 @@ func TestParseFull(t *testing.T) {
 		"summaryTrendStats": ["avg", "p(99.9)", "count"], "summaryTimeUnit": "ms", "noThresholds": false,
 		"tags": {"env": "staging"}, "systemTags": ["status", "vu"],
 		"maxRedirects": 3, "userAgent": "ua/1", "insecureSkipTLSVerify": true, "discardResponseBodies": true,
-		"batch": 5, "batchPerHost": 0, "noConnectionReuse": true, "noVUConnectionReuse": true,
+		"batch": 5, "batchPerHost": 0, "rps": 100, "noConnectionReuse": true, "noVUConnectionReuse": true,
 		"noCookiesReset": true, "minIterationDuration": "1s", "throw": true, "httpDebug": "full",
 		"executionSegment": "0:1/2", "executionSegmentSequence": "0,1/2,1",
-		"ext": {"loadimpact": {"name": "x"}}, "rps": 100, "hosts": {"a": "127.0.0.1"}
+		"ext": {"loadimpact": {"name": "x"}}, "hosts": {"a": "127.0.0.1"}
 	}`
 	o, err := Parse([]byte(raw), "script options")
 	if err != nil {
@@ -70,7 +70,7 @@ func TestParseFull(t *testing.T) {
 		t.Errorf("tags = %v %v", o.Tags, o.SystemTags)
 	}
 	if *o.MaxRedirects != 3 || *o.UserAgent != "ua/1" || !*o.InsecureSkipTLSVerify || !*o.DiscardResponseBodies ||
-		*o.Batch != 5 || *o.BatchPerHost != 0 || !*o.NoConnectionReuse || !*o.NoVUConnectionReuse ||
+		*o.Batch != 5 || *o.BatchPerHost != 0 || *o.RPS != 100 || !*o.NoConnectionReuse || !*o.NoVUConnectionReuse ||
 		!*o.NoCookiesReset || o.MinIterationDuration.Std() != time.Second || !*o.Throw || *o.HTTPDebug != "full" {
 		t.Errorf("http options wrong: %+v", o)
 	}

@@ -76,6 +76,7 @@ var specs = []spec{
 	{name: "discardResponseBodies", env: "K6_DISCARD_RESPONSE_BODIES", field: func(o *Options) any { return &o.DiscardResponseBodies }},
 	{name: "batch", env: "K6_BATCH", field: func(o *Options) any { return &o.Batch }, check: atLeast(1), def: int64(DefaultBatch)},
 	{name: "batchPerHost", env: "K6_BATCH_PER_HOST", field: func(o *Options) any { return &o.BatchPerHost }, check: atLeast(0), def: int64(DefaultBatchPerHost)},
+	{name: "rps", env: "K6_RPS", field: func(o *Options) any { return &o.RPS }},
 	{name: "noConnectionReuse", env: "K6_NO_CONNECTION_REUSE", field: func(o *Options) any { return &o.NoConnectionReuse }},
 	{name: "noVUConnectionReuse", env: "K6_NO_VU_CONNECTION_REUSE", field: func(o *Options) any { return &o.NoVUConnectionReuse }},
 	{name: "noCookiesReset", env: "K6_NO_COOKIES_RESET", field: func(o *Options) any { return &o.NoCookiesReset }},

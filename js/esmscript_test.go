@@ -31,7 +31,7 @@ export default async function () {
 	const viaImport = await import("./lib/state.js");
 	console.log(topThis === undefined, strict, fn.name, Cls.name, arrow.name,
 		state.runs, viaRequire.state === state, viaImport.state === state,
-		typeof k6.sleep, typeof k6.default.sleep, k6 === k6again, cjs.n, cjs.default);
+		typeof k6.sleep, typeof k6.default, k6 === k6again, cjs.n, cjs.default);
 }`,
 		"lib/state.js": `export const state = { runs: 0 };
 state.runs++;`,
@@ -41,7 +41,7 @@ state.runs++;`,
 		"lib/k6again.js": `import * as k6 from "k6"; export { k6 as k6again };`,
 		"lib/cjs.js":     `module.exports = { n: 7 };`,
 	}, nil)
-	want := "true ReferenceError default default default 1 true true function function true 7 undefined"
+	want := "true ReferenceError default default default 1 true true function undefined true 7 undefined"
 	if got := logged(iterate(t, r)); len(got) != 1 || got[0] != want {
 		t.Fatalf("got %q, want %q; stderr %s", got, want, r.Stderr)
 	}

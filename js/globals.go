@@ -16,7 +16,7 @@ import (
 )
 
 // installGlobals defines what every runtime offers besides the language:
-// console, open, require, timers, __ENV, __VU and __ITER. They live on a
+// console, open, require, timers, __ENV, __VU, __ITER and global. They live on a
 // dynamic object placed as the global object's prototype, which makes each
 // function only when a script first uses it: most VUs of most scripts
 // never touch most of them, and a native function costs about half a
@@ -32,7 +32,7 @@ func (v *vu) installGlobals() {
 // globalNames are the names globals provides.
 var globalNames = []string{
 	"console", "open", "require", "setTimeout", "setInterval", "clearTimeout", "clearInterval",
-	"__ENV", "__VU", "__ITER",
+	"__ENV", "__VU", "__ITER", "global",
 }
 
 // globals makes the runtime's globals on first use. Assigning to one
@@ -68,6 +68,10 @@ func (g *globals) Get(key string) sobek.Value {
 		val = rt.ToValue(v.clearTimer)
 	case "__ENV":
 		val = rt.NewDynamicObject(v.env)
+	case "global":
+		// k6's name for the global object, which bundles made for Node
+		// use (k6chaijs 4.3.4.2).
+		val = rt.GlobalObject()
 	default:
 		m, ok := modules.LookupGlobal(key)
 		if !ok {

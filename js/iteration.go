@@ -71,6 +71,7 @@ func (v *vu) prepare() {
 		}
 	}
 	st.Jar = v.jar
+	st.RPS = conf.rps
 	st.Logf = v.s.logf
 	st.Fail = hooks.fail
 	if st.Fail == nil {

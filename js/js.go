@@ -35,6 +35,7 @@ import (
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/logsink"
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/ratelimit"
 	"github.com/metronome-load/metronome/secrets"
 )
 
@@ -102,6 +103,7 @@ type runConfig struct {
 	groupTag    bool // the group system tag is enabled
 	runTags     *metrics.TagSet
 	noCookies   bool
+	rps         *ratelimit.Limiter // shared by every VU, as k6's is
 	minIterDur  time.Duration
 	rootTags    *metrics.TagSet // run tags plus group "" for setup and teardown
 	scenarioTag sync.Map        // *executor.Scenario → *metrics.TagSet
@@ -163,7 +165,8 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 	} else if st, err := os.Stat(abs); err != nil || st.IsDir() {
 		return nil, exitcode.Errorf(exitcode.ScriptException, "script %s does not exist or is not a file", path)
 	}
-	s.loader = compile.New(compile.Config{Dir: s.dir, ModuleClient: opts.ModuleClient, Files: opts.Files}, moduleHost{s})
+	s.loader = compile.New(compile.Config{Dir: s.dir, ModuleClient: opts.ModuleClient, Files: opts.Files,
+		Warn: func(msg string) { s.logf("%s", msg) }}, moduleHost{s})
 	main, err := s.loader.LoadMain(compile.FileURL(abs))
 	if err != nil {
 		return nil, s.scriptError(err)
@@ -192,9 +195,17 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 // from the service VU v.
 func (s *Script) readExports(v *vu) error {
 	s.exported = map[string]bool{}
+	callable := false
 	for _, k := range v.exports.Keys() {
 		_, isFn := sobek.AssertFunction(v.exports.Get(k))
 		s.exported[k] = isFn
+		callable = callable || isFn && k != "options"
+	}
+	if !callable {
+		// k6's words and exit code: a script with nothing to run is
+		// refused before its options are read.
+		return exitcode.Errorf(exitcode.Generic, "%s: no exported functions in script; export a default function or the functions scenarios name in exec",
+			s.display(s.main.Key()))
 	}
 	o := v.exports.Get("options")
 	if o == nil || sobek.IsUndefined(o) || sobek.IsNull(o) {
@@ -281,6 +292,9 @@ func (s *Script) newRunConfig(opts *config.Options, reg *metrics.Registry, b *me
 		c.rootTags = c.rootTags.With("group", "")
 	}
 	c.noCookies = opts.NoCookiesReset != nil && *opts.NoCookiesReset
+	if opts.RPS != nil {
+		c.rps = ratelimit.New(*opts.RPS)
+	}
 	if opts.MinIterationDuration != nil {
 		c.minIterDur = opts.MinIterationDuration.Std()
 	}

@@ -16,6 +16,7 @@ import (
 	_ "github.com/metronome-load/metronome/js/modules/data"
 	_ "github.com/metronome-load/metronome/js/modules/encoding"
 	_ "github.com/metronome-load/metronome/js/modules/execution"
+	_ "github.com/metronome-load/metronome/js/modules/http"
 	_ "github.com/metronome-load/metronome/js/modules/k6"
 	_ "github.com/metronome-load/metronome/js/modules/metrics"
 )
@@ -471,5 +472,101 @@ export default function () {}`}, nil)
 	}
 	if c.ConnectRun == nil || c.SetSetupData == nil {
 		t.Error("the run hooks are missing")
+	}
+}
+
+// A CommonJS module whose sourceMappingURL names a map that cannot be
+// read runs as CommonJS, with k6's warning, whether it is local (the map
+// is missing or not a source map) or remote (remote maps are not fetched),
+// and a map that reads maps its positions. k6 v2.2.0 runs all three and
+// prints "x=1" (issue 25; jslib.k6.io's k6-utils 1.3.0–1.6.0 has this
+// shape).
+func TestCommonJSWithUnreadableSourceMap(t *testing.T) {
+	const lib = "exports.x = 1;\nexports.f = function () { throw new Error(\"boom\"); };\n//# sourceMappingURL=lib.js.map\n"
+	const script = `import { x } from "./lib.js";
+export default function () { console.log("x=" + x); }`
+	for _, tc := range []struct{ name, srcMap string }{{"missing map", ""}, {"not a map", "not json"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"lib.js": lib, "script.js": script}
+			if tc.srcMap != "" {
+				files["lib.js.map"] = tc.srcMap
+			}
+			r := jstest.Load(t, files, nil)
+			out := iterate(t, r)
+			if !strings.Contains(out, "Couldn't load source map for file://") {
+				t.Errorf("no warning about the source map:\n%s", out)
+			}
+			if got := logged(out); got[len(got)-1] != "x=1" {
+				t.Fatalf("got %q, want x=1 last", got)
+			}
+		})
+	}
+	t.Run("remote", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/lib.js" {
+				http.NotFound(w, r)
+				return
+			}
+			_, _ = w.Write([]byte(lib))
+		}))
+		defer srv.Close()
+		r := jstest.Load(t, map[string]string{"script.js": strings.Replace(script, "./lib.js", srv.URL+"/lib.js", 1)}, nil)
+		if got := logged(iterate(t, r)); len(got) != 1 || got[0] != "x=1" {
+			t.Fatalf("got %q, want [x=1]", got)
+		}
+	})
+	t.Run("map that reads", func(t *testing.T) {
+		r := jstest.Load(t, map[string]string{
+			"lib.js":     lib,
+			"lib.js.map": `{"version":3,"sources":["orig.js"],"names":[],"mappings":"AAAA;AACA;AAAA"}`,
+			"script.js":  `import { f } from "./lib.js"; export default function () { f(); }`,
+		}, nil)
+		vu, _ := r.NewVU(t, 1)
+		jstest.Iterate(vu)
+		// k6 v2.2.0 reports the throw at orig.js:2:0.
+		if !strings.Contains(r.Stderr.String(), "orig.js:2:0") {
+			t.Fatalf("the error does not name the mapped position orig.js:2:0:\n%s", r.Stderr)
+		}
+	})
+}
+
+// A script that exports no function is refused as k6 refuses it: "no
+// exported functions in script", exit code 255 (issue 25).
+func TestNoExportedFunctions(t *testing.T) {
+	for name, src := range map[string]string{
+		"empty":                 "",
+		"options only":          "export const options = { vus: 1 };",
+		"options as a function": "export function options() {}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := jstest.TryLoad(t, map[string]string{"script.js": src}, nil)
+			if err == nil || exitcode.Of(err) != exitcode.Generic || !strings.Contains(err.Error(), "no exported functions in script") {
+				t.Fatalf("got %v (exit code %d), want exit code 255 and k6's message", err, exitcode.Of(err))
+			}
+		})
+	}
+}
+
+// A file that is no valid ES module but a valid CommonJS function body
+// (a top-level return, as jslib.k6.io's formdata has) loads as CommonJS,
+// as in k6 v2.2.0; and k6's global, the global object under the name Node
+// bundles use (k6chaijs 4.3.4.2), exists.
+func TestCommonJSTopLevelReturnAndGlobal(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"lib.js": "if (exports.Thing) {\n  return;\n}\nexports.Thing = function Thing() { return typeof global; };\n",
+		"script.js": `import { Thing } from "./lib.js";
+const required = require("./lib.js");
+export default function () { console.log(Thing(), global === globalThis, typeof required.Thing); }`,
+	}, nil)
+	if got := logged(iterate(t, r)); len(got) != 1 || got[0] != "object true function" {
+		t.Fatalf("got %q, want [object true function] as k6 prints", got)
+	}
+	// A file that is neither still reports the ES module's error.
+	msg := scriptError(t, map[string]string{
+		"script.js": "import \"./lib.js\";\nexport default function () {}",
+		"lib.js":    "export const a = 1;\nreturn;\n",
+	})
+	if !strings.Contains(msg, "lib.js:2:") {
+		t.Fatalf("error %q does not name lib.js:2", msg)
 	}
 }

@@ -126,15 +126,12 @@ func (i *goInstance) GetBindingValue(name string) sobek.Value {
 }
 
 // moduleObject is the default export of a Go module that has none of its
-// own: an object holding the named exports. As the namespace object of
-// import * it holds the default export too.
-type moduleObject struct {
-	i         *goInstance
-	namespace bool
-}
+// own, and the namespace object of import *: an object holding the named
+// exports. As in k6, neither holds a default key.
+type moduleObject struct{ i *goInstance }
 
 func (o *moduleObject) Get(key string) sobek.Value {
-	if key == "default" && !o.namespace {
+	if key == "default" {
 		return nil
 	}
 	return o.i.GetBindingValue(key)
@@ -152,15 +149,7 @@ func (o *moduleObject) Has(key string) bool { return o.Get(key) != nil }
 
 func (o *moduleObject) Delete(string) bool { return false }
 
-func (o *moduleObject) Keys() []string {
-	keys := make([]string, 0, len(o.i.names))
-	for _, n := range o.i.names {
-		if n != "default" || o.namespace {
-			keys = append(keys, n)
-		}
-	}
-	return keys
-}
+func (o *moduleObject) Keys() []string { return o.i.names }
 
 type cjsInstance struct{ module *sobek.Object }
 
@@ -283,7 +272,7 @@ func (v *vu) importValue(imp compile.Import) (sobek.Value, error) {
 		get = inst.GetBindingValue
 		ns = func() sobek.Value {
 			if inst.namespace == nil {
-				inst.namespace = v.rt.NewDynamicObject(&moduleObject{i: inst, namespace: true})
+				inst.namespace = v.rt.NewDynamicObject(&moduleObject{i: inst})
 			}
 			return inst.namespace
 		}
@@ -398,7 +387,7 @@ func (v *vu) goInstance(m *compile.GoModule) (*goInstance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("module %q: %w", m.Name(), err)
 	}
-	inst := &goInstance{rt: v.rt, exports: exp, names: m.Names()}
+	inst := &goInstance{rt: v.rt, exports: exp, names: m.Named()}
 	if v.goMods == nil {
 		v.goMods = map[*compile.GoModule]*goInstance{}
 	}

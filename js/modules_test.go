@@ -54,6 +54,8 @@ func init() {
 	}))
 }
 
+// As in k6, the namespace object of a Go module holds its named exports
+// only: no default key (issue 25).
 func TestExtensionModule(t *testing.T) {
 	r := jstest.Load(t, map[string]string{
 		"script.js": `
@@ -68,11 +70,11 @@ export default async function () {
 	try { await asyncDouble(-1); } catch (e) { err = String(e); }
 	let inGroup = "";
 	group("g", () => { inGroup = where(); });
-	console.log(ext.kind, a, b, c, version, atInit, inGroup, err, Object.keys(ns).join(","), ns.default === ext);
+	console.log(ext.kind, a, b, c, version, atInit, inGroup, err, Object.keys(ns).join(","), ns.default === undefined);
 }`,
 	}, nil)
 	got := logged(iterate(t, r))
-	want := "custom default 42 2 4 1.0 init ::g|default GoError: negative asyncDouble,default,version,where true"
+	want := "custom default 42 2 4 1.0 init ::g|default GoError: negative asyncDouble,version,where true"
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
@@ -111,5 +113,44 @@ export default async function () {
 	}
 	if !strings.Contains(r.Stderr.String(), "late 0") {
 		t.Fatalf("a stale callback ran: %s", r.Stderr)
+	}
+}
+
+// The namespace of k6/http holds what k6 v2.2.0's does (issue 25): its
+// OCSP_* constants and no default key, both when the importing module
+// runs as a function and when sobek evaluates it (top-level await).
+func TestHTTPNamespaceAsInK6(t *testing.T) {
+	// k6 v2.2.0: Object.keys(ns).sort() and the constants' values.
+	const wantKeys = `["CookieJar","OCSP_REASON_AA_COMPROMISE","OCSP_REASON_AFFILIATION_CHANGED","OCSP_REASON_CA_COMPROMISE",` +
+		`"OCSP_REASON_CERTIFICATE_HOLD","OCSP_REASON_CESSATION_OF_OPERATION","OCSP_REASON_KEY_COMPROMISE",` +
+		`"OCSP_REASON_PRIVILEGE_WITHDRAWN","OCSP_REASON_REMOVE_FROM_CRL","OCSP_REASON_SUPERSEDED","OCSP_REASON_UNSPECIFIED",` +
+		`"OCSP_STATUS_GOOD","OCSP_STATUS_REVOKED","OCSP_STATUS_SERVER_FAILED","OCSP_STATUS_UNKNOWN","TLS_1_0","TLS_1_1",` +
+		`"TLS_1_2","TLS_1_3","asyncRequest","batch","cookieJar","del","expectedStatuses","file","get","head","options",` +
+		`"patch","post","put","request","setResponseCallback","url"]`
+	const wantValues = `{"OCSP_REASON_AA_COMPROMISE":"aa_compromise","OCSP_REASON_AFFILIATION_CHANGED":"affiliation_changed",` +
+		`"OCSP_REASON_CA_COMPROMISE":"ca_compromise","OCSP_REASON_CERTIFICATE_HOLD":"certificate_hold",` +
+		`"OCSP_REASON_CESSATION_OF_OPERATION":"cessation_of_operation","OCSP_REASON_KEY_COMPROMISE":"key_compromise",` +
+		`"OCSP_REASON_PRIVILEGE_WITHDRAWN":"privilege_withdrawn","OCSP_REASON_REMOVE_FROM_CRL":"remove_from_crl",` +
+		`"OCSP_REASON_SUPERSEDED":"superseded","OCSP_REASON_UNSPECIFIED":"unspecified","OCSP_STATUS_GOOD":"good",` +
+		`"OCSP_STATUS_REVOKED":"revoked","OCSP_STATUS_SERVER_FAILED":"server_failed","OCSP_STATUS_UNKNOWN":"unknown",` +
+		`"TLS_1_0":"tls1.0","TLS_1_1":"tls1.1","TLS_1_2":"tls1.2","TLS_1_3":"tls1.3"}`
+	for _, tc := range []struct{ name, prefix string }{{"function", ""}, {"module", "await null;\n"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := jstest.Load(t, map[string]string{"script.js": tc.prefix + `import * as ns from "k6/http";
+import http from "k6/http";
+export default function () {
+	const keys = Object.keys(ns).sort();
+	const values = {};
+	for (const k of keys) if (typeof ns[k] === "string") values[k] = ns[k];
+	console.log(JSON.stringify(keys));
+	console.log(JSON.stringify(values));
+	console.log(typeof ns.default, "default" in ns, typeof http.get, Object.keys(http).length);
+}`}, nil)
+			got := logged(iterate(t, r))
+			want := []string{wantKeys, wantValues, "undefined false function 34"}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("got\n%s\nwant (k6 v2.2.0)\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
 	}
 }

@@ -45,6 +45,9 @@ type Buffer struct {
 	// way blocks on it rather than spinning (the flush may wait on a
 	// full ingest channel for a long time).
 	flushing sync.Mutex
+	// meta is the metadata of the samples recorded from now on (see
+	// SetMetadata); nil for none.
+	meta map[string]string
 }
 
 // The states of a Buffer.
@@ -79,8 +82,12 @@ func NewBuffer(flush func([]Sample)) *Buffer {
 }
 
 // Record adds s, flushing when the buffer is full or s is BufferMaxAge
-// after the first buffered sample. A flush includes s.
+// after the first buffered sample. A flush includes s. A sample without
+// metadata of its own gets the buffer's.
 func (b *Buffer) Record(s Sample) {
+	if s.Metadata == nil {
+		s.Metadata = b.meta
+	}
 	if len(b.buf) == cap(b.buf) {
 		b.grow()
 	}
@@ -88,6 +95,26 @@ func (b *Buffer) Record(s Sample) {
 	if len(b.buf) >= BufferSize || s.Time.Sub(b.buf[0].Time) >= BufferMaxAge {
 		b.Flush()
 	}
+}
+
+// MetadataSetter is implemented by recorders that can stamp metadata on
+// the samples they record: k6's exec.vu.metrics.metadata, non-indexed
+// values (a trace id) that the VU's samples carry from then on.
+type MetadataSetter interface {
+	// SetMetadata makes m the metadata of the samples recorded from now
+	// on; nil or empty for none. m is shared by those samples: the caller
+	// must not change it afterwards.
+	SetMetadata(m map[string]string)
+}
+
+var _ MetadataSetter = (*Buffer)(nil)
+
+// SetMetadata implements MetadataSetter. Only the owner may call it.
+func (b *Buffer) SetMetadata(m map[string]string) {
+	if len(m) == 0 {
+		m = nil
+	}
+	b.meta = m
 }
 
 // smallBatch is the size under which Flush copies the samples of a grown

@@ -202,3 +202,36 @@ func TestBufferNeverReusesAHeldBatch(t *testing.T) {
 		t.Errorf("a flushed quiet buffer still holds a slice of capacity %d", cap(b.buf))
 	}
 }
+
+// SetMetadata stamps the samples recorded from then on that carry no
+// metadata of their own (exec.vu.metrics.metadata), sharing the map, and
+// an empty map means none.
+func TestBufferMetadata(t *testing.T) {
+	m := &Metric{Name: "x"}
+	var log batchLog
+	b := NewBuffer(log.flush)
+	now := time.Unix(1, 0)
+	own := map[string]string{"own": "1"}
+	meta := map[string]string{"trace_id": "abc"}
+	b.Record(Sample{Metric: m, Time: now})
+	b.SetMetadata(meta)
+	b.Record(Sample{Metric: m, Time: now})
+	b.Record(Sample{Metric: m, Time: now, Metadata: own})
+	b.SetMetadata(map[string]string{})
+	b.Record(Sample{Metric: m, Time: now})
+	b.Flush()
+	got := log.batches[0]
+	if got[0].Metadata != nil || got[1].Metadata["trace_id"] != "abc" || got[2].Metadata["own"] != "1" || got[3].Metadata != nil {
+		t.Fatalf("metadata %v %v %v %v", got[0].Metadata, got[1].Metadata, got[2].Metadata, got[3].Metadata)
+	}
+	// Stamping allocates nothing: the samples share the map.
+	r := NewBuffer(ReleaseBatch)
+	r.SetMetadata(meta)
+	if allocs := testing.AllocsPerRun(1, func() {
+		for range 20 * BufferSize {
+			r.Record(Sample{Metric: m, Time: now, Value: 1})
+		}
+	}); allocs != 0 {
+		t.Errorf("%v allocations for %d samples under metadata", allocs, 20*BufferSize)
+	}
+}

@@ -134,7 +134,10 @@ func NewEngine(reg *Registry, opts EngineOptions) (*Engine, error) {
 				st.sets = append(st.sets, set)
 				continue
 			}
+			// Keys that select the same tags share one submetric, named
+			// by the first key in sorted order.
 			sub := st.sub(set.selector, set.name)
+			set.name = sub.name
 			sub.observed = true
 			sub.sets = append(sub.sets, set)
 		}
@@ -147,7 +150,7 @@ func NewEngine(reg *Registry, opts EngineOptions) (*Engine, error) {
 
 // addSubmetric creates the submetric named name unless it exists.
 func (e *Engine) addSubmetric(name string) (*subState, error) {
-	parent, sel, canonical, err := parseSubmetric(name)
+	parent, sel, display, err := parseSubmetric(name)
 	if err != nil {
 		return nil, fmt.Errorf("submetric %q: %w", name, err)
 	}
@@ -158,7 +161,7 @@ func (e *Engine) addSubmetric(name string) (*subState, error) {
 	if m == nil {
 		return nil, fmt.Errorf("submetric %q: metric %q is not defined", name, parent)
 	}
-	return e.state(m).sub(sel, canonical), nil
+	return e.state(m).sub(sel, display), nil
 }
 
 // state returns the state of m, creating it on m's first sample. It returns
@@ -347,8 +350,8 @@ func (e *Engine) Groups() []string {
 // ObservedMetric is a metric or submetric that got a sample or has
 // thresholds.
 type ObservedMetric struct {
-	// Name is the metric's name or, for a submetric, the canonical
-	// "metric{tag:value,...}".
+	// Name is the metric's name or, for a submetric, its name as first
+	// written, "metric{tag:value, ...}".
 	Name   string
 	Metric *Metric
 	// Sink is a copy, safe to read while the engine goes on.

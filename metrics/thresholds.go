@@ -29,7 +29,7 @@ type Thresholds struct {
 // options.thresholds.
 type thresholdSet struct {
 	key      string // as written
-	name     string // canonical metric or submetric name
+	name     string // metric or submetric name, as ObservedMetric.Name
 	metric   *Metric
 	selector *TagSet // nil for the metric itself
 	items    []*threshold
@@ -137,7 +137,7 @@ func (r *ThresholdReport) FailedMetrics() []string {
 }
 
 // Results returns the thresholds of the metric or submetric with the
-// canonical name name (ObservedMetric.Name), under every key that names it.
+// name name (ObservedMetric.Name), under every key that names it.
 func (r *ThresholdReport) Results(name string) []ThresholdResult {
 	var res []ThresholdResult
 	for _, m := range r.Metrics {
@@ -152,8 +152,7 @@ func (r *ThresholdReport) Results(name string) []ThresholdResult {
 type MetricThresholds struct {
 	// Key is the name as written in options.thresholds.
 	Key string
-	// Name is the canonical metric or submetric name, as in
-	// ObservedMetric.Name.
+	// Name is the metric or submetric name, as in ObservedMetric.Name.
 	Name     string
 	Metric   *Metric
 	Selector *TagSet

@@ -228,10 +228,12 @@ func ParseSubmetric(name string) (parent string, selector *TagSet, err error) {
 	return parent, selector, err
 }
 
-// parseSubmetric is ParseSubmetric that also returns the canonical name:
-// the parent, then the selector's pairs in the order written, trimmed and
-// unquoted, "metric{k:v,k2:v2}".
-func parseSubmetric(name string) (parent string, selector *TagSet, canonical string, err error) {
+// parseSubmetric is ParseSubmetric that also returns the submetric's
+// name as k6 shows it in the summary, --summary-export and handleSummary's
+// data: the parent, then the selector as written, spaces around it
+// trimmed, "metric{k: v, 'k2':\"v2\"}". A handleSummary that looks the
+// name up as written in options.thresholds finds it.
+func parseSubmetric(name string) (parent string, selector *TagSet, display string, err error) {
 	name = strings.TrimSpace(name)
 	open := strings.IndexByte(name, '{')
 	if open < 0 {
@@ -257,9 +259,6 @@ func parseSubmetric(name string) (parent string, selector *TagSet, canonical str
 	if strings.TrimSpace(body) == "" {
 		return "", nil, "", fmt.Errorf("%q has an empty tag selector", name)
 	}
-	var b strings.Builder
-	b.WriteString(parent)
-	b.WriteByte('{')
 	selector = EmptyTags
 	seen := make(map[string]bool)
 	for pair := range strings.SplitSeq(body, ",") {
@@ -274,17 +273,10 @@ func parseSubmetric(name string) (parent string, selector *TagSet, canonical str
 		if seen[k] {
 			return "", nil, "", fmt.Errorf("%q: tag %q appears twice in the selector", name, k)
 		}
-		if len(seen) > 0 {
-			b.WriteByte(',')
-		}
 		seen[k] = true
 		selector = selector.With(k, v)
-		b.WriteString(k)
-		b.WriteByte(':')
-		b.WriteString(v)
 	}
-	b.WriteByte('}')
-	return parent, selector, b.String(), nil
+	return parent, selector, parent + "{" + strings.TrimSpace(body) + "}", nil
 }
 
 // unquote trims spaces and then the quotes around a key or value.

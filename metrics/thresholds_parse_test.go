@@ -125,28 +125,33 @@ func TestAggregationValidFor(t *testing.T) {
 	}
 }
 
+// TestParseSubmetric checks the parent, tags and name of submetric keys:
+// the name keeps the selector as written, trimmed, as k6 v2.2.0 names
+// 'my_counter{a:1, b:2}' and 'my_counter{"c":"3"}' (issue 25).
 func TestParseSubmetric(t *testing.T) {
 	cases := []struct {
-		in, parent, canonical string
-		tags                  map[string]string
+		in, parent, display string
+		tags                map[string]string
 	}{
 		{"http_req_duration", "http_req_duration", "http_req_duration", nil},
 		{"http_req_duration{expected_response:true}", "http_req_duration", "http_req_duration{expected_response:true}",
 			map[string]string{"expected_response": "true"}},
-		{` http_req_duration{ status : "200" , method:'GET' } `, "http_req_duration", "http_req_duration{status:200,method:GET}",
+		{` http_req_duration{ status : "200" , method:'GET' } `, "http_req_duration", `http_req_duration{status : "200" , method:'GET'}`,
 			map[string]string{"status": "200", "method": "GET"}},
 		{"group_duration{group:::a::b}", "group_duration", "group_duration{group:::a::b}", map[string]string{"group": "::a::b"}},
 		{"checks{check:}", "checks", "checks{check:}", map[string]string{"check": ""}},
-		{`m{url:"http://x/?a=1"}`, "m", "m{url:http://x/?a=1}", map[string]string{"url": "http://x/?a=1"}},
+		{`m{url:"http://x/?a=1"}`, "m", `m{url:"http://x/?a=1"}`, map[string]string{"url": "http://x/?a=1"}},
+		{"my_counter{a:1, b:2}", "my_counter", "my_counter{a:1, b:2}", map[string]string{"a": "1", "b": "2"}},
+		{`my_counter{"c":"3"}`, "my_counter", `my_counter{"c":"3"}`, map[string]string{"c": "3"}},
 	}
 	for _, c := range cases {
-		parent, sel, canonical, err := parseSubmetric(c.in)
+		parent, sel, display, err := parseSubmetric(c.in)
 		if err != nil {
 			t.Errorf("parseSubmetric(%q): %v", c.in, err)
 			continue
 		}
-		if parent != c.parent || canonical != c.canonical {
-			t.Errorf("parseSubmetric(%q) = %q, %q; want %q, %q", c.in, parent, canonical, c.parent, c.canonical)
+		if parent != c.parent || display != c.display {
+			t.Errorf("parseSubmetric(%q) = %q, %q; want %q, %q", c.in, parent, display, c.parent, c.display)
 		}
 		if c.tags == nil {
 			if sel != nil {

@@ -612,3 +612,20 @@ func TestData(t *testing.T) {
 		t.Error("setup_data present without setup data")
 	}
 }
+
+// A submetric's label is its selector as written, as k6 v2.2.0 prints
+// 'my_counter{"c":"3"}' and 'my_counter{ e : 5 ,f:6 }' (issue 25).
+func TestSelectorLabelAsWritten(t *testing.T) {
+	for name, want := range map[string]string{
+		`my_counter{"c":"3"}`:                       `{ "c":"3" }`,
+		"my_counter{a:1,b:2}":                       "{ a:1,b:2 }",
+		"my_counter{e : 5 ,f:6}":                    "{ e : 5 ,f:6 }",
+		"my_counter{d:'x y'}":                       "{ d:'x y' }",
+		"http_req_duration{expected_response:true}": "{ expected_response:true }",
+	} {
+		m := &Metric{Name: name, Parent: "my_counter", Selector: metrics.EmptyTags.With("x", "y")}
+		if got := selectorLabel(m); got != want {
+			t.Errorf("selectorLabel(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -448,21 +448,11 @@ func baseName(m *Metric) string {
 	return m.Name
 }
 
-// selectorLabel prints a submetric's selector as "{ tag:value, tag:value }".
+// selectorLabel prints a submetric's selector as k6 does: what its name
+// holds between the braces, as written, "{ tag:value, tag:value }".
 func selectorLabel(m *Metric) string {
-	var pairs []string
-	if m.Selector != nil {
-		m.Selector.Range(func(k, v string) bool {
-			pairs = append(pairs, k+":"+v)
-			return true
-		})
-	} else if i := strings.IndexByte(m.Name, '{'); i >= 0 {
-		inner := strings.TrimSuffix(m.Name[i+1:], "}")
-		for _, p := range strings.Split(inner, ",") {
-			pairs = append(pairs, strings.TrimSpace(p))
-		}
-	}
-	return "{ " + strings.Join(pairs, ", ") + " }"
+	_, inner, _ := strings.Cut(m.Name, "{")
+	return "{ " + strings.TrimSuffix(inner, "}") + " }"
 }
 
 // backfilledCount is the sample count of a corrected_latency submetric

@@ -30,6 +30,9 @@ type Config struct {
 	// Files, when not nil, holds every local file the script may read,
 	// by absolute slash-separated path; nothing is then read from disk.
 	Files map[string][]byte
+	// Warn, when not nil, reports what the loader works around, such as
+	// a source map it cannot read.
+	Warn func(msg string)
 }
 
 // Host is what the loader needs from the runtime layer.
@@ -89,8 +92,8 @@ func (m *GoModule) Name() string { return m.name }
 // Module is the Go implementation of the module.
 func (m *GoModule) Module() modules.Module { return m.mod }
 
-// Names are the module's export names, sorted, "default" included.
-func (m *GoModule) Names() []string { return m.names }
+// Named are the module's named export names, sorted, without "default".
+func (m *GoModule) Named() []string { return m.named }
 
 // Spec is the specifier the import names.
 func (i Import) Spec() string { return i.spec }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/evanw/esbuild/pkg/api"
+	"github.com/go-sourcemap/sourcemap"
 	"github.com/grafana/sobek"
 	"github.com/grafana/sobek/ast"
 	"github.com/grafana/sobek/parser"
@@ -44,6 +45,8 @@ type Loader struct {
 	// an archive.
 	local    map[string][]byte
 	wrappers map[Ref]*sobek.SourceTextModuleRecord
+	// maps are the source-map files read so far, by module URL.
+	maps map[string][]byte
 	// pending are the rewritten ES modules of the current load that still
 	// need the import-cycle check before VUs may run them as functions.
 	pending []*Module
@@ -113,6 +116,7 @@ func New(cfg Config, host Host) *Loader {
 		opened:   map[string]string{},
 		local:    map[string][]byte{},
 		wrappers: map[Ref]*sobek.SourceTextModuleRecord{},
+		maps:     map[string][]byte{},
 		client:   moduleClient(cfg.ModuleClient),
 	}
 }
@@ -338,29 +342,26 @@ func (l *Loader) loadFileLocked(u *url.URL, spec string) (*Module, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s is not valid JSON: %v", key, err)
 		}
-		f.cjs = p
-		f.rec = &cjsRecord{l: l, f: f}
-		l.files[key] = f
-		l.byRecord[f.rec] = f
-		return f, nil
+		return l.keepCommonJS(f, p), nil
 	}
 	prog, code, err := l.parse(key, u.Path, string(src))
 	if err != nil {
+		// Like k6, a file that is no ES module may still be CommonJS,
+		// whose function body allows what a module does not (a
+		// top-level return: jslib.k6.io's formdata).
+		if p, cerr := compileCommonJS(key, string(src), l.maps[key]); cerr == nil {
+			return l.keepCommonJS(f, p), nil
+		}
 		return nil, err
 	}
-	if hasSourceMap(code) {
+	srcMap, mapped := l.maps[key]
+	if mapped || hasInlineSourceMap(code) {
 		l.mapped.Store(key, true)
 	}
 	if len(prog.ImportEntries) == 0 && len(prog.ExportEntries) == 0 && !prog.HasTLA {
-		// No module syntax: CommonJS. The wrapper keeps line numbers; a
-		// closing "})" line is skipped by sobek's source-map lookup.
-		p, cerr := sobek.Compile(key, "(function (module, exports) {"+code+"\n})", false)
-		if cerr == nil {
-			f.cjs = p
-			f.rec = &cjsRecord{l: l, f: f}
-			l.files[key] = f
-			l.byRecord[f.rec] = f
-			return f, nil
+		// No module syntax: CommonJS.
+		if p, cerr := compileCommonJS(key, code, srcMap); cerr == nil {
+			return l.keepCommonJS(f, p), nil
 		}
 	}
 	rec, err := sobek.ModuleFromAST(prog, l.ResolveHook)
@@ -399,6 +400,29 @@ func (l *Loader) loadFileLocked(u *url.URL, spec string) (*Module, error) {
 		l.pending = append(l.pending, f)
 	}
 	return f, nil
+}
+
+// compileCommonJS compiles code as the function of module and exports a
+// CommonJS module runs in. The wrapper keeps line numbers; a closing "})"
+// line is skipped by sobek's source-map lookup. It gets srcMap, the map
+// the module's own parse read, if any: a map that could not be read was
+// reported then, and must not fail the wrapper.
+func compileCommonJS(key, code string, srcMap []byte) (*sobek.Program, error) {
+	wrapped, err := parser.ParseFile(nil, key, "(function (module, exports) {"+code+"\n})", 0,
+		parser.WithSourceMapLoader(func(string) ([]byte, error) { return srcMap, nil }))
+	if err != nil {
+		return nil, err
+	}
+	return sobek.CompileAST(wrapped, false)
+}
+
+// keepCommonJS records f as the CommonJS module compiled to p.
+func (l *Loader) keepCommonJS(f *Module, p *sobek.Program) *Module {
+	f.cjs = p
+	f.rec = &cjsRecord{l: l, f: f}
+	l.files[f.key] = f
+	l.byRecord[f.rec] = f
+	return f
 }
 
 type specifier struct {
@@ -470,9 +494,18 @@ func (l *Loader) parse(key, path, src string) (*ast.Program, string, error) {
 
 // hasSourceMap reports whether code ends with a sourceMappingURL comment.
 func hasSourceMap(code string) bool {
+	return strings.HasPrefix(lastLine(code), "//# sourceMappingURL=")
+}
+
+// hasInlineSourceMap reports whether code ends with a sourceMappingURL
+// comment that holds the map as a data URL.
+func hasInlineSourceMap(code string) bool {
+	return strings.HasPrefix(lastLine(code), "//# sourceMappingURL=data:")
+}
+
+func lastLine(code string) string {
 	code = strings.TrimRight(code, "\n\r\t ")
-	i := strings.LastIndexByte(code, '\n')
-	return strings.HasPrefix(code[i+1:], "//# sourceMappingURL=")
+	return code[strings.LastIndexByte(code, '\n')+1:]
 }
 
 // Column converts a column sobek reports for a position in the module
@@ -581,21 +614,32 @@ func inCycle(f *Module) bool {
 }
 
 func (l *Loader) parseSource(key, src string) (*ast.Program, error) {
-	return parser.ParseFile(nil, key, src, 0, parser.IsModule, parser.WithSourceMapLoader(l.sourceMap))
+	return parser.ParseFile(nil, key, src, 0, parser.IsModule, parser.WithSourceMapLoader(func(p string) ([]byte, error) {
+		return l.sourceMap(key, p), nil
+	}))
 }
 
-// sourceMap reads a source map a module refers to; a missing map is
-// ignored rather than failing the module.
-func (l *Loader) sourceMap(p string) ([]byte, error) {
+// sourceMap reads the local source map p that the module key refers to
+// and keeps it in l.maps. Like k6, it warns about a map it cannot read or
+// parse and goes on without it, so that a module shipped without its map
+// still runs; a remote module's map is not fetched.
+func (l *Loader) sourceMap(key, p string) []byte {
 	u, err := url.Parse(p)
 	if err != nil || (u.Scheme != "file" && u.Scheme != "") {
-		return nil, nil
+		return nil
 	}
 	b, err := os.ReadFile(filepath.FromSlash(u.Path))
-	if err != nil {
-		return nil, nil
+	if err == nil {
+		_, err = sourcemap.Parse(p, b)
 	}
-	return b, nil
+	if err != nil {
+		if l.cfg.Warn != nil {
+			l.cfg.Warn(fmt.Sprintf("Couldn't load source map for %s: %v", key, err))
+		}
+		return nil
+	}
+	l.maps[key] = b
+	return b
 }
 
 // transform runs esbuild on one file: TypeScript to JavaScript, and async
@@ -672,6 +716,7 @@ type GoModule struct {
 	name  string
 	mod   modules.Module
 	names []string // sorted, "default" included
+	named []string // names without "default"
 }
 
 // goModuleLocked builds the record of a Go module. Linking needs the
@@ -688,9 +733,11 @@ func (l *Loader) goModuleLocked(name string, mod modules.Module) (*GoModule, err
 			names = append(names, k)
 		}
 	}
-	names = append(names, "default")
 	sort.Strings(names)
-	m := &GoModule{l: l, name: name, mod: mod, names: names}
+	named := names
+	names = append(slices.Clone(names), "default")
+	sort.Strings(names)
+	m := &GoModule{l: l, name: name, mod: mod, names: names, named: named}
 	l.goMods[name] = m
 	return m, nil
 }
@@ -700,9 +747,11 @@ func (m *GoModule) record() sobek.ModuleRecord { return m }
 // Link has nothing to link: a Go module imports nothing.
 func (m *GoModule) Link() error { return nil }
 
-// GetExportedNames reports the module's exports.
+// GetExportedNames reports the module's named exports: as in k6, a
+// namespace object of a Go module has no default key, though the default
+// export can be imported.
 func (m *GoModule) GetExportedNames(cb func([]string), _ ...sobek.ModuleRecord) bool {
-	cb(m.names)
+	cb(m.named)
 	return true
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/extension"
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/ratelimit"
 	"github.com/metronome-load/metronome/secrets"
 )
 
@@ -140,6 +141,9 @@ type State struct {
 	// Jar is the VU's cookie jar, reset each iteration unless
 	// noCookiesReset.
 	Jar http.CookieJar
+	// RPS is the test-wide limit of the rps option that k6/http holds
+	// every request to; nil when there is none. All VUs share it.
+	RPS *ratelimit.Limiter
 
 	// Abort aborts the whole test (exec.test.abort); Fail marks it failed.
 	Abort func(reason string)

@@ -11,6 +11,8 @@ package execution
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/grafana/sobek"
@@ -18,6 +20,7 @@ import (
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
+	"github.com/metronome-load/metronome/metrics"
 )
 
 func init() {
@@ -42,6 +45,7 @@ type module struct {
 	vu        modules.VU
 	vuTags    *sobek.Object
 	vuMetrics *sobek.Object
+	metadata  map[string]string // exec.vu.metrics.metadata, see metadataView
 	abortFn   sobek.Value
 	failFn    sobek.Value
 
@@ -52,7 +56,7 @@ type module struct {
 func (m *module) state(what string) *modules.State {
 	st := m.vu.State()
 	if st == nil {
-		jsmod.Throwf(m.vu.Runtime(), "%s is not available in the init context", what)
+		jsmod.ThrowGoError(m.vu.Runtime(), "%s is not available in the init context", what)
 	}
 	return st
 }
@@ -97,7 +101,7 @@ func (m *module) scenario(st *modules.State, key string) sobek.Value {
 	rt := m.vu.Runtime()
 	sc := st.Current.Scenario
 	if sc == nil {
-		jsmod.Throwf(rt, "exec.scenario is only available in scenario code, not in setup() or teardown()")
+		jsmod.ThrowGoError(rt, "exec.scenario is only available in scenario code, not in setup() or teardown()")
 	}
 	switch key {
 	case "name":
@@ -173,6 +177,7 @@ func (m *module) vuInfo(st *modules.State, key string) sobek.Value {
 		if m.vuMetrics == nil {
 			m.vuMetrics = rt.NewObject()
 			_ = m.vuMetrics.Set("tags", m.tags())
+			_ = m.vuMetrics.Set("metadata", rt.NewDynamicObject(&metadataView{m: m}))
 		}
 		return m.vuMetrics
 	}
@@ -265,6 +270,63 @@ func (t *tagsView) Keys() []string {
 	return keys
 }
 
+// metadataView is exec.vu.metrics.metadata: values, such as a trace id,
+// that the samples the VU records from now on carry without being tagged
+// by them (the JSON output shows them as "metadata"). Each change makes a
+// new map, which the VU's recorder stamps on its samples; a recorder that
+// cannot (a test's) leaves them bare.
+type metadataView struct{ m *module }
+
+func (v *metadataView) set(st *modules.State, meta map[string]string) {
+	v.m.metadata = meta
+	if r, ok := st.Recorder.(metrics.MetadataSetter); ok {
+		r.SetMetadata(meta)
+	}
+}
+
+func (v *metadataView) Get(key string) sobek.Value {
+	v.m.state("exec.vu.metrics.metadata")
+	if val, ok := v.m.metadata[key]; ok {
+		return v.m.vu.Runtime().ToValue(val)
+	}
+	return nil
+}
+
+func (v *metadataView) Set(key string, val sobek.Value) bool {
+	st := v.m.state("exec.vu.metrics.metadata")
+	if _, isObj := val.(*sobek.Object); isObj || sobek.IsUndefined(val) || sobek.IsNull(val) {
+		jsmod.Throwf(v.m.vu.Runtime(), "exec.vu.metrics.metadata[%q]: a metadata value must be a string, number or boolean", key)
+	}
+	meta := maps.Clone(v.m.metadata)
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	meta[key] = val.String()
+	v.set(st, meta)
+	return true
+}
+
+func (v *metadataView) Has(key string) bool {
+	v.m.state("exec.vu.metrics.metadata")
+	_, ok := v.m.metadata[key]
+	return ok
+}
+
+func (v *metadataView) Delete(key string) bool {
+	st := v.m.state("exec.vu.metrics.metadata")
+	if _, ok := v.m.metadata[key]; ok {
+		meta := maps.Clone(v.m.metadata)
+		delete(meta, key)
+		v.set(st, meta)
+	}
+	return true
+}
+
+func (v *metadataView) Keys() []string {
+	v.m.state("exec.vu.metrics.metadata")
+	return slices.Sorted(maps.Keys(v.m.metadata))
+}
+
 // abort stops the whole test at once (exit code 108); teardown and the
 // summary still run.
 func (m *module) abort(call sobek.FunctionCall) sobek.Value {
@@ -294,8 +356,9 @@ func (m *module) fail(call sobek.FunctionCall) sobek.Value {
 }
 
 // options is exec.test.options: the consolidated options as a plain
-// object, without the shortcut options (vus, duration, iterations,
-// stages) that become scenarios.
+// object, with the shortcut options (vus, duration, iterations, stages)
+// turned into the scenarios they make, as in k6 (k6-utils'
+// getCurrentStageIndex reads the stages there).
 func (m *module) options() sobek.Value {
 	st := m.state("exec.test.options")
 	rt := m.vu.Runtime()
@@ -303,6 +366,9 @@ func (m *module) options() sobek.Value {
 		o := config.Options{}
 		if st.Options != nil {
 			o = *st.Options
+		}
+		if sc, err := o.ResolveScenarios(); err == nil {
+			o.Scenarios = sc
 		}
 		o.VUs, o.Duration, o.Iterations, o.Stages = nil, nil, nil, nil
 		b, err := json.Marshal(&o)

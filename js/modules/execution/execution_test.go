@@ -3,16 +3,20 @@ package execution_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/js/jstest"
 	_ "github.com/metronome-load/metronome/js/modules/execution"
 	_ "github.com/metronome-load/metronome/js/modules/k6"
+	_ "github.com/metronome-load/metronome/js/modules/metrics"
+	"github.com/metronome-load/metronome/metrics"
 )
 
 // lastJSON decodes the last console line, which the scripts print as JSON.
@@ -161,7 +165,9 @@ export default function () {
 		t.Fatalf("fail(): outcome %v: %s", res.Outcome, r.Stderr)
 	}
 	out := r.Stderr.String()
-	if !strings.Contains(out, `{"tags":{"a":"b"}}`) || !strings.Contains(out, "still running") {
+	// The shortcut vus: 5 shows as the scenario it makes, as in k6.
+	if !strings.Contains(out, `{"scenarios":{"default":{"executor":"shared-iterations","iterations":5,"vus":5}},"tags":{"a":"b"}}`) ||
+		!strings.Contains(out, "still running") {
 		t.Fatalf("stderr:\n%s", out)
 	}
 	// k6 v2.2.0 counts the iteration that aborts the test in iterations
@@ -202,5 +208,83 @@ export default function () {}`,
 	_, err := r.Script.Setup(context.Background(), nil)
 	if err == nil || !strings.Contains(err.Error(), "not in setup() or teardown()") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// exec.test.options holds the scenario the shortcut options make, as k6
+// v2.2.0's does: k6-utils' getCurrentStageIndex reads the stages there
+// (issue 25, the jslib.k6.io sweep). In setup, exec.scenario throws a
+// GoError, as in k6.
+func TestTestOptionsShowShortcutScenario(t *testing.T) {
+	target := int64(3)
+	stages := []config.Stage{{Duration: duration.Duration(2 * time.Second), Target: &target}}
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+import exec from "k6/execution";
+export function setup() {
+	try { return exec.scenario.name; } catch (e) { return e.name; }
+}
+export default function () {
+	const sc = exec.test.options.scenarios;
+	console.log(JSON.stringify([Object.keys(sc), sc.default.executor, sc.default.stages, exec.test.options.stages]));
+}`,
+	}, &jstest.Config{Options: &config.Options{Stages: stages}})
+	data, err := r.Script.Setup(context.Background(), nil)
+	if err != nil || string(data) != `"GoError"` {
+		t.Fatalf("setup returned %s, %v; want the error name GoError", data, err)
+	}
+	vu, _ := r.NewVU(t, 1)
+	if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
+	}
+	if want := `[["default"],"ramping-vus",[{"duration":"2s","target":3}],null]`; !strings.Contains(r.Stderr.String(), want) {
+		t.Fatalf("stderr:\n%s\nwant %s", r.Stderr, want)
+	}
+}
+
+// exec.vu.metrics.metadata, which http-instrumentation-tempo sets around
+// every request, holds values that the VU's samples carry from then on
+// without being tagged by them, as in k6 v2.2.0 (issue 25).
+func TestVUMetricsMetadata(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+import exec from "k6/execution";
+import { Counter } from "k6/metrics";
+const c = new Counter("traced");
+export default function () {
+	const md = exec.vu.metrics.metadata;
+	md["trace_id"] = "abc";
+	md.n = 7;
+	c.add(1);
+	delete md.n;
+	c.add(2);
+	delete md["trace_id"];
+	c.add(3);
+	let err = "";
+	try { md.x = {}; } catch (e) { err = e.message; }
+	console.log(JSON.stringify([Object.keys(exec.vu.metrics).sort(), "trace_id" in md, md.trace_id === undefined, err]));
+}`,
+	}, nil)
+	var got []metrics.Sample
+	buf := metrics.NewBuffer(func(b []metrics.Sample) { got = append(got, b...) })
+	vu, err := r.Script.NewVU(context.Background(), 1, buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
+	}
+	buf.Flush()
+	if want := `[["metadata","tags"],false,true,"exec.vu.metrics.metadata[\"x\"]: a metadata value must be a string, number or boolean"]`; !strings.Contains(r.Stderr.String(), want) {
+		t.Fatalf("stderr:\n%s\nwant %s", r.Stderr, want)
+	}
+	var meta []string
+	for _, s := range got {
+		if s.Metric.Name == "traced" {
+			meta = append(meta, fmt.Sprint(s.Metadata))
+		}
+	}
+	if want := "map[n:7 trace_id:abc] map[trace_id:abc] map[]"; strings.Join(meta, " ") != want {
+		t.Fatalf("the counter's samples carry %q, want %q", meta, want)
 	}
 }

@@ -206,7 +206,8 @@ func (c *client) jsConnect(call sobek.FunctionCall) sobek.Value {
 		_ = c.conn.Close()
 		c.conn = nil
 	}
-	opts := []grpc.DialOption{grpc.WithContextDialer(c.bytes.dial)}
+	var refused refusal
+	opts := []grpc.DialOption{grpc.WithContextDialer(refused.dialer(c.bytes.dial))}
 	if p.plaintext {
 		opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	} else {
@@ -232,7 +233,7 @@ func (c *client) jsConnect(call sobek.FunctionCall) sobek.Value {
 	}
 	ctx, cancel := context.WithTimeout(c.m.vu.Context(), p.timeout)
 	defer cancel()
-	if err := waitReady(ctx, conn); err != nil {
+	if err := waitReady(ctx, conn, &refused); err != nil {
 		_ = conn.Close()
 		jsmod.Throwf(rt, "client.connect %s: %v", addr, err)
 	}
@@ -248,13 +249,20 @@ func (c *client) jsConnect(call sobek.FunctionCall) sobek.Value {
 	return rt.ToValue(true)
 }
 
-// waitReady connects conn and waits until it is ready or ctx ends.
-func waitReady(ctx context.Context, conn *grpc.ClientConn) error {
+// waitReady connects conn and waits until it is ready or ctx ends. Like
+// k6, it gives up at once when a dial failed in a way retrying cannot
+// cure, as refused recorded: a closed port fails connect in milliseconds,
+// not after its timeout.
+func waitReady(ctx context.Context, conn *grpc.ClientConn, refused *refusal) error {
 	conn.Connect()
 	for {
 		s := conn.GetState()
 		if s == connectivity.Ready {
 			return nil
+		}
+		if err := refused.err.Load(); err != nil && s == connectivity.TransientFailure {
+			// k6's words, which are grpc-go's for a failed blocking dial.
+			return fmt.Errorf("connection error: desc = \"transport: error while dialing: %v\"", *err)
 		}
 		if !conn.WaitForStateChange(ctx, s) {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {

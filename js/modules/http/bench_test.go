@@ -14,6 +14,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/ratelimit"
 )
 
 // benchVU is one VU whose iteration is a single http.get of url. Every
@@ -108,9 +109,17 @@ func (f *fakeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // BenchmarkGetOverhead is BenchmarkGet without the network: what the
 // module and the JavaScript call cost per request on top of net/http.
-func BenchmarkGetOverhead(b *testing.B) {
+func BenchmarkGetOverhead(b *testing.B) { benchGetOverhead(b, nil) }
+
+// BenchmarkGetOverheadRPS is BenchmarkGetOverhead under an rps limit too
+// high to hold any request back: what the limiter costs a request that
+// does not wait.
+func BenchmarkGetOverheadRPS(b *testing.B) { benchGetOverhead(b, ratelimit.New(1e9)) }
+
+func benchGetOverhead(b *testing.B, rps *ratelimit.Limiter) {
 	var samples atomic.Int64
 	e := newEnv(b, nil)
+	e.st.RPS = rps
 	e.st.Recorder = metrics.RecorderFunc(func(metrics.Sample) { samples.Add(1) })
 	e.st.Client = &http.Client{Transport: &fakeTransport{header: http.Header{"Content-Length": {"2"}}}}
 	e.run(`function iteration() { return http.get("http://fake/").status }`)

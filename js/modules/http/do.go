@@ -22,6 +22,9 @@ type counter interface{ take() (sent, received int64) }
 // it on other goroutines. parent is the VU's context. l is the VU's lane
 // for synchronous requests, nil for concurrent ones.
 func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *result {
+	if r.rps != nil {
+		holdBack(parent, r.rps, l)
+	}
 	res := &r.res
 	res.req = r
 	res.hops = res.inline[:0]

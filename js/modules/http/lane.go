@@ -32,8 +32,9 @@ type lane struct {
 	conn     net.Conn // the fast-path connection in use, if any
 
 	// Used on the VU goroutine only.
-	tr   *tracer
-	tmpl *http.Request // carries ctx and tr's trace
+	tr    *tracer
+	tmpl  *http.Request // carries ctx and tr's trace
+	pause *time.Timer   // holdBack's, made on first use
 }
 
 // pollParent is how often a running request checks the VU's context, so

@@ -110,6 +110,15 @@ func instantiate(vu modules.VU) (modules.Exports, error) {
 		"TLS_1_2":             "tls1.2",
 		"TLS_1_3":             "tls1.3",
 	}
+	// k6's names for the values of response.ocsp.status and
+	// .revocation_reason.
+	for _, v := range [...]string{"good", "revoked", "server_failed", "unknown"} {
+		named["OCSP_STATUS_"+strings.ToUpper(v)] = v
+	}
+	for _, v := range [...]string{"unspecified", "key_compromise", "ca_compromise", "affiliation_changed", "superseded",
+		"cessation_of_operation", "certificate_hold", "remove_from_crl", "privilege_withdrawn", "aa_compromise"} {
+		named["OCSP_REASON_"+strings.ToUpper(v)] = v
+	}
 	return modules.Exports{Named: named}, nil
 }
 

@@ -25,6 +25,7 @@ func (in *instance) parse(st *modules.State, method string, urlV, bodyV, paramsV
 		method:    method,
 		header:    d.header,
 		timeout:   d.timeout,
+		rps:       st.RPS,
 		redirects: d.redirects,
 		respType:  d.respType,
 		expect:    in.callback,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/ratelimit"
 )
 
 // responseType says what happens to a response body.
@@ -115,17 +116,22 @@ type request struct {
 
 	// tags are State.Tags, the per-request tags and the method, url and
 	// name system tags.
-	tags *metrics.TagSet
-	// named is set when the script chose the name tag.
-	named     bool
+	tags      *metrics.TagSet
 	timeout   time.Duration
+	rps       *ratelimit.Limiter // the rps option's limit, nil for none
 	redirects int
-	respType  responseType
 	expect    *expected // nil: no response callback
 	cookies   []sentCookie
 	jar       http.CookieJar
-	throw     bool
-	debug     debugLevel
+
+	// The small fields sit together, so that the request, allocated for
+	// every call, stays in its size class.
+
+	// named is set when the script chose the name tag.
+	named    bool
+	respType responseType
+	throw    bool
+	debug    debugLevel
 	// digest and ntlm are params.auth "digest" and "ntlm" (see digest.go
 	// and ntlm.go).
 	digest, ntlm bool
