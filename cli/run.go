@@ -107,11 +107,18 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	if err != nil {
 		return exitcode.Errorf(exitcode.InvalidConfig, "--secret-source: %v", err)
 	}
+	// From here on everything the run prints, its last error line
+	// included (execute writes it to g.stderr), hides the secrets the
+	// script fetches.
+	stdout, stderr := store.Writer(g.stdout), store.Writer(g.stderr)
+	g.stdout, g.stderr = stdout, stderr
+	defer stderr.Flush()
+	defer stdout.Flush()
 
 	// Signals are caught from here on: the init context runs next.
 	ctx, signalled, stop := g.signalContext(cmd.Context())
 	defer stop()
-	logs, err := g.logSink()
+	logs, err := g.logSink(store)
 	if err != nil {
 		return err
 	}
@@ -154,6 +161,7 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		Stdout:        g.stdout,
 		Stderr:        g.stderr,
 		Log:           logs,
+		Secrets:       store,
 		StdoutTTY:     isTTY(g.stdout),
 		StderrTTY:     isTTY(g.stderr),
 		Address:       st.address,
