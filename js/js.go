@@ -54,7 +54,7 @@ type LoadOptions struct {
 	Log *logsink.Sink
 	// Verbose lets console.debug through, as k6's --verbose does.
 	Verbose bool
-	// ModuleClient fetches http:// and https:// modules; nil means a
+	// ModuleClient fetches https:// modules; nil means a
 	// client with the system's certificate pool and a 60 s timeout. Tests
 	// pass an httptest TLS server's client.
 	ModuleClient *http.Client
