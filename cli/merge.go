@@ -57,6 +57,9 @@ func runMerge(stdin io.Reader, stdout, stderr io.Writer, files, metrics []string
 			return err
 		}
 	}
+	for _, w := range m.Warnings() {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
 	dists := m.Distributions(metrics...)
 	if len(dists) == 0 {
 		var found []string
