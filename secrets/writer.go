@@ -103,3 +103,8 @@ func (rw *Writer) Fd() uintptr {
 	}
 	return ^uintptr(0)
 }
+
+// Unwrap returns the underlying writer, for what a caller needs of it
+// beyond writing (the CLI's standard output bounds its writes once the
+// test has ended).
+func (rw *Writer) Unwrap() io.Writer { return rw.w }

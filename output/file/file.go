@@ -92,7 +92,7 @@ type Writer struct {
 
 	// Owned by the writing goroutine (and by Stop once it has ended).
 	spare [][]metrics.Sample
-	plain *secrets.Writer // what the encoder writes to
+	plain *secrets.Writer // what hides secrets in dst's bytes
 	gz    *gzip.Writer
 	file  *os.File
 	err   error
@@ -146,9 +146,11 @@ func (w *Writer) start() error {
 			dst = w.gz
 		}
 	}
-	w.dst = &watchedWriter{w: dst}
-	w.plain = w.cfg.Secrets.Writer(w.dst)
-	if err := w.enc.Begin(w.plain); err != nil {
+	// Secrets are hidden before compression; standard output already
+	// hides them, and Writer gives back the same writer then.
+	w.plain = w.cfg.Secrets.Writer(dst)
+	w.dst = &watchedWriter{w: w.plain}
+	if err := w.enc.Begin(w.dst); err != nil {
 		if w.file != nil {
 			w.file.Close()
 			w.file, w.gz = nil, nil
