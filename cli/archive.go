@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path"
@@ -161,15 +162,33 @@ func isArchive(p string) bool {
 	return string(head[257:262]) == "ustar"
 }
 
-// readArchive reads an archive written by `metronome archive`.
+// maxArchiveFiles is how many bytes of files metronome reads from an
+// archive, all entries together: they are held in memory for the whole
+// run, so an archive that holds more is refused before any is read.
+const maxArchiveFiles = 1 << 30
+
+// readArchive reads an archive written by `metronome archive`. Only
+// metadata.json and the files under files/file/ are read; every other
+// entry is skipped without reading it. An entry is read only when it is a
+// regular file, no larger than the archive itself (a sparse entry, which
+// a few KB of tar expand to GiBs, is refused) and within maxArchiveFiles,
+// so memory grows only with bytes the archive really holds.
 func readArchive(p string) (*loadedArchive, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, exitcode.Errorf(exitcode.ScriptException, "archive %s: %v", p, err)
 	}
 	defer f.Close()
+	fail := func(format string, args ...any) error {
+		return exitcode.Errorf(exitcode.ScriptException, "archive %s: %s", p, fmt.Sprintf(format, args...))
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fail("%v", err)
+	}
 	a := &loadedArchive{files: map[string][]byte{}}
 	var meta *archiveMetadata
+	var total int64
 	tr := tar.NewReader(f)
 	for {
 		h, err := tr.Next()
@@ -177,21 +196,35 @@ func readArchive(p string) (*loadedArchive, error) {
 			break
 		}
 		if err != nil {
-			return nil, exitcode.Errorf(exitcode.ScriptException, "archive %s: %v", p, err)
+			return nil, fail("%v", err)
 		}
-		b, err := io.ReadAll(io.LimitReader(tr, 1<<30))
-		if err != nil {
-			return nil, exitcode.Errorf(exitcode.ScriptException, "archive %s: %v", p, err)
+		keep := h.Name == "metadata.json" || strings.HasPrefix(h.Name, "files/file/")
+		if !keep || h.Typeflag == tar.TypeDir {
+			continue
 		}
 		switch {
-		case h.Name == "metadata.json":
+		case h.Typeflag == tar.TypeGNUSparse || hasSparseRecords(h):
+			return nil, fail("%s is a sparse file, which archives do not hold", h.Name)
+		case h.Typeflag != tar.TypeReg:
+			continue // links and devices, which k6 skips as well
+		case h.Size > st.Size():
+			return nil, fail("%s claims %d bytes, more than the whole archive holds", h.Name, h.Size)
+		case total+h.Size > maxArchiveFiles:
+			return nil, fail("its files hold more than %d MiB (at %s, %d bytes), the most metronome reads from an archive", maxArchiveFiles>>20, h.Name, h.Size)
+		}
+		total += h.Size
+		b := make([]byte, h.Size)
+		if _, err := io.ReadFull(tr, b); err != nil {
+			return nil, fail("%s: %v", h.Name, err)
+		}
+		if h.Name == "metadata.json" {
 			meta = &archiveMetadata{}
 			if err := json.Unmarshal(b, meta); err != nil {
-				return nil, exitcode.Errorf(exitcode.ScriptException, "archive %s: metadata.json: %v", p, err)
+				return nil, fail("metadata.json: %v", err)
 			}
-		case strings.HasPrefix(h.Name, "files/file/"):
-			a.files["/"+strings.TrimPrefix(h.Name, "files/file/")] = b
+			continue
 		}
+		a.files["/"+strings.TrimPrefix(h.Name, "files/file/")] = b
 	}
 	if meta == nil || !strings.HasPrefix(meta.Filename, "file://") {
 		return nil, exitcode.Errorf(exitcode.ScriptException, "archive %s has no metadata.json naming its script", p)
@@ -204,6 +237,17 @@ func readArchive(p string) (*loadedArchive, error) {
 		}
 	}
 	return a, nil
+}
+
+// hasSparseRecords reports whether h is a sparse file in the PAX format,
+// whose records are named GNU.sparse.*.
+func hasSparseRecords(h *tar.Header) bool {
+	for k := range h.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
 }
 
 // fromArchive prepares the loading of path when it is an archive: the

@@ -2,18 +2,21 @@ package cli
 
 import (
 	"errors"
+	"io"
 	"time"
 
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/logsink"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 // logSink builds the sink of --log-output and --log-format, falling back
 // to K6_LOG_OUTPUT and K6_LOG_FORMAT as k6 does. A value metronome cannot
 // use ends the run before the script loads: loki with 104, as other
 // unsupported k6 features; any other bad value with 255, the code k6
-// v2.2.0 exits with for a bad --log-output.
-func (g *globals) logSink() (*logsink.Sink, error) {
+// v2.2.0 exits with for a bad --log-output. Every line hides the secrets
+// of store.
+func (g *globals) logSink(store *secrets.Store) (*logsink.Sink, error) {
 	output, format := g.logOutput, g.logFormat
 	if output == "" {
 		output = g.env["K6_LOG_OUTPUT"]
@@ -32,7 +35,7 @@ func (g *globals) logSink() (*logsink.Sink, error) {
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Generic, err)
 	}
-	s, err := logsink.New(out, f, g.stdout, g.stderr, time.Now)
+	s, err := logsink.New(out, f, g.stdout, g.stderr, time.Now, func(w io.Writer) io.Writer { return store.Writer(w) })
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Generic, err)
 	}

@@ -68,6 +68,9 @@ func runMerge(stdin io.Reader, stdout, stderr io.Writer, files, metrics []string
 			return err
 		}
 	}
+	for _, w := range m.Warnings() {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
 	var eps []hdrlog.EndpointSummary
 	if len(metrics) == 0 {
 		for _, e := range m.Endpoints() {

@@ -42,7 +42,7 @@ K6_WEB_DASHBOARD_EXPORT.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runReport(cmd.InOrStdin(), g.stdout, args, out, period)
+			return runReport(cmd.InOrStdin(), g.stdout, g.stderr, args, out, period)
 		},
 	}
 	cmd.SetOut(g.stdout)
@@ -52,7 +52,7 @@ K6_WEB_DASHBOARD_EXPORT.`,
 	return cmd
 }
 
-func runReport(stdin io.Reader, stdout io.Writer, files []string, out string, period time.Duration) error {
+func runReport(stdin io.Reader, stdout, stderr io.Writer, files []string, out string, period time.Duration) error {
 	var lr dashboard.LogReader
 	for _, name := range files {
 		var r io.Reader = stdin
@@ -71,6 +71,9 @@ func runReport(stdin io.Reader, stdout io.Writer, files []string, out string, pe
 	tl, err := lr.Timeline(period)
 	if err != nil {
 		return exitcode.Errorf(exitcode.InvalidConfig, "report: %v", err)
+	}
+	for _, w := range lr.Warnings() {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	note := fmt.Sprintf("Report built from %s; intervals of %s. HdrHistogram logs hold latency histograms only: no VUs, failures, backlog or summary tables.",
 		strings.Join(files, ", "), tl.Period)

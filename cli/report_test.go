@@ -1,11 +1,17 @@
 package cli
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/metronome-load/metronome/output/hdrlog"
 )
 
 func TestWebDashboardSwitch(t *testing.T) {
@@ -101,6 +107,57 @@ func TestReportCommandEndpoints(t *testing.T) {
 		if !strings.Contains(string(html), want) {
 			i := strings.Index(string(html), `<td class="name">`)
 			t.Errorf("the report lacks %s\n%s", want, string(html)[max(i, 0):max(i, 0)+300])
+		}
+	}
+}
+
+// merge and report say which lines of a log they skipped, and report, as
+// merge, how many values its histograms could not hold. Before, both
+// skipped a bad line in silence and report dropped overflowing counts
+// without a word; all exited 0, as they still do.
+func TestMergeAndReportWarn(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.hlog")
+	writeLog(t, good, 1, 100, "metric=http_req_duration;scenario=api", "metric=corrected_latency;scenario=api")
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	n := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Tag=metric=http_req_duration") })
+	lines[n] = strings.Replace(lines[n], ",", ";", 1)
+	corrupt := writeFile(t, "corrupt.hlog", strings.Join(lines, ""))
+	var over strings.Builder
+	for i := range 3 {
+		h := hdrhistogram.NewPacked(hdrlog.Lowest, hdrlog.Highest, hdrlog.SignificantDigits)
+		if err := h.RecordValues(1000, math.MaxInt64/2); err != nil {
+			t.Fatal(err)
+		}
+		enc, err := h.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&over, "Tag=metric=http_req_duration;scenario=api,%d.000,1.000,0.001,%s\n", 1_700_000_000+i, enc)
+	}
+	overflow := writeFile(t, "overflow.hlog", over.String())
+
+	skipped := fmt.Sprintf("warning: %s:%d: not an interval histogram (want [Tag=…,]start,length,max,histogram); the line was skipped", corrupt, n+1)
+	h := newHarness(t, `{}`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"merge", corrupt}, skipped},
+		{[]string{"report", corrupt, "-o", filepath.Join(dir, "c.html")}, skipped},
+		{[]string{"merge", overflow}, "warning: 4611686018427387903 values of metric=http_req_duration;scenario=api did not fit the merged histogram and were left out"},
+		{[]string{"report", overflow, "-o", filepath.Join(dir, "o.html")}, "warning: 4611686018427387903 values of http_req_duration did not fit the report's histograms (1 µs to one day, at most 2^63 values) and were left out of its charts"},
+	} {
+		code, stdout, stderr := h.run(nil, c.args...)
+		if code != 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant exit 0 and %q", c.args, code, stderr, c.want)
+		}
+		if c.args[0] == "merge" && c.args[1] == corrupt && (strings.Contains(stdout, "http_req_duration") || !strings.Contains(stdout, "corrected_latency")) {
+			t.Errorf("%v: want only the interval of the good line:\n%s", c.args, stdout)
 		}
 	}
 }

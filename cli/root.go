@@ -179,7 +179,8 @@ func execute(args []string, stdout, stderr io.Writer, env map[string]string) (co
 	if !g.started && !errors.As(err, &coded) {
 		err = exitcode.Wrap(exitcode.InvalidConfig, err)
 	}
-	fmt.Fprintf(stderr, "ERROR: %s\n", oneLine(err.Error()))
+	// g.stderr, which a run has made hide its secrets.
+	fmt.Fprintf(g.stderr, "ERROR: %s\n", oneLine(err.Error()))
 	return exitcode.Of(err)
 }
 

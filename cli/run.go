@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -107,11 +108,18 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	if err != nil {
 		return exitcode.Errorf(exitcode.InvalidConfig, "--secret-source: %v", err)
 	}
+	// From here on everything the run prints, its last error line
+	// included (execute writes it to g.stderr), hides the secrets the
+	// script fetches.
+	stdout, stderr := store.Writer(g.stdout), store.Writer(g.stderr)
+	g.stdout, g.stderr = stdout, stderr
+	defer stderr.Flush()
+	defer stdout.Flush()
 
 	// Signals are caught from here on: the init context runs next.
 	ctx, signalled, stop := g.signalContext(cmd.Context())
 	defer stop()
-	logs, err := g.logSink()
+	logs, err := g.logSink(store)
 	if err != nil {
 		return err
 	}
@@ -154,6 +162,7 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		Stdout:        g.stdout,
 		Stderr:        g.stderr,
 		Log:           logs,
+		Secrets:       store,
 		StdoutTTY:     isTTY(g.stdout),
 		StderrTTY:     isTTY(g.stderr),
 		Address:       st.address,
@@ -468,11 +477,20 @@ func isTTY(w io.Writer) bool {
 	return isatty.IsTerminal(fd) || isatty.IsCygwinTerminal(fd)
 }
 
+// signalEcho is how soon a repeat of the first signal is taken for the
+// same one delivered twice rather than a second: GNU timeout (and other
+// supervisors) signal both the process and its process group, and the two
+// copies arrive microseconds apart, while a person's second Ctrl+C comes
+// a good deal later. Taking the copy for "Ctrl+C again" lost teardown,
+// the summary and the end of the outputs in 1-2 runs of 10.
+const signalEcho = 100 * time.Millisecond
+
 // signalContext returns a context cancelled by the first SIGINT or
 // SIGTERM: the engine then aborts the test gracefully (teardown and the
 // summary still run). A second signal ends the process at once with exit
-// code 105. signalled reports whether a signal arrived; stop releases the
-// signal handler.
+// code 105, unless it is the first one again within signalEcho.
+// signalled reports whether a signal arrived; stop releases the signal
+// handler.
 func (g *globals) signalContext(parent context.Context) (ctx context.Context, signalled func() bool, stop func()) {
 	if parent == nil {
 		parent = context.Background()
@@ -483,19 +501,29 @@ func (g *globals) signalContext(parent context.Context) (ctx context.Context, si
 	done := make(chan struct{})
 	got := make(chan struct{})
 	go func() {
+		var first os.Signal
+		var at time.Time
 		select {
-		case s := <-sigs:
-			fmt.Fprintf(g.stderr, "WARN[%s] received %v: stopping the test; press Ctrl+C again to exit at once\n", g.stamp(), s)
+		case first = <-sigs:
+			at = time.Now()
+			fmt.Fprintf(g.stderr, "WARN[%s] received %v: stopping the test; press Ctrl+C again to exit at once\n", g.stamp(), first)
 			close(got)
 			cancel()
 		case <-done:
 			return
 		}
-		select {
-		case s := <-sigs:
-			fmt.Fprintf(g.stderr, "ERROR: received %v again, a second signal: exiting at once, whatever was still running (teardown, summary, outputs) is cut short\n", s)
-			exitNow(exitcode.ExternalAbort)
-		case <-done:
+		for {
+			select {
+			case s := <-sigs:
+				if s == first && time.Since(at) < signalEcho {
+					continue
+				}
+				fmt.Fprintf(g.stderr, "ERROR: received %v again, a second signal: exiting at once, whatever was still running (teardown, summary, outputs) is cut short\n", s)
+				exitNow(exitcode.ExternalAbort)
+				return
+			case <-done:
+				return
+			}
 		}
 	}()
 	signalled = func() bool {

@@ -1,7 +1,11 @@
 package e2e
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -60,4 +64,80 @@ func TestSecretSourceMistakes(t *testing.T) {
 			t.Errorf("--secret-source=%s: exit %d, want 104 and the one line %q\nstderr:\n%s", arg, r.code, want, r.stderr)
 		}
 	}
+}
+
+// A fetched secret is masked in every message that leaves the run: log
+// lines (to a file here), the last error line of exec.test.abort(),
+// exec.test.fail() and a failing teardown, the warning of a failing
+// handleSummary, the summary on stdout, --summary-export, handleSummary's
+// stdout and files, the json and (gzipped) csv outputs and the report. k6
+// v2.2.0 masks the four error messages too; it writes handleSummary's
+// output and the outputs' tags in clear.
+func TestSecretsHiddenEverywhere(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	const secret, mask = "s3cr3t-value", "***SECRET_REDACTED***"
+	for _, c := range []struct {
+		w    string
+		code int
+		// where, besides the files, the mask must show
+		stdout, stderr string
+	}{
+		{"", 0, "summary " + mask, ""},
+		{"abort", 108, "", "ERROR: test aborted by the script: abort " + mask},
+		{"fail", 110, "", "ERROR: test marked as failed by the script: fail " + mask},
+		{"teardown", 107, "", "Error: teardown " + mask},
+		{"handleSummary", 0, "check " + mask, "handleSummary() failed, printing the default summary instead: "},
+	} {
+		dir := t.TempDir()
+		path := func(name string) string { return filepath.Join(dir, name) }
+		args := []string{"run", "-q", "--secret-source=file=" + script("secrets/secrets.txt"),
+			"-e", "TARGET=" + tg.URL, "-e", "W=" + c.w, "-e", "HS_FILE=" + path("hs.txt"),
+			"--summary-export", path("export.json"), "-o", "json=" + path("out.json"), "-o", "csv=" + path("out.csv.gz")}
+		files := []string{"export.json", "out.json", "out.csv.gz", "report.html"}
+		if c.w == "" {
+			args = append(args, "--log-output=file="+path("log.txt"))
+			files = append(files, "log.txt", "hs.txt")
+		}
+		r := metronome(t, runSpec{
+			args: append(args, script("secrets/everywhere.js")),
+			env:  []string{"K6_WEB_DASHBOARD=true", "K6_WEB_DASHBOARD_PORT=-1", "K6_WEB_DASHBOARD_EXPORT=" + path("report.html")},
+		})
+		if r.code != c.code {
+			t.Errorf("W=%s: exit code %d, want %d\nstderr:\n%s", c.w, r.code, c.code, r.stderr)
+		}
+		if strings.Contains(r.stdout+r.stderr, secret) || !strings.Contains(r.stdout, c.stdout) || !strings.Contains(r.stderr, c.stderr) {
+			t.Errorf("W=%s: want %q on stdout and %q on stderr, and no secret\nstdout:\n%s\nstderr:\n%s", c.w, c.stdout, c.stderr, r.stdout, r.stderr)
+		}
+		if c.w != "" && !strings.Contains(r.stderr, mask) {
+			t.Errorf("W=%s: the error does not show the mask\nstderr:\n%s", c.w, r.stderr)
+		}
+		for _, name := range files {
+			b := readMaybeGzip(t, path(name))
+			if bytes.Contains(b, []byte(secret)) || !bytes.Contains(b, []byte(mask)) {
+				t.Errorf("W=%s: %s holds the secret or not the mask:\n%s", c.w, name, b)
+			}
+		}
+	}
+}
+
+// readMaybeGzip reads a file, decompressed when its name ends in .gz.
+func readMaybeGzip(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(path, ".gz") {
+		return b
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	b, err = io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return b
 }

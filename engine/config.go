@@ -5,6 +5,7 @@ import (
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/logsink"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 // Config is one test run as the CLI describes it.
@@ -32,7 +33,12 @@ type Config struct {
 	// Log is where the run's warnings go (--log-output, --log-format);
 	// nil means text lines to Stderr, as logsink.NewText. The summary and the
 	// progress bars never go through it.
-	Log                  *logsink.Sink
+	Log *logsink.Sink
+	// Secrets hides the secrets the script fetched in the files the run
+	// writes (--summary-export, handleSummary's files, the outputs'
+	// files); Stdout, Stderr and Log are expected to hide them already.
+	// nil hides nothing.
+	Secrets              *secrets.Store
 	StdoutTTY, StderrTTY bool
 	// Address is where the REST API listens ("host:port"), "" for no API.
 	Address string

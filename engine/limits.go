@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
@@ -93,9 +95,18 @@ func vuLimit() config.VULimit {
 		"at %d KiB each, the least a VU needs", n, size, vuMemory>>10)}
 }
 
-// checkLimits refuses scenarios this machine cannot run (config.CheckLimits)
-// and scenarios that together need more VUs at once than it can hold.
+// checkLimits refuses scenarios this machine cannot run (config.CheckLimits),
+// scenarios that together need more VUs at once than it can hold, and a
+// scenario that would end past the longest time.Duration (some 292 years
+// after the start), whose end would otherwise wrap around to before the
+// test began.
 func checkLimits(opts *config.Options, cfgs []executor.Config) error {
+	for _, c := range cfgs {
+		if b := c.Base(); b.StartTime > math.MaxInt64-c.MaxDuration() {
+			return exitcode.Errorf(exitcode.InvalidConfig, "scenarios.%s.startTime: is too long: the scenario would end more than %s after the test starts",
+				b.Name, time.Duration(math.MaxInt64))
+		}
+	}
 	lim := vuLimit()
 	if err := config.CheckLimits(opts, cfgs, lim); err != nil {
 		return err

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -92,10 +93,19 @@ type writeBounder interface{ BoundWrites(patience time.Duration) }
 
 // boundStdout lets each write to standard output block for at most
 // patience from now on (0: give it up), so that a reader that takes
-// nothing cannot hold the exit after the test has ended.
+// nothing cannot hold the exit after the test has ended. It looks
+// through wrappers (the writer that hides secrets) that Unwrap.
 func (r *testRun) boundStdout(patience time.Duration) {
-	if w, ok := r.cfg.Stdout.(writeBounder); ok {
-		w.BoundWrites(patience)
+	for w := r.cfg.Stdout; w != nil; {
+		if b, ok := w.(writeBounder); ok {
+			b.BoundWrites(patience)
+			return
+		}
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/vbauerster/cupwriter"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
@@ -23,8 +24,15 @@ type progressBars struct {
 const progressScale = 1000
 
 func startProgress(w io.Writer, runs []*scenarioRun) *progressBars {
+	// The display redraws in place when w is a terminal, also when it is
+	// one behind a wrapper (the writer that hides secrets): mpb only sees
+	// through an *os.File by itself.
+	cw := cupwriter.New(w, false)
+	if f, ok := w.(interface{ Fd() uintptr }); ok {
+		cw.SetTermFd(int(f.Fd()))
+	}
 	pb := &progressBars{
-		p:    mpb.New(mpb.WithOutput(w), mpb.WithAutoRefresh(), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond)),
+		p:    mpb.New(mpb.WithConsoleWriter(cw), mpb.WithAutoRefresh(), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond)),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
 	}

@@ -249,7 +249,7 @@ func (r *testRun) makeOutputs() ([]output.Output, error) {
 		o, err := c(output.Params{
 			Arg: arg, Env: r.cfg.Env, Registry: r.reg, Thresholds: thresholds,
 			SystemTags: r.opts.SystemTags, Stdout: r.cfg.Stdout, Logf: r.logf, Now: time.Now,
-			Version: config.Version,
+			Version: config.Version, Secrets: r.cfg.Secrets,
 		})
 		if err != nil {
 			return nil, exitcode.Errorf(exitcode.InvalidConfig, "--out %s: %v", output.Redact(spec), output.Redact(err.Error()))

@@ -28,7 +28,7 @@ func (r *testRun) finish(parent context.Context, in *summary.Input) error {
 	if r.cfg.SummaryExport != "" {
 		b, err := summary.ExportJSON(in)
 		if err == nil {
-			err = os.WriteFile(r.cfg.SummaryExport, b, 0o644)
+			err = os.WriteFile(r.cfg.SummaryExport, r.cfg.Secrets.RedactBytes(b), 0o644)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("--summary-export: %v", err))
@@ -72,7 +72,7 @@ func (r *testRun) finish(parent context.Context, in *summary.Input) error {
 		case "stderr":
 			_, err = r.cfg.Stderr.Write(content)
 		default:
-			err = os.WriteFile(dest, content, 0o644)
+			err = os.WriteFile(dest, r.cfg.Secrets.RedactBytes(content), 0o644)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("handleSummary output %s: %v", dest, err))

@@ -365,11 +365,14 @@ func (r *arrivalRun) watch(ctx context.Context) {
 		}
 		r.mu.Lock()
 		r.advance(el)
-		if !e.cfg.queue && el >= r.regular && !r.closed {
+		if !e.cfg.queue && el >= r.regular && !r.closed && r.fresh == 0 {
 			// k6 starts nothing after the regular duration: the arrivals
-			// that found every VU busy are charged up to now.
+			// that found every VU busy are charged up to its end. A VU
+			// that has just joined is idle and about to claim: arrivals
+			// due at the very end (a timetable's last offset) are still
+			// its to take, so the end waits for its first claim.
 			r.closed = true
-			r.dropUnclaimed(r.due.index, now)
+			r.dropUnclaimed(r.due.index, r.start.Add(r.regular))
 		}
 		// An unclaimed arrival that is due found every VU busy (a VU that
 		// just joined is about to claim it).

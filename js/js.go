@@ -46,14 +46,16 @@ type LoadOptions struct {
 	// Stderr receives console output and iteration errors.
 	Stderr io.Writer
 	// Logf reports warnings and iteration errors; when nil they go to
-	// Stderr.
+	// Log. Whatever it writes to must hide Secrets.
 	Logf func(format string, args ...any)
 	// Log is where console output, warnings and iteration errors go
-	// (--log-output, --log-format); nil means text lines to Stderr.
+	// (--log-output, --log-format); nil means text lines to Stderr
+	// through Secrets.Writer. A Log given must hide Secrets itself
+	// (logsink.New's through).
 	Log *logsink.Sink
 	// Verbose lets console.debug through, as k6's --verbose does.
 	Verbose bool
-	// ModuleClient fetches http:// and https:// modules; nil means a
+	// ModuleClient fetches https:// modules; nil means a
 	// client with the system's certificate pool and a 60 s timeout. Tests
 	// pass an httptest TLS server's client.
 	ModuleClient *http.Client
@@ -63,7 +65,7 @@ type LoadOptions struct {
 	// disk.
 	Files map[string][]byte
 	// Secrets are the --secret-source stores k6/secrets reads; every value
-	// a script fetched is hidden from the log lines the script writes.
+	// a script fetched is hidden from what the run writes.
 	Secrets *secrets.Store
 }
 
@@ -145,7 +147,7 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 		opts.Stderr = os.Stderr
 	}
 	if opts.Log == nil {
-		opts.Log = logsink.NewText(opts.Stderr)
+		opts.Log = logsink.NewText(opts.Secrets.Writer(opts.Stderr))
 	}
 	cwd, _ := os.Getwd()
 	s := &Script{
@@ -344,7 +346,7 @@ func (s *Script) NewVU(ctx context.Context, id uint64, rec metrics.Recorder) (ex
 // logf reports a warning or an error.
 func (s *Script) logf(format string, args ...any) {
 	if s.opts.Logf != nil {
-		s.opts.Logf("%s", s.opts.Secrets.Redact(fmt.Sprintf(format, args...)))
+		s.opts.Logf(format, args...)
 		return
 	}
 	s.writeLine(logsink.Warn, fmt.Sprintf(format, args...), "")
@@ -353,16 +355,16 @@ func (s *Script) logf(format string, args ...any) {
 // logError reports an error of an iteration.
 func (s *Script) logError(msg string) {
 	if s.opts.Logf != nil {
-		s.opts.Logf("%s", s.opts.Secrets.Redact(msg))
+		s.opts.Logf("%s", msg)
 		return
 	}
 	s.writeLine(logsink.Error, msg, "")
 }
 
-// writeLine writes one log line to the log sink. Secrets the script
-// fetched are masked, as k6 masks them.
+// writeLine writes one log line to the log sink, which masks the secrets
+// the script fetched, as k6 does.
 func (s *Script) writeLine(level logsink.Level, msg, source string) {
-	s.opts.Log.Line(level, s.opts.Secrets.Redact(msg), source)
+	s.opts.Log.Line(level, msg, source)
 }
 
 // discard is the recorder of the service VU that reads the options.

@@ -124,20 +124,32 @@ func (s *Script) HandleSummary(ctx context.Context, data map[string]any) (map[st
 	if sobek.IsUndefined(ret) || sobek.IsNull(ret) {
 		return nil, false, nil
 	}
+	return summaryResult(ret)
+}
+
+// summaryResult reads handleSummary()'s result as k6 does: an object
+// whose values are strings, ArrayBuffers or Uint8Arrays, written to the
+// output its key names. Any other result, or any other value (an object,
+// a number, null), fails the whole result with k6's sentence, so that
+// nothing is written as "[object Object]" and an array does not become
+// files named 0, 1, ...
+func summaryResult(ret sobek.Value) (map[string][]byte, bool, error) {
 	obj, ok := ret.(*sobek.Object)
-	if !ok {
-		return nil, false, exitcode.Errorf(exitcode.ScriptException, "handleSummary() must return an object mapping outputs to content, not %s", ret.String())
+	if _, isMap := ret.Export().(map[string]any); !ok || !isMap {
+		return nil, false, exitcode.Errorf(exitcode.ScriptException, "handleSummary() should return a map with string keys")
 	}
 	out := map[string][]byte{}
 	for _, k := range obj.Keys() {
-		val := obj.Get(k)
-		switch x := val.Export().(type) {
+		switch x := obj.Get(k).Export().(type) {
+		case string:
+			out[k] = []byte(x)
 		case sobek.ArrayBuffer:
 			out[k] = append([]byte(nil), x.Bytes()...)
 		case []byte:
 			out[k] = append([]byte(nil), x...)
 		default:
-			out[k] = []byte(val.String())
+			return nil, false, exitcode.Errorf(exitcode.ScriptException,
+				"error handling summary object %s: invalid type %T, it needs to be a string or ArrayBuffer", k, x)
 		}
 	}
 	return out, true, nil

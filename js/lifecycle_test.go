@@ -186,6 +186,35 @@ export function handleSummary() { throw new Error("summary broke"); }`}, nil)
 	}
 }
 
+// handleSummary values that are neither strings nor ArrayBuffers (nor
+// Uint8Arrays) fail the whole result with the sentence k6 v2.2.0 logs,
+// and so does a result that is not an object of outputs: before, an
+// object was written as "[object Object]" and an array became files
+// named 0 and 1.
+func TestHandleSummaryRefusesOtherValues(t *testing.T) {
+	for ret, want := range map[string]string{
+		`{ "out-obj.txt": { a: 1 }, stdout: "ok\n" }`: "error handling summary object out-obj.txt: invalid type map[string]interface {}, it needs to be a string or ArrayBuffer",
+		`{ "n.txt": 42 }`:                     "error handling summary object n.txt: invalid type int64, it needs to be a string or ArrayBuffer",
+		`{ "u.txt": undefined }`:              "error handling summary object u.txt: invalid type <nil>, it needs to be a string or ArrayBuffer",
+		`{ "s.txt": new String("x") }`:        "error handling summary object s.txt: invalid type map[string]interface {}, it needs to be a string or ArrayBuffer",
+		`{ "i16.txt": new Int16Array([65]) }`: "error handling summary object i16.txt: invalid type []int16, it needs to be a string or ArrayBuffer",
+		`["a", "b"]`:                          "handleSummary() should return a map with string keys",
+		`new Map([["a", "b"]])`:               "handleSummary() should return a map with string keys",
+		`"just a string"`:                     "handleSummary() should return a map with string keys",
+	} {
+		r := jstest.Load(t, map[string]string{"script.js": "export default function () {}\nexport function handleSummary() { return " + ret + "; }"}, nil)
+		out, ok, err := r.Script.HandleSummary(context.Background(), map[string]any{})
+		if err == nil || err.Error() != want || ok || out != nil {
+			t.Errorf("return %s: %v, ok %v, %q; want the error %q", ret, err, ok, out, want)
+		}
+	}
+	r := jstest.Load(t, map[string]string{"script.js": `export default function () {}
+export function handleSummary() { return { "u8.txt": new Uint8Array([65, 66]), stdout: "ok" }; }`}, nil)
+	if out, ok, err := r.Script.HandleSummary(context.Background(), map[string]any{}); err != nil || !ok || string(out["u8.txt"]) != "AB" {
+		t.Errorf("a Uint8Array, which k6 takes: %q, %v, %v", out, ok, err)
+	}
+}
+
 func TestConcurrentVUs(t *testing.T) {
 	r := jstest.Load(t, map[string]string{
 		"script.js": `

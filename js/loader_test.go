@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/js/compile"
 	"github.com/metronome-load/metronome/js/jstest"
 
 	_ "github.com/metronome-load/metronome/js/modules/data"
@@ -287,7 +289,7 @@ func TestMissingScript(t *testing.T) {
 }
 
 func TestRemoteModule(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/lib/index.js":
 			_, _ = w.Write([]byte(`import { part } from "./part.js"; export const remote = "remote " + part;`))
@@ -301,17 +303,72 @@ func TestRemoteModule(t *testing.T) {
 	r := jstest.Load(t, map[string]string{
 		"script.js": `import { remote } from "` + srv.URL + `/lib/index.js";
 export default function () { console.log(remote); }`,
-	}, nil)
+	}, &jstest.Config{ModuleClient: srv.Client()})
 	if got := logged(iterate(t, r)); len(got) != 1 || got[0] != "remote part" {
 		t.Fatalf("got %q", got)
 	}
 
-	msg := scriptError(t, map[string]string{
+	_, err := jstest.TryLoad(t, map[string]string{
 		"script.js": `import { x } from "` + srv.URL + `/missing.js";
 export default function () {}`,
-	})
-	if !strings.Contains(msg, "404") {
-		t.Fatalf("error %q does not say the module was not found", msg)
+	}, &jstest.Config{ModuleClient: srv.Client()})
+	if err == nil || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("error %v does not say the module was not found", err)
+	}
+}
+
+// A remote module cannot read local files through imports: a file:// URL
+// is refused and an absolute path is fetched from the module's own origin;
+// modules never load over plain http, not from a local script and not from
+// a remote one. The messages are k6 v2.2.0's.
+func TestRemoteModuleStaysRemote(t *testing.T) {
+	dir := t.TempDir()
+	local := filepath.Join(dir, "local.json")
+	if err := os.WriteFile(local, []byte(`{"secret": "LOCAL"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`export default "plain http";`))
+	}))
+	defer plain.Close()
+	var fetched []string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetched = append(fetched, r.URL.Path)
+		switch r.URL.Path {
+		case "/www/file.js":
+			_, _ = w.Write([]byte(`import a from "file://` + filepath.ToSlash(local) + `"; export default a;`))
+		case "/www/abs.js":
+			_, _ = w.Write([]byte(`import a from "` + filepath.ToSlash(local) + `"; export default a;`))
+		case "/www/require.js":
+			_, _ = w.Write([]byte(`module.exports = require("` + filepath.ToSlash(local) + `");`))
+		case "/www/http.js":
+			_, _ = w.Write([]byte(`export { default } from "` + plain.URL + `/plain.js";`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	load := func(module string) error {
+		t.Helper()
+		_, err := jstest.TryLoad(t, map[string]string{
+			"script.js": `import m from "` + module + `"; export default function () { console.log(JSON.stringify(m)); }`,
+		}, &jstest.Config{ModuleClient: srv.Client()})
+		return err
+	}
+	for module, want := range map[string]string{
+		srv.URL + "/www/file.js":    "origin (" + srv.URL + "/www) not allowed to load local file: file://" + filepath.ToSlash(local),
+		srv.URL + "/www/abs.js":     "cannot fetch " + srv.URL + filepath.ToSlash(local) + ": 404 Not Found",
+		srv.URL + "/www/require.js": "cannot fetch " + srv.URL + filepath.ToSlash(local) + ": 404 Not Found",
+		srv.URL + "/www/http.js":    "only supported schemes for imports are file and https, " + plain.URL + "/plain.js has `http`",
+		plain.URL + "/plain.js":     "only supported schemes for imports are file and https, " + plain.URL + "/plain.js has `http`",
+	} {
+		err := load(module)
+		if err == nil || !strings.Contains(err.Error(), want) || exitcode.Of(err) != exitcode.ScriptException {
+			t.Errorf("import %s: %v (exit %d), want %q and exit %d", module, err, exitcode.Of(err), want, exitcode.ScriptException)
+		}
+	}
+	if !slices.Contains(fetched, filepath.ToSlash(local)) {
+		t.Errorf("the absolute path was not asked of the module's origin; it served %q", fetched)
 	}
 }
 
@@ -502,7 +559,7 @@ export default function () { console.log("x=" + x); }`
 		})
 	}
 	t.Run("remote", func(t *testing.T) {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != "/lib.js" {
 				http.NotFound(w, r)
 				return
@@ -510,7 +567,8 @@ export default function () { console.log("x=" + x); }`
 			_, _ = w.Write([]byte(lib))
 		}))
 		defer srv.Close()
-		r := jstest.Load(t, map[string]string{"script.js": strings.Replace(script, "./lib.js", srv.URL+"/lib.js", 1)}, nil)
+		r := jstest.Load(t, map[string]string{"script.js": strings.Replace(script, "./lib.js", srv.URL+"/lib.js", 1)},
+			&jstest.Config{ModuleClient: srv.Client()})
 		if got := logged(iterate(t, r)); len(got) != 1 || got[0] != "x=1" {
 			t.Fatalf("got %q, want [x=1]", got)
 		}
@@ -568,5 +626,25 @@ export default function () { console.log(Thing(), global === globalThis, typeof 
 	})
 	if !strings.Contains(msg, "lib.js:2:") {
 		t.Fatalf("error %q does not name lib.js:2", msg)
+	}
+}
+
+// A remote module larger than compile.MaxRemoteModule is refused after
+// that many bytes, however much the server sends.
+func TestRemoteModuleSizeCap(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		chunk := []byte(strings.Repeat(" ", 1<<20))
+		for range compile.MaxRemoteModule>>20 + 8 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	_, err := jstest.TryLoad(t, map[string]string{
+		"script.js": `import "` + srv.URL + `/big.js"; export default function () {}`,
+	}, &jstest.Config{ModuleClient: srv.Client()})
+	if err == nil || !strings.Contains(err.Error(), "the module is larger than 64 MiB") {
+		t.Fatalf("got %v", err)
 	}
 }

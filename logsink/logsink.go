@@ -175,8 +175,9 @@ type Sink struct {
 
 // New makes the sink of output and format; stdout and stderr are the
 // process's streams. A file is opened for appending, as k6 does, and is
-// closed by Close.
-func New(output Output, format Format, stdout, stderr io.Writer, now func() time.Time) (*Sink, error) {
+// closed by Close. Lines reach their destination through through(dest),
+// which hides secrets in a run; nil writes them directly.
+func New(output Output, format Format, stdout, stderr io.Writer, now func() time.Time, through func(io.Writer) io.Writer) (*Sink, error) {
 	if now == nil {
 		now = time.Now
 	}
@@ -198,12 +199,15 @@ func New(output Output, format Format, stdout, stderr io.Writer, now func() time
 		}
 		s.w, s.closer = f, f
 	}
+	if through != nil && s.w != nil {
+		s.w = through(s.w)
+	}
 	return s, nil
 }
 
 // NewText is the default sink: text lines to w, every level.
 func NewText(w io.Writer) *Sink {
-	s, _ := New(Output{Kind: Stderr, Level: Debug}, Text, nil, w, nil)
+	s, _ := New(Output{Kind: Stderr, Level: Debug}, Text, nil, w, nil, nil)
 	return s
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/metronome-load/metronome/extension"
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 // Output receives every sample of a run, in batches, in the order the
@@ -45,6 +46,10 @@ type Params struct {
 	Stdout io.Writer
 	// Logf reports warnings.
 	Logf func(format string, args ...any)
+	// Secrets hides the secrets the script fetched: an output passes what
+	// it writes for people to read (a results file, a report) through
+	// Secrets.Writer or Secrets.Redact. nil hides nothing.
+	Secrets *secrets.Store
 	// Now gives the time (injected for tests).
 	Now func() time.Time
 	// Version is metronome's version, for outputs that name the sender

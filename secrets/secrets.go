@@ -1,13 +1,20 @@
 // Package secrets holds the secret sources a run is given with
-// --secret-source, and hides the secrets a script fetched from every log
-// line, as k6 does: a script reads a secret through k6/secrets, and from
-// then on the value never reaches the terminal in clear.
+// --secret-source, and hides the secrets a script fetched: a script reads
+// a secret through k6/secrets, and from then on the value never leaves the
+// process in clear. Everything a run writes for people to read goes
+// through one of the Store's Writers (or RedactBytes, for a file written
+// in one piece): log lines, the last error, the summary and its files,
+// the outputs' files and the report. k6 masks log lines only.
 package secrets
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
+	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -172,9 +179,9 @@ func (s *Store) remember(v string) {
 		return
 	}
 	s.fetched[v] = true
-	values := make([]string, 0, len(s.fetched))
+	var values []string
 	for f := range s.fetched {
-		values = append(values, f)
+		values = append(values, spellings(f)...)
 	}
 	// Longest first: a secret that holds another is hidden whole.
 	sort.Slice(values, func(i, j int) bool {
@@ -190,13 +197,44 @@ func (s *Store) remember(v string) {
 	s.redact.Store(strings.NewReplacer(pairs...))
 }
 
+// spellings are the ways v appears in what metronome writes: as is, and
+// escaped as JSON (the json output, summary files), HTML (the report) and
+// URLs (a token in a query string) escape it.
+func spellings(v string) []string {
+	out := []string{v}
+	add := func(e string) {
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	for _, escapeHTML := range []bool{true, false} {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(escapeHTML)
+		if enc.Encode(v) == nil {
+			add(strings.TrimSuffix(b.String(), "\n")[1 : b.Len()-2])
+		}
+	}
+	add(html.EscapeString(v))
+	add(strings.ReplaceAll(html.EscapeString(v), "+", "&#43;")) // html/template
+	add(url.QueryEscape(v))
+	add(url.PathEscape(v))
+	return out
+}
+
+// replacer is the replacer of the secrets fetched so far, nil before the
+// first.
+func (s *Store) replacer() *strings.Replacer {
+	if s == nil {
+		return nil
+	}
+	return s.redact.Load()
+}
+
 // Redact returns msg with every secret fetched so far replaced by Mask.
 // A nil Store redacts nothing.
 func (s *Store) Redact(msg string) string {
-	if s == nil {
-		return msg
-	}
-	r := s.redact.Load()
+	r := s.replacer()
 	if r == nil {
 		return msg
 	}

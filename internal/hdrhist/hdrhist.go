@@ -50,21 +50,22 @@ func (p *Pool) Record(h *Hist, v int64) {
 	p.densify(h)
 }
 
-// Merge adds the values of src (a histogram read from a log, say) to h and
-// returns how many did not fit.
-func (p *Pool) Merge(h *Hist, src *hdrhistogram.Histogram) int64 {
+// MergePacked adds the values of src, a sparse histogram (as
+// hdrlog.LogReader decodes a log's), to h and returns how many did not
+// fit.
+func (p *Pool) MergePacked(h *Hist, src *hdrhistogram.PackedHistogram) int64 {
 	if h.dense == nil && h.sparse == nil && src.TotalCount() < Dense {
 		h.sparse = p.newSparse()
 	}
 	if h.sparse != nil {
-		dropped := h.sparse.MergeFrom(src)
+		dropped := h.sparse.Merge(src)
 		p.densify(h)
 		return dropped
 	}
 	if h.dense == nil {
 		h.dense = p.newDense()
 	}
-	return h.dense.Merge(src)
+	return src.MergeInto(h.dense)
 }
 
 // densify moves h to dense storage once it holds Dense values.

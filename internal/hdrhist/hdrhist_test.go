@@ -92,14 +92,14 @@ func TestMerge(t *testing.T) {
 	var h Hist
 	ref := hdrhistogram.New(lowest, highest, digits)
 	for _, n := range []int{10, 500, Dense, 3} {
-		src := hdrhistogram.New(lowest, highest, digits)
+		src := hdrhistogram.NewPacked(lowest, highest, digits)
 		for i := range n {
 			_ = src.RecordValue(int64(i*37 + 1))
 		}
-		if dropped := p.Merge(&h, src); dropped != 0 {
+		if dropped := p.MergePacked(&h, src); dropped != 0 {
 			t.Fatalf("%d dropped", dropped)
 		}
-		ref.Merge(src)
+		src.MergeInto(ref)
 		got := hdrhistogram.New(lowest, highest, digits)
 		h.MergeInto(got)
 		if !got.Equals(ref) || (h.dense != nil) != (ref.TotalCount() >= Dense) {

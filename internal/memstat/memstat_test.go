@@ -27,7 +27,9 @@ func TestMeasuresFollowAnAllocation(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtime.KeepAlive(b)
-	if grew := int64(heap1 - heap0); grew < size || grew > size+size/8 {
+	// Other objects of the test binary may come and go meanwhile: a few
+	// KB either way.
+	if grew := int64(heap1 - heap0); grew < size-size/64 || grew > size+size/8 {
 		t.Errorf("live heap grew by %d bytes holding %d", grew, size)
 	}
 	if grew := rss1 - rss0; grew < size*7/8 {

@@ -24,7 +24,7 @@ type Config struct {
 	// Dir is the absolute folder of the main script: bare relative
 	// specifiers of the main script resolve against it.
 	Dir string
-	// ModuleClient fetches http:// and https:// modules; nil means a
+	// ModuleClient fetches https:// modules; nil means a
 	// client with the system's certificate pool and a 60 s timeout.
 	ModuleClient *http.Client
 	// Files, when not nil, holds every local file the script may read,

@@ -276,15 +276,33 @@ func (l *Loader) resolveLocked(base *url.URL, spec string) (Ref, error) {
 }
 
 // resolveURL turns a specifier into a module URL. Relative specifiers are
-// resolved against the importing module, so a remote module's relative
-// imports stay remote.
+// resolved against the importing module, and so are absolute paths in a
+// remote module: a remote module's imports stay remote. As in k6, modules
+// come only from local files and https (plain http would let anyone on the
+// path run code on the load generator), and a remote module may not load
+// a local file.
 func (l *Loader) resolveURL(base *url.URL, spec string) (*url.URL, error) {
 	if base == nil {
 		base = FileURL(l.cfg.Dir + "/")
 	}
+	remote := base.Scheme != "file"
 	switch {
-	case strings.HasPrefix(spec, "file://"), strings.HasPrefix(spec, "https://"), strings.HasPrefix(spec, "http://"):
-		return url.Parse(spec)
+	case strings.Contains(spec, "://"):
+		u, err := url.Parse(spec)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case u.Scheme != "file" && u.Scheme != "https":
+			return nil, fmt.Errorf("only supported schemes for imports are file and https, %s has `%s`", spec, u.Scheme)
+		case u.Scheme == "file" && remote:
+			origin := *base
+			origin.Path, origin.RawQuery, origin.Fragment = path.Dir(base.Path), "", ""
+			return nil, fmt.Errorf("origin (%s) not allowed to load local file: %s", &origin, spec)
+		}
+		return u, nil
+	case remote && strings.HasPrefix(spec, "/"):
+		return base.ResolveReference(&url.URL{Path: spec}), nil
 	case filepath.IsAbs(spec):
 		return FileURL(spec), nil
 	case spec == "." || spec == ".." || strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../"):
@@ -292,6 +310,10 @@ func (l *Loader) resolveURL(base *url.URL, spec string) (*url.URL, error) {
 	}
 	return nil, fmt.Errorf("unknown module %q: import built-in modules by name (\"k6/http\") and files by a relative or absolute path or a URL", spec)
 }
+
+// MaxRemoteModule is the largest module fetched over https: a server
+// cannot make the load generator hold more than this for one import.
+const MaxRemoteModule = 64 << 20
 
 func (l *Loader) read(u *url.URL) ([]byte, error) {
 	switch u.Scheme {
@@ -301,7 +323,7 @@ func (l *Loader) read(u *url.URL) ([]byte, error) {
 			return nil, fmt.Errorf("%s does not exist", filepath.FromSlash(u.Path))
 		}
 		return b, err
-	case "http", "https":
+	case "https":
 		resp, err := l.client.Get(u.String())
 		if err != nil {
 			// The url.Error would name the URL a second time.
@@ -315,7 +337,11 @@ func (l *Loader) read(u *url.URL) ([]byte, error) {
 		if resp.StatusCode != http.StatusOK {
 			return nil, fmt.Errorf("cannot fetch %s: %s", u, resp.Status)
 		}
-		return io.ReadAll(resp.Body)
+		b, err := io.ReadAll(io.LimitReader(resp.Body, MaxRemoteModule+1))
+		if err == nil && len(b) > MaxRemoteModule {
+			err = fmt.Errorf("cannot fetch %s: the module is larger than %d MiB", u, MaxRemoteModule>>20)
+		}
+		return b, err
 	}
 	return nil, fmt.Errorf("unsupported module URL %s", u)
 }

@@ -191,6 +191,7 @@ func New(p output.Params) (output.Output, error) {
 		Prefix:      "csv output",
 		Description: o.Description(),
 		Logf:        p.Logf,
+		Secrets:     p.Secrets,
 	}, r)
 	return o, nil
 }

@@ -306,8 +306,8 @@ func logEndpoints(ivs []logInterval, start time.Time, period time.Duration) (eps
 			flush(s, c)
 			c.row = row
 		}
-		e.pool.Merge(&s.run[kind], iv.h)
-		e.pool.Merge(&c.hs[kind], iv.h)
+		e.pool.MergePacked(&s.run[kind], iv.h)
+		e.pool.MergePacked(&c.hs[kind], iv.h)
 	}
 	for s, c := range cur {
 		flush(s, c)

@@ -1,8 +1,10 @@
 package dashboard
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -20,37 +22,45 @@ const maxRows = 360
 type logInterval struct {
 	series     hdrlog.Series
 	start, end time.Time
-	h          *hdrhistogram.Histogram
+	h          *hdrhistogram.PackedHistogram
 }
 
 // LogReader collects the interval histograms of HdrHistogram logs written
 // by -o hdrlog=FILE (one instance's, or several instances' of the same
-// test: intervals that overlap in time are merged, exactly).
+// test: intervals that overlap in time are merged, exactly). It keeps each
+// interval in the sparse form hdrlog.LogReader decodes, which grows with
+// the buckets the log fills.
 type LogReader struct {
 	intervals []logInterval
+	warnings  []string
 }
 
-// Add reads one log; name is used in errors.
+// Add reads one log; name is used in errors and warnings. Lines that are
+// not interval histograms are skipped and described by Warnings.
 func (lr *LogReader) Add(r io.Reader, name string) error {
-	rd := hdrhistogram.NewHistogramLogReader(r)
+	rd := hdrlog.NewLogReader(r, name)
 	n := 0
 	for {
-		h, err := rd.NextIntervalHistogram()
-		if err != nil {
-			return fmt.Errorf("%s: interval %d: %w", name, n+1, err)
-		}
-		if h == nil {
+		h, err := rd.Next()
+		if errors.Is(err, io.EOF) {
 			break
 		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
 		n++
-		lr.intervals = append(lr.intervals, logInterval{series: hdrlog.ParseTag(h.Tag()),
-			start: time.UnixMilli(h.StartTimeMs()), end: time.UnixMilli(h.EndTimeMs()), h: h})
+		lr.intervals = append(lr.intervals, logInterval{series: hdrlog.ParseTag(h.Tag), start: h.Start, end: h.End, h: h.Hist})
 	}
+	lr.warnings = append(lr.warnings, rd.Warnings()...)
 	if n == 0 {
 		return fmt.Errorf("%s: no interval histograms (is it an HdrHistogram log written with -o hdrlog=FILE?)", name)
 	}
 	return nil
 }
+
+// Warnings describe the lines skipped in the logs added so far and, once
+// Timeline has run, the values its histograms could not hold.
+func (lr *LogReader) Warnings() []string { return lr.warnings }
 
 // Timeline builds the timeline of everything read, with intervals of at
 // least period (0: the logs' own interval), lengthened so that there are
@@ -84,6 +94,7 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 	sections := map[string]*Section{"": newSection("")}
 	order := []*Section{sections[""]}
 	hists := map[key]*hdrhistogram.Histogram{}
+	dropped := map[string]int64{}
 	for _, iv := range lr.intervals {
 		names := []string{""}
 		if iv.series.Scenario != "" {
@@ -98,12 +109,13 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 				order = append(order, sec)
 			}
 			sec.row(row)
+			var lost int64 // of this interval, by the spectrum
 			switch iv.series.Metric {
 			case metrics.HTTPReqDurationName:
-				sec.SpectrumRaw.Merge(iv.h)
+				lost = iv.h.MergeInto(sec.SpectrumRaw)
 				sec.Rows[row].Requests += float64(iv.h.TotalCount())
 			case metrics.CorrectedLatencyName:
-				sec.SpectrumCorrected.Merge(iv.h)
+				lost = iv.h.MergeInto(sec.SpectrumCorrected)
 				if iv.series.Outcome == "dropped" {
 					sec.Rows[row].Dropped += float64(iv.h.TotalCount())
 				}
@@ -118,7 +130,17 @@ func (lr *LogReader) Timeline(period time.Duration) (*Timeline, error) {
 			if hists[k] == nil {
 				hists[k] = newHist()
 			}
-			hists[k].Merge(iv.h)
+			// A value out of range is lost to the row and the spectrum
+			// alike; a count that overflows a total, to one of them.
+			// Counted for the whole test only.
+			if d := iv.h.MergeInto(hists[k]); name == "" {
+				dropped[iv.series.Metric] += max(d, lost)
+			}
+		}
+	}
+	for _, m := range slices.Sorted(maps.Keys(dropped)) {
+		if dropped[m] > 0 {
+			lr.warnings = append(lr.warnings, fmt.Sprintf("%d values of %s did not fit the report's histograms (1 µs to one day, at most 2^63 values) and were left out of its charts", dropped[m], m))
 		}
 	}
 	for k, h := range hists {

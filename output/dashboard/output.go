@@ -30,6 +30,7 @@ import (
 	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
+	"github.com/metronome-load/metronome/secrets"
 	"github.com/metronome-load/metronome/summary"
 )
 
@@ -110,9 +111,10 @@ const (
 
 // Output is the web dashboard.
 type Output struct {
-	cfg  Config
-	logf func(string, ...any)
-	now  func() time.Time
+	cfg     Config
+	logf    func(string, ...any)
+	now     func() time.Time
+	secrets *secrets.Store // hidden in the report
 
 	// loop runs the goroutine that aggregates samples and redraws the
 	// page every period.
@@ -144,7 +146,9 @@ func New(p output.Params) (output.Output, error) {
 	if p.Arg != "" {
 		return nil, fmt.Errorf("the web-dashboard output takes no argument; configure it with K6_WEB_DASHBOARD_* variables")
 	}
-	return NewWithConfig(cfg, p.Logf, p.Now), nil
+	o := NewWithConfig(cfg, p.Logf, p.Now)
+	o.secrets = p.Secrets
+	return o, nil
 }
 
 // NewWithConfig builds the output from cfg.
@@ -313,7 +317,7 @@ func (o *Output) export() error {
 	if err != nil {
 		return fmt.Errorf("web dashboard report: %w", err)
 	}
-	if err := os.WriteFile(o.cfg.Export, b, 0o644); err != nil {
+	if err := os.WriteFile(o.cfg.Export, o.secrets.RedactBytes(b), 0o644); err != nil {
 		return fmt.Errorf("web dashboard report (%s): %w", EnvExport, err)
 	}
 	return nil

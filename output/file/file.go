@@ -19,6 +19,7 @@ import (
 
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 // Encoder turns batches into the file's bytes. The Writer calls it from
@@ -58,6 +59,8 @@ type Config struct {
 	// Description names the destination in write errors, e.g.
 	// "json (results.json)".
 	Description string
+	// Secrets are hidden in what is written (before compression).
+	Secrets *secrets.Store
 	// Logf reports the first write error; nil discards it.
 	Logf func(format string, args ...any)
 	// MaxPending bounds the samples waiting to be written; 0 means
@@ -89,6 +92,7 @@ type Writer struct {
 
 	// Owned by the writing goroutine (and by Stop once it has ended).
 	spare [][]metrics.Sample
+	plain *secrets.Writer // what hides secrets in dst's bytes
 	gz    *gzip.Writer
 	file  *os.File
 	err   error
@@ -142,7 +146,10 @@ func (w *Writer) start() error {
 			dst = w.gz
 		}
 	}
-	w.dst = &watchedWriter{w: dst}
+	// Secrets are hidden before compression; standard output already
+	// hides them, and Writer gives back the same writer then.
+	w.plain = w.cfg.Secrets.Writer(dst)
+	w.dst = &watchedWriter{w: w.plain}
 	if err := w.enc.Begin(w.dst); err != nil {
 		if w.file != nil {
 			w.file.Close()
@@ -226,6 +233,9 @@ func (w *Writer) flush() {
 	w.spare = batches
 	if w.err == nil {
 		err := w.enc.Flush()
+		if err == nil {
+			err = w.plain.Flush()
+		}
 		if err == nil && w.gz != nil {
 			// Push the compressed lines through to the file too: a
 			// killed process leaves a stream readable up to here.

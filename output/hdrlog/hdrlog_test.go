@@ -307,14 +307,12 @@ func TestMergeRejectsOtherFiles(t *testing.T) {
 
 func TestWriteTableAndJSON(t *testing.T) {
 	m := NewMerger()
-	h := hdrhistogram.New(Lowest, Highest, SignificantDigits)
+	h := hdrhistogram.NewPacked(Lowest, Highest, SignificantDigits)
 	for v := int64(1000); v <= 100_000; v += 1000 {
 		_ = h.RecordValue(v)
 	}
-	h.SetTag(Series{Metric: "corrected_latency", Scenario: "api"}.Tag())
-	h.SetStartTimeMs(1_700_000_000_000)
-	h.SetEndTimeMs(1_700_000_001_000)
-	m.merge(h)
+	m.merge(&Interval{Tag: Series{Metric: "corrected_latency", Scenario: "api"}.Tag(),
+		Start: time.UnixMilli(1_700_000_000_000), End: time.UnixMilli(1_700_000_001_000), Hist: h})
 	sums := []Summary{m.Distributions()[0].Summarize(Percentiles)}
 	if got := m.Distributions("http_req_duration"); len(got) != 0 {
 		t.Errorf("metric filter kept %d", len(got))

@@ -2,6 +2,7 @@ package hdrlog
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -25,18 +26,31 @@ type Distribution struct {
 	// Labels are the other parts of the tag, decoded, e.g. scenario=api.
 	Labels string
 	// Hist holds the values in the log's unit (microseconds for metronome's
-	// logs).
-	Hist *hdrhistogram.Histogram
+	// logs), at SignificantDigits over the widest range of the intervals
+	// merged, stored sparsely: it grows with the buckets the logs fill,
+	// whatever range and precision they declare.
+	Hist *hdrhistogram.PackedHistogram
 	// Intervals is the number of interval histograms merged.
 	Intervals int
 	// Start and End span the merged intervals.
 	Start, End time.Time
-	// Dropped counts values that did not fit the merged histogram's range.
+	// Dropped counts values that did not fit the merged histogram's range,
+	// or whose count would overflow its total.
 	Dropped int64
 }
 
-// add merges the histogram h of the interval [start, end).
-func (d *Distribution) add(h *hdrhistogram.Histogram, intervals int, start, end time.Time) {
+// add merges the histogram h of the interval [start, end), widening the
+// merged histogram's range first when h's is wider, so every value fits.
+func (d *Distribution) add(h *hdrhistogram.PackedHistogram, intervals int, start, end time.Time) {
+	lo, hi := min(h.LowestTrackableValue(), Lowest), max(h.HighestTrackableValue(), Highest)
+	switch {
+	case d.Hist == nil:
+		d.Hist = hdrhistogram.NewPacked(lo, hi, SignificantDigits)
+	case lo < d.Hist.LowestTrackableValue() || hi > d.Hist.HighestTrackableValue():
+		wider := hdrhistogram.NewPacked(min(lo, d.Hist.LowestTrackableValue()), max(hi, d.Hist.HighestTrackableValue()), SignificantDigits)
+		d.Dropped += wider.Merge(d.Hist)
+		d.Hist = wider
+	}
 	d.Dropped += d.Hist.Merge(h)
 	d.Intervals += intervals
 	if d.Start.IsZero() || start.Before(d.Start) {
@@ -52,45 +66,48 @@ func (d *Distribution) add(h *hdrhistogram.Histogram, intervals int, start, end 
 // NewMerger.
 type Merger struct {
 	bySeries map[Series]*Distribution
+	warnings []string
 }
 
 // NewMerger returns an empty Merger.
 func NewMerger() *Merger { return &Merger{bySeries: map[Series]*Distribution{}} }
 
 // Add reads one interval log and merges each of its histograms into the
-// distribution of its series. name is used in errors.
+// distribution of its series. name is used in errors and warnings. Lines
+// that are not interval histograms are skipped and described by Warnings;
+// a log without any interval histogram is an error.
 func (m *Merger) Add(r io.Reader, name string) error {
-	lr := hdrhistogram.NewHistogramLogReader(r)
+	lr := NewLogReader(r, name)
 	n := 0
 	for {
-		h, err := lr.NextIntervalHistogram()
-		if err != nil {
-			return fmt.Errorf("%s: interval %d: %w", name, n+1, err)
-		}
-		if h == nil {
+		iv, err := lr.Next()
+		if errors.Is(err, io.EOF) {
 			break
 		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
 		n++
-		m.merge(h)
+		m.merge(iv)
 	}
+	m.warnings = append(m.warnings, lr.Warnings()...)
 	if n == 0 {
 		return fmt.Errorf("%s: no interval histograms (is it an HdrHistogram log?)", name)
 	}
 	return nil
 }
 
-func (m *Merger) merge(h *hdrhistogram.Histogram) {
-	s := ParseTag(h.Tag())
+// Warnings describe the lines skipped in the logs added so far.
+func (m *Merger) Warnings() []string { return m.warnings }
+
+func (m *Merger) merge(iv *Interval) {
+	s := ParseTag(iv.Tag)
 	d := m.bySeries[s]
 	if d == nil {
-		// The merged histogram takes the geometry of the first interval,
-		// widened to metronome's range so every metronome log fits.
-		d = &Distribution{Tag: s.Tag(), Metric: s.Metric, Labels: s.Labels(),
-			Hist: hdrhistogram.New(min(h.LowestTrackableValue(), Lowest),
-				max(h.HighestTrackableValue(), Highest), max(int(h.SignificantFigures()), SignificantDigits))}
+		d = &Distribution{Tag: s.Tag(), Metric: s.Metric, Labels: s.Labels()}
 		m.bySeries[s] = d
 	}
-	d.add(h, 1, time.UnixMilli(h.StartTimeMs()), time.UnixMilli(h.EndTimeMs()))
+	d.add(iv.Hist, 1, iv.Start, iv.End)
 }
 
 // mergeInto adds the distributions of the series keep selects into one
@@ -104,8 +121,7 @@ func (m *Merger) mergeInto(keep func(Series) (key Series, ok bool)) map[Series]*
 		}
 		t := out[k]
 		if t == nil {
-			t = &Distribution{Tag: k.Tag(), Metric: k.Metric, Labels: k.Labels(),
-				Hist: hdrhistogram.New(d.Hist.LowestTrackableValue(), d.Hist.HighestTrackableValue(), int(d.Hist.SignificantFigures()))}
+			t = &Distribution{Tag: k.Tag(), Metric: k.Metric, Labels: k.Labels()}
 			out[k] = t
 		}
 		t.add(d.Hist, d.Intervals, d.Start, d.End)
@@ -232,10 +248,14 @@ func (d *Distribution) Summarize(pcts []float64) Summary {
 	if s.Count == 0 {
 		return s
 	}
-	r := newRanks(d.Hist)
+	// Ranks come from the dense form of the same geometry, at most a few
+	// hundred KB at SignificantDigits, one distribution at a time.
+	dense := hdrhistogram.New(d.Hist.LowestTrackableValue(), d.Hist.HighestTrackableValue(), int(d.Hist.SignificantFigures()))
+	d.Hist.MergeInto(dense)
+	r := newRanks(dense)
 	s.Min = r.at(0) * usToMs
 	s.Max = r.at(s.Count-1) * usToMs
-	s.Mean = d.Hist.Mean() * usToMs
+	s.Mean = dense.Mean() * usToMs
 	for _, p := range pcts {
 		s.Percentiles[PercentileName(p)] = r.percentile(p) * usToMs
 	}

@@ -15,6 +15,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 // readCounts reads a log back with hdrhistogram-go's reader and returns
@@ -378,14 +379,11 @@ func TestMergeReadsPreviousFormat(t *testing.T) {
 func TestEndpointTableAndJSON(t *testing.T) {
 	m := NewMerger()
 	put := func(s Series, vals ...int64) {
-		h := hdrhistogram.New(Lowest, Highest, SignificantDigits)
+		h := hdrhistogram.NewPacked(Lowest, Highest, SignificantDigits)
 		for _, v := range vals {
 			_ = h.RecordValue(v)
 		}
-		h.SetTag(s.Tag())
-		h.SetStartTimeMs(1_700_000_000_000)
-		h.SetEndTimeMs(1_700_000_001_000)
-		m.merge(h)
+		m.merge(&Interval{Tag: s.Tag(), Start: time.UnixMilli(1_700_000_000_000), End: time.UnixMilli(1_700_000_001_000), Hist: h})
 	}
 	put(Series{Metric: "http_req_duration", Scenario: "a", Name: "fast one"}, 1000, 2000)
 	put(Series{Metric: "corrected_latency", Scenario: "a", Name: "fast one"}, 1000, 2000)
@@ -436,4 +434,48 @@ func TestEndpointTableAndJSON(t *testing.T) {
 			t.Errorf("JSON lacks %s:\n%s", w, jb.String())
 		}
 	}
+}
+
+// A request name (or scenario) that holds a secret the script fetched
+// is written with the secret masked, as every output's text is.
+func TestNamesHideSecrets(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "s.txt")
+		if err := os.WriteFile(file, []byte("token=tok-7f3a9c\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		store, err := secrets.Parse([]string{"file=" + file})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.Get(secrets.DefaultName, "token"); err != nil {
+			t.Fatal(err)
+		}
+		reg := metrics.NewRegistry()
+		b := metrics.RegisterBuiltin(reg)
+		path := filepath.Join(dir, "run.hlog")
+		out, err := New(output.Params{Arg: path, Secrets: store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := out.Start(); err != nil {
+			t.Fatal(err)
+		}
+		tags := metrics.NewTags(map[string]string{"scenario": "s", "name": "https://api.test/login?key=tok-7f3a9c"})
+		out.AddSamples([]metrics.Sample{
+			{Metric: b.HTTPReqDuration, Tags: tags, Time: time.Now(), Value: 5},
+			{Metric: b.CorrectedLatency, Tags: tags, Time: time.Now(), Value: 7},
+		})
+		if err := out.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), "tok-7f3a9c") || !strings.Contains(string(data), ";name=") {
+			t.Errorf("the log does not mask the secret in the name:\n%s", data)
+		}
+	})
 }

@@ -45,6 +45,7 @@ import (
 	"github.com/metronome-load/metronome/internal/hdrhist"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 // Name is the output's name for -o.
@@ -93,6 +94,8 @@ type Output struct {
 	log   *hdrhistogram.HistogramLogWriter
 	logf  func(string, ...any)
 	now   func() time.Time
+	// secrets hides fetched secrets in the names and scenarios of tags.
+	secrets *secrets.Store
 
 	// loop runs the goroutine that records samples into the open
 	// intervals and writes the closed ones.
@@ -163,6 +166,7 @@ func New(p output.Params) (output.Output, error) {
 		logf:     p.Logf,
 		now:      p.Now,
 		maxNames: maxNames,
+		secrets:  p.Secrets,
 		keys:     map[seriesKey]int{},
 		slots:    map[string]int{},
 		names:    map[string]bool{},
@@ -302,14 +306,15 @@ func (o *Output) slot(m *metrics.Metric, tags *metrics.TagSet) int {
 
 // series is the Series a sample of metric with tags is logged in.
 func (o *Output) series(metric string, tags *metrics.TagSet) Series {
-	s := Series{Metric: metric, Scenario: tagValue(tags, "scenario")}
+	s := Series{Metric: metric, Scenario: o.secrets.Redact(tagValue(tags, "scenario"))}
 	if !perName(metric) {
 		return s
 	}
 	if metric == metrics.CorrectedLatencyName {
 		s.Outcome = tagValue(tags, "outcome")
 	}
-	name := tagValue(tags, "name")
+	// Names come from scripts and URLs, which may hold a fetched secret.
+	name := o.secrets.Redact(tagValue(tags, "name"))
 	switch {
 	case name == "":
 	case o.names[name]:

@@ -54,6 +54,7 @@ func New(p output.Params) (output.Output, error) {
 		Prefix:      "json output",
 		Description: o.Description(),
 		Logf:        p.Logf,
+		Secrets:     p.Secrets,
 	}, &lines{enc: newEncoder(p.Thresholds)})
 	return o, nil
 }

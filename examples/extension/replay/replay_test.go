@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -193,6 +194,43 @@ func TestReplayDrop(t *testing.T) {
 			t.Errorf("account %+v", a)
 		}
 	})
+}
+
+// With the drop policy, arrivals due at the regular end (here every
+// offset is 0, so the regular duration is 0) still go to the VUs that are
+// idle then, and only those that find every VU busy are dropped. Before,
+// the scenario closed before its idle VUs could claim anything: 3
+// intended, 0 on time, 3 dropped. Those dropped at the end are charged up
+// to it, as k6 gives up on them then.
+func TestReplayDropAtTheEnd(t *testing.T) {
+	for _, c := range []struct {
+		offsets []time.Duration
+		vus     int
+		starts  []start
+		dropped []float64
+	}{
+		{[]time.Duration{0, 0, 0}, 1, []start{{0, 0}}, ms(0, 0)},
+		{[]time.Duration{0, 0, 0}, 3, []start{{0, 0}, {0, 0}, {0, 0}}, nil},
+		{[]time.Duration{0, 5 * msec}, 1, []start{{0, 0}}, ms(0)},
+		{[]time.Duration{0, 5 * msec}, 2, []start{{0, 0}, {5 * msec, 5 * msec}}, nil},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			path := writeOffsets(t, c.offsets...)
+			cfg := parse(t, fmt.Sprintf(`"file":%s,"policy":"drop","preAllocatedVUs":%d`, quote(path), c.vus))
+			h := newHarness(cfg, executortest.Constant(30*msec), c.vus)
+			h.run(t)
+			if got := h.starts(); !slices.Equal(got, c.starts) {
+				t.Errorf("%v on %d VUs: (intended, start) %v, want %v", c.offsets, c.vus, got, c.starts)
+			}
+			if got := h.values(h.m.CorrectedLatency, "outcome", "dropped"); !slices.Equal(got, c.dropped) {
+				t.Errorf("%v on %d VUs: corrected_latency of dropped arrivals %v, want %v", c.offsets, c.vus, got, c.dropped)
+			}
+			a := h.ex.(executor.Accounter).Account()
+			if a.Intended != int64(len(c.offsets)) || a.Completed != int64(len(c.starts)) || a.Dropped != int64(len(c.dropped)) {
+				t.Errorf("%v on %d VUs: account %+v", c.offsets, c.vus, a)
+			}
+		})
+	}
 }
 
 // At the hard stop the running iteration is interrupted and the backlog
