@@ -2,6 +2,7 @@ package memstat
 
 import (
 	"runtime"
+	"runtime/debug"
 	"testing"
 )
 
@@ -11,6 +12,9 @@ func TestMeasuresFollowAnAllocation(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("RSS reads /proc")
 	}
+	// Give back what earlier tests (or runs, with -count) freed, so that
+	// the allocation below needs fresh pages.
+	debug.FreeOSMemory()
 	heap0 := LiveHeap()
 	rss0, err := RSS()
 	if err != nil {
