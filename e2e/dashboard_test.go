@@ -353,7 +353,7 @@ func TestWebDashboardInBrowser(t *testing.T) {
 
 }
 
-// TestShortRunReportInBrowser runs the same two scenarios for 10 s with
+// TestShortRunReportInBrowser runs the same three scenarios for 10 s with
 // the default 10 s period and no live page, and checks in headless
 // Chromium that every chart of the exported report draws each series with
 // points: the report of a run this short uses intervals of a tenth of
@@ -364,9 +364,11 @@ func TestShortRunReportInBrowser(t *testing.T) {
 	}
 	chrome := chromium(t)
 	srv := startStallServer(t)
+	healthy := startServer(t, stallserver.Schedule{})
 	report := filepath.Join(t.TempDir(), "report.html")
 	r := metronome(t, runSpec{
-		args: []string{"run", "-q", "-e", "TARGET=" + srv.URL(), "-e", "RATE=50", "-e", "DURATION=10s", "testdata/dashboard/stall.js"},
+		args: []string{"run", "-q", "-e", "TARGET=" + srv.URL(), "-e", "HEALTHY=" + healthy.URL(), "-e", "RATE=50", "-e", "DURATION=10s",
+			"testdata/dashboard/stall.js"},
 		env:  []string{"K6_WEB_DASHBOARD=true", "K6_WEB_DASHBOARD_PORT=-1", "K6_WEB_DASHBOARD_EXPORT=" + report},
 	})
 	if r.code != 0 {
