@@ -2,9 +2,13 @@ package e2e
 
 import (
 	"encoding/json"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -196,15 +200,18 @@ var k6DropsRecorded = struct {
 // not read exec.instance.
 //
 // The arithmetic: 100 arrivals over 1 s (one every 10 ms), one VU with
-// 50 ms iterations and no grace. The VU starts arrivals at 0, 50, …,
-// 950 ms: 20 of them (19–21 allowing for sleep's overshoot). It is free
-// again at the end of the 20th, just after 1 s, and charges the other 80
-// then, each with that moment minus its intended start.
+// iterations of one request and 50 ms of sleep, and no grace. The VU
+// starts arrivals at 0, 50, …, 950 ms: 20 of them (19–21 allowing for
+// sleep's overshoot), each recording its request. It is free again at the
+// end of the 20th, just after 1 s, and charges the other 80 then, each
+// with that moment minus its intended start.
 func TestIntendedJSChargesDropped(t *testing.T) {
 	t.Parallel()
+	tg := newTarget(t)
 	eachRunner(t, func(t *testing.T, rn runner) {
 		jsonPath := filepath.Join(t.TempDir(), "out.json")
-		r := rn.run(t, runSpec{args: []string{"run", "-q", "-o", "json=" + jsonPath, script("intended/drops.js")}})
+		r := rn.run(t, runSpec{args: []string{"run", "-q", "-o", "json=" + jsonPath, "-e", "TARGET=" + tg.URL,
+			script("intended/drops.js")}})
 		if r.code != k6DropsRecorded.code {
 			t.Fatalf("%s exited %d, want %d as k6 did\nstderr:\n%s", rn.name, r.code, k6DropsRecorded.code, r.stderr)
 		}
@@ -309,5 +316,163 @@ func checkIntendedAfterSetup(t *testing.T, e export) {
 	// 100 ms is far above any jitter and far below setup's 1 s.
 	if lag := e.num(t, "schedule_lag", "max"); lag > 100 {
 		t.Errorf("schedule_lag max = %.1f ms, want < 100 ms: the schedule must start with the scenario, after setup() (1 s)", lag)
+	}
+}
+
+// Every request sent through intended.js's http records one
+// corrected_latency sample with exactly the tags the runtime put on its
+// http_req_duration (k6's, in k6; metronome's, in metronome), worth the
+// request's own time (http_req_duration plus the wait for a connection)
+// plus the iteration's schedule_lag. The exceptions are the ones the
+// library documents: the hop a redirect adds records nothing (k6 records
+// a duration for it), nor does a request that never reached the network.
+func TestIntendedJSRequestTags(t *testing.T) {
+	t.Parallel()
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/redirect":
+			http.Redirect(w, r, "/?redirected", http.StatusFound)
+		case "/missing":
+			http.NotFound(w, r)
+		default:
+			_, _ = w.Write([]byte("ok\n"))
+		}
+	})
+	plain, tls := httptest.NewServer(handler), httptest.NewTLSServer(handler)
+	t.Cleanup(plain.Close)
+	t.Cleanup(tls.Close)
+	eachRunner(t, func(t *testing.T, rn runner) {
+		jsonPath := filepath.Join(t.TempDir(), "out.json")
+		r := rn.run(t, runSpec{args: []string{"run", "-q", "-o", "json=" + jsonPath,
+			"-e", "TARGET=" + plain.URL, "-e", "TLS_TARGET=" + tls.URL, script("intended/tags.js")}})
+		if r.code != 0 {
+			t.Fatalf("%s exited %d, want 0\nstderr:\n%s", rn.name, r.code, r.stderr)
+		}
+		checkRequestTags(t, readJSONOutput(t, jsonPath))
+	})
+}
+
+// requestsInTagsJS is the number of requests tags.js sends that reach the
+// network, counting a redirected one once.
+const requestsInTagsJS = 23
+
+func checkRequestTags(t *testing.T, lines []jsonLine) {
+	t.Helper()
+	// values[metric][tag set] is the metric's points with those tags.
+	values := map[string]map[string][]float64{}
+	var lag []float64
+	for _, l := range lines {
+		if l.Type != "Point" {
+			continue
+		}
+		if l.Metric == "schedule_lag" {
+			lag = append(lag, *l.Data.Value)
+			continue
+		}
+		k, err := json.Marshal(l.Data.Tags) // sorted keys
+		if err != nil {
+			t.Fatal(err)
+		}
+		if values[l.Metric] == nil {
+			values[l.Metric] = map[string][]float64{}
+		}
+		values[l.Metric][string(k)] = append(values[l.Metric][string(k)], *l.Data.Value)
+	}
+	if len(lag) != 1 {
+		t.Fatalf("%d schedule_lag samples, want 1 (one arrival)", len(lag))
+	}
+	corrected, duration := values["corrected_latency"], values["http_req_duration"]
+	hops := 0
+	for k, v := range duration {
+		if strings.Contains(k, `"status":"3`) {
+			hops += len(v)
+			continue
+		}
+		if len(v) != 1 {
+			t.Errorf("tags.js sent %d requests with the tags %s; each should be unique", len(v), k)
+		}
+		if _, ok := corrected[k]; !ok {
+			t.Errorf("http_req_duration %s has no corrected_latency with the same tags", k)
+		}
+	}
+	if hops != 1 {
+		t.Errorf("%d redirect hops recorded http_req_duration, want 1", hops)
+	}
+	if len(corrected) != requestsInTagsJS {
+		t.Errorf("corrected_latency has %d tag sets, want one per request that reached the network: %d", len(corrected), requestsInTagsJS)
+	}
+	for k, v := range corrected {
+		d, ok := duration[k]
+		if !ok {
+			t.Errorf("corrected_latency %s has no http_req_duration with the same tags", k)
+			continue
+		}
+		if len(v) != 1 || len(d) != 1 {
+			t.Errorf("%s: %d corrected_latency and %d http_req_duration samples, want 1 each", k, len(v), len(d))
+			continue
+		}
+		wait := max(values["http_req_blocked"][k][0], values["http_req_connecting"][k][0]+values["http_req_tls_handshaking"][k][0])
+		if want := d[0] + wait + lag[0]; math.Abs(v[0]-want) > 1e-6 {
+			t.Errorf("%s: corrected_latency %.6f ms, want http_req_duration %.6f + wait for a connection %.6f + lag %.0f = %.6f",
+				k, v[0], d[0], wait, lag[0], want)
+		}
+	}
+}
+
+// The previous release's usage, wrap() around requests sent through
+// k6/http, keeps its per-iteration corrected_latency for one release: 10
+// arrivals, each charged end − intended start with its 50 ms of sleep,
+// and one warning that says what to change.
+func TestIntendedJSLegacyIteration(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	eachRunner(t, func(t *testing.T, rn runner) {
+		jsonPath := filepath.Join(t.TempDir(), "out.json")
+		r := rn.run(t, runSpec{args: []string{"run", "-q", "-o", "json=" + jsonPath, "-e", "TARGET=" + tg.URL,
+			script("intended/legacy.js")}})
+		if r.code != 0 {
+			t.Fatalf("%s exited %d, want 0\nstderr:\n%s", rn.name, r.code, r.stderr)
+		}
+		arrivals := arrivalsFromJSON(t, readJSONOutput(t, jsonPath))
+		if len(arrivals) != 10 {
+			t.Errorf("%d corrected_latency samples, want one per arrival: 10", len(arrivals))
+		}
+		for i, a := range arrivals {
+			if a.latency < 50*time.Millisecond {
+				t.Errorf("arrival %d charged %v, want at least the iteration's 50 ms of sleep", i, a.latency)
+			}
+		}
+		if n := strings.Count(r.stderr, "the per-iteration fallback goes in the next release"); n != 1 {
+			t.Errorf("the fallback warning appears %d times, want once\nstderr:\n%s", n, r.stderr)
+		}
+	})
+}
+
+// A user's mistakes with intended.js stop the test with one sentence that
+// says what to change: a scenario of intendedScenario() whose function
+// wrap() does not pace (exec.test.abort: exit code 108), and a response
+// callback made by k6/http, whose statuses the library cannot read (an
+// init error: exit code 107). Exit codes as k6 v2.2.0 gave them.
+func TestIntendedJSMisuse(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	cases := []struct {
+		script string
+		code   int
+		says   string
+	}{
+		{"intended/unwrapped.js", 108, "was made by intendedScenario() but runs a function that wrap() does not pace"},
+		{"intended/foreign_callback.js", 107, "setResponseCallback got a response callback that intended.js did not make"},
+	}
+	eachRunner(t, func(t *testing.T, rn runner) {
+		for _, c := range cases {
+			r := rn.run(t, runSpec{args: []string{"run", "-q", "-e", "TARGET=" + tg.URL, script(c.script)}})
+			if r.code != c.code || !strings.Contains(r.stderr, c.says) {
+				t.Errorf("%s: %s exited %d, want %d and a message with %q\nstderr:\n%s", c.script, rn.name, r.code, c.code, c.says, r.stderr)
+			}
+		}
+	})
+	if n := tg.requests.Load(); n > 2 {
+		t.Errorf("the target served %d requests; the unwrapped scenario should stop at its first", n)
 	}
 }
