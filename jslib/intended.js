@@ -495,20 +495,14 @@ function record(it, res, target, params) {
   correctedLatency.add(own + it.lag, requestTags(res, target, params));
 }
 
-function bodyless(method) {
-  return (url, ...rest) => {
+// measured returns k6/http's function of that name, recording the
+// response of each call; the call's arguments hold the URL at urlAt and
+// the params at paramsAt.
+function measured(name, urlAt, paramsAt) {
+  return (...args) => {
     const it = iterationOf();
-    const res = base[method](url, ...rest);
-    record(it, res, url, rest[0]);
-    return res;
-  };
-}
-
-function withBody(method) {
-  return (url, ...rest) => {
-    const it = iterationOf();
-    const res = base[method](url, ...rest);
-    record(it, res, url, rest[1]);
+    const res = base[name](...args);
+    record(it, res, args[urlAt], args[paramsAt]);
     return res;
   };
 }
@@ -532,23 +526,18 @@ function batchTarget(req) {
 // It has k6/http's functions and constants, so that a script takes it in
 // place of k6/http by changing its import.
 const http = Object.assign({}, base, {
-  get: bodyless('get'),
-  head: bodyless('head'),
-  post: withBody('post'),
-  put: withBody('put'),
-  patch: withBody('patch'),
-  del: withBody('del'),
-  options: withBody('options'),
-  request(method, url, ...rest) {
+  get: measured('get', 0, 1),
+  head: measured('head', 0, 1),
+  post: measured('post', 0, 2),
+  put: measured('put', 0, 2),
+  patch: measured('patch', 0, 2),
+  del: measured('del', 0, 2),
+  options: measured('options', 0, 2),
+  request: measured('request', 1, 3),
+  asyncRequest(...args) {
     const it = iterationOf();
-    const res = base.request(method, url, ...rest);
-    record(it, res, url, rest[1]);
-    return res;
-  },
-  asyncRequest(method, url, ...rest) {
-    const it = iterationOf();
-    return base.asyncRequest(method, url, ...rest).then((res) => {
-      record(it, res, url, rest[1]);
+    return base.asyncRequest(...args).then((res) => {
+      record(it, res, args[1], args[3]);
       return res;
     });
   },
