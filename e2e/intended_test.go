@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -317,6 +318,144 @@ func checkIntendedAfterSetup(t *testing.T, e export) {
 	}
 }
 
+// thinkTime is the sleep of testdata/intended/think.js between its two
+// requests.
+const thinkTime = 50 * time.Millisecond
+
+// k6ThinkRecorded is what real k6 v2.2.0 gave for testdata/intended/think.js
+// against the stall server (TestIntendedJSThinkTime/k6 re-runs it when k6
+// is present): the p99 of corrected_latency over both requests, in ms.
+// Recorded 2026-12-01 on this project's 2-core machine at a load average
+// of 16 (k6 and the test at nice -5, the other work at 0 and 10), from the
+// run in which every check against the stall arithmetic held: 481.4 ms
+// (arithmetic 466.6 ms), first requests over 100 ms 163 (arithmetic 160),
+// second requests over 100 ms 21 (20), at or over the 50 ms sleep 43 (20).
+// Other runs gave 477.0, 487.6 and 489.1 ms at load averages of 15–16;
+// above 18, k6's VUs started late (schedule_lag p99 200–400 ms) and its
+// p99 rose to 500–750 ms.
+var k6ThinkRecorded = struct{ p99 float64 }{p99: 481.4}
+
+// intended.js records corrected_latency per request, with the request's
+// own time plus its iteration's lag and none of the script's sleep(): the
+// same numbers as metronome's own intended-arrival-rate executor gives
+// for the same iteration. think.js sends two requests per arrival with
+// 50 ms of sleep between them, against the stall server: the arithmetic
+// of stall_test.go, request by request, says what each is charged; the
+// p99 over both requests is within 5 % of metronome's own and of real
+// k6 v2.2.0's. The 5 % is issue 22's requirement, not a tolerance from
+// the arithmetic: it held on this 2-core machine up to a load average of
+// about 16; above that the JavaScript timers that start intended.js's
+// iterations run late (in k6 more than in metronome) and the comparison
+// fails together with the stall tolerances.
+func TestIntendedJSThinkTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 6 s loads in real time")
+	}
+	eachRunner(t, func(t *testing.T, rn runner) {
+		got := runThink(t, rn, false)
+		within5(t, rn.name+" intended.js", got, "k6 v2.2.0 intended.js (recorded)", k6ThinkRecorded.p99)
+		if rn.name == "metronome" {
+			within5(t, "metronome intended.js", got, "metronome intended-arrival-rate", runThink(t, rn, true))
+		}
+	})
+}
+
+// within5 fails the test unless got is within 5 % of want.
+func within5(t *testing.T, what string, got float64, against string, want float64) {
+	t.Helper()
+	t.Logf("%s corrected p(99) = %.1f ms, %s %.1f ms (%+.1f %%)", what, got, against, want, 100*(got-want)/want)
+	if math.Abs(got-want) > 0.05*want {
+		t.Errorf("%s corrected p(99) = %.1f ms, want within 5 %% of %s: %.1f ms", what, got, against, want)
+	}
+}
+
+// runThink runs think.js (through metronome's own executor when native
+// is set) against a fresh stall server, holds each request's
+// corrected_latency to the stall arithmetic and returns its p(99) over
+// both requests, in ms.
+func runThink(t *testing.T, rn runner, native bool) float64 {
+	t.Helper()
+	dir := t.TempDir()
+	jsonPath, exp := filepath.Join(dir, "out.json"), filepath.Join(dir, "summary.json")
+	srv := startStallServer(t)
+	nativeEnv := "0"
+	if native {
+		nativeEnv = "1"
+	}
+	r := rn.run(t, runSpec{args: []string{"run", "-q", "-o", "json=" + jsonPath, "--summary-export", exp,
+		"-e", "TARGET=" + srv.URL(), "-e", "RATE=" + strconv.Itoa(stallRate), "-e", "DURATION=" + stallDuration.String(),
+		"-e", "VUS=" + strconv.Itoa(stallVUs), "-e", "NATIVE=" + nativeEnv, script("intended/think.js")}})
+	if r.code != 0 {
+		t.Fatalf("exit code %d, want 0\nstderr:\n%s", r.code, r.stderr)
+	}
+	lines := readJSONOutput(t, jsonPath)
+	total := int(stallRate * stallDuration / time.Second)
+	first, second := arrivalsNamed(t, lines, "first"), arrivalsNamed(t, lines, "second")
+	if len(first) != total || len(second) != total {
+		t.Fatalf("%d first and %d second requests recorded corrected_latency, want %d each", len(first), len(second), total)
+	}
+	if n := len(arrivalsNamed(t, lines, "")); n != 2*total {
+		t.Errorf("%d corrected_latency samples, want one per request: %d", n, 2*total)
+	}
+	// The first request is sent as its iteration starts: its point's
+	// time less its value is the arrival's intended time.
+	if dev := onSchedule(first, time.Second/stallRate); dev > stallJitter {
+		t.Errorf("the intended times stray up to %v from a 5 ms grid (tolerance %v)", dev, stallJitter)
+	}
+	want1 := checkStalledArrivals(t, "first request", srv, first, total, burstAllowance)
+
+	// The second request leaves when the first was answered (at the end
+	// of the stall it met, or at once) plus the sleep, and meets the rest
+	// of the stall it is sent into, if any. The sleep is in no value: a
+	// per-iteration measure would put every second request over 50 ms.
+	ideal := make([]float64, 0, 2*total)
+	want2 := stallExpectation{stalls: want1.stalls, burst: burstAllowance}
+	overThink, wantOverThink := 0, 0
+	for _, a := range first {
+		d1 := idealLatency(srv, a.intended)
+		d2 := idealLatency(srv, a.intended.Add(d1+thinkTime))
+		ideal = append(ideal, ms(d1), ms(d2))
+		if d2 > slowCut {
+			want2.slow++
+		}
+		if d2 >= thinkTime {
+			wantOverThink++
+		}
+	}
+	slow2 := 0
+	for _, a := range second {
+		if a.latency > slowCut {
+			slow2++
+		}
+		if a.latency >= thinkTime {
+			overThink++
+		}
+	}
+	checkSlowCount(t, "second request", slow2, want2, total)
+	// A loaded machine delays more requests past 50 ms than past 100 ms:
+	// 10 % of them are allowed on top of the arithmetic and its edges.
+	// Were the sleep counted, all of them would be over.
+	hi := wantOverThink + want1.stalls*(perStall(stallJitter)+perStall(stallJitter+burstAllowance)) + total/10
+	t.Logf("second request: %d of %d at or over the 50 ms sleep; the stall arithmetic says %d, accepted up to %d",
+		overThink, total, wantOverThink, hi)
+	if overThink > hi {
+		t.Errorf("%d of %d second requests were charged 50 ms or more, want at most %d: the sleep before them is not latency",
+			overThink, total, hi)
+	}
+
+	slices.Sort(ideal)
+	want := stallExpectation{p99: k6Percentile(ideal, 0.99), burst: burstAllowance}
+	e := readExport(t, exp)
+	p99 := e.num(t, "corrected_latency", "p(99)")
+	checkP99(t, "corrected_latency over both requests", p99, want)
+	t.Logf("http_req_duration p(99) = %.1f ms; schedule_lag p(99) = %.1f ms",
+		e.num(t, "http_req_duration", "p(99)"), e.num(t, "schedule_lag", "p(99)"))
+	return p99
+}
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
 // Every request sent through intended.js's http records one
 // corrected_latency sample with exactly the tags the runtime put on its
 // http_req_duration (k6's, in k6; metronome's, in metronome), worth the
@@ -426,7 +565,7 @@ func TestIntendedJSLegacyIteration(t *testing.T) {
 			t.Errorf("%d corrected_latency samples, want one per arrival: 10", len(arrivals))
 		}
 		for i, a := range arrivals {
-			if a.latency < 50*time.Millisecond {
+			if a.latency < thinkTime {
 				t.Errorf("arrival %d charged %v, want at least the iteration's 50 ms of sleep", i, a.latency)
 			}
 		}
