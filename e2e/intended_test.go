@@ -204,11 +204,13 @@ var k6DropsRecorded = struct {
 // not read exec.instance.
 //
 // The arithmetic: 100 arrivals over 1 s (one every 10 ms), one VU with
-// iterations of one request and 50 ms of sleep, and no grace. The VU
-// starts arrivals at 0, 50, …, 950 ms: 20 of them (19–21 allowing for
-// sleep's overshoot), each recording its request. It is free again at the
-// end of the 20th, just after 1 s, and charges the other 80 then, each
-// with that moment minus its intended start.
+// iterations of 50 ms that send a request, and no grace. The VU starts
+// arrivals at 0, 50, …, 950 ms: 20 of them, each recording its request.
+// The runtime's own time around each iteration (starting it, the sleep's
+// timer) pushes the later ones back: up to 5 ms of it leaves 19, and a
+// loaded machine's 8 ms leaves 18, so 18–21 are accepted. The VU is free
+// again at the end of the last, just after 1 s, and charges the others
+// then, each with that moment minus its intended start.
 func TestIntendedJSChargesDropped(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
@@ -235,10 +237,10 @@ func checkIntendedDrops(t *testing.T, who string, lines []jsonLine) {
 	if len(done)+len(dropped) != 100 {
 		t.Errorf("%d completed and %d dropped arrivals, want 100 in all", len(done), len(dropped))
 	}
-	if len(done) < 19 || len(done) > 21 {
-		t.Errorf("%d arrivals completed, want 20 ± 1 (one VU, 50 ms each, for 1 s)", len(done))
+	if len(done) < 18 || len(done) > 21 {
+		t.Errorf("%d arrivals completed, want 18–21 (one VU, 50 ms each, for 1 s)", len(done))
 	}
-	if d := len(done) - k6DropsRecorded.completed; d < -1 || d > 1 {
+	if d := len(done) - k6DropsRecorded.completed; d < -2 || d > 1 {
 		t.Errorf("%s completed %d arrivals, k6 v2.2.0 %d", who, len(done), k6DropsRecorded.completed)
 	}
 	var iterations, iterDropped, droppedIters float64
@@ -263,15 +265,24 @@ func checkIntendedDrops(t *testing.T, who string, lines []jsonLine) {
 	if len(done) == 0 || len(dropped) == 0 {
 		t.FailNow()
 	}
-	// Arrival 0 started on time, so its intended start is the scenario's
-	// start (to Date.now()'s millisecond). Each drop is charged from the
-	// moment the VU became free: after the schedule's 1 s, and at most one
+	// A completed arrival's sample less its value is its intended start,
+	// late by the time from the iteration's start to sending its request
+	// and by the moment the runtime stamped the sample after the answer
+	// (a VU's first request takes a few ms more: the library's first
+	// calls); the median over them, less each one's place on the 10 ms
+	// grid, is the scenario's start. Each drop is charged from the moment
+	// the VU became free: after the schedule's 1 s, and at most one
 	// iteration (50 ms) later, plus 150 ms for a loaded machine and for
 	// k6's cost per leftover iteration. Its intended start, rebuilt from
 	// the sample, lies on the 10 ms grid: within Date.now()'s millisecond,
 	// and up to 10 ms late, because the runtime stamps the sample a little
 	// after the script read the clock.
-	start := done[0].intended
+	offs := make([]time.Duration, len(done))
+	for i, a := range done {
+		offs[i] = a.intended.Sub(done[0].intended) - time.Duration(i)*10*time.Millisecond
+	}
+	slices.Sort(offs)
+	start := done[0].intended.Add(offs[len(offs)/2])
 	var first, last time.Duration
 	for i, a := range dropped {
 		want := start.Add(time.Duration(len(done)+i) * 10 * time.Millisecond)
