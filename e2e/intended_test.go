@@ -590,28 +590,33 @@ func TestIntendedJSLegacyIteration(t *testing.T) {
 // says what to change: a scenario of intendedScenario() whose function
 // wrap() does not pace (exec.test.abort: exit code 108), and a response
 // callback made by k6/http, whose statuses the library cannot read (an
-// init error: exit code 107). Exit codes as k6 v2.2.0 gave them.
+// init error, exit code 107, in setResponseCallback; an abort, 108, in a
+// request's params). Exit codes as k6 v2.2.0 gave them.
 func TestIntendedJSMisuse(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	cases := []struct {
-		script string
-		code   int
-		says   string
+		script, where string
+		code          int
+		says          string
 	}{
-		{"intended/unwrapped.js", 108, "was made by intendedScenario() but runs a function that wrap() does not pace"},
-		{"intended/foreign_callback.js", 107, "setResponseCallback got a response callback that intended.js did not make"},
+		{"intended/unwrapped.js", "", 108, "was made by intendedScenario() but runs a function that wrap() does not pace"},
+		{"intended/foreign_callback.js", "init", 107, "setResponseCallback got a response callback that intended.js did not make"},
+		{"intended/foreign_callback.js", "params", 108, "params.responseCallback got a response callback that intended.js did not make"},
 	}
 	eachRunner(t, func(t *testing.T, rn runner) {
 		for _, c := range cases {
-			r := rn.run(t, runSpec{args: []string{"run", "-q", "-e", "TARGET=" + tg.URL, script(c.script)}})
+			r := rn.run(t, runSpec{args: []string{"run", "-q", "-e", "TARGET=" + tg.URL, "-e", "WHERE=" + c.where, script(c.script)}})
 			if r.code != c.code || !strings.Contains(r.stderr, c.says) {
-				t.Errorf("%s: %s exited %d, want %d and a message with %q\nstderr:\n%s", c.script, rn.name, r.code, c.code, c.says, r.stderr)
+				t.Errorf("%s %s: %s exited %d, want %d and a message with %q\nstderr:\n%s",
+					c.script, c.where, rn.name, r.code, c.code, c.says, r.stderr)
 			}
 		}
 	})
-	if n := tg.requests.Load(); n > 2 {
-		t.Errorf("the target served %d requests; the unwrapped scenario should stop at its first", n)
+	// Each runner sends the first request of the unwrapped scenario and
+	// of the params case, and no more.
+	if n := tg.requests.Load(); n > 4 {
+		t.Errorf("the target served %d requests; each misuse should stop the test at its first", n)
 	}
 }
 

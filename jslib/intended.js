@@ -378,22 +378,24 @@ const callbacks = new WeakMap();
 // The default client's response callback: 200–399, as in k6.
 let clientCallback = statusRanges([{ min: 200, max: 399 }]);
 
-function callbackPredicate(cb, where) {
+// callbackPredicate returns what the response callback cb accepts: null
+// for no callback, undefined for one this module did not make.
+function callbackPredicate(cb) {
   if (cb === null || cb === undefined) {
     return null;
   }
-  const p = callbacks.get(cb);
-  if (p === undefined) {
-    throw new Error(
-      `intended.js: ${where} got a response callback that intended.js did not make; make it with the ` +
-        "expectedStatuses of intended.js's http, so that corrected_latency carries expected_response as k6 sets it",
-    );
-  }
-  return p;
+  return callbacks.get(cb);
+}
+
+function foreignCallback(where) {
+  return (
+    `intended.js: ${where} got a response callback that intended.js did not make; make it with the ` +
+    "expectedStatuses of intended.js's http, so that corrected_latency carries expected_response as k6 sets it"
+  );
 }
 
 // cleanURL masks the credentials of a URL as k6 does for its tags.
-export function cleanURL(u) {
+function cleanURL(u) {
   const m = /^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)([^/?#]*)@/.exec(u);
   if (m === null) {
     return u;
@@ -414,8 +416,10 @@ function templateName(u) {
 // requestTags returns the tags k6 puts on the http_req_duration of the
 // response res to a request for target with params, less the VU's own
 // (scenario, group, test-wide and VU tags), which k6 adds to every sample
-// of a custom metric.
-export function requestTags(res, target, params) {
+// of a custom metric. A response callback in params that this module did
+// not make aborts the test, and requestTags returns null: its verdict
+// cannot be known.
+function requestTags(res, target, params) {
   const tags = {};
   const user = params !== null && typeof params === 'object' ? params.tags : undefined;
   if (user !== null && typeof user === 'object') {
@@ -468,7 +472,11 @@ export function requestTags(res, target, params) {
   }
   let expect = clientCallback;
   if (params !== null && typeof params === 'object' && Object.prototype.hasOwnProperty.call(params, 'responseCallback')) {
-    expect = callbackPredicate(params.responseCallback, 'params.responseCallback');
+    expect = callbackPredicate(params.responseCallback);
+    if (expect === undefined) {
+      exec.test.abort(foreignCallback('params.responseCallback'));
+      return null;
+    }
   }
   if (expect !== null) {
     set('expected_response', String(expect(res.status)));
@@ -490,9 +498,13 @@ function record(it, res, target, params) {
   if (it === null || res === null || typeof res !== 'object' || !res.timings || res.error_code === INVALID_URL) {
     return;
   }
+  const tags = requestTags(res, target, params);
+  if (tags === null) {
+    return;
+  }
   const t = res.timings;
   const own = t.duration + Math.max(t.blocked, t.connecting + t.tls_handshaking);
-  correctedLatency.add(own + it.lag, requestTags(res, target, params));
+  correctedLatency.add(own + it.lag, tags);
 }
 
 // measured returns k6/http's function of that name, recording the
@@ -558,7 +570,10 @@ const http = Object.assign({}, base, {
     return cb;
   },
   setResponseCallback(cb) {
-    const p = callbackPredicate(cb, 'setResponseCallback');
+    const p = callbackPredicate(cb);
+    if (p === undefined) {
+      throw new Error(foreignCallback('setResponseCallback'));
+    }
     base.setResponseCallback(cb);
     clientCallback = p;
   },

@@ -1,9 +1,21 @@
-// A response callback made by k6/http itself, which intended.js cannot
-// read: the test stops in the init context with a message that says where
-// to make it instead.
+// A response callback made by k6/http itself, whose statuses intended.js
+// cannot read: given to setResponseCallback in the init context (the
+// default) the test stops there; given in a request's params
+// (WHERE=params) the test is aborted at that request. Both messages say
+// where to make the callback instead.
 import { expectedStatuses } from 'k6/http';
-import http from '../../../jslib/intended.js';
+import http, { intendedScenario, wrap } from '../../../jslib/intended.js';
 
-http.setResponseCallback(expectedStatuses(200));
+export const options = {
+  scenarios: { api: intendedScenario({ rate: 10, duration: '1s', vus: 1 }) },
+};
 
-export default function () {}
+const foreign = expectedStatuses(200);
+
+if (__ENV.WHERE !== 'params') {
+  http.setResponseCallback(foreign);
+}
+
+export default wrap(function () {
+  http.get(__ENV.TARGET, { responseCallback: foreign });
+});
