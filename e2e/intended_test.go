@@ -490,8 +490,12 @@ func TestIntendedJSRequestTags(t *testing.T) {
 	t.Cleanup(plain.Close)
 	t.Cleanup(tls.Close)
 	eachRunner(t, func(t *testing.T, rn runner) {
-		_, lines := runWithJSON(t, rn, 0, "intended/tags.js", "TARGET="+plain.URL, "TLS_TARGET="+tls.URL)
-		checkRequestTags(t, lines)
+		// k6's default system tags, then a few, with ip, which is off by
+		// default.
+		for _, tags := range []string{"", "name,url,method,status,ip,scenario,tls_version"} {
+			_, lines := runWithJSON(t, rn, 0, "intended/tags.js", "TARGET="+plain.URL, "TLS_TARGET="+tls.URL, "SYSTEM_TAGS="+tags)
+			checkRequestTags(t, lines)
+		}
 	})
 }
 

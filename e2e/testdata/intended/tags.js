@@ -2,6 +2,7 @@
 // form k6/http has, to TARGET (plain HTTP: /, /redirect to /?redirected, /missing
 // answers 404) and TLS_TARGET (HTTPS). Each request's tags are unique, so
 // that its corrected_latency pairs with its http_req_duration.
+// SYSTEM_TAGS, when set, is the comma-separated systemTags option.
 import exec from 'k6/execution';
 import { group } from 'k6';
 import http, { intendedScenario, wrap, get, post } from '../../../jslib/intended.js';
@@ -13,6 +14,9 @@ export const options = {
   tags: { testwide: 'yes' },
   insecureSkipTLSVerify: true,
 };
+if (__ENV.SYSTEM_TAGS) {
+  options.systemTags = __ENV.SYSTEM_TAGS.split(',');
+}
 
 const only2xx = http.expectedStatuses({ min: 200, max: 299 });
 
