@@ -277,12 +277,12 @@ func checkIntendedDrops(t *testing.T, who string, lines []jsonLine) {
 	// the sample, lies on the 10 ms grid: within Date.now()'s millisecond,
 	// and up to 10 ms late, because the runtime stamps the sample a little
 	// after the script read the clock.
-	offs := make([]time.Duration, len(done))
+	ts := make([]time.Time, len(done))
 	for i, a := range done {
-		offs[i] = a.intended.Sub(done[0].intended) - time.Duration(i)*10*time.Millisecond
+		ts[i] = a.intended
 	}
-	slices.Sort(offs)
-	start := done[0].intended.Add(offs[len(offs)/2])
+	grid, _ := onGrid(ts, 10*time.Millisecond)
+	start := grid[0]
 	var first, last time.Duration
 	for i, a := range dropped {
 		want := start.Add(time.Duration(len(done)+i) * 10 * time.Millisecond)
