@@ -2,9 +2,14 @@ package e2e
 
 import (
 	"encoding/json"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,7 +189,10 @@ func testIntendedJSStall(t *testing.T, rn runner) {
 // exit code 0; 100 corrected_latency samples, 20 from completed arrivals
 // and 80 tagged outcome=dropped; dropped_iterations 80; iterations 100, 80
 // of them tagged outcome=dropped; the drops charged 1024–1083 ms after the
-// scenario start (k6 took ~0.7 ms per leftover iteration).
+// scenario start (k6 took ~0.7 ms per leftover iteration). With a request
+// in each iteration (per-request corrected_latency), three runs at a load
+// average of 16 completed 20, 19 and 20 arrivals, the drops charged
+// 1021–1057 ms after the start.
 var k6DropsRecorded = struct {
 	code, completed, dropped int
 }{code: 0, completed: 20, dropped: 80}
@@ -196,19 +204,19 @@ var k6DropsRecorded = struct {
 // not read exec.instance.
 //
 // The arithmetic: 100 arrivals over 1 s (one every 10 ms), one VU with
-// 50 ms iterations and no grace. The VU starts arrivals at 0, 50, …,
-// 950 ms: 20 of them (19–21 allowing for sleep's overshoot). It is free
-// again at the end of the 20th, just after 1 s, and charges the other 80
+// iterations of 50 ms that send a request, and no grace. The VU starts
+// arrivals at 0, 50, …, 950 ms: 20 of them, each recording its request.
+// The runtime's own time around each iteration (starting it, the sleep's
+// timer) pushes the later ones back: up to 5 ms of it leaves 19, and a
+// loaded machine's 8 ms leaves 18, so 18–21 are accepted. The VU is free
+// again at the end of the last, just after 1 s, and charges the others
 // then, each with that moment minus its intended start.
 func TestIntendedJSChargesDropped(t *testing.T) {
 	t.Parallel()
+	tg := newTarget(t)
 	eachRunner(t, func(t *testing.T, rn runner) {
-		jsonPath := filepath.Join(t.TempDir(), "out.json")
-		r := rn.run(t, runSpec{args: []string{"run", "-q", "-o", "json=" + jsonPath, script("intended/drops.js")}})
-		if r.code != k6DropsRecorded.code {
-			t.Fatalf("%s exited %d, want %d as k6 did\nstderr:\n%s", rn.name, r.code, k6DropsRecorded.code, r.stderr)
-		}
-		checkIntendedDrops(t, rn.name, readJSONOutput(t, jsonPath))
+		_, lines := runWithJSON(t, rn, k6DropsRecorded.code, "intended/drops.js", "TARGET="+tg.URL)
+		checkIntendedDrops(t, rn.name, lines)
 	})
 }
 
@@ -229,10 +237,10 @@ func checkIntendedDrops(t *testing.T, who string, lines []jsonLine) {
 	if len(done)+len(dropped) != 100 {
 		t.Errorf("%d completed and %d dropped arrivals, want 100 in all", len(done), len(dropped))
 	}
-	if len(done) < 19 || len(done) > 21 {
-		t.Errorf("%d arrivals completed, want 20 ± 1 (one VU, 50 ms each, for 1 s)", len(done))
+	if len(done) < 18 || len(done) > 21 {
+		t.Errorf("%d arrivals completed, want 18–21 (one VU, 50 ms each, for 1 s)", len(done))
 	}
-	if d := len(done) - k6DropsRecorded.completed; d < -1 || d > 1 {
+	if d := len(done) - k6DropsRecorded.completed; d < -2 || d > 1 {
 		t.Errorf("%s completed %d arrivals, k6 v2.2.0 %d", who, len(done), k6DropsRecorded.completed)
 	}
 	var iterations, iterDropped, droppedIters float64
@@ -257,15 +265,24 @@ func checkIntendedDrops(t *testing.T, who string, lines []jsonLine) {
 	if len(done) == 0 || len(dropped) == 0 {
 		t.FailNow()
 	}
-	// Arrival 0 started on time, so its intended start is the scenario's
-	// start (to Date.now()'s millisecond). Each drop is charged from the
-	// moment the VU became free: after the schedule's 1 s, and at most one
+	// A completed arrival's sample less its value is its intended start,
+	// late by the time from the iteration's start to sending its request
+	// and by the moment the runtime stamped the sample after the answer
+	// (a VU's first request takes a few ms more: the library's first
+	// calls); the median over them, less each one's place on the 10 ms
+	// grid, is the scenario's start. Each drop is charged from the moment
+	// the VU became free: after the schedule's 1 s, and at most one
 	// iteration (50 ms) later, plus 150 ms for a loaded machine and for
 	// k6's cost per leftover iteration. Its intended start, rebuilt from
 	// the sample, lies on the 10 ms grid: within Date.now()'s millisecond,
 	// and up to 10 ms late, because the runtime stamps the sample a little
 	// after the script read the clock.
-	start := done[0].intended
+	ts := make([]time.Time, len(done))
+	for i, a := range done {
+		ts[i] = a.intended
+	}
+	grid, _ := onGrid(ts, 10*time.Millisecond)
+	start := grid[0]
 	var first, last time.Duration
 	for i, a := range dropped {
 		want := start.Add(time.Duration(len(done)+i) * 10 * time.Millisecond)
@@ -310,4 +327,351 @@ func checkIntendedAfterSetup(t *testing.T, e export) {
 	if lag := e.num(t, "schedule_lag", "max"); lag > 100 {
 		t.Errorf("schedule_lag max = %.1f ms, want < 100 ms: the schedule must start with the scenario, after setup() (1 s)", lag)
 	}
+}
+
+// thinkTime is the sleep of testdata/intended/think.js between its two
+// requests.
+const thinkTime = 50 * time.Millisecond
+
+// k6ThinkRecorded is what real k6 v2.2.0 gave for testdata/intended/think.js
+// against the stall server (TestIntendedJSThinkTime/k6 re-runs it when k6
+// is present): the p99 of corrected_latency over both requests, in ms.
+// Recorded 2026-12-01 on this project's 2-core machine at a load average
+// of 4: 479.3 ms (arithmetic 467.6 ms), first requests over 100 ms 165
+// (arithmetic 160), second requests over 100 ms 20 (20), at or over the
+// 50 ms sleep 24 (20). Three other runs at load averages of 5–8 gave
+// 476.7, 477.7 and 481.1 ms; at 15–16, 477.0–489.1 ms; above 18, k6's
+// VUs started late (schedule_lag p99 200–400 ms) and its p99 rose to
+// 500–750 ms.
+var k6ThinkRecorded = struct{ p99 float64 }{p99: 479.3}
+
+// intended.js records corrected_latency per request, with the request's
+// own time plus its iteration's lag and none of the script's sleep(): the
+// same numbers as metronome's own intended-arrival-rate executor gives
+// for the same iteration. think.js sends two requests per arrival with
+// 50 ms of sleep between them, against the stall server: the arithmetic
+// of stall_test.go, request by request, says what each is charged; the
+// p99 over both requests is within 5 % of metronome's own and of real
+// k6 v2.2.0's. The 5 % is issue 22's requirement, not a tolerance from
+// the arithmetic: on this 2-core machine the three agreed within 2 % at
+// load averages of 4–8 and mostly within 5 % up to about 16; above that
+// the JavaScript timers that start intended.js's iterations run late (in
+// k6 more than in metronome) and the comparison fails together with the
+// stall tolerances.
+func TestIntendedJSThinkTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 6 s loads in real time")
+	}
+	eachRunner(t, func(t *testing.T, rn runner) {
+		got := runThink(t, rn, false)
+		within5(t, rn.name+" intended.js", got, "k6 v2.2.0 intended.js (recorded)", k6ThinkRecorded.p99)
+		if rn.name == "metronome" {
+			within5(t, "metronome intended.js", got, "metronome intended-arrival-rate", runThink(t, rn, true))
+		}
+	})
+}
+
+// within5 fails the test unless got is within 5 % of want.
+func within5(t *testing.T, what string, got float64, against string, want float64) {
+	t.Helper()
+	t.Logf("%s corrected p(99) = %.1f ms, %s %.1f ms (%+.1f %%)", what, got, against, want, 100*(got-want)/want)
+	if math.Abs(got-want) > 0.05*want {
+		t.Errorf("%s corrected p(99) = %.1f ms, want within 5 %% of %s: %.1f ms", what, got, against, want)
+	}
+}
+
+// runThink runs think.js (through metronome's own executor when native
+// is set) against a fresh stall server, holds each request's
+// corrected_latency to the stall arithmetic and returns its p(99) over
+// both requests, in ms.
+func runThink(t *testing.T, rn runner, native bool) float64 {
+	t.Helper()
+	dir := t.TempDir()
+	jsonPath, exp := filepath.Join(dir, "out.json"), filepath.Join(dir, "summary.json")
+	srv := startStallServer(t)
+	nativeEnv := "0"
+	if native {
+		nativeEnv = "1"
+	}
+	r := rn.run(t, runSpec{args: []string{"run", "-q", "-o", "json=" + jsonPath, "--summary-export", exp,
+		"-e", "TARGET=" + srv.URL(), "-e", "RATE=" + strconv.Itoa(stallRate), "-e", "DURATION=" + stallDuration.String(),
+		"-e", "VUS=" + strconv.Itoa(stallVUs), "-e", "NATIVE=" + nativeEnv, script("intended/think.js")}})
+	if r.code != 0 {
+		t.Fatalf("exit code %d, want 0\nstderr:\n%s", r.code, r.stderr)
+	}
+	lines := readJSONOutput(t, jsonPath)
+	total := int(stallRate * stallDuration / time.Second)
+	first, second := arrivalsNamed(t, lines, "first"), arrivalsNamed(t, lines, "second")
+	if len(first) != total || len(second) != total {
+		t.Fatalf("%d first and %d second requests recorded corrected_latency, want %d each", len(first), len(second), total)
+	}
+	if n := len(arrivalsNamed(t, lines, "")); n != 2*total {
+		t.Errorf("%d corrected_latency samples, want one per request: %d", n, 2*total)
+	}
+	// The iterations start on the 5 ms grid, and the first request is
+	// sent as its iteration starts: its point's time less its value is
+	// the arrival's intended time, give or take the moment the runtime
+	// took to stamp the point after the answer.
+	period := time.Second / stallRate
+	starts := intendedStarts(t, lines)
+	if len(starts) != total {
+		t.Errorf("%d iterations recorded schedule_lag, want %d", len(starts), total)
+	}
+	if _, dev := onGrid(starts, period); dev > stallJitter {
+		t.Errorf("the iterations' intended starts stray up to %v from a 5 ms grid (tolerance %v)", dev, stallJitter)
+	}
+	if dev := onSchedule(first, period); dev > stallJitter {
+		t.Logf("the first requests' points stray up to %v from the grid", dev.Round(time.Microsecond))
+	}
+	want1 := checkStalledArrivals(t, "first request", srv, first, total, burstAllowance)
+
+	// The second request leaves when the first was answered (at the end
+	// of the stall it met, or at once) plus the sleep, and meets the rest
+	// of the stall it is sent into, if any. The sleep is in no value: a
+	// per-iteration measure would put every second request over 50 ms.
+	ideal := make([]float64, 0, 2*total)
+	want2 := stallExpectation{stalls: want1.stalls, burst: burstAllowance}
+	overThink, wantOverThink := 0, 0
+	for _, a := range first {
+		d1 := idealLatency(srv, a.intended)
+		d2 := idealLatency(srv, a.intended.Add(d1+thinkTime))
+		ideal = append(ideal, ms(d1), ms(d2))
+		if d2 > slowCut {
+			want2.slow++
+		}
+		if d2 >= thinkTime {
+			wantOverThink++
+		}
+	}
+	slow2 := 0
+	for _, a := range second {
+		if a.latency > slowCut {
+			slow2++
+		}
+		if a.latency >= thinkTime {
+			overThink++
+		}
+	}
+	checkSlowCount(t, "second request", slow2, want2, total)
+	// A loaded machine delays more requests past 50 ms than past 100 ms:
+	// 10 % of them are allowed on top of the arithmetic and its edges.
+	// Were the sleep counted, all of them would be over.
+	hi := wantOverThink + want1.stalls*(perStall(stallJitter)+perStall(stallJitter+burstAllowance)) + total/10
+	t.Logf("second request: %d of %d at or over the 50 ms sleep; the stall arithmetic says %d, accepted up to %d",
+		overThink, total, wantOverThink, hi)
+	if overThink > hi {
+		t.Errorf("%d of %d second requests were charged 50 ms or more, want at most %d: the sleep before them is not latency",
+			overThink, total, hi)
+	}
+
+	slices.Sort(ideal)
+	want := stallExpectation{p99: k6Percentile(ideal, 0.99), burst: burstAllowance}
+	e := readExport(t, exp)
+	p99 := e.num(t, "corrected_latency", "p(99)")
+	checkP99(t, "corrected_latency over both requests", p99, want)
+	t.Logf("http_req_duration p(99) = %.1f ms; schedule_lag p(99) = %.1f ms",
+		e.num(t, "http_req_duration", "p(99)"), e.num(t, "schedule_lag", "p(99)"))
+	return p99
+}
+
+// intendedStarts returns the intended starts of the iterations of a JSON
+// output, sorted: exact from metronome's own samples (iterationStarts),
+// else from intended.js's schedule_lag points, which it adds as soon as
+// it has read the clock at the iteration's start, so that a point's time
+// less its value is the intended start to Date.now()'s millisecond.
+func intendedStarts(t *testing.T, lines []jsonLine) []time.Time {
+	t.Helper()
+	if starts := iterationStarts(t, lines); starts != nil {
+		return starts
+	}
+	var out []time.Time
+	for _, l := range lines {
+		if l.Type != "Point" || l.Metric != "schedule_lag" {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, l.Data.Time)
+		if err != nil {
+			t.Fatalf("schedule_lag point time %q: %v", l.Data.Time, err)
+		}
+		out = append(out, at.Add(-time.Duration(*l.Data.Value*float64(time.Millisecond))))
+	}
+	slices.SortFunc(out, time.Time.Compare)
+	return out
+}
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Every request sent through intended.js's http records one
+// corrected_latency sample with exactly the tags the runtime put on its
+// http_req_duration (k6's, in k6; metronome's, in metronome), worth the
+// request's own time (http_req_duration plus the wait for a connection)
+// plus the iteration's schedule_lag. The exceptions are the ones the
+// library documents: the hop a redirect adds records nothing (k6 records
+// a duration for it), nor does a request that never reached the network.
+func TestIntendedJSRequestTags(t *testing.T) {
+	t.Parallel()
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/redirect":
+			http.Redirect(w, r, "/?redirected", http.StatusFound)
+		case "/missing":
+			http.NotFound(w, r)
+		default:
+			_, _ = w.Write([]byte("ok\n"))
+		}
+	})
+	plain, tls := httptest.NewServer(handler), httptest.NewTLSServer(handler)
+	t.Cleanup(plain.Close)
+	t.Cleanup(tls.Close)
+	eachRunner(t, func(t *testing.T, rn runner) {
+		// k6's default system tags, then a few, with ip, which is off by
+		// default.
+		for _, tags := range []string{"", "name,url,method,status,ip,scenario,tls_version"} {
+			_, lines := runWithJSON(t, rn, 0, "intended/tags.js", "TARGET="+plain.URL, "TLS_TARGET="+tls.URL, "SYSTEM_TAGS="+tags)
+			checkRequestTags(t, lines)
+		}
+	})
+}
+
+// requestsInTagsJS is the number of requests tags.js sends that reach the
+// network, counting a redirected one once.
+const requestsInTagsJS = 23
+
+func checkRequestTags(t *testing.T, lines []jsonLine) {
+	t.Helper()
+	// values[metric][tag set] is the metric's points with those tags.
+	values := map[string]map[string][]float64{}
+	var lag []float64
+	for _, l := range lines {
+		if l.Type != "Point" {
+			continue
+		}
+		if l.Metric == "schedule_lag" {
+			lag = append(lag, *l.Data.Value)
+			continue
+		}
+		k, err := json.Marshal(l.Data.Tags) // sorted keys
+		if err != nil {
+			t.Fatal(err)
+		}
+		if values[l.Metric] == nil {
+			values[l.Metric] = map[string][]float64{}
+		}
+		values[l.Metric][string(k)] = append(values[l.Metric][string(k)], *l.Data.Value)
+	}
+	if len(lag) != 1 {
+		t.Fatalf("%d schedule_lag samples, want 1 (one arrival)", len(lag))
+	}
+	corrected, duration := values["corrected_latency"], values["http_req_duration"]
+	hops := 0
+	for k, v := range duration {
+		if strings.Contains(k, `"status":"3`) {
+			hops += len(v)
+			continue
+		}
+		if len(v) != 1 {
+			t.Errorf("tags.js sent %d requests with the tags %s; each should be unique", len(v), k)
+		}
+		if _, ok := corrected[k]; !ok {
+			t.Errorf("http_req_duration %s has no corrected_latency with the same tags", k)
+		}
+	}
+	if hops != 1 {
+		t.Errorf("%d redirect hops recorded http_req_duration, want 1", hops)
+	}
+	if len(corrected) != requestsInTagsJS {
+		t.Errorf("corrected_latency has %d tag sets, want one per request that reached the network: %d", len(corrected), requestsInTagsJS)
+	}
+	for k, v := range corrected {
+		d, ok := duration[k]
+		if !ok {
+			t.Errorf("corrected_latency %s has no http_req_duration with the same tags", k)
+			continue
+		}
+		if len(v) != 1 || len(d) != 1 {
+			t.Errorf("%s: %d corrected_latency and %d http_req_duration samples, want 1 each", k, len(v), len(d))
+			continue
+		}
+		wait := max(values["http_req_blocked"][k][0], values["http_req_connecting"][k][0]+values["http_req_tls_handshaking"][k][0])
+		if want := d[0] + wait + lag[0]; math.Abs(v[0]-want) > 1e-6 {
+			t.Errorf("%s: corrected_latency %.6f ms, want http_req_duration %.6f + wait for a connection %.6f + lag %.0f = %.6f",
+				k, v[0], d[0], wait, lag[0], want)
+		}
+	}
+}
+
+// The previous release's usage, wrap() around requests sent through
+// k6/http, keeps its per-iteration corrected_latency for one release: 10
+// arrivals, each charged end − intended start with its 50 ms of sleep,
+// and one warning that says what to change.
+func TestIntendedJSLegacyIteration(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	eachRunner(t, func(t *testing.T, rn runner) {
+		r, lines := runWithJSON(t, rn, 0, "intended/legacy.js", "TARGET="+tg.URL)
+		arrivals := arrivalsFromJSON(t, lines)
+		if len(arrivals) != 10 {
+			t.Errorf("%d corrected_latency samples, want one per arrival: 10", len(arrivals))
+		}
+		for i, a := range arrivals {
+			if a.latency < thinkTime {
+				t.Errorf("arrival %d charged %v, want at least the iteration's 50 ms of sleep", i, a.latency)
+			}
+		}
+		if n := strings.Count(r.stderr, "the per-iteration fallback goes in the next release"); n != 1 {
+			t.Errorf("the fallback warning appears %d times, want once\nstderr:\n%s", n, r.stderr)
+		}
+	})
+}
+
+// A user's mistakes with intended.js stop the test with one sentence that
+// says what to change: a scenario of intendedScenario() whose function
+// wrap() does not pace (exec.test.abort: exit code 108), and a response
+// callback made by k6/http, whose statuses the library cannot read (an
+// init error, exit code 107, in setResponseCallback; an abort, 108, in a
+// request's params). Exit codes as k6 v2.2.0 gave them.
+func TestIntendedJSMisuse(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	cases := []struct {
+		script, where string
+		code          int
+		says          string
+	}{
+		{"intended/unwrapped.js", "", 108, "was made by intendedScenario() but runs a function that wrap() does not pace"},
+		{"intended/foreign_callback.js", "init", 107, "setResponseCallback got a response callback that intended.js did not make"},
+		{"intended/foreign_callback.js", "params", 108, "params.responseCallback got a response callback that intended.js did not make"},
+	}
+	eachRunner(t, func(t *testing.T, rn runner) {
+		for _, c := range cases {
+			r := rn.run(t, runSpec{args: []string{"run", "-q", "-e", "TARGET=" + tg.URL, "-e", "WHERE=" + c.where, script(c.script)}})
+			if r.code != c.code || !strings.Contains(r.stderr, c.says) {
+				t.Errorf("%s %s: %s exited %d, want %d and a message with %q\nstderr:\n%s",
+					c.script, c.where, rn.name, r.code, c.code, c.says, r.stderr)
+			}
+		}
+	})
+	// Each runner sends the first request of the unwrapped scenario and
+	// of the params case, and no more.
+	if n := tg.requests.Load(); n > 4 {
+		t.Errorf("the target served %d requests; each misuse should stop the test at its first", n)
+	}
+}
+
+// runWithJSON runs a script of testdata through rn with a JSON output and
+// the environment variables env (NAME=VALUE), fails the test unless it
+// exits with code, and returns the run and the output's lines.
+func runWithJSON(t *testing.T, rn runner, code int, name string, env ...string) (run, []jsonLine) {
+	t.Helper()
+	jsonPath := filepath.Join(t.TempDir(), "out.json")
+	args := []string{"run", "-q", "-o", "json=" + jsonPath}
+	for _, e := range env {
+		args = append(args, "-e", e)
+	}
+	r := rn.run(t, runSpec{args: append(args, script(name))})
+	if r.code != code {
+		t.Fatalf("%s exited %d, want %d\nstderr:\n%s", rn.name, r.code, code, r.stderr)
+	}
+	return r, readJSONOutput(t, jsonPath)
 }

@@ -85,9 +85,18 @@ type arrival struct {
 // time before the request (these iterations send one request first).
 func arrivalsFromJSON(t *testing.T, lines []jsonLine) []arrival {
 	t.Helper()
+	return arrivalsNamed(t, lines, "")
+}
+
+// arrivalsNamed is arrivalsFromJSON for the points tagged with the given
+// name (all of them when name is ""): in an iteration of several requests,
+// a point's time less its value is when its request was sent less its
+// iteration's lag.
+func arrivalsNamed(t *testing.T, lines []jsonLine, name string) []arrival {
+	t.Helper()
 	var out []arrival
 	for _, l := range lines {
-		if l.Type != "Point" || l.Metric != "corrected_latency" {
+		if l.Type != "Point" || l.Metric != "corrected_latency" || (name != "" && l.Data.Tags["name"] != name) {
 			continue
 		}
 		end, err := time.Parse(time.RFC3339Nano, l.Data.Time)

@@ -2,20 +2,25 @@
 //
 // Some teams must run the k6 binary they have. This module gives their
 // scripts honest latency numbers anyway: it fixes every iteration's
-// intended start time in advance, paces iterations to it, and measures from
-// it, so a server stall shows in the percentiles instead of vanishing from
-// them (coordinated omission). It uses only k6's public JavaScript API and
-// runs unchanged in k6 and in metronome.
+// intended start time in advance, paces iterations to it, and measures
+// each request from it, so a server stall shows in the percentiles instead
+// of vanishing from them (coordinated omission). It uses only k6's public
+// JavaScript API and runs unchanged in k6 and in metronome.
 //
-// Usage, three lines:
+// Usage: take http from this module instead of k6/http, build the
+// scenario with intendedScenario and pace the iteration function with
+// wrap; the function's body stays as it was.
 //
-//   import { intendedScenario, wrap } from './jslib/intended.js';
+//   import http, { intendedScenario, wrap } from './jslib/intended.js';
 //   export const options = { scenarios: { api: intendedScenario({ rate: 100, duration: '1m', vus: 50 }) } };
-//   export default wrap(function () { http.get('http://127.0.0.1:8080/'); });
+//   export default wrap(function () { http.get('http://127.0.0.1:8080/'); sleep(1); });
 //
 // Metrics, with the same names and meaning as metronome's built-ins:
-//   corrected_latency   end − intended start, ms (Trend, time)
-//   schedule_lag        actual start − intended start, ms (Trend, time)
+//   corrected_latency   one sample per request: the request's own time
+//                       plus how late its iteration started, ms (Trend,
+//                       time), tagged as k6 tags the request's
+//                       http_req_duration; think time is in no value
+//   schedule_lag        actual start − intended start, ms, per iteration
 //   dropped_iterations  arrivals that never started (k6's own Counter)
 // An arrival that no VU could start before the schedule's end plus grace
 // is dropped: the first VU free after that charges it at once with
@@ -31,8 +36,8 @@
 // whole nanoseconds from t = 0, as constant-arrival-rate does; a ramp
 // places arrival i where the area under the rate reaches i + 1, as
 // ramping-arrival-rate does. A VU that picks up iteration i early sleeps
-// until t_i; a VU that picks it up late starts at once and the delay is
-// charged to the iteration.
+// until t_i; a VU that picks it up late starts at once and the delay, its
+// schedule_lag, is added to every request the iteration makes.
 //
 // The drops are charged inside iterations because that is the only place
 // stock k6 tells a script which arrivals started: k6 v2 refuses
@@ -48,10 +53,15 @@
 // count is fixed (no VUs are added in the background when the backlog
 // grows; give vus room for rate × the longest stall), the clock is
 // JavaScript's millisecond Date.now() and sleep() has timer precision,
-// arrivals are evenly spaced only (no Poisson), and arrivals still left
-// when no VU frees up within dropWindow, or when the test is aborted, are
-// not charged.
+// arrivals are evenly spaced only (no Poisson), arrivals still left when
+// no VU frees up within dropWindow, or when the test is aborted, are not
+// charged, and neither is a request cut off by the hard stop. A stock k6
+// script tells the library only about the response it returns, so the
+// hops a redirect or an authentication challenge adds are not recorded
+// (k6 records http_req_duration for each), and a request that throws
+// (throw: true) records nothing.
 
+import base from 'k6/http';
 import { sleep } from 'k6';
 import exec from 'k6/execution';
 import { Counter, Trend } from 'k6/metrics';
@@ -238,10 +248,21 @@ function scheduleFor(env) {
   return schedules[raw];
 }
 
+// The iteration wrap() is running in this VU: its scenario and arrival,
+// how late it started, and how many requests it sent through http. A
+// request finds its iteration here; exec.scenario tells whether it is
+// still the one running.
+let current = null;
+
+// Whether this VU has sent a request through http: until it has, an
+// iteration that sends none records the previous release's sample.
+let sentThroughHTTP = false;
+
 // wrap returns an iteration function that waits for the iteration's
-// intended start, calls fn, and records corrected_latency and schedule_lag.
-// An iteration that starts after the schedule's end plus grace only
-// charges its arrival as dropped.
+// intended start, records schedule_lag and calls fn; the requests fn sends
+// through http record corrected_latency with that lag. An iteration that
+// starts after the schedule's end plus grace only charges its arrival as
+// dropped.
 export function wrap(fn) {
   return function intendedIteration(data) {
     const sched = scheduleFor(__ENV);
@@ -249,6 +270,7 @@ export function wrap(fn) {
     const startMs = exec.scenario.startTime;
     const intended = startMs + sched.offsetNs(i) / NS_PER_MS;
     const now = Date.now();
+    current = null;
     if (now > startMs + sched.deadlineMs) {
       // k6 counts this call as an iteration; the tag, which k6 also puts
       // on the iteration's own samples, tells it apart. A VU's tags are
@@ -265,13 +287,301 @@ export function wrap(fn) {
     if (early > 0) {
       sleep(early / 1000);
     }
-    const start = Date.now();
+    const lag = Math.max(Date.now() - intended, 0);
+    scheduleLag.add(lag);
+    const it = { scenario: exec.scenario.name, index: i, lag, sent: 0 };
+    current = it;
+    let out;
     try {
-      return fn(data);
-    } finally {
-      const end = Date.now();
-      scheduleLag.add(Math.max(start - intended, 0));
-      correctedLatency.add(end - intended);
+      out = fn(data);
+    } catch (e) {
+      legacySample(it, intended);
+      throw e;
     }
+    if (out !== null && typeof out === 'object' && typeof out.then === 'function') {
+      return Promise.resolve(out).finally(() => legacySample(it, intended));
+    }
+    legacySample(it, intended);
+    return out;
   };
 }
+
+// legacySample keeps, for one release, what wrap() recorded before
+// corrected_latency was per request: when the script sends its requests
+// through k6/http rather than through this module's http, an iteration
+// records end − intended start, sleep() included. It applies only to a VU
+// that has not sent a request through http; the VU that runs the
+// scenario's first arrival says so once.
+function legacySample(it, intended) {
+  if (it.sent > 0 || sentThroughHTTP) {
+    return;
+  }
+  correctedLatency.add(Date.now() - intended);
+  if (it.index === 0) {
+    console.warn(
+      'intended.js: no request of this iteration went through the http of intended.js, so corrected_latency is ' +
+        'recorded per iteration, end − intended start with sleep() included, as in the previous release; import http ' +
+        "from intended.js instead of 'k6/http' to record it per request without think time (the per-iteration " +
+        'fallback goes in the next release)',
+    );
+  }
+}
+
+// iterationOf returns the wrapped iteration a request is sent in, or null
+// when it records nothing: outside a scenario made by intendedScenario
+// (setup, teardown, other executors), where stock k6 has no intended
+// times. A request in such a scenario but outside wrap() aborts the test:
+// nothing paces its iterations.
+function iterationOf() {
+  if (!__ENV.INTENDED_SCHEDULE) {
+    return null;
+  }
+  const sc = exec.scenario;
+  if (current === null || current.index !== sc.iterationInTest || current.scenario !== sc.name) {
+    exec.test.abort(
+      `intended.js: scenario ${JSON.stringify(sc.name)} was made by intendedScenario() but runs a function that ` +
+        'wrap() does not pace; export it as wrap(function () { … })',
+    );
+    return null;
+  }
+  current.sent++;
+  sentThroughHTTP = true;
+  return current;
+}
+
+// The system tags k6 enables by default (its systemTags option).
+const DEFAULT_SYSTEM_TAGS = [
+  'proto', 'subproto', 'status', 'method', 'url', 'name', 'group', 'check', 'error', 'error_code',
+  'tls_version', 'scenario', 'service', 'expected_response',
+];
+
+let systemTags = null;
+
+function systemTag(name) {
+  if (systemTags === null) {
+    const list = exec.test.options.systemTags;
+    systemTags = new Set(Array.isArray(list) ? list : DEFAULT_SYSTEM_TAGS);
+  }
+  return systemTags.has(name);
+}
+
+// statusRanges turns expectedStatuses' arguments into a predicate.
+function statusRanges(args) {
+  return (status) =>
+    args.some((a) => (typeof a === 'number' ? status === a : status >= a.min && status <= a.max));
+}
+
+// What the response callbacks made by expectedStatuses accept. k6 keeps
+// them opaque, so the library remembers each one's predicate.
+const callbacks = new WeakMap();
+
+// The default client's response callback: 200–399, as in k6.
+let clientCallback = statusRanges([{ min: 200, max: 399 }]);
+
+// callbackPredicate returns what the response callback cb accepts: null
+// for no callback, undefined for one this module did not make.
+function callbackPredicate(cb) {
+  if (cb === null || cb === undefined) {
+    return null;
+  }
+  return callbacks.get(cb);
+}
+
+function foreignCallback(where) {
+  return (
+    `intended.js: ${where} got a response callback that intended.js did not make; make it with the ` +
+    "expectedStatuses of intended.js's http, so that corrected_latency carries expected_response as k6 sets it"
+  );
+}
+
+// cleanURL masks the credentials of a URL as k6 does for its tags.
+function cleanURL(u) {
+  const m = /^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)([^/?#]*)@/.exec(u);
+  if (m === null) {
+    return u;
+  }
+  return m[1] + (m[2].includes(':') ? '****:****' : '****') + u.slice(m[0].length - 1);
+}
+
+// templateName is the name http.url gave a URL when it differs from the
+// URL, or ''.
+function templateName(u) {
+  if (u === null || typeof u !== 'object' || typeof u.name !== 'string' || typeof u.url !== 'string') {
+    return '';
+  }
+  const clean = typeof u.clean_url === 'string' ? u.clean_url : cleanURL(u.url);
+  return u.name !== clean ? u.name : '';
+}
+
+// requestTags returns the tags k6 puts on the http_req_duration of the
+// response res to a request for target with params, less the VU's own
+// (scenario, group, test-wide and VU tags), which k6 adds to every sample
+// of a custom metric. A response callback in params that this module did
+// not make aborts the test, and requestTags returns null: its verdict
+// cannot be known.
+function requestTags(res, target, params) {
+  const tags = {};
+  const user = params !== null && typeof params === 'object' ? params.tags : undefined;
+  if (user !== null && typeof user === 'object') {
+    Object.assign(tags, user);
+  }
+  let name = tags.name;
+  if (name === undefined && systemTag('name')) {
+    const t = templateName(target);
+    if (t !== '') {
+      name = tags.name = t;
+    }
+  }
+  if (name === undefined) {
+    const clean = cleanURL(res.url);
+    if (systemTag('name')) {
+      tags.name = clean;
+    }
+    if (systemTag('url')) {
+      tags.url = clean;
+    }
+  } else if (systemTag('url')) {
+    tags.url = String(name);
+  }
+  const set = (k, v) => {
+    if (systemTag(k)) {
+      tags[k] = v;
+    }
+  };
+  if (res.request) {
+    set('method', res.request.method);
+  }
+  if (res.error) {
+    set('error', res.error);
+  }
+  if (res.error_code) {
+    set('error_code', String(res.error_code));
+  }
+  set('status', String(res.status));
+  if (res.proto) {
+    set('proto', res.proto);
+  }
+  if (res.tls_version) {
+    set('tls_version', res.tls_version);
+    if (res.ocsp && res.ocsp.status) {
+      set('ocsp_status', res.ocsp.status);
+    }
+  }
+  if (res.remote_ip) {
+    set('ip', res.remote_ip);
+  }
+  let expect = clientCallback;
+  if (params !== null && typeof params === 'object' && Object.prototype.hasOwnProperty.call(params, 'responseCallback')) {
+    expect = callbackPredicate(params.responseCallback);
+    if (expect === undefined) {
+      exec.test.abort(foreignCallback('params.responseCallback'));
+      return null;
+    }
+  }
+  if (expect !== null) {
+    set('expected_response', String(expect(res.status)));
+  }
+  return tags;
+}
+
+// INVALID_URL is the error_code of a request that never reached the
+// network, for which k6 records no sample.
+const INVALID_URL = 1020;
+
+// record adds the corrected_latency of one response: its own time, from
+// asking for a connection to the answer, plus the iteration's lag. k6's
+// timings.blocked runs from asking for a connection to having one, so it
+// holds connecting and tls_handshaking; metronome's leaves them out. The
+// larger of the two is exact in k6 and in metronome short by at most the
+// microseconds it waited for a connection slot besides dialling.
+function record(it, res, target, params) {
+  if (it === null || res === null || typeof res !== 'object' || !res.timings || res.error_code === INVALID_URL) {
+    return;
+  }
+  const tags = requestTags(res, target, params);
+  if (tags === null) {
+    return;
+  }
+  const t = res.timings;
+  const own = t.duration + Math.max(t.blocked, t.connecting + t.tls_handshaking);
+  correctedLatency.add(own + it.lag, tags);
+}
+
+// measured returns k6/http's function of that name, recording the
+// response of each call; the call's arguments hold the URL at urlAt and
+// the params at paramsAt.
+function measured(name, urlAt, paramsAt) {
+  return (...args) => {
+    const it = iterationOf();
+    const res = base[name](...args);
+    record(it, res, args[urlAt], args[paramsAt]);
+    return res;
+  };
+}
+
+// batchTarget returns the URL and params of one http.batch request, in
+// any of k6's three forms: a URL, [method, url, body, params] or
+// { method, url, body, params }.
+function batchTarget(req) {
+  if (Array.isArray(req)) {
+    return [req[1], req[3]];
+  }
+  // An http.url object is the URL form: it has a name.
+  if (req !== null && typeof req === 'object' && typeof req.name !== 'string') {
+    return [req.url, req.params];
+  }
+  return [req, undefined];
+}
+
+// http is k6/http with corrected_latency recorded for every request sent
+// in an iteration that wrap() paces; elsewhere it is k6/http unchanged.
+// It has k6/http's functions and constants, so that a script takes it in
+// place of k6/http by changing its import.
+const http = Object.assign({}, base, {
+  get: measured('get', 0, 1),
+  head: measured('head', 0, 1),
+  post: measured('post', 0, 2),
+  put: measured('put', 0, 2),
+  patch: measured('patch', 0, 2),
+  del: measured('del', 0, 2),
+  options: measured('options', 0, 2),
+  request: measured('request', 1, 3),
+  asyncRequest(...args) {
+    const it = iterationOf();
+    return base.asyncRequest(...args).then((res) => {
+      record(it, res, args[1], args[3]);
+      return res;
+    });
+  },
+  batch(reqs, ...rest) {
+    const it = iterationOf();
+    const res = base.batch(reqs, ...rest);
+    if (it !== null && reqs !== null && typeof reqs === 'object') {
+      for (const k of Object.keys(reqs)) {
+        const [url, params] = batchTarget(reqs[k]);
+        record(it, res[k], url, params);
+      }
+    }
+    return res;
+  },
+  expectedStatuses(...args) {
+    const cb = base.expectedStatuses(...args);
+    callbacks.set(cb, statusRanges(args));
+    return cb;
+  },
+  setResponseCallback(cb) {
+    const p = callbackPredicate(cb);
+    if (p === undefined) {
+      throw new Error(foreignCallback('setResponseCallback'));
+    }
+    base.setResponseCallback(cb);
+    clientCallback = p;
+  },
+});
+
+export default http;
+
+export const {
+  get, head, post, put, patch, del, options, request, asyncRequest, batch,
+  expectedStatuses, setResponseCallback, url, file, cookieJar, CookieJar,
+} = http;

@@ -1,9 +1,8 @@
 // intended.js behind a setup() that takes 1 s: the schedule counts from
 // the scenario's start (exec.scenario.startTime), which comes after
 // setup(), so no arrival is late.
-import http from 'k6/http';
 import { sleep } from 'k6';
-import { intendedScenario, wrap } from '../../../jslib/intended.js';
+import http, { intendedScenario, wrap } from '../../../jslib/intended.js';
 
 export const options = {
   scenarios: { api: intendedScenario({ rate: 50, duration: '1s', vus: 5 }) },
