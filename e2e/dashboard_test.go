@@ -369,7 +369,7 @@ func TestShortRunReportInBrowser(t *testing.T) {
 	r := metronome(t, runSpec{
 		args: []string{"run", "-q", "-e", "TARGET=" + srv.URL(), "-e", "HEALTHY=" + healthy.URL(), "-e", "RATE=50", "-e", "DURATION=10s",
 			"testdata/dashboard/stall.js"},
-		env:  []string{"K6_WEB_DASHBOARD=true", "K6_WEB_DASHBOARD_PORT=-1", "K6_WEB_DASHBOARD_EXPORT=" + report},
+		env: []string{"K6_WEB_DASHBOARD=true", "K6_WEB_DASHBOARD_PORT=-1", "K6_WEB_DASHBOARD_EXPORT=" + report},
 	})
 	if r.code != 0 {
 		t.Fatalf("exit code %d\nstderr:\n%s", r.code, r.stderr)
