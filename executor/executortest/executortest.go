@@ -84,7 +84,11 @@ func (v *VU) ID() uint64 { return v.id }
 // Recorder returns the pool's shared recorder.
 func (v *VU) Recorder() metrics.Recorder { return v.pool.Rec }
 
-// Run sleeps for the iteration's work, or until ctx is done.
+// Run sleeps for the iteration's work, or until ctx is done. Work that
+// ends at the very instant ctx is done completed, as a real VU's iteration
+// whose code returned completed whatever its context: in a synctest bubble
+// the work's timer and ctx's deadline then fire together, and which one
+// the wait saw first would otherwise decide the outcome at random.
 func (v *VU) Run(ctx context.Context, it executor.Iteration) executor.Result {
 	start := v.clock.Now()
 	var d time.Duration
@@ -94,7 +98,10 @@ func (v *VU) Run(ctx context.Context, it executor.Iteration) executor.Result {
 		d = v.pool.Work(it, start)
 	}
 	out := executor.Completed
-	if !clock.Sleep(v.clock, d, ctx.Done()) {
+	switch {
+	case ctx.Err() != nil: // a real VU does not start an iteration then
+		out = executor.Interrupted
+	case !clock.Sleep(v.clock, d, ctx.Done()) && v.clock.Now().Sub(start) < d:
 		out = executor.Interrupted
 	}
 	end := v.clock.Now()
