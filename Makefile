@@ -5,7 +5,7 @@ BIN      := bin/metronome
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
 LDFLAGS  := -s -w -X github.com/metronome-load/metronome/config.Version=$(VERSION)
 
-.PHONY: all build test test-short bench demo dashboard fmt vet clean
+.PHONY: all build test test-short test-fresh bench demo dashboard fmt vet clean
 
 all: build
 
@@ -16,6 +16,11 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
+
+# make test as on a new machine: a fresh clone of HEAD with an empty Go
+# module cache (.ci/fresh). Run it before handing a change over.
+test-fresh:
+	bash .ci/fresh
 
 # Without the race detector, for a quick local loop.
 test-short:

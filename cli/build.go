@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,8 +147,8 @@ func planBuild(f *buildFlags, version string, env map[string]string) (*buildPlan
 		case hasVer:
 			p.requires = append(p.requires, mod+"@"+ver)
 		}
-		// A module without version or replacement is left to go mod tidy,
-		// which resolves its latest version.
+		// A module without version or replacement is left to go build
+		// -mod=mod, which resolves its latest version.
 	}
 
 	switch {
@@ -292,7 +294,7 @@ func published(v string) bool {
 // run writes the temporary main module and runs the Go tool on it,
 // streaming its messages to stderr.
 func (p *buildPlan) run(ctx context.Context, g *globals) error {
-	goTool, ok := lookPath("go", g.env["PATH"])
+	goPath, ok := lookPath("go", g.env["PATH"])
 	if !ok {
 		return exitcode.Errorf(exitcode.Generic, "metronome build needs a Go toolchain, and there is no go command on PATH: install Go from https://go.dev/dl/")
 	}
@@ -320,42 +322,117 @@ func (p *buildPlan) run(ctx context.Context, g *globals) error {
 	}
 	fmt.Fprintf(g.stderr, "building %s with %d extension module(s) into %s\n", against, len(p.imports)-1, p.output)
 
+	goCmd := goTool{ctx: ctx, path: goPath, dir: dir, env: buildEnv(g.env), stderr: g.stderr}.run
+	if err := goCmd(g.stderr, "mod", "init", "metronome-custom"); err != nil {
+		return err
+	}
+	seed, err := p.metronomeRequires(goCmd)
+	if err != nil {
+		return err
+	}
 	edit := []string{"mod", "edit"}
-	for _, r := range p.requires {
+	for _, r := range append(seed, p.requires...) {
 		edit = append(edit, "-require="+r)
 	}
 	for _, r := range p.replaces {
 		edit = append(edit, "-replace="+r)
 	}
-	build := []string{"build", "-o", p.output}
+	if err := goCmd(g.stderr, edit...); err != nil {
+		return err
+	}
+	// -mod=mod lets go build add what the extensions need beyond
+	// metronome's own requirements, as go mod tidy would, without loading
+	// the whole module graph when nothing is missing.
+	build := []string{"build", "-mod=mod", "-o", p.output}
 	if p.stampVersion != "" {
 		build = append(build, "-ldflags=-X "+metronomeModule+"/config.Version="+p.stampVersion)
 	}
-	build = append(build, ".")
-	env := buildEnv(g.env)
-	for i, step := range [][]string{{"mod", "init", "metronome-custom"}, edit, {"mod", "tidy"}, build} {
-		c := exec.CommandContext(ctx, goTool, step...)
-		c.Dir, c.Env, c.Stdout, c.Stderr = dir, env, g.stderr, g.stderr
-		// go mod init advises running go mod tidy, which is what comes
-		// next: its messages are shown only when it fails.
-		var quiet bytes.Buffer
-		if i == 0 {
-			c.Stdout, c.Stderr = &quiet, &quiet
-		}
-		if err := c.Run(); err != nil {
-			if ctx.Err() != nil {
-				return exitcode.Errorf(exitcode.ExternalAbort, "metronome build was stopped by a signal before it finished")
-			}
-			_, _ = g.stderr.Write(quiet.Bytes())
-			name := step[0]
-			if name == "mod" {
-				name += " " + step[1]
-			}
-			return exitcode.Errorf(exitcode.Generic, "go %s failed (%v); the Go tool's messages are above", name, err)
-		}
+	if err := goCmd(g.stderr, append(build, ".")...); err != nil {
+		return err
 	}
 	fmt.Fprintf(g.stderr, "built %s\n", p.output)
 	return nil
+}
+
+// goTool runs the go command in the temporary module's directory.
+type goTool struct {
+	ctx       context.Context
+	path, dir string
+	env       []string
+	stderr    io.Writer
+}
+
+// run runs go with args, its output to stdout and its messages to stderr,
+// and turns a failure into one line with exit code 255 (105 when the
+// context was cancelled by a signal).
+func (t goTool) run(stdout io.Writer, args ...string) error {
+	c := exec.CommandContext(t.ctx, t.path, args...)
+	c.Dir, c.Env, c.Stdout, c.Stderr = t.dir, t.env, stdout, t.stderr
+	// go mod init advises running go mod tidy, which metronome build does
+	// not need: its messages are shown only when it fails.
+	var quiet bytes.Buffer
+	if args[0] == "mod" && args[1] == "init" {
+		c.Stdout, c.Stderr = &quiet, &quiet
+	}
+	if err := c.Run(); err != nil {
+		if t.ctx.Err() != nil {
+			return exitcode.Errorf(exitcode.ExternalAbort, "metronome build was stopped by a signal before it finished")
+		}
+		_, _ = t.stderr.Write(quiet.Bytes())
+		name := args[0]
+		if name == "mod" {
+			name += " " + args[1]
+		}
+		return exitcode.Errorf(exitcode.Generic, "go %s failed (%v); the Go tool's messages are above", name, err)
+	}
+	return nil
+}
+
+// metronomeRequires returns the requirements ("MODULE@VERSION") of the
+// go.mod of the metronome the binary is built from: the checkout's or a
+// local replacement's, else the published version's, which goCmd
+// downloads. The temporary module requires them itself, so that its
+// go.mod lists every module metronome's packages come from. The go
+// command then builds it as it builds metronome, reading only the modules
+// the binary needs. Without them it loads the whole module graph, go.mod
+// files that nothing builds with included: github.com/ajstarks/svgo, a
+// go 1.15 module whose requirements are never pruned, brings in
+// github.com/ajstarks/deck/generate, which a module cache filled by
+// building metronome does not hold.
+func (p *buildPlan) metronomeRequires(goCmd func(io.Writer, ...string) error) ([]string, error) {
+	src := metronomeModule + "@" + p.metronome
+	for _, r := range p.replaces {
+		if mod, to, _ := strings.Cut(r, "="); mod == metronomeModule {
+			src = to
+		}
+	}
+	gomod := filepath.Join(src, "go.mod")
+	if !filepath.IsAbs(src) {
+		var out bytes.Buffer
+		if err := goCmd(&out, "mod", "download", "-json", src); err != nil {
+			return nil, err
+		}
+		var m struct{ GoMod string }
+		if err := json.Unmarshal(out.Bytes(), &m); err != nil || m.GoMod == "" {
+			return nil, exitcode.Errorf(exitcode.Generic, "go mod download %s: no go.mod in its answer %q", src, out.String())
+		}
+		gomod = m.GoMod
+	}
+	var out bytes.Buffer
+	if err := goCmd(&out, "mod", "edit", "-json", gomod); err != nil {
+		return nil, err
+	}
+	var mf struct {
+		Require []struct{ Path, Version string }
+	}
+	if err := json.Unmarshal(out.Bytes(), &mf); err != nil {
+		return nil, exitcode.Errorf(exitcode.Generic, "go mod edit -json %s: %v", gomod, err)
+	}
+	reqs := make([]string, len(mf.Require))
+	for i, r := range mf.Require {
+		reqs[i] = r.Path + "@" + r.Version
+	}
+	return reqs, nil
 }
 
 // mainSource is the main package of the custom binary.

@@ -5,7 +5,7 @@
 // and the handleSummary data shape — with what real k6 v2.2.0 did on the
 // same script, recorded beside it in NNN-name.k6.json.
 //
-// With a k6 binary ($K6_BINARY, else k6 on PATH) the tests also re-run k6
+// With K6_BINARY set to a k6 binary the tests also re-run k6
 // and flag recorded values it no longer reproduces; `go test ./compat
 // -update-k6` re-records them.
 //

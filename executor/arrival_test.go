@@ -16,6 +16,7 @@ import (
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/executortest"
+	"github.com/metronome-load/metronome/internal/proptest"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -290,8 +291,9 @@ func (p *arrivalCountingPool) Get(ctx context.Context) (executor.VU, error) {
 // do not drop at its intended time, and charge each drop a lag that ends at
 // a moment a VU became free or at the regular end.
 func TestArrivalProperty(t *testing.T) {
+	base := proptest.Seed(t)
 	for trial := range 60 {
-		rng := rand.New(rand.NewPCG(uint64(trial), 99))
+		rng := rand.New(rand.NewPCG(uint64(trial), 99^base))
 		name := []string{"intended-arrival-rate", "constant-arrival-rate", "ramping-arrival-rate"}[trial%3]
 		pre := rng.IntN(4)
 		maxVUs := pre + rng.IntN(4)
@@ -320,6 +322,7 @@ func TestArrivalProperty(t *testing.T) {
 				name, rate, dur, pre, maxVUs, graceful)
 		}
 		t.Run(fmt.Sprintf("%d/%s", trial, name), func(t *testing.T) {
+			proptest.Seed(t)
 			synctest.Test(t, func(t *testing.T) {
 				h := newArrivalHarness(nil, pre)
 				h.pool.InitDelay = initDelay

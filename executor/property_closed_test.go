@@ -12,6 +12,7 @@ import (
 
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/executortest"
+	"github.com/metronome-load/metronome/internal/proptest"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -59,8 +60,9 @@ func (c *closedTrial) work(t0 time.Time) executortest.Work {
 	}
 }
 
-func newClosedTrial(trial int) *closedTrial {
-	rng := rand.New(rand.NewPCG(uint64(trial), 0xc105ed))
+// newClosedTrial draws trial number trial of the cases of seed.
+func newClosedTrial(trial int, seed uint64) *closedTrial {
+	rng := rand.New(rand.NewPCG(uint64(trial), 0xc105ed^seed))
 	// Times are whole multiples of grid; so are work durations when it is
 	// coarser than 1 ms.
 	grid := []time.Duration{time.Millisecond, 10 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond}[rng.IntN(4)]
@@ -152,16 +154,20 @@ func regularOf(cfg executor.Config) time.Duration {
 // ramping-vus, runs them back to back; the iterations executors account
 // for every iteration they were given; and every VU goes back to the pool.
 func TestClosedProperty(t *testing.T) {
+	seed := proptest.Seed(t)
 	for trial := range 52 {
-		c := newClosedTrial(trial)
+		c := newClosedTrial(trial, seed)
 		t.Run(fmt.Sprintf("%d/%s", trial, c.name), func(t *testing.T) {
+			proptest.Seed(t)
 			t.Logf("%s abortAt=%v preallocate=%d initDelay=%v quantum=%v", c.js, c.abortAt, c.preallocate, c.initDelay, c.quantum)
 			synctest.Test(t, func(t *testing.T) { c.check(t) })
 		})
 	}
 }
 
-func (c *closedTrial) check(t *testing.T) {
+// check runs the trial and checks the property; it returns the harness
+// for further checks.
+func (c *closedTrial) check(t *testing.T) *harness {
 	h := newHarness(nil)
 	h.pool.Work = c.work(h.t0)
 	h.pool.InitDelay = c.initDelay
@@ -304,6 +310,35 @@ func (c *closedTrial) check(t *testing.T) {
 	// the iterations to the VUs that were ready first.
 	if (c.name == "constant-vus" || c.name == "per-vu-iterations") && !aborted && len(byVU) != c.vus {
 		t.Errorf("%d VUs ran iterations, want %d", len(byVU), c.vus)
+	}
+	return h
+}
+
+// The case of TestClosedProperty/37/shared-iterations (seed 0) in which
+// iteration 58, 1.3 s of work from 1.2 s, ends exactly at the hard stop,
+// 2.5 s: it completed. The fake VUs once reported it interrupted, about
+// one run in 300, because the work's timer and the hard stop's deadline
+// fire at the same virtual instant (executortest's
+// TestWorkEndingAtStopCompletes holds the fake to it deterministically).
+// A real VU reports an iteration whose code returned as completed, and
+// the property says so: an interrupted iteration was cut short.
+func TestClosedIterationEndingAtHardStop(t *testing.T) {
+	const drawn = `{"executor":"shared-iterations","vus":5,"iterations":132,"maxDuration":"2.1s","expectedInterval":"24ms","gracefulStop":"400ms"}`
+	c := newClosedTrial(37, 0)
+	if c.js != drawn {
+		t.Fatalf("trial 37 of seed 0 is now %s, not the case it pins: %s", c.js, drawn)
+	}
+	for range 100 {
+		synctest.Test(t, func(t *testing.T) {
+			h := c.check(t)
+			i := slices.IndexFunc(h.pool.Calls(), func(c executortest.Call) bool { return c.Iteration.Index == 58 })
+			if i < 0 {
+				t.Fatal("iteration 58 did not run")
+			}
+			if call := h.pool.Calls()[i]; call.Outcome != executor.Completed || h.at(call.End) != 2500*time.Millisecond {
+				t.Fatalf("iteration 58 %v at %v, want completed at the hard stop, 2.5s", call.Outcome, h.at(call.End))
+			}
+		})
 	}
 }
 

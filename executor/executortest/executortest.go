@@ -88,16 +88,25 @@ func (v *VU) ID() uint64 { return v.id }
 func (v *VU) Recorder() metrics.Recorder { return v.pool.Rec }
 
 // Run sleeps through the iteration's think time and request, or until ctx
-// is done; a request cut off records its interrupted corrected_latency.
+// is done; a request cut off records its interrupted corrected_latency. A
+// wait that ends at the very instant ctx is done completed, as a real
+// VU's iteration whose code returned completed whatever its context: in a
+// synctest bubble the wait's timer and ctx's deadline then fire together,
+// and which one the wait saw first would otherwise decide the outcome at
+// random.
 func (v *VU) Run(ctx context.Context, it executor.Iteration) executor.Result {
 	p := v.pool
 	start := v.clock.Now()
 	lat := it.Latency(start)
+	wait := func(d time.Duration) bool {
+		from := v.clock.Now()
+		return clock.Sleep(v.clock, d, ctx.Done()) || v.clock.Now().Sub(from) >= d
+	}
 	think := func() bool {
 		if p.Think == nil {
 			return true
 		}
-		return clock.Sleep(v.clock, p.Think(it, v.clock.Now()), ctx.Done())
+		return wait(p.Think(it, v.clock.Now()))
 	}
 	request := func() bool {
 		sent := v.clock.Now()
@@ -107,7 +116,7 @@ func (v *VU) Run(ctx context.Context, it executor.Iteration) executor.Result {
 		} else {
 			d = p.Work(it, sent)
 		}
-		if !clock.Sleep(v.clock, d, ctx.Done()) {
+		if !wait(d) {
 			if p.Latency != nil {
 				lat.Interrupted(p.Rec, p.Latency, p.Tags, sent, v.clock.Now())
 			}
@@ -119,9 +128,11 @@ func (v *VU) Run(ctx context.Context, it executor.Iteration) executor.Result {
 		return true
 	}
 	var ok bool
-	if p.ThinkFirst {
+	switch {
+	case ctx.Err() != nil: // a real VU does not start an iteration then
+	case p.ThinkFirst:
 		ok = think() && request()
-	} else {
+	default:
 		ok = request() && think()
 	}
 	out := executor.Completed

@@ -4,13 +4,15 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/metronome-load/metronome/internal/proptest"
 )
 
 // TestNativeIndex checks the bucket of each value, at every schema,
 // against the schema's definition: bucket k covers
 // (2^((k-1)·2^-s), 2^(k·2^-s)].
 func TestNativeIndex(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
+	rng := rand.New(rand.NewPCG(1, 2^proptest.Seed(t)))
 	for s := int32(minNativeSchema); s <= maxNativeSchema; s++ {
 		width := math.Exp2(-float64(s))
 		check := func(v float64) {

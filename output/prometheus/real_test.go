@@ -193,8 +193,8 @@ func TestRealPrometheus(t *testing.T) {
 	})
 
 	// Every schema from k6's 3 to Prometheus's finest, 8: the
-	// disagreement logged for each is the table in the README's
-	// Prometheus section.
+	// disagreement logged for each is the table in docs/outputs.md,
+	// "Precision and Prometheus 2.42 notes".
 	for schema := defaultNativeSchema; schema <= int(maxNativeSchema); schema++ {
 		t.Run(fmt.Sprint("native histograms at schema ", schema), func(t *testing.T) {
 			nativeRun(t, srv, reg, b, n, int32(schema))

@@ -2,6 +2,7 @@
 // thresholds while the iteration still runs: the first evaluation (2 s)
 // aborts the test, 7 s before the iteration would end. WAIT=sleep waits
 // in sleep(9), WAIT=timer in a 9 s setTimeout awaited by the iteration.
+// handleSummary writes the test run's duration to OUT.
 import { sleep } from 'k6';
 import { Rate } from 'k6/metrics';
 
@@ -19,4 +20,8 @@ export default async function () {
   } else {
     sleep(9);
   }
+}
+
+export function handleSummary(data) {
+  return { [__ENV.OUT]: JSON.stringify({ testRunDurationMs: data.state.testRunDurationMs }) };
 }
