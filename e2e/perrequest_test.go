@@ -24,11 +24,7 @@ func TestPerRequestOpenModelLeavesOutSleep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a 6 s load in real time")
 	}
-	srv := stallserver.New(stallserver.Schedule{})
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatalf("server: %v", err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := startServer(t, stallserver.Schedule{})
 	dir := t.TempDir()
 	exp, jsonPath := filepath.Join(dir, "summary.json"), filepath.Join(dir, "out.json")
 	r := metronome(t, runSpec{args: []string{"run", "-q", "--summary-export", exp, "-o", "json=" + jsonPath,
@@ -82,11 +78,7 @@ func TestPerRequestClosedModelLeavesOutSleep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a 5 s load in real time")
 	}
-	srv := stallserver.New(stallserver.Schedule{})
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatalf("server: %v", err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := startServer(t, stallserver.Schedule{})
 	exp := filepath.Join(t.TempDir(), "summary.json")
 	r := metronome(t, runSpec{args: []string{"run", "-q", "--summary-export", exp, "-e", "TARGET=" + srv.URL(),
 		script("perrequest/closed_check_sleep.js")}})
@@ -119,11 +111,7 @@ func TestReferenceClosedLoopRealTime(t *testing.T) {
 		t.Skip("runs a 7 s load in real time")
 	}
 	freeze := stallserver.Schedule{Length: 500 * time.Millisecond, First: 2 * time.Second, Once: true}
-	srv := stallserver.New(freeze)
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatalf("server: %v", err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := startServer(t, freeze)
 	dir := t.TempDir()
 	exp, jsonPath := filepath.Join(dir, "summary.json"), filepath.Join(dir, "out.json")
 	r := metronome(t, runSpec{args: []string{"run", "-q", "--summary-export", exp, "-o", "json=" + jsonPath,
