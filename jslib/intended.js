@@ -489,11 +489,9 @@ function requestTags(res, target, params) {
 const INVALID_URL = 1020;
 
 // record adds the corrected_latency of one response: its own time, from
-// asking for a connection to the answer, plus the iteration's lag. k6's
+// asking for a connection to the answer, plus the iteration's lag.
 // timings.blocked runs from asking for a connection to having one, so it
-// holds connecting and tls_handshaking; metronome's leaves them out. The
-// larger of the two is exact in k6 and in metronome short by at most the
-// microseconds it waited for a connection slot besides dialling.
+// holds connecting and tls_handshaking.
 function record(it, res, target, params) {
   if (it === null || res === null || typeof res !== 'object' || !res.timings || res.error_code === INVALID_URL) {
     return;
@@ -503,7 +501,7 @@ function record(it, res, target, params) {
     return;
   }
   const t = res.timings;
-  const own = t.duration + Math.max(t.blocked, t.connecting + t.tls_handshaking);
+  const own = t.duration + t.blocked;
   correctedLatency.add(own + it.lag, tags);
 }
 

@@ -176,11 +176,10 @@ type timings struct {
 func (t *timings) duration() time.Duration { return t.sending + t.waiting + t.receiving }
 
 // total is the hop's whole time, from when it asked for a connection to
-// its end: what its user waited, getting a connection included, and the
-// time its corrected_latency starts from.
-func (t *timings) total() time.Duration {
-	return t.blocked + t.connecting + t.tlsHandshaking + t.duration()
-}
+// its end: what its user waited, getting a connection included (blocked
+// holds a new connection's dial and handshake), and the time its
+// corrected_latency starts from.
+func (t *timings) total() time.Duration { return t.blocked + t.duration() }
 
 // result is what a request produced: its hops and the final response.
 type result struct {

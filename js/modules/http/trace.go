@@ -71,15 +71,16 @@ func (t *tracer) timings(start, end time.Duration) timings {
 		r.blocked = end - get
 		return r.clamp()
 	}
-	wait := got - get
+	// blocked is all the wait for a connection, a new one's dial and TLS
+	// handshake included, as k6 measures it (GetConn to GotConn);
+	// connecting and tlsHandshaking are those parts of it.
+	r.blocked = got - get
 	if c := t.conn.Load(); c != nil && !t.reused.Load() {
 		r.connecting = c.dialEnd - c.dialStart
 		if c.tlsEnd != 0 {
 			r.tlsHandshaking = c.tlsEnd - c.tlsStart
 		}
-		wait -= r.connecting + r.tlsHandshaking
 	}
-	r.blocked = wait
 	wrote := time.Duration(t.wrote.Load())
 	if wrote == 0 {
 		r.sending = end - got
