@@ -62,7 +62,11 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 			hu = withoutCredentials(u)
 		}
 		sendHeader, cookies := r.headerFor(header, hu, !stripped)
-		res.sentHeader, res.sentCookies, res.sentURL, res.sentMethod = sendHeader, cookies, u, method
+		if n == 0 {
+			// response.request is the request the script made, as in k6:
+			// its first hop, whatever redirects followed.
+			res.sentHeader, res.sentCookies, res.sentURL, res.sentMethod = sendHeader, cookies, u, method
+		}
 
 		var tr *tracer
 		var req *http.Request

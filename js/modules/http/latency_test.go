@@ -96,3 +96,38 @@ func TestInterruptedRequestIsCharged(t *testing.T) {
 		t.Errorf("charged %v ms, want 110 ms to %v", c.Value, limit)
 	}
 }
+
+// A POST answered 303 is followed by a GET: as in k6 v2.2.0 (run
+// 2026-12-01 against the same redirect), the second hop's samples are
+// tagged method=GET, the first's POST, and response.request is the
+// request the script made — POST, its URL and body — not the last hop.
+func TestRedirectChangesMethodTag(t *testing.T) {
+	srv := newServer(t)
+	e := newEnv(t, nil)
+	for _, named := range []bool{false, true, true} {
+		e.reset()
+		params := "{}"
+		if named {
+			params = `{ tags: { name: "login" } }`
+		}
+		v := e.run(fmt.Sprintf(`var r = http.post(%q, "x=1", %s); [r.request.method, r.request.url, r.request.body].join(" ")`,
+			srv.URL+"/to/303", params))
+		if want := "POST " + srv.URL + "/to/303 x=1"; v.String() != want {
+			t.Errorf("response.request: %q, want %q", v.String(), want)
+		}
+		var methods []string
+		for _, s := range e.samples("http_req_duration") {
+			m, _ := s.Tags.Get("method")
+			methods = append(methods, m)
+		}
+		if strings.Join(methods, ",") != "POST,GET" {
+			t.Errorf("named %v: hops tagged %v, want POST then GET", named, methods)
+		}
+	}
+	// A named POST answered directly keeps its POST tag afterwards.
+	e.reset()
+	e.run(fmt.Sprintf(`http.post(%q, "x=1", { tags: { name: "login" } })`, srv.URL+"/echo"))
+	if m, _ := e.samples("http_req_duration")[0].Tags.Get("method"); m != "POST" {
+		t.Errorf("a direct named POST tagged %s", m)
+	}
+}

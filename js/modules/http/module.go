@@ -309,14 +309,18 @@ func (in *instance) emit(st *modules.State, res *result) {
 // the request's own, with a redirect hop's name and url.
 func (in *instance) requestTags(r *request, h *hop) *metrics.TagSet {
 	tags := r.tags
+	sys := in.d.sys
 	if h.url != r.url && !r.named {
-		sys := in.d.sys
 		if sys&sysName != 0 {
 			tags = tags.With("name", h.url.clean)
 		}
 		if sys&sysURL != 0 {
 			tags = tags.With("url", h.url.clean)
 		}
+	}
+	if h.method != r.method && sys&sysMethod != 0 {
+		// A 301, 302 or 303 turned the request into a GET.
+		tags = tags.With("method", h.method)
 	}
 	return tags
 }
@@ -326,7 +330,7 @@ func (in *instance) requestTags(r *request, h *hop) *metrics.TagSet {
 func (in *instance) hopTags(r *request, h *hop, expected int8) *metrics.TagSet {
 	sys := in.d.sys
 	var m *hopMemo
-	if h.err == nil && (h.url == r.url || r.named) {
+	if h.err == nil && (h.url == r.url || r.named) && h.method == r.method {
 		m = &r.url.hopTags
 		if m.base == r.tags && m.status == h.status && m.proto == h.proto && m.tls == h.tlsVersion &&
 			m.expected == expected && m.sys == sys {
