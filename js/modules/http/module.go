@@ -62,7 +62,7 @@ type instance struct {
 	jsonParse sobek.Callable
 	// The methods of responses, url templates and cookie jars, made on
 	// first use (see lazyFn) so that idle VUs do not hold them.
-	fnJSON, fnHTML, fnURLToString sobek.Value
+	fnJSON, fnHTML sobek.Value
 	fnJarGet, fnJarSet            sobek.Value
 	fnJarClear, fnJarDelete       sobek.Value
 }
@@ -312,10 +312,10 @@ func (in *instance) requestTags(r *request, h *hop) *metrics.TagSet {
 	sys := in.d.sys
 	if h.url != r.url && !r.named {
 		if sys&sysName != 0 {
-			tags = tags.With("name", h.url.clean)
+			tags = tags.With("name", h.url.tag)
 		}
 		if sys&sysURL != 0 {
-			tags = tags.With("url", h.url.clean)
+			tags = tags.With("url", h.url.tag)
 		}
 	}
 	if h.method != r.method && sys&sysMethod != 0 {

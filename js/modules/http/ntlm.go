@@ -79,5 +79,5 @@ func withoutCredentials(u *target) *target {
 	if u.auth == "" {
 		return u
 	}
-	return &target{u: u.u, clean: u.clean}
+	return &target{u: u.u, clean: u.clean, full: u.clean, tag: u.clean}
 }

@@ -57,8 +57,14 @@ func (in *instance) parse(st *modules.State, method string, urlV, bodyV, paramsV
 
 	sys := d.sys
 	r.named = name != ""
+	// The url tag masks credentials, but k6 leaves those that digest or
+	// NTLM authentication uses out of it.
+	urlTag := r.url.tag
+	if r.digest || r.ntlm {
+		urlTag = r.url.clean
+	}
 	m := &r.url.reqTags
-	if m.base == tags && m.method == method && m.name == name && m.sys == sys {
+	if m.base == tags && m.method == method && m.name == name && m.sys == sys && m.url == urlTag {
 		r.tags = m.tags
 		return r
 	}
@@ -74,13 +80,13 @@ func (in *instance) parse(st *modules.State, method string, urlV, bodyV, paramsV
 		}
 	default:
 		if sys&sysName != 0 {
-			tags = tags.With("name", r.url.clean)
+			tags = tags.With("name", urlTag)
 		}
 		if sys&sysURL != 0 {
-			tags = tags.With("url", r.url.clean)
+			tags = tags.With("url", urlTag)
 		}
 	}
-	*m = tagMemo{base: base, method: method, name: name, sys: sys, tags: tags}
+	*m = tagMemo{base: base, method: method, name: name, url: urlTag, sys: sys, tags: tags}
 	r.tags = tags
 	return r
 }
@@ -107,7 +113,7 @@ func (in *instance) target(raw string) (*target, error) {
 	}
 	t, err := parseTarget(raw)
 	if err != nil {
-		return &target{clean: raw}, err
+		return &target{clean: raw, full: raw, tag: raw}, err
 	}
 	if len(in.targets) >= maxTargets {
 		clear(in.targets)

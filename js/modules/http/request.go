@@ -1,6 +1,7 @@
 package http
 
 import (
+	"strings"
 	"errors"
 	"net"
 	"net/http"
@@ -23,9 +24,15 @@ const (
 // target is a parsed request URL, cached per VU by its source string.
 type target struct {
 	u *url.URL // without user info
-	// clean is the URL without credentials: the url and name tags and the
-	// response's url field.
+	// clean is the URL without credentials, for messages and the Referer.
 	clean string
+	// full is the URL as the script wrote it, credentials included: the
+	// response's url and its request's url, as in k6.
+	full string
+	// tag is the URL with its credentials masked as k6 masks them
+	// (****:**** for a user and a password, **** for a user alone): the
+	// url and name tags.
+	tag string
 	// auth is the Authorization header value built from credentials in
 	// the URL, or "".
 	auth string
@@ -43,6 +50,7 @@ type tagMemo struct {
 	base   *metrics.TagSet
 	method string
 	name   string // the name the script chose, or ""
+	url    string // the url and name tags' URL when unnamed
 	sys    sysTags
 	tags   *metrics.TagSet
 }
@@ -77,15 +85,24 @@ func parseTarget(raw string) (*target, error) {
 
 func targetOf(u *url.URL) *target {
 	t := &target{u: u}
+	var mask string
 	if u.User != nil {
 		user := u.User.Username()
-		pass, _ := u.User.Password()
+		pass, hasPass := u.User.Password()
 		t.auth = basicAuth(user, pass)
+		mask = "****@"
+		if hasPass {
+			mask = "****:****@"
+		}
 		c := *u
 		c.User = nil
 		t.u = &c
 	}
 	t.clean = t.u.String()
+	t.full, t.tag = u.String(), t.clean
+	if mask != "" {
+		t.tag = t.u.Scheme + "://" + mask + strings.TrimPrefix(t.clean, t.u.Scheme+"://")
+	}
 	return t
 }
 

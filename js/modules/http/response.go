@@ -234,7 +234,7 @@ func (r *response) build(f field) sobek.Value {
 	case fProto:
 		return rt.ToValue(h.proto)
 	case fURL:
-		return rt.ToValue(h.url.clean)
+		return rt.ToValue(h.url.full)
 	case fHeaders:
 		o := rt.NewObject()
 		for k, vs := range res.header {
@@ -346,9 +346,9 @@ func (r *response) request() sobek.Value {
 	res := r.res
 	o := rt.NewObject()
 	_ = o.Set("method", res.sentMethod)
-	url := res.last().url.clean
+	url := res.last().url.full
 	if res.sentURL != nil {
-		url = res.sentURL.clean
+		url = res.sentURL.full
 	}
 	_ = o.Set("url", url)
 	ho := rt.NewObject()
@@ -486,15 +486,20 @@ type taggedURL struct {
 	url, name string
 }
 
-// Get implements sobek.DynamicObject.
+// Get implements sobek.DynamicObject: url, name, and clean_url, the URL
+// with credentials masked as the url tag masks them (k6's fields; like
+// k6's, the object has no string form of its own).
 func (t *taggedURL) Get(key string) sobek.Value {
 	switch key {
 	case "url":
 		return t.in.rt.ToValue(t.url)
 	case "name":
 		return t.in.rt.ToValue(t.name)
-	case "toString":
-		return t.in.lazyFn(&t.in.fnURLToString, t.in.jsURLToString)
+	case "clean_url":
+		if tg, err := parseTarget(t.url); err == nil {
+			return t.in.rt.ToValue(tg.tag)
+		}
+		return t.in.rt.ToValue(t.url)
 	}
 	return nil
 }
@@ -504,14 +509,14 @@ func (t *taggedURL) Set(string, sobek.Value) bool { return false }
 
 // Has implements sobek.DynamicObject.
 func (t *taggedURL) Has(key string) bool {
-	return key == "url" || key == "name" || key == "toString"
+	return key == "url" || key == "name" || key == "clean_url"
 }
 
 // Delete implements sobek.DynamicObject.
 func (t *taggedURL) Delete(string) bool { return false }
 
 // Keys implements sobek.DynamicObject.
-func (t *taggedURL) Keys() []string { return []string{"url", "name"} }
+func (t *taggedURL) Keys() []string { return []string{"url", "name", "clean_url"} }
 
 // jsURL is the http.url template tag.
 func (in *instance) jsURL(c sobek.FunctionCall) sobek.Value {
@@ -531,13 +536,6 @@ func (in *instance) jsURL(c sobek.FunctionCall) sobek.Value {
 		}
 	}
 	return in.rt.NewDynamicObject(&taggedURL{in: in, url: u.String(), name: name.String()})
-}
-
-func (in *instance) jsURLToString(c sobek.FunctionCall) sobek.Value {
-	if o, ok := c.This.(*sobek.Object); ok && o.ExportType() == taggedURLType {
-		return in.rt.ToValue(o.Export().(*taggedURL).url)
-	}
-	return in.rt.ToValue("[object URL]")
 }
 
 func ms(d time.Duration) float64 { return metrics.Milliseconds(d) }
