@@ -62,9 +62,9 @@ type instance struct {
 	jsonParse sobek.Callable
 	// The methods of responses, url templates and cookie jars, made on
 	// first use (see lazyFn) so that idle VUs do not hold them.
-	fnJSON, fnHTML sobek.Value
-	fnJarGet, fnJarSet            sobek.Value
-	fnJarClear, fnJarDelete       sobek.Value
+	fnJSON, fnHTML          sobek.Value
+	fnJarGet, fnJarSet      sobek.Value
+	fnJarClear, fnJarDelete sobek.Value
 }
 
 // defaults are what the options say about requests, derived once per State.

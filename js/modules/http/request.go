@@ -1,11 +1,11 @@
 package http
 
 import (
-	"strings"
 	"errors"
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/metronome-load/metronome/metrics"
