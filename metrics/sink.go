@@ -184,6 +184,18 @@ func (t *TrendSink) AddValue(v float64) {
 	_ = t.pos.RecordValue(toUnits(v))
 }
 
+// TrendHighestUnit is the largest value, in units of TrendResolution, a
+// trend histogram holds; TrendUnits clamps larger ones to it. Histograms
+// from 1 to TrendHighestUnit with TrendSignificantDigits digits have a
+// TrendSink's geometry, and TrendSinkOf takes them as they are.
+const TrendHighestUnit = trendHighest
+
+// TrendUnits is the histogram value a TrendSink records for v ≥ 0: v in
+// units of TrendResolution, rounded, clamped to TrendHighestUnit. Outputs
+// that keep trend histograms of their own (a result file's intervals)
+// record with it so that their histograms merge into exactly the sink's.
+func TrendUnits(v float64) int64 { return toUnits(v) }
+
 func toUnits(v float64) int64 {
 	u := math.Round(v / TrendResolution)
 	if u > trendHighest {
@@ -349,6 +361,105 @@ func (t *TrendSink) Merge(o *TrendSink) {
 		}
 		t.neg.Merge(o.neg)
 	}
+}
+
+// TrendSinkOf returns a trend sink of count values whose exact sum, min
+// and max are given and whose non-negative values and negative magnitudes
+// are in pos and neg (histograms in TrendUnits; either may be nil). It is
+// the inverse of reading Count, Sum, Min, Max, Histogram and
+// NegativeHistogram, for sinks written to a file and read back. Histograms
+// of a TrendSink's geometry are kept as they are, others are merged into
+// one.
+func TrendSinkOf(count int64, sum, min, max float64, pos, neg *hdrhistogram.Histogram) *TrendSink {
+	t := &TrendSink{count: count, sum: sum, min: min, max: max, pos: trendGeometry(pos), neg: trendGeometry(neg)}
+	if t.pos == nil {
+		t.pos = newTrendHistogram()
+	}
+	return t
+}
+
+// trendGeometry returns h, or a copy of its values in a TrendSink's
+// geometry when h has another one; nil stays nil.
+func trendGeometry(h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	if h == nil || h.LowestTrackableValue() == 1 && h.HighestTrackableValue() == trendHighest &&
+		h.SignificantFigures() == TrendSignificantDigits {
+		return h
+	}
+	c := newTrendHistogram()
+	c.Merge(h)
+	return c
+}
+
+// MergeSink adds what src aggregated to dst, as if dst had been given
+// src's samples too, and reports whether it could: both must be sinks of
+// the same metric type. A gauge keeps the later of the two last values
+// (src's when they are as recent) and the extremes of both; a counter
+// keeps the earlier first sample.
+func MergeSink(dst, src Sink) bool {
+	switch d := dst.(type) {
+	case *CounterSink:
+		s, ok := src.(*CounterSink)
+		if !ok {
+			return false
+		}
+		if s.Count == 0 {
+			return true
+		}
+		if d.Count == 0 || s.First.Before(d.First) {
+			d.First = s.First
+		}
+		d.Sum += s.Sum
+		d.Count += s.Count
+	case *GaugeSink:
+		s, ok := src.(*GaugeSink)
+		if !ok {
+			return false
+		}
+		if !s.Set {
+			return true
+		}
+		if !d.Set {
+			*d = *s
+			return true
+		}
+		d.Min, d.Max = math.Min(d.Min, s.Min), math.Max(d.Max, s.Max)
+		if !s.Last.Before(d.Last) {
+			d.Value, d.Last = s.Value, s.Last
+		}
+	case *RateSink:
+		s, ok := src.(*RateSink)
+		if !ok {
+			return false
+		}
+		d.Trues += s.Trues
+		d.Total += s.Total
+	case *TrendSink:
+		s, ok := src.(*TrendSink)
+		if !ok {
+			return false
+		}
+		d.Merge(s)
+	default:
+		return false
+	}
+	return true
+}
+
+// sinkCount is the number of samples s aggregated; a gauge, which keeps no
+// count, counts as one once set.
+func sinkCount(s Sink) int64 {
+	switch s := s.(type) {
+	case *CounterSink:
+		return s.Count
+	case *RateSink:
+		return s.Total
+	case *TrendSink:
+		return s.Count()
+	}
+	if s.IsEmpty() {
+		return 0
+	}
+	return 1
 }
 
 // CloneSink returns an independent copy of s, safe to read while the
