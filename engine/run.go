@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -239,6 +240,9 @@ func (r *testRun) makeOutputs() ([]output.Output, error) {
 		}
 	}
 	var outs []output.Output
+	// The options go to the outputs as inspect prints them; they are
+	// plain data, so encoding cannot fail.
+	opts, _ := json.Marshal(r.opts)
 	for _, spec := range r.cfg.Outputs {
 		name, arg, _ := strings.Cut(spec, "=")
 		c, ok := output.Lookup(name)
@@ -249,7 +253,7 @@ func (r *testRun) makeOutputs() ([]output.Output, error) {
 		o, err := c(output.Params{
 			Arg: arg, Env: r.cfg.Env, Registry: r.reg, Thresholds: thresholds,
 			SystemTags: r.opts.SystemTags, Stdout: r.cfg.Stdout, Logf: r.logf, Now: time.Now,
-			Version: config.Version, Secrets: r.cfg.Secrets,
+			Version: config.Version, Secrets: r.cfg.Secrets, Options: opts, Script: r.cfg.ScriptPath,
 		})
 		if err != nil {
 			return nil, exitcode.Errorf(exitcode.InvalidConfig, "--out %s: %v", output.Redact(spec), output.Redact(err.Error()))
@@ -479,6 +483,7 @@ func (r *testRun) run(parent context.Context) error {
 	// the run prints or exports it after.
 	sum := r.summaryInput(end.Sub(r.start), setupData, report)
 	r.handSummary(sum)
+	r.handEnd(end.Sub(r.start), setupData)
 	// The outputs finish before the summary, so that a stuck standard
 	// output costs one bounded wait, and the summary follows the last
 	// lines of -o json=- instead of sitting among them.
