@@ -172,7 +172,7 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 	r.engine, err = metrics.NewEngine(r.reg, metrics.EngineOptions{
 		Thresholds:                thresholdDefs(r.opts),
 		ExpectedResponseSubmetric: r.systemTags["expected_response"],
-		Submetrics:                summarySubmetrics(r.scenarios),
+		Submetrics:                summarySubmetrics(configs(r.scenarios)),
 		Breakdowns:                endpointBreakdowns(r.systemTags),
 	})
 	if err != nil {
@@ -517,10 +517,16 @@ func (r *testRun) exitError(runErr, sumErr error, report *metrics.ThresholdRepor
 	case r.failErr != nil:
 		return r.failErr
 	case !isTrue(r.opts.NoThresholds) && report.Failed():
-		return exitcode.Errorf(exitcode.ThresholdsFailed, "thresholds on metrics '%s' have been crossed",
-			strings.Join(report.FailedMetrics(), "', '"))
+		return crossed(report)
 	}
 	return nil
+}
+
+// crossed is the error, exit code 99, of thresholds that failed at the end
+// of a test.
+func crossed(report *metrics.ThresholdReport) error {
+	return exitcode.Errorf(exitcode.ThresholdsFailed, "thresholds on metrics '%s' have been crossed",
+		strings.Join(report.FailedMetrics(), "', '"))
 }
 
 // runScenarios runs every scenario from its startTime, with the vus gauge
