@@ -23,7 +23,7 @@ type MergeConfig struct {
 	// Files are the result files, read.
 	Files []*result.File
 	// Thresholds are evaluated besides those the files recorded, keyed
-	// as in options.thresholds.
+	// as in options.thresholds; with noThresholds recorded, only they are.
 	Thresholds map[string][]metrics.ThresholdDef
 	// Script, when set, is the test's script: its handleSummary gets the
 	// merged summary. It is configured with the recorded options.
@@ -85,13 +85,8 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 			return err
 		}
 	}
+	addThresholds(opts, cfg.Thresholds)
 	defs := thresholdDefs(opts)
-	for k, v := range cfg.Thresholds {
-		if defs == nil {
-			defs = map[string][]metrics.ThresholdDef{}
-		}
-		defs[k] = append(defs[k], v...)
-	}
 	systemTags := map[string]bool{}
 	for _, t := range opts.SystemTags {
 		systemTags[t] = true
@@ -186,6 +181,26 @@ func recordedOptions(f *result.File) (*config.Options, error) {
 		opts.SystemTags = config.DefaultSystemTags
 	}
 	return opts, nil
+}
+
+// addThresholds adds the thresholds given at merge time to the recorded
+// ones, so that the summary shows them as the script's. With noThresholds
+// recorded, only they are evaluated.
+func addThresholds(opts *config.Options, extra map[string][]metrics.ThresholdDef) {
+	if len(extra) == 0 {
+		return
+	}
+	if isTrue(opts.NoThresholds) {
+		opts.NoThresholds, opts.Thresholds = nil, nil
+	}
+	if opts.Thresholds == nil {
+		opts.Thresholds = map[string][]config.Threshold{}
+	}
+	for k, defs := range extra {
+		for _, d := range defs {
+			opts.Thresholds[k] = append(opts.Thresholds[k], config.Threshold{Source: d.Source, AbortOnFail: d.AbortOnFail})
+		}
+	}
 }
 
 // valueType reads a metric's value type as metrics.ValueType.String
