@@ -206,13 +206,21 @@ const waitPoll = time.Second
 
 // awaitResults reads the files args name until they are complete and
 // cover the test, or until wait has passed (0: once), and returns what it
-// read last; the merge then says what is missing.
+// read last; the merge then says what is missing. Files of different
+// tests, or whose segments overlap, end the wait at once: more files
+// cannot mend them.
 func awaitResults(ctx context.Context, args []string, wait time.Duration) ([]*result.File, error) {
 	deadline := time.Now().Add(wait)
 	for {
 		files, err := readResults(args)
-		if err == nil && complete(files) {
-			return files, nil
+		if err == nil {
+			_, uerr := result.Union(files)
+			switch {
+			case uerr == nil && !slices.ContainsFunc(files, func(f *result.File) bool { return f.End == nil }):
+				return files, nil
+			case uerr != nil && !errors.Is(uerr, result.ErrGap):
+				return files, nil // Merge refuses them in one sentence
+			}
 		}
 		if wait <= 0 || !time.Now().Before(deadline) {
 			return files, err
@@ -223,14 +231,6 @@ func awaitResults(ctx context.Context, args []string, wait time.Duration) ([]*re
 		case <-time.After(waitPoll):
 		}
 	}
-}
-
-// complete reports whether files cover the test and each has its end line.
-func complete(files []*result.File) bool {
-	if _, err := result.Union(files); err != nil {
-		return false
-	}
-	return !slices.ContainsFunc(files, func(f *result.File) bool { return f.End == nil })
 }
 
 // runVerdict merges result files into the verdict of the whole test.

@@ -126,6 +126,16 @@ func TestMergeWaits(t *testing.T) {
 	if d := time.Since(start); d < time.Second {
 		t.Errorf("merged after %s, before the second file was there", d)
 	}
+	// Overlapping files cannot be mended by waiting: refused at once.
+	dup := filepath.Join(dir, "c.result")
+	raw, _ := os.ReadFile(a)
+	os.WriteFile(dup, raw, 0o644)
+	start = time.Now()
+	_, _, err = runVerdictCmd(t, "--wait", "20s", dir)
+	if exitcode.Of(err) != exitcode.InvalidConfig || !strings.Contains(err.Error(), "overlap") || time.Since(start) > 10*time.Second {
+		t.Errorf("overlap with --wait: %v after %s", err, time.Since(start))
+	}
+	os.Remove(dup)
 	// Without the second half, the wait ends and the merge says what is
 	// missing.
 	os.Remove(b)

@@ -2,6 +2,7 @@ package result
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -55,8 +56,8 @@ func Union(files []*File) ([]*File, error) {
 		gaps = append(gaps, executor.Segment{From: at, To: one}.String())
 	}
 	if len(gaps) > 0 {
-		return nil, fmt.Errorf("the files leave the segment%s %s of the test out: the result file of the runner that ran %s is missing",
-			plural(len(gaps)), strings.Join(gaps, ", "), map[bool]string{true: "it", false: "them"}[len(gaps) == 1])
+		return nil, gapError(fmt.Sprintf("the files leave the segment%s %s of the test out: the result file of the runner that ran %s is missing",
+			plural(len(gaps)), strings.Join(gaps, ", "), map[bool]string{true: "it", false: "them"}[len(gaps) == 1]))
 	}
 	out := make([]*File, len(parts))
 	for i, p := range parts {
@@ -64,6 +65,16 @@ func Union(files []*File) ([]*File, error) {
 	}
 	return out, nil
 }
+
+// ErrGap is what Union's error is when the files are one test's but leave
+// a segment out: more files may yet come.
+var ErrGap = errors.New("the files leave a segment of the test out")
+
+// gapError is Union's error for a segment left out.
+type gapError string
+
+func (e gapError) Error() string        { return string(e) }
+func (e gapError) Is(target error) bool { return target == ErrGap }
 
 func plural(n int) string {
 	if n == 1 {
