@@ -86,7 +86,7 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 		}
 	}
 	addThresholds(opts, cfg.Thresholds)
-	defs := thresholdDefs(opts)
+	defs := ThresholdDefs(opts)
 	systemTags := map[string]bool{}
 	for _, t := range opts.SystemTags {
 		systemTags[t] = true

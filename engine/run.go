@@ -170,7 +170,7 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 	}
 
 	r.engine, err = metrics.NewEngine(r.reg, metrics.EngineOptions{
-		Thresholds:                thresholdDefs(r.opts),
+		Thresholds:                ThresholdDefs(r.opts),
 		ExpectedResponseSubmetric: r.systemTags["expected_response"],
 		Submetrics:                summarySubmetrics(configs(r.scenarios)),
 		Breakdowns:                endpointBreakdowns(r.systemTags),
@@ -215,7 +215,9 @@ func scenarios(opts *config.Options, caps executor.Capabilities) ([]executor.Con
 	return cfgs, nil
 }
 
-func thresholdDefs(o *config.Options) map[string][]metrics.ThresholdDef {
+// ThresholdDefs are the thresholds of the options, keyed as
+// options.thresholds; none with noThresholds.
+func ThresholdDefs(o *config.Options) map[string][]metrics.ThresholdDef {
 	if o.NoThresholds != nil && *o.NoThresholds {
 		return nil
 	}

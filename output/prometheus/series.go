@@ -292,3 +292,23 @@ func (s *series) outputNames(stats []trendStat) []string {
 	s.floats(stats, func(name string, _ float64) { names = append(names, name) })
 	return names
 }
+
+// SeriesName is the name under which the output sends metric m: the
+// running sum of a counter, a gauge's value, a rate's ratio, or a trend's
+// native histogram. Tools that query Prometheus for what metronome sent
+// (metronome watch) name series with it.
+func SeriesName(m *metrics.Metric) string {
+	switch m.Type {
+	case metrics.Counter:
+		return "k6_" + m.Name + "_total"
+	case metrics.Rate:
+		return "k6_" + m.Name + "_rate"
+	case metrics.Trend:
+		return histogramName(m)
+	}
+	return "k6_" + m.Name
+}
+
+// LabelName is the label a tag becomes (unless another tag of the series
+// took that label first).
+func LabelName(tag string) string { return labelName(tag) }
