@@ -92,6 +92,22 @@ func TestKubernetesExampleMergeJob(t *testing.T) {
 		}
 	}
 
+	// The watch Job reaches the runners' services and the Prometheus the
+	// runners write to, for this TestRun.
+	var wj job
+	readYAML(t, "watch-job.yaml", &wj)
+	if wj.Kind != "Job" || len(wj.Spec.Template.Spec.Containers) != 1 {
+		t.Fatalf("watch-job.yaml: a %s of %d containers", wj.Kind, len(wj.Spec.Template.Spec.Containers))
+	}
+	wc := strings.Join(wj.Spec.Template.Spec.Containers[0].Command, " ")
+	promURL, _ := spec.Runner.env("K6_PROMETHEUS_RW_SERVER_URL")
+	for _, want := range []string{"metronome watch ", "--testrun=" + tr.Metadata.Name, fmt.Sprintf("--parallelism=%d", spec.Parallelism),
+		"--prometheus=" + strings.TrimSuffix(promURL, "/api/v1/write"), "/test/" + spec.Script.ConfigMap.File} {
+		if !strings.Contains(wc, want) {
+			t.Errorf("the watch Job's command %q lacks %q", wc, want)
+		}
+	}
+
 	img := readDockerfile(t, filepath.Join(example, "Dockerfile"))
 	root, k6, script := imageRoot(t, img, spec.Script.ConfigMap.File)
 	svc := newTarget(t)

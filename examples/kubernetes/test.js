@@ -4,7 +4,9 @@ import http from 'k6/http';
 // change them), split by k6-operator over the instances: each runs the
 // global arrivals of its stripe at their global intended times. The
 // thresholds hold or fail on the whole test once `metronome merge` has
-// merged the runners' result files (merge-job.yaml).
+// merged the runners' result files (merge-job.yaml); the abortOnFail ones
+// stop every runner while the test runs when watch-job.yaml watches their
+// union.
 export const options = {
   scenarios: {
     api: {
@@ -17,9 +19,9 @@ export const options = {
     },
   },
   thresholds: {
-    corrected_latency: ['p(99)<500'],
+    corrected_latency: [{ threshold: 'p(99)<500', abortOnFail: true, delayAbortEval: '30s' }],
     'corrected_latency{name:home}': ['p(99.9)<1000'],
-    http_req_failed: ['rate<0.01'],
+    http_req_failed: [{ threshold: 'rate<0.01', abortOnFail: true, delayAbortEval: '30s' }],
   },
 };
 
