@@ -18,6 +18,7 @@ import (
 	"github.com/metronome-load/metronome/internal/hdrhist"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 // Name is the output's name for -o.
@@ -63,6 +64,8 @@ type Output struct {
 	now       func() time.Time
 	loop      *output.Loop
 	registry  *metrics.Registry
+	// secrets hides fetched secrets in the tags and setup data written.
+	secrets *secrets.Store
 
 	file *os.File
 	buf  *bufio.Writer
@@ -151,7 +154,7 @@ func New(p output.Params) (output.Output, error) {
 	path := strings.NewReplacer("{instance_id}", opts.Tags["instance_id"], "{hostname}", host).Replace(p.Arg)
 	o := &Output{
 		path: path, interval: iv, grace: max(iv, 2*time.Second), maxSeries: maxSeries,
-		logf: p.Logf, now: p.Now, registry: p.Registry,
+		logf: p.Logf, now: p.Now, registry: p.Registry, secrets: p.Secrets,
 		pool:    hdrhist.NewPool(1, metrics.TrendHighestUnit, metrics.TrendSignificantDigits),
 		defined: map[*metrics.Metric]bool{}, keys: map[seriesKey]slot{}, series: map[seriesKey]int{},
 		open: map[int64]*interval{},
@@ -325,7 +328,11 @@ func (o *Output) seriesOf(m *metrics.Metric, tags *metrics.TagSet) slot {
 		id = len(o.metric)
 		o.metric = append(o.metric, m)
 		o.series[seriesKey{m, tags}] = id
-		o.writeLine(line{Series: &seriesDef{ID: id, Metric: m.Name, Tags: tags.Map()}})
+		tm := tags.Map()
+		for k, v := range tm {
+			tm[k] = o.secrets.Redact(v)
+		}
+		o.writeLine(line{Series: &seriesDef{ID: id, Metric: m.Name, Tags: tm}})
 	}
 	sl.id = id
 	if len(o.keys) >= maxKeys {
@@ -493,7 +500,7 @@ func (o *Output) final() {
 	end := End{Dropped: o.loop.Dropped(), Folded: o.folded}
 	if run != nil {
 		end.Elapsed = run.Elapsed.String()
-		end.SetupData = run.SetupData
+		end.SetupData = o.secrets.RedactBytes(run.SetupData)
 		for _, sc := range run.Scenarios {
 			se := ScenarioEnd{Name: sc.Name}
 			if a := sc.Open; a != nil {
