@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"fmt"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -202,18 +204,30 @@ func nearlyEqual(a, b []float64) bool {
 }
 
 // A trend sink rebuilt from what it exposes (count, sum, min, max and its
-// histograms) answers as the original; a histogram of another geometry is
-// carried over into the sink's.
-func TestTrendSinkOf(t *testing.T) {
+// histograms, packed as a file holds them) answers as the original; a
+// histogram of another geometry is carried over by value.
+func TestTrendMergeParts(t *testing.T) {
 	orig := trendOf(-5, -0.25, 0, 1.5, 3, 1e6, 42)
-	got := TrendSinkOf(orig.Count(), orig.Sum(), orig.Min(), orig.Max(), orig.Histogram().Clone(), orig.NegativeHistogram().Clone())
+	packed := func(h *hdrhistogram.Histogram) *hdrhistogram.PackedHistogram {
+		b, err := h.EncodeV2()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := hdrhistogram.DecodePacked(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	got := NewTrendSink()
+	got.MergeParts(orig.Count(), orig.Sum(), orig.Min(), orig.Max(), packed(orig.Histogram()), packed(orig.NegativeHistogram()))
 	if w, g := statsOf(orig), statsOf(got); !nearlyEqual(w, g) {
 		t.Errorf("rebuilt: %v, want %v", g, w)
 	}
-	other := newTrendHistogram()
+	other := hdrhistogram.NewPacked(1, 1_000_000, 3)
 	_ = other.RecordValue(1500)
-	small := TrendSinkOf(1, 1.5, 1.5, 1.5, nil, nil)
-	small.Merge(TrendSinkOf(1, 1.5, 1.5, 1.5, other, nil))
+	small := trendOf(1.5)
+	small.MergeParts(1, 1.5, 1.5, 1.5, other, nil)
 	if small.Count() != 2 || small.Percentile(50) != 1.5 {
 		t.Errorf("count %d median %v", small.Count(), small.Percentile(50))
 	}

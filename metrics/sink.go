@@ -187,7 +187,7 @@ func (t *TrendSink) AddValue(v float64) {
 // TrendHighestUnit is the largest value, in units of TrendResolution, a
 // trend histogram holds; TrendUnits clamps larger ones to it. Histograms
 // from 1 to TrendHighestUnit with TrendSignificantDigits digits have a
-// TrendSink's geometry, and TrendSinkOf takes them as they are.
+// TrendSink's geometry.
 const TrendHighestUnit = trendHighest
 
 // TrendUnits is the histogram value a TrendSink records for v ≥ 0: v in
@@ -341,14 +341,7 @@ func (t *TrendSink) Merge(o *TrendSink) {
 	if o.count == 0 {
 		return
 	}
-	if t.count == 0 || o.min < t.min {
-		t.min = o.min
-	}
-	if t.count == 0 || o.max > t.max {
-		t.max = o.max
-	}
-	t.count += o.count
-	t.sum += o.sum
+	t.addStats(o.count, o.sum, o.min, o.max)
 	if o.pos != nil {
 		if t.pos == nil {
 			t.pos = newTrendHistogram()
@@ -363,31 +356,41 @@ func (t *TrendSink) Merge(o *TrendSink) {
 	}
 }
 
-// TrendSinkOf returns a trend sink of count values whose exact sum, min
-// and max are given and whose non-negative values and negative magnitudes
-// are in pos and neg (histograms in TrendUnits; either may be nil). It is
-// the inverse of reading Count, Sum, Min, Max, Histogram and
-// NegativeHistogram, for sinks written to a file and read back. Histograms
-// of a TrendSink's geometry are kept as they are, others are merged into
-// one.
-func TrendSinkOf(count int64, sum, min, max float64, pos, neg *hdrhistogram.Histogram) *TrendSink {
-	t := &TrendSink{count: count, sum: sum, min: min, max: max, pos: trendGeometry(pos), neg: trendGeometry(neg)}
-	if t.pos == nil {
-		t.pos = newTrendHistogram()
+// MergeParts adds to t count values whose exact sum, min and max are
+// given and whose non-negative values and negative magnitudes are in pos
+// and neg (histograms in TrendUnits, of any geometry; either may be nil):
+// what a trend sink written to a file and read back holds, merged without
+// a dense histogram of its own.
+func (t *TrendSink) MergeParts(count int64, sum, min, max float64, pos, neg *hdrhistogram.PackedHistogram) {
+	if count == 0 {
+		return
 	}
-	return t
+	t.addStats(count, sum, min, max)
+	if pos != nil {
+		if t.pos == nil {
+			t.pos = newTrendHistogram()
+		}
+		pos.MergeInto(t.pos)
+	}
+	if neg != nil {
+		if t.neg == nil {
+			t.neg = newTrendHistogram()
+		}
+		neg.MergeInto(t.neg)
+	}
 }
 
-// trendGeometry returns h, or a copy of its values in a TrendSink's
-// geometry when h has another one; nil stays nil.
-func trendGeometry(h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
-	if h == nil || h.LowestTrackableValue() == 1 && h.HighestTrackableValue() == trendHighest &&
-		h.SignificantFigures() == TrendSignificantDigits {
-		return h
+// addStats adds count values of the given sum and extremes to t's exact
+// statistics.
+func (t *TrendSink) addStats(count int64, sum, min, max float64) {
+	if t.count == 0 || min < t.min {
+		t.min = min
 	}
-	c := newTrendHistogram()
-	c.Merge(h)
-	return c
+	if t.count == 0 || max > t.max {
+		t.max = max
+	}
+	t.count += count
+	t.sum += sum
 }
 
 // MergeSink adds what src aggregated to dst, as if dst had been given

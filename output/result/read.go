@@ -209,18 +209,9 @@ func (d *Delta) Sink() metrics.Sink {
 	case metrics.Rate:
 		return &metrics.RateSink{Trues: d.NonZero, Total: d.N}
 	}
-	return metrics.TrendSinkOf(d.N, d.Sum, d.Min, d.Max, dense(d.Pos), dense(d.Neg))
-}
-
-// dense returns the values of p in a histogram of a TrendSink's geometry,
-// nil for nil.
-func dense(p *hdrhistogram.PackedHistogram) *hdrhistogram.Histogram {
-	if p == nil {
-		return nil
-	}
-	h := hdrhistogram.New(1, metrics.TrendHighestUnit, metrics.TrendSignificantDigits)
-	p.MergeInto(h)
-	return h
+	t := metrics.NewTrendSink()
+	t.MergeParts(d.N, d.Sum, d.Min, d.Max, d.Pos, d.Neg)
+	return t
 }
 
 // File is a result file read whole: what Scan learned, and every series'
@@ -257,60 +248,23 @@ func Read(r io.Reader, name string) (*File, error) {
 	}
 	f := &File{Name: name, Scanned: *sc}
 	for _, s := range order {
-		f.Series = append(f.Series, Series{Metric: s.Metric, Tags: s.Tags, Sink: totals[s].sink(s.Type)})
+		f.Series = append(f.Series, Series{Metric: s.Metric, Tags: s.Tags, Sink: totals[s].sink})
 	}
 	return f, nil
 }
 
 // total sums the deltas of one series.
 type total struct {
-	small    metrics.Sink // counter, gauge, rate
-	n        int64
-	sum      float64
-	min, max float64
-	pos, neg *hdrhistogram.Histogram
+	sink metrics.Sink
 }
 
 func (t *total) add(d *Delta) {
-	if d.Series.Type != metrics.Trend {
-		if t.small == nil {
-			t.small = metrics.NewSink(d.Series.Type)
-		}
-		metrics.MergeSink(t.small, d.Sink())
+	if t.sink == nil {
+		t.sink = metrics.NewSink(d.Series.Type)
+	}
+	if tr, ok := t.sink.(*metrics.TrendSink); ok {
+		tr.MergeParts(d.N, d.Sum, d.Min, d.Max, d.Pos, d.Neg)
 		return
 	}
-	if d.N == 0 {
-		return
-	}
-	if t.n == 0 || d.Min < t.min {
-		t.min = d.Min
-	}
-	if t.n == 0 || d.Max > t.max {
-		t.max = d.Max
-	}
-	t.n += d.N
-	t.sum += d.Sum
-	t.pos = mergeInto(t.pos, d.Pos)
-	t.neg = mergeInto(t.neg, d.Neg)
-}
-
-func mergeInto(h *hdrhistogram.Histogram, p *hdrhistogram.PackedHistogram) *hdrhistogram.Histogram {
-	if p == nil {
-		return h
-	}
-	if h == nil {
-		h = hdrhistogram.New(1, metrics.TrendHighestUnit, metrics.TrendSignificantDigits)
-	}
-	p.MergeInto(h)
-	return h
-}
-
-func (t *total) sink(typ metrics.Type) metrics.Sink {
-	if typ != metrics.Trend {
-		if t.small == nil {
-			return metrics.NewSink(typ)
-		}
-		return t.small
-	}
-	return metrics.TrendSinkOf(t.n, t.sum, t.min, t.max, t.pos, t.neg)
+	metrics.MergeSink(t.sink, d.Sink())
 }
