@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -148,6 +149,13 @@ func TestOperatorMergedVerdictMatchesSingleRun(t *testing.T) {
 	}
 	if html, err := os.ReadFile(file("report.html")); err != nil || !strings.Contains(string(html), "corrected") {
 		t.Errorf("--report: %v", err)
+	}
+	// Without the script, the text summary: its per-endpoint table counts
+	// every request of each name, as the single instance's would (76 even
+	// global indices from 0 to 150, 75 odd ones).
+	text := metronome(t, runSpec{args: []string{"merge", file("i1.result"), file("i2.result"), file("i3.result"), file("i4.result")}})
+	if text.code != 99 || !regexp.MustCompile(`(?m)^\s+even\s+76\s`).MatchString(text.stdout) || !regexp.MustCompile(`(?m)^\s+odd\s+75\s`).MatchString(text.stdout) {
+		t.Errorf("merge's text summary (exit %d) lacks the endpoints even (76) and odd (75):\n%s", text.code, text.stdout)
 	}
 }
 

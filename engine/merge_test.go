@@ -23,21 +23,22 @@ import (
 // splitOptions is a test of 40 arrivals/s for 2 s (80 arrivals) whose
 // thresholds are: iterations count<60, which holds on each quarter (20)
 // and fails on the whole (80); http_req_duration p(99)<100, which holds
-// everywhere; and a submetric's, corrected_latency{scenario:s} p(90)<10,
-// which fails everywhere.
+// everywhere; and a submetric's, corrected_latency{name:login}
+// p(90)<1.5, which fails everywhere (login takes 2 ms).
 const splitOptions = `{
   "scenarios": {"s": {"executor": "constant-arrival-rate", "rate": 40, "timeUnit": "1s", "duration": "2s", "preAllocatedVUs": 8}},
-  "thresholds": {"iterations": ["count<60"], "http_req_duration": ["p(99)<100"], "corrected_latency{scenario:s}": ["p(90)<10"]},
+  "thresholds": {"iterations": ["count<60"], "http_req_duration": ["p(99)<100"], "corrected_latency{name:login}": ["p(90)<1.5"]},
   "summaryTrendStats": ["min", "med", "max", "p(90)", "p(99)"]%s
 }`
 
-// splitRun is one instance's run: its exit error, its export and the data
-// its handleSummary got.
+// splitRun is one instance's run: its exit error, its export, the data
+// its handleSummary got and what it printed.
 type splitRun struct {
 	err     error
 	export  map[string]any
 	handled map[string]any
 	file    string
+	out     string
 }
 
 // runInstance runs the fake script on segment seg of the quarters (""
@@ -51,7 +52,9 @@ func runInstance(t *testing.T, dir, name, seg string) splitRun {
 	var r splitRun
 	r.file = filepath.Join(dir, name+".result")
 	synctest.Test(t, func(t *testing.T) {
-		s := &fakeScript{work: 30 * time.Millisecond}
+		// Each iteration sends a request named login, thinks, and sends
+		// one named home (endpoints_test.go).
+		s := &endpointsScript{fakeScript: &fakeScript{}}
 		var out bytes.Buffer
 		cfg := Config{
 			Script: s, ScriptPath: "fake.js", Options: options(t, fmt.Sprintf(splitOptions, extra)),
@@ -60,7 +63,7 @@ func runInstance(t *testing.T, dir, name, seg string) splitRun {
 			Stdout: &out, Stderr: &out,
 		}
 		r.err = Run(context.Background(), cfg)
-		r.handled = s.summary
+		r.handled, r.out = s.summary, out.String()
 	})
 	r.export = readJSON(t, filepath.Join(dir, name+".json"))
 	return r
@@ -193,13 +196,11 @@ func TestMergeQuartersEqualsSingleRun(t *testing.T) {
 	if want["iterations"]["count<60"] != true {
 		t.Errorf("iterations count<60 holds on the single run: %v", want)
 	}
-	for _, m := range []string{"iterations", "http_reqs"} {
-		if a, b := metricValue(t, single.export, m, "count"), metricValue(t, merged.export, m, "count"); a != 80 || a != b {
-			t.Errorf("%s: single %v, merged %v; want 80", m, a, b)
-		}
+	if a, b := metricValue(t, single.export, "iterations", "count"), metricValue(t, merged.export, "iterations", "count"); a != 80 || a != b {
+		t.Errorf("iterations: single %v, merged %v; want 80", a, b)
 	}
 	for _, stat := range []string{"min", "med", "max", "p(90)", "p(99)"} {
-		for _, m := range []string{"corrected_latency", "http_req_duration", "iteration_duration"} {
+		for _, m := range []string{"corrected_latency", "corrected_latency{name:login}", "http_req_duration", "iteration_duration"} {
 			if a, b := metricValue(t, single.export, m, stat), metricValue(t, merged.export, m, stat); a != b {
 				t.Errorf("%s %s: single %v, merged %v", m, stat, a, b)
 			}
@@ -213,6 +214,10 @@ func TestMergeQuartersEqualsSingleRun(t *testing.T) {
 	}
 	if !strings.Contains(out, "80 intended") {
 		t.Errorf("the merged summary has no account of the 80 arrivals:\n%s", out)
+	}
+	// The per-endpoint table of the union is the single run's.
+	if a, b := section(single.out, "ENDPOINTS"), section(out, "ENDPOINTS"); a != b || !strings.Contains(a, "login") || !strings.Contains(a, "home") {
+		t.Errorf("endpoints:\nsingle:\n%s\nmerged:\n%s", a, b)
 	}
 
 	// A threshold given at merge time, on a submetric, is evaluated on
@@ -289,6 +294,20 @@ func halfInstance(t *testing.T, dir, name, seg, more string) splitRun {
 		})
 	})
 	return r
+}
+
+// section returns the part of a text summary from the heading that starts
+// with name to the next heading.
+func section(text, name string) string {
+	i := strings.Index(text, "█ "+name)
+	if i < 0 {
+		return ""
+	}
+	rest := text[i+len("█ "):]
+	if j := strings.Index(rest, "█"); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
 }
 
 // thresholdFlags turns sources by key into threshold definitions.
