@@ -17,10 +17,11 @@ import (
 	"github.com/metronome-load/metronome/internal/promtest"
 )
 
-// liveScript is 40 arrivals/s for 20 s against the hold server, with two
-// abortOnFail thresholds: iterations count<100, which the union of four
-// instances crosses after 2.5 s and each instance alone only after 10 s;
-// and corrected_latency p(99)<5000, which holds.
+// liveScript is 40 arrivals/s for 20 s against the hold server, every
+// fifth request a bad one (400), with three abortOnFail thresholds:
+// iterations count<100, which the union of four instances crosses after
+// 2.5 s and each instance alone only after 10 s; corrected_latency
+// p(99)<5000 and http_req_failed rate<0.5, which hold.
 const liveScript = `import http from 'k6/http';
 import exec from 'k6/execution';
 export const options = {
@@ -29,10 +30,12 @@ export const options = {
   thresholds: {
     iterations: [{ threshold: 'count<100', abortOnFail: true }],
     corrected_latency: [{ threshold: 'p(99)<5000', abortOnFail: true }],
+    http_req_failed: [{ threshold: 'rate<0.5', abortOnFail: true }],
   },
 };
 export default function () {
-  http.get(__ENV.TARGET + '?i=' + exec.scenario.iterationInTest);
+  const i = exec.scenario.iterationInTest;
+  http.get(__ENV.TARGET + '?i=' + (i % 5 === 0 ? 'bad' : i));
 }
 `
 
@@ -130,6 +133,15 @@ func TestWatchStopsEveryRunnerOnTheUnion(t *testing.T) {
 		t.Fatalf("the watch printed no final p(99):\n%s", wout.String())
 	}
 	live, _ := strconv.ParseFloat(got[1], 64)
+	// The union's failure rate, from each series' ratio weighed by its
+	// requests, is the merge's exactly.
+	failed := regexp.MustCompile(`at the end: http_req_failed: rate<0.5 → ([0-9.e+-]+)`).FindStringSubmatch(wout.String())
+	if failed == nil {
+		t.Fatalf("the watch printed no final http_req_failed rate:\n%s", wout.String())
+	}
+	if rate, _ := strconv.ParseFloat(failed[1], 64); math.Abs(rate-merged.num(t, "http_req_failed", "value")) > 1e-5 || rate < 0.15 {
+		t.Errorf("http_req_failed: the watch's %v, the merge's %v (about 0.2 of the requests were bad)", rate, merged.num(t, "http_req_failed", "value"))
+	}
 	w8 := math.Exp2(1.0 / 8)
 	lo, hi := merged.num(t, "corrected_latency", "p(98)"), merged.num(t, "corrected_latency", "max")
 	t.Logf("p(99): live %.3f ms; merged p(98) %.3f, p(99) %.3f, max %.3f ms", live, lo, merged.num(t, "corrected_latency", "p(99)"), hi)
