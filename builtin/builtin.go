@@ -46,4 +46,5 @@ import (
 	_ "github.com/metronome-load/metronome/output/json"
 	_ "github.com/metronome-load/metronome/output/opentelemetry"
 	_ "github.com/metronome-load/metronome/output/prometheus"
+	_ "github.com/metronome-load/metronome/output/result"
 )

@@ -14,7 +14,11 @@ import (
 func init() { addCommand(newMergeCmd) }
 
 // newMergeCmd registers `metronome merge` with the root command.
-func newMergeCmd(g *globals) *cobra.Command { return newMergeCommand(g.stdout, g.stderr) }
+func newMergeCmd(g *globals) *cobra.Command {
+	cmd := newMergeCommand(g.stdout, g.stderr)
+	addVerdict(cmd, g)
+	return cmd
+}
 
 // newMergeCommand builds `metronome merge`: it merges the HdrHistogram
 // interval logs of several runs or instances (-o hdrlog=FILE) into one

@@ -49,6 +49,40 @@ type podConfig struct {
 		Name  string `yaml:"name"`
 		Value string `yaml:"value"`
 	} `yaml:"env"`
+	Volumes      []volume      `yaml:"volumes"`
+	VolumeMounts []volumeMount `yaml:"volumeMounts"`
+}
+
+// volume and volumeMount are the Kubernetes fields the examples use.
+type volume struct {
+	Name                  string `yaml:"name"`
+	PersistentVolumeClaim struct {
+		ClaimName string `yaml:"claimName"`
+	} `yaml:"persistentVolumeClaim"`
+	ConfigMap struct {
+		Name string `yaml:"name"`
+	} `yaml:"configMap"`
+}
+
+type volumeMount struct {
+	Name      string `yaml:"name"`
+	MountPath string `yaml:"mountPath"`
+}
+
+// mountOf returns where the volume of claim claim is mounted, "" if it is
+// not.
+func mountOf(vols []volume, mounts []volumeMount, claim string) string {
+	for _, v := range vols {
+		if v.PersistentVolumeClaim.ClaimName != claim {
+			continue
+		}
+		for _, m := range mounts {
+			if m.Name == v.Name {
+				return m.MountPath
+			}
+		}
+	}
+	return ""
 }
 
 func (p podConfig) env(name string) (string, bool) {
@@ -58,6 +92,21 @@ func (p podConfig) env(name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// example is the directory of the Kubernetes example.
+const example = "../examples/kubernetes"
+
+// readYAML reads a file of the example into v.
+func readYAML(t *testing.T, name string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(example, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
 }
 
 // imageLayout reads examples/kubernetes/Dockerfile: the binary the build
@@ -102,15 +151,8 @@ func readDockerfile(t *testing.T, path string) imageLayout {
 // the example's test.js, against loopback servers in place of the
 // service and Prometheus.
 func TestKubernetesExampleAsK6Operator(t *testing.T) {
-	const example = "../examples/kubernetes"
-	raw, err := os.ReadFile(filepath.Join(example, "testrun.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var tr testRun
-	if err := yaml.Unmarshal(raw, &tr); err != nil {
-		t.Fatalf("testrun.yaml: %v", err)
-	}
+	readYAML(t, "testrun.yaml", &tr)
 	spec := tr.Spec
 	if tr.APIVersion != "k6.io/v1alpha1" || tr.Kind != "TestRun" || tr.Metadata.Name == "" || spec.Parallelism != 4 {
 		t.Errorf("testrun.yaml: %s %s %q with parallelism %d, want a k6.io/v1alpha1 TestRun of 4", tr.APIVersion, tr.Kind, tr.Metadata.Name, spec.Parallelism)
@@ -132,39 +174,8 @@ func TestKubernetesExampleAsK6Operator(t *testing.T) {
 	}
 
 	img := readDockerfile(t, filepath.Join(example, "Dockerfile"))
-	if img.pkg != "./cmd/metronome" || img.binary == "" || img.link == "" || filepath.Base(img.link) != "k6" || img.entrypoint != "k6" {
-		t.Fatalf("Dockerfile: %+v, want ./cmd/metronome installed with a symlink k6 to it and ENTRYPOINT [\"k6\"]", img)
-	}
-	// The image's file system, in a directory: the binary where the
-	// Dockerfile copies it and the symlink it makes.
-	root := t.TempDir()
-	bin := filepath.Join(root, filepath.Dir(img.link))
-	for _, p := range []string{filepath.Join(root, img.binary), filepath.Join(root, img.link)} {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	self, err := filepath.Abs(binary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(self, filepath.Join(root, img.binary)); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(root, img.binary), filepath.Join(root, img.link)); err != nil {
-		t.Fatal(err)
-	}
-	script := filepath.Join(root, "test", spec.Script.ConfigMap.File)
-	os.MkdirAll(filepath.Dir(script), 0o755)
-	js, err := os.ReadFile(filepath.Join(example, "test.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(script, js, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root, k6, script := imageRoot(t, img, spec.Script.ConfigMap.File)
 	work := filepath.Join(root, "home")
-	os.MkdirAll(work, 0o755)
 
 	svc := newTarget(t)
 	var pushes atomic.Int64
@@ -178,8 +189,9 @@ func TestKubernetesExampleAsK6Operator(t *testing.T) {
 	t.Cleanup(prom.Close)
 	// The user's arguments, with the service's address given the way a
 	// user would (the example's default names a cluster service).
-	args := spec.Arguments + " -e TARGET=" + svc.URL + "/"
-	env := append(hermeticEnv(t), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	results := filepath.Join(root, "results")
+	args := onDisk(spec.Arguments, root) + " -e TARGET=" + svc.URL + "/"
+	env := append(hermeticEnv(t), "PATH="+filepath.Dir(k6)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	for _, e := range spec.Runner.Env {
 		if e.Name == "K6_PROMETHEUS_RW_SERVER_URL" {
 			e.Value = prom.URL + "/api/v1/write"
@@ -189,12 +201,11 @@ func TestKubernetesExampleAsK6Operator(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	// The initializer: archive (the operator leaves -o out of its
+	// The initializer: archive (the operator leaves every -o out of its
 	// arguments), inspect the archive, fail on a level=error log line.
-	archiveArgs := strings.Replace(args, "-o experimental-prometheus-rw", "", 1)
 	logs := filepath.Join(root, "k6logs")
 	line := fmt.Sprintf("k6 archive %s -O ./test.js.archived.tar %s 2> %s && k6 inspect --execution-requirements ./test.js.archived.tar 2> %s ; ! cat %s | grep 'level=error'",
-		script, archiveArgs, logs, logs, logs)
+		script, archiveArgs(args), logs, logs, logs)
 	sh := exec.CommandContext(ctx, "sh", "-c", line)
 	sh.Dir, sh.Env = work, env
 	var out, errOut bytes.Buffer
@@ -223,7 +234,7 @@ func TestKubernetesExampleAsK6Operator(t *testing.T) {
 		strings.Fields(args)...)
 	runArgs = append(runArgs, script, "--address="+addr, "--paused", "--tag", "instance_id=1", "--tag", "testrun_name="+tr.Metadata.Name)
 	in := &instance{addr: addr, done: make(chan error, 1)}
-	in.cmd = exec.CommandContext(ctx, filepath.Join(root, img.link), runArgs...)
+	in.cmd = exec.CommandContext(ctx, k6, runArgs...)
 	in.cmd.Args[0] = "k6"
 	in.cmd.Dir, in.cmd.Env = work, env
 	in.cmd.Stdout, in.cmd.Stderr = &in.stdout, &in.stderr
@@ -248,4 +259,67 @@ func TestKubernetesExampleAsK6Operator(t *testing.T) {
 		t.Errorf("runner sent %d requests to the service and %d remote-write pushes, want both\nstderr:\n%s",
 			svc.requests.Load(), pushes.Load(), in.stderr.String())
 	}
+	// Its result file is on the shared volume, under its instance_id,
+	// whole: a runner stopped through the API finishes it.
+	if raw, err := os.ReadFile(filepath.Join(results, "1.result")); err != nil || !strings.Contains(string(raw), `{"end":`) {
+		t.Errorf("runner 1's result file: %v, end line there: %v", err, strings.Contains(string(raw), `{"end":`))
+	}
+}
+
+// imageRoot lays out the image's file system in a directory: the binary
+// where the Dockerfile copies it, the k6 symlink it makes, the script from
+// the ConfigMap under /test and empty /home and /results. It returns the
+// directory, the path of k6 and of the script.
+func imageRoot(t *testing.T, img imageLayout, file string) (root, k6, script string) {
+	t.Helper()
+	if img.pkg != "./cmd/metronome" || img.binary == "" || img.link == "" || filepath.Base(img.link) != "k6" || img.entrypoint != "k6" {
+		t.Fatalf("Dockerfile: %+v, want ./cmd/metronome installed with a symlink k6 to it and ENTRYPOINT [\"k6\"]", img)
+	}
+	root = t.TempDir()
+	for _, p := range []string{filepath.Join(root, img.binary), filepath.Join(root, img.link), filepath.Join(root, "test", file),
+		filepath.Join(root, "home", "x"), filepath.Join(root, "results", "x")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self, err := filepath.Abs(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(self, filepath.Join(root, img.binary)); err != nil {
+		t.Fatal(err)
+	}
+	k6 = filepath.Join(root, img.link)
+	if err := os.Symlink(filepath.Join(root, img.binary), k6); err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(filepath.Join(example, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script = filepath.Join(root, "test", file)
+	if err := os.WriteFile(script, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root, k6, script
+}
+
+// onDisk maps the pods' absolute paths (/test, /results) into root.
+func onDisk(s, root string) string {
+	return strings.NewReplacer("/test/", root+"/test/", "/results/", root+"/results/").Replace(s)
+}
+
+// archiveArgs are the arguments k6-operator's initializer passes to k6
+// archive: the TestRun's, without any -o/--out and its value.
+func archiveArgs(args string) string {
+	var out []string
+	fields := strings.Fields(args)
+	for i := 0; i < len(fields); i++ {
+		if fields[i] == "-o" || fields[i] == "--out" {
+			i++
+			continue
+		}
+		out = append(out, fields[i])
+	}
+	return strings.Join(out, " ")
 }

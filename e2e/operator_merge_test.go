@@ -90,10 +90,13 @@ func (h *holdServer) indices(path string) []int {
 type splitResult struct {
 	dir string
 	// single is the summary export of the single instance, parts those
-	// of the three segment instances; stdout their banners.
+	// of the segment instances; stdout their banners, the single
+	// instance's first.
 	single export
-	parts  [3]export
-	stdout [4]string
+	parts  []export
+	stdout []string
+	// codes are the runs' exit codes, the single instance's first.
+	codes []int
 	// holds are the server's holds of every arrival, sorted (ms): the
 	// distribution corrected_latency would have with no lag and no
 	// client time.
@@ -129,32 +132,63 @@ type splitResult struct {
 // schedule_lag; the tests check that too.)
 func splitRuns(t *testing.T, extra []string, env []string) splitResult {
 	t.Helper()
+	return splitRunsOf(t, splitSpec{parts: 3, script: splitScript, extra: extra, env: env})
+}
+
+// splitSpec is what splitRunsOf runs: a script of splitScript's schedule
+// split over parts instances, every run ending with one of the exit codes
+// codes (0 when none are given).
+type splitSpec struct {
+	parts      int
+	script     string
+	extra, env []string
+	codes      []int
+}
+
+// splitRunsOf is splitRuns for any script of the same schedule and any
+// number of segment instances, i1 to i<parts>, each with the instance_id
+// tag k6-operator gives it.
+func splitRunsOf(t *testing.T, spec splitSpec) splitResult {
+	t.Helper()
 	srv := newHoldServer(t)
 	res := splitResult{dir: t.TempDir()}
 	js := filepath.Join(res.dir, "split.js")
-	if err := os.WriteFile(js, []byte(splitScript), 0o644); err != nil {
+	if err := os.WriteFile(js, []byte(spec.script), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	runs := []struct{ name, target, testid string }{
-		{"single", "/single", "single"},
-		{"i1", "/split", "split"}, {"i2", "/split", "split"}, {"i3", "/split", "split"},
+	runs := []struct{ name, target, testid string }{{"single", "/single", "single"}}
+	point := func(i int) string {
+		switch i {
+		case 0:
+			return "0"
+		case spec.parts:
+			return "1"
+		}
+		return fmt.Sprintf("%d/%d", i, spec.parts)
 	}
-	segs := []string{"0:1/3", "1/3:2/3", "2/3:1"}
+	var segs, seq []string
+	for i := range spec.parts {
+		runs = append(runs, struct{ name, target, testid string }{fmt.Sprintf("i%d", i+1), "/split", "split"})
+		segs = append(segs, point(i)+":"+point(i+1))
+		seq = append(seq, point(i))
+	}
+	seq = append(seq, "1")
+	res.parts, res.stdout = make([]export, spec.parts), make([]string, spec.parts+1)
 	var ins []*instance
 	for k, r := range runs {
 		args := []string{"run", "--address=" + freePort(t), "--paused",
 			"--tag", "testid=" + r.testid, "-e", "TARGET=" + srv.URL + r.target,
 			"--summary-export", filepath.Join(res.dir, r.name+".json")}
 		if k > 0 {
-			args = append(args, "--execution-segment="+segs[k-1], "--execution-segment-sequence=0,1/3,2/3,1",
+			args = append(args, "--execution-segment="+segs[k-1], "--execution-segment-sequence="+strings.Join(seq, ","),
 				"--tag", fmt.Sprintf("instance_id=%d", k))
 		}
-		for _, e := range extra {
+		for _, e := range spec.extra {
 			args = append(args, strings.ReplaceAll(e, "{name}", filepath.Join(res.dir, r.name)))
 		}
-		ins = append(ins, spawn(t, ctx, env, append(args, js)...))
+		ins = append(ins, spawn(t, ctx, spec.env, append(args, js)...))
 	}
 	for _, in := range ins {
 		in.waitPaused(t)
@@ -163,9 +197,15 @@ func splitRuns(t *testing.T, extra []string, env []string) splitResult {
 		in.patch(t, `{"paused":false,"stopped":false}`)
 	}
 	for k, in := range ins {
-		if code := in.wait(t); code != 0 {
-			t.Fatalf("%s exited %d\nstderr:\n%s", runs[k].name, code, in.stderr.String())
+		want := spec.codes
+		if want == nil {
+			want = []int{0}
 		}
+		code := in.wait(t)
+		if !slices.Contains(want, code) {
+			t.Fatalf("%s exited %d, want one of %v\nstderr:\n%s", runs[k].name, code, want, in.stderr.String())
+		}
+		res.codes = append(res.codes, code)
 		res.stdout[k] = in.stdout.String()
 		e := readExport(t, filepath.Join(res.dir, runs[k].name+".json"))
 		if k == 0 {

@@ -70,7 +70,8 @@ func TestSecretSourceMistakes(t *testing.T) {
 // lines (to a file here), the last error line of exec.test.abort(),
 // exec.test.fail() and a failing teardown, the warning of a failing
 // handleSummary, the summary on stdout, --summary-export, handleSummary's
-// stdout and files, the json and (gzipped) csv outputs and the report. k6
+// stdout and files, the json, (gzipped) csv and result outputs and the
+// report. k6
 // v2.2.0 masks the four error messages too; it writes handleSummary's
 // output and the outputs' tags in clear.
 func TestSecretsHiddenEverywhere(t *testing.T) {
@@ -93,8 +94,9 @@ func TestSecretsHiddenEverywhere(t *testing.T) {
 		path := func(name string) string { return filepath.Join(dir, name) }
 		args := []string{"run", "-q", "--secret-source=file=" + script("secrets/secrets.txt"),
 			"-e", "TARGET=" + tg.URL, "-e", "W=" + c.w, "-e", "HS_FILE=" + path("hs.txt"),
-			"--summary-export", path("export.json"), "-o", "json=" + path("out.json"), "-o", "csv=" + path("out.csv.gz")}
-		files := []string{"export.json", "out.json", "out.csv.gz", "report.html"}
+			"--summary-export", path("export.json"), "-o", "json=" + path("out.json"), "-o", "csv=" + path("out.csv.gz"),
+			"-o", "result=" + path("out.result")}
+		files := []string{"export.json", "out.json", "out.csv.gz", "report.html", "out.result"}
 		if c.w == "" {
 			args = append(args, "--log-output=file="+path("log.txt"))
 			files = append(files, "log.txt", "hs.txt")

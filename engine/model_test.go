@@ -50,7 +50,7 @@ func TestDeclaredModel(t *testing.T) {
 	if queues(open) {
 		t.Error("a Drop config reported as queueing")
 	}
-	subs := summarySubmetrics([]*scenarioRun{{cfg: open}, {cfg: closed}})
+	subs := summarySubmetrics([]executor.Config{open, closed})
 	if !slices.Contains(subs, "corrected_latency{scenario:ext}") || slices.Contains(subs, "iteration_duration{scenario:ext}") ||
 		!slices.Contains(subs, "iteration_duration{scenario:loop}") {
 		t.Errorf("summary submetrics %q", subs)

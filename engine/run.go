@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -169,9 +170,9 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 	}
 
 	r.engine, err = metrics.NewEngine(r.reg, metrics.EngineOptions{
-		Thresholds:                thresholdDefs(r.opts),
+		Thresholds:                ThresholdDefs(r.opts),
 		ExpectedResponseSubmetric: r.systemTags["expected_response"],
-		Submetrics:                summarySubmetrics(r.scenarios),
+		Submetrics:                summarySubmetrics(configs(r.scenarios)),
 		Breakdowns:                endpointBreakdowns(r.systemTags),
 	})
 	if err != nil {
@@ -214,7 +215,9 @@ func scenarios(opts *config.Options, caps executor.Capabilities) ([]executor.Con
 	return cfgs, nil
 }
 
-func thresholdDefs(o *config.Options) map[string][]metrics.ThresholdDef {
+// ThresholdDefs are the thresholds of the options, keyed as
+// options.thresholds; none with noThresholds.
+func ThresholdDefs(o *config.Options) map[string][]metrics.ThresholdDef {
 	if o.NoThresholds != nil && *o.NoThresholds {
 		return nil
 	}
@@ -239,6 +242,9 @@ func (r *testRun) makeOutputs() ([]output.Output, error) {
 		}
 	}
 	var outs []output.Output
+	// The options go to the outputs as inspect prints them; they are
+	// plain data, so encoding cannot fail.
+	opts, _ := json.Marshal(r.opts)
 	for _, spec := range r.cfg.Outputs {
 		name, arg, _ := strings.Cut(spec, "=")
 		c, ok := output.Lookup(name)
@@ -249,7 +255,7 @@ func (r *testRun) makeOutputs() ([]output.Output, error) {
 		o, err := c(output.Params{
 			Arg: arg, Env: r.cfg.Env, Registry: r.reg, Thresholds: thresholds,
 			SystemTags: r.opts.SystemTags, Stdout: r.cfg.Stdout, Logf: r.logf, Now: time.Now,
-			Version: config.Version, Secrets: r.cfg.Secrets,
+			Version: config.Version, Secrets: r.cfg.Secrets, Options: opts, Script: r.cfg.ScriptPath,
 		})
 		if err != nil {
 			return nil, exitcode.Errorf(exitcode.InvalidConfig, "--out %s: %v", output.Redact(spec), output.Redact(err.Error()))
@@ -479,6 +485,7 @@ func (r *testRun) run(parent context.Context) error {
 	// the run prints or exports it after.
 	sum := r.summaryInput(end.Sub(r.start), setupData, report)
 	r.handSummary(sum)
+	r.handEnd(end.Sub(r.start), setupData)
 	// The outputs finish before the summary, so that a stuck standard
 	// output costs one bounded wait, and the summary follows the last
 	// lines of -o json=- instead of sitting among them.
@@ -512,10 +519,16 @@ func (r *testRun) exitError(runErr, sumErr error, report *metrics.ThresholdRepor
 	case r.failErr != nil:
 		return r.failErr
 	case !isTrue(r.opts.NoThresholds) && report.Failed():
-		return exitcode.Errorf(exitcode.ThresholdsFailed, "thresholds on metrics '%s' have been crossed",
-			strings.Join(report.FailedMetrics(), "', '"))
+		return crossed(report)
 	}
 	return nil
+}
+
+// crossed is the error, exit code 99, of thresholds that failed at the end
+// of a test.
+func crossed(report *metrics.ThresholdReport) error {
+	return exitcode.Errorf(exitcode.ThresholdsFailed, "thresholds on metrics '%s' have been crossed",
+		strings.Join(report.FailedMetrics(), "', '"))
 }
 
 // runScenarios runs every scenario from its startTime, with the vus gauge

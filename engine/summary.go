@@ -4,31 +4,65 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/secrets"
 	"github.com/metronome-load/metronome/summary"
 )
 
 // finish writes the end of the run: --summary-export, then handleSummary's
-// files or the text summary. A signal (parent cancelled) that arrives
-// while handleSummary runs interrupts it; one that came earlier has
-// already stopped the test and does not. handleSummary's failure, its
-// timeout or that interruption print the text summary instead, so the
-// results are never lost; a timeout exits 102.
+// files or the text summary (see summaryWriter.write).
 func (r *testRun) finish(parent context.Context, in *summary.Input) error {
-	if r.cfg.SummaryMode == "disabled" {
+	w := summaryWriter{
+		mode: r.cfg.SummaryMode, export: r.cfg.SummaryExport,
+		stdout: r.cfg.Stdout, stderr: r.cfg.Stderr,
+		timeout: optDuration(r.opts.HandleSummaryTimeout, 120*time.Second), logf: r.logf,
+		secrets: r.cfg.Secrets,
+	}
+	if r.caps.HandleSummary {
+		w.handle = r.cfg.Script.HandleSummary
+	}
+	return w.write(parent, in)
+}
+
+// summaryWriter writes the end of a test: that of a run, and that of a
+// merge of result files, alike.
+type summaryWriter struct {
+	// mode is the summary mode ("disabled" writes nothing), export the
+	// --summary-export path ("" for none).
+	mode, export   string
+	stdout, stderr io.Writer
+	// handle is the script's handleSummary, nil when it exports none;
+	// timeout bounds it.
+	handle  func(ctx context.Context, data map[string]any) (map[string][]byte, bool, error)
+	timeout time.Duration
+	logf    func(format string, args ...any)
+	// secrets are hidden in the files written; nil hides nothing.
+	secrets *secrets.Store
+}
+
+// write writes --summary-export, then handleSummary's files or the text
+// summary. A signal (parent cancelled) that arrives while handleSummary
+// runs interrupts it; one that came earlier has already stopped the test
+// and does not. handleSummary's failure, its timeout or that interruption
+// print the text summary instead, so the results are never lost; a
+// timeout exits 102.
+func (w summaryWriter) write(parent context.Context, in *summary.Input) error {
+	if w.mode == "disabled" {
 		return nil
 	}
 	var errs []string
-	if r.cfg.SummaryExport != "" {
+	if w.export != "" {
 		b, err := summary.ExportJSON(in)
 		if err == nil {
-			err = os.WriteFile(r.cfg.SummaryExport, r.cfg.Secrets.RedactBytes(b), 0o644)
+			err = os.WriteFile(w.export, w.secrets.RedactBytes(b), 0o644)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("--summary-export: %v", err))
@@ -38,41 +72,40 @@ func (r *testRun) finish(parent context.Context, in *summary.Input) error {
 	if parent.Err() != nil {
 		base = context.Background()
 	}
-	limit := optDuration(r.opts.HandleSummaryTimeout, 120*time.Second)
-	ctx, cancel := context.WithTimeout(base, limit)
+	ctx, cancel := context.WithTimeout(base, w.timeout)
 	defer cancel()
 	var out map[string][]byte
 	var ok bool
 	var err error
-	if r.caps.HandleSummary {
-		out, ok, err = r.cfg.Script.HandleSummary(ctx, summary.Data(in))
+	if w.handle != nil {
+		out, ok, err = w.handle(ctx, summary.Data(in))
 	}
 	var timeoutErr error
 	switch {
 	case err == nil:
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		timeoutErr = exitcode.Errorf(exitcode.GenericTimeout,
-			"handleSummary() did not finish within %s (handleSummaryTimeout); the default summary was printed instead", limit)
-		r.logf("handleSummary() did not finish within %s, printing the default summary instead", limit)
+			"handleSummary() did not finish within %s (handleSummaryTimeout); the default summary was printed instead", w.timeout)
+		w.logf("handleSummary() did not finish within %s, printing the default summary instead", w.timeout)
 		ok = false
 	case parent.Err() != nil && base == parent:
-		r.logf("handleSummary() was interrupted by the signal, printing the default summary instead")
+		w.logf("handleSummary() was interrupted by the signal, printing the default summary instead")
 		ok = false
 	default:
-		r.logf("handleSummary() failed, printing the default summary instead: %v", err)
+		w.logf("handleSummary() failed, printing the default summary instead: %v", err)
 		ok = false
 	}
 	if !ok {
-		fmt.Fprint(r.cfg.Stdout, summary.Text(in))
+		fmt.Fprint(w.stdout, summary.Text(in))
 	}
 	for dest, content := range out {
 		switch dest {
 		case "stdout":
-			_, err = r.cfg.Stdout.Write(content)
+			_, err = w.stdout.Write(content)
 		case "stderr":
-			_, err = r.cfg.Stderr.Write(content)
+			_, err = w.stderr.Write(content)
 		default:
-			err = os.WriteFile(dest, r.cfg.Secrets.RedactBytes(content), 0o644)
+			err = os.WriteFile(dest, w.secrets.RedactBytes(content), 0o644)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("handleSummary output %s: %v", dest, err))
@@ -86,27 +119,79 @@ func (r *testRun) finish(parent context.Context, in *summary.Input) error {
 
 // summaryInput gathers what the summary shows.
 func (r *testRun) summaryInput(elapsed time.Duration, setupData []byte, rep *metrics.ThresholdReport) *summary.Input {
+	src := summarySource{
+		engine: r.engine, opts: r.opts,
+		mode: r.cfg.SummaryMode, noColor: r.cfg.NoColor || !r.cfg.StdoutTTY,
+		stdoutTTY: r.cfg.StdoutTTY, stderrTTY: r.cfg.StderrTTY,
+	}
+	for _, sc := range r.scenarios {
+		if !sc.started.Load() {
+			continue
+		}
+		acc := scenarioAccount{cfg: sc.cfg, backFill: sc.backFill}
+		if a, ok := sc.exec.(executor.Accounter); ok {
+			open := a.Account()
+			acc.open = &open
+		}
+		src.scenarios = append(src.scenarios, acc)
+	}
+	return src.input(configs(r.scenarios), elapsed, setupData, rep)
+}
+
+// configs returns the configs of the scenarios of a run.
+func configs(runs []*scenarioRun) []executor.Config {
+	cfgs := make([]executor.Config, len(runs))
+	for i, sc := range runs {
+		cfgs[i] = sc.cfg
+	}
+	return cfgs
+}
+
+// summarySource is what the end-of-test summary is made of: the
+// aggregated metrics, the options, the accounts of the scenarios that
+// started and how the summary is shown. A run and a merge of result files
+// fill it alike.
+type summarySource struct {
+	engine               *metrics.Engine
+	opts                 *config.Options
+	mode                 string
+	noColor              bool
+	stdoutTTY, stderrTTY bool
+	scenarios            []scenarioAccount
+}
+
+// scenarioAccount is the account of one scenario that started.
+type scenarioAccount struct {
+	cfg executor.Config
+	// open is an open-model scenario's account, nil for a closed one.
+	open *executor.Account
+	// backFill is a closed-model scenario's back-fill account.
+	backFill executor.BackFillAccount
+}
+
+// input builds the summary of the scenarios cfgs ran.
+func (src *summarySource) input(cfgs []executor.Config, elapsed time.Duration, setupData []byte, rep *metrics.ThresholdReport) *summary.Input {
 	in := &summary.Input{
 		Options: summary.Options{
-			TrendStats: r.opts.SummaryTrendStats,
-			Mode:       r.cfg.SummaryMode,
-			NoColor:    r.cfg.NoColor || !r.cfg.StdoutTTY,
+			TrendStats: src.opts.SummaryTrendStats,
+			Mode:       src.mode,
+			NoColor:    src.noColor,
 		},
 		State: summary.State{
-			IsStdOutTTY: r.cfg.StdoutTTY, IsStdErrTTY: r.cfg.StderrTTY, TestRunDuration: elapsed,
+			IsStdOutTTY: src.stdoutTTY, IsStdErrTTY: src.stderrTTY, TestRunDuration: elapsed,
 		},
 		SetupData: setupData,
 	}
-	if r.opts.SummaryTimeUnit != nil {
-		in.Options.TimeUnit = *r.opts.SummaryTimeUnit
+	if src.opts.SummaryTimeUnit != nil {
+		in.Options.TimeUnit = *src.opts.SummaryTimeUnit
 	}
 	internal := map[string]bool{}
-	for _, name := range summarySubmetrics(r.scenarios) {
-		if _, user := r.opts.Thresholds[name]; !user && !strings.Contains(name, summary.BackfilledTag) {
+	for _, name := range summarySubmetrics(cfgs) {
+		if _, user := src.opts.Thresholds[name]; !user && !strings.Contains(name, summary.BackfilledTag) {
 			internal[name] = true
 		}
 	}
-	for _, m := range r.engine.Observed() {
+	for _, m := range src.engine.Observed() {
 		if internal[m.Name] {
 			continue
 		}
@@ -116,9 +201,9 @@ func (r *testRun) summaryInput(elapsed time.Duration, setupData []byte, rep *met
 		}
 		in.Metrics = append(in.Metrics, sm)
 	}
-	in.RootGroup = groupTree(r.engine.Groups(), r.engine.Checks())
-	in.Endpoints, in.EndpointsFolded = r.endpoints()
-	in.Scenarios, in.BackFills, in.Warnings = r.scenarioReports()
+	in.RootGroup = groupTree(src.engine.Groups(), src.engine.Checks())
+	in.Endpoints, in.EndpointsFolded = endpoints(src.engine)
+	in.Scenarios, in.BackFills, in.Warnings = scenarioReports(src.engine, src.scenarios)
 	return in
 }
 
@@ -145,14 +230,14 @@ func endpointBreakdowns(systemTags map[string]bool) []metrics.Breakdown {
 // raw metric that has the name, and its corrected figures (back-filled
 // samples included). folded counts the corrected samples of names past
 // the breakdown's cap.
-func (r *testRun) endpoints() (rows []summary.EndpointReport, folded int64) {
-	_, corrected, folded, ok := r.engine.Breakdown(metrics.CorrectedLatencyName)
+func endpoints(eng *metrics.Engine) (rows []summary.EndpointReport, folded int64) {
+	_, corrected, folded, ok := eng.Breakdown(metrics.CorrectedLatencyName)
 	if !ok {
 		return nil, 0
 	}
 	raws := map[string]map[string]*metrics.TrendSink{}
 	for _, name := range endpointRawMetrics {
-		_, parts, _, _ := r.engine.Breakdown(name)
+		_, parts, _, _ := eng.Breakdown(name)
 		for _, p := range parts {
 			if t, ok := p.Sink.(*metrics.TrendSink); ok {
 				if raws[p.Value] == nil {
@@ -237,16 +322,16 @@ func backFills(c executor.Config) bool {
 // scenario, raw and corrected latency of open-model scenarios and of
 // closed-model ones that back-fill, and the iteration duration of
 // closed-model ones; and the back-filled part of corrected_latency.
-func summarySubmetrics(runs []*scenarioRun) []string {
+func summarySubmetrics(cfgs []executor.Config) []string {
 	subs := []string{metrics.CorrectedLatencyName + "{" + summary.BackfilledTag + ":true}"}
-	for _, sc := range runs {
-		name := sc.cfg.Base().Name
-		if isOpenModel(sc.cfg) || backFills(sc.cfg) {
+	for _, c := range cfgs {
+		name := c.Base().Name
+		if isOpenModel(c) || backFills(c) {
 			subs = append(subs,
 				metrics.HTTPReqDurationName+"{scenario:"+name+"}",
 				metrics.CorrectedLatencyName+"{scenario:"+name+"}")
 		}
-		if !isOpenModel(sc.cfg) {
+		if !isOpenModel(c) {
 			subs = append(subs, metrics.IterationDurationName+"{scenario:"+name+"}")
 		}
 	}
@@ -263,29 +348,26 @@ const (
 
 // scenarioReports returns the open-model accounts, the closed-model
 // back-fill accounts and the warnings of docs/DESIGN.md §2.4.
-func (r *testRun) scenarioReports() ([]summary.ScenarioReport, []summary.BackFillReport, []string) {
+func scenarioReports(eng *metrics.Engine, accounts []scenarioAccount) ([]summary.ScenarioReport, []summary.BackFillReport, []string) {
 	var reps []summary.ScenarioReport
 	var fills []summary.BackFillReport
 	var warns []string
 	p99 := func(name string) float64 {
-		if t, ok := r.engine.Sink(name).(*metrics.TrendSink); ok && t != nil {
+		if t, ok := eng.Sink(name).(*metrics.TrendSink); ok && t != nil {
 			return t.Percentile(99)
 		}
 		return 0
 	}
 	count := func(name string) int64 {
-		if t, ok := r.engine.Sink(name).(*metrics.TrendSink); ok && t != nil {
+		if t, ok := eng.Sink(name).(*metrics.TrendSink); ok && t != nil {
 			return t.Count()
 		}
 		return 0
 	}
-	for _, sc := range r.scenarios {
+	for _, sc := range accounts {
 		name := sc.cfg.Base().Name
-		if !sc.started.Load() {
-			continue
-		}
-		if acc, ok := sc.exec.(executor.Accounter); ok {
-			a := acc.Account()
+		if sc.open != nil {
+			a := *sc.open
 			reps = append(reps, summary.ScenarioReport{
 				Name: name, Executor: sc.cfg.Base().Executor,
 				Intended: a.Intended, OnTime: a.OnTime, Late: a.Late, LateForVU: a.LateForVU,
@@ -315,7 +397,7 @@ func (r *testRun) scenarioReports() ([]summary.ScenarioReport, []summary.BackFil
 			fills = append(fills, backFillReport(name, sc.cfg.Base().Executor, a, p99))
 			fill = &fills[len(fills)-1]
 		}
-		t, ok := r.engine.Sink(metrics.IterationDurationName + "{scenario:" + name + "}").(*metrics.TrendSink)
+		t, ok := eng.Sink(metrics.IterationDurationName + "{scenario:" + name + "}").(*metrics.TrendSink)
 		if !ok || t == nil || t.Count() < omissionMinCount {
 			continue
 		}

@@ -1,6 +1,12 @@
 package engine
 
-import "github.com/metronome-load/metronome/summary"
+import (
+	"time"
+
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/output"
+	"github.com/metronome-load/metronome/summary"
+)
 
 // summaryReceiver is implemented by outputs that show the end-of-test
 // summary themselves, such as the web dashboard's HTML report. They get it
@@ -14,6 +20,32 @@ func (r *testRun) handSummary(in *summary.Input) {
 	for _, o := range r.outputs {
 		if sr, ok := o.(summaryReceiver); ok {
 			sr.ReceiveSummary(in)
+		}
+	}
+}
+
+// handEnd gives the outputs that record the end of the run (the result
+// file) its duration, setup() data and the accounts of the scenarios that
+// started.
+func (r *testRun) handEnd(elapsed time.Duration, setupData []byte) {
+	end := output.RunEnd{Elapsed: elapsed, SetupData: setupData}
+	for _, sc := range r.scenarios {
+		if !sc.started.Load() {
+			continue
+		}
+		se := output.ScenarioEnd{Name: sc.cfg.Base().Name}
+		if acc, ok := sc.exec.(executor.Accounter); ok {
+			a := acc.Account()
+			se.Open = &a
+		} else if sc.backFill.Interval.Enabled() {
+			b := sc.backFill
+			se.BackFill = &b
+		}
+		end.Scenarios = append(end.Scenarios, se)
+	}
+	for _, o := range r.outputs {
+		if er, ok := o.(output.EndReceiver); ok {
+			er.ReceiveEnd(end)
 		}
 	}
 }

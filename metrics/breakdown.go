@@ -40,9 +40,25 @@ func newBreakdownState(tag string, typ Type) *breakdownState {
 
 // add aggregates s into the sink of its tag value.
 func (b *breakdownState) add(s *Sample, tags *TagSet) {
+	if sink := b.sinkFor(tags, 1); sink != nil {
+		sink.Add(*s)
+	}
+}
+
+// addSink merges src, the samples of one tag set, into the sink of its tag
+// value.
+func (b *breakdownState) addSink(src Sink, tags *TagSet) {
+	if sink := b.sinkFor(tags, sinkCount(src)); sink != nil {
+		MergeSink(sink, src)
+	}
+}
+
+// sinkFor returns the sink of the tag value in tags, nil when tags lack
+// the tag or their value came past the cap, in which case the n samples
+// are counted as folded.
+func (b *breakdownState) sinkFor(tags *TagSet, n int64) Sink {
 	if tags == b.last && b.lastSink != nil {
-		b.lastSink.Add(*s)
-		return
+		return b.lastSink
 	}
 	sink, ok := b.byTags[tags]
 	if !ok {
@@ -60,12 +76,12 @@ func (b *breakdownState) add(s *Sample, tags *TagSet) {
 	}
 	if sink != nil {
 		b.last, b.lastSink = tags, sink
-		sink.Add(*s)
-		return
+		return sink
 	}
 	if _, has := tags.Get(b.tag); has {
-		b.folded++
+		b.folded += n
 	}
+	return nil
 }
 
 // Breakdown returns the per-value sinks (copies, sorted by value) of the

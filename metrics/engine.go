@@ -262,14 +262,57 @@ func (e *Engine) Ingest(batch []Sample) {
 		}
 		switch st.role {
 		case roleChecks:
-			e.countCheck(tags, s.Value != 0)
+			if s.Value != 0 {
+				e.countCheck(tags, 1, 0)
+			} else {
+				e.countCheck(tags, 0, 1)
+			}
 		case roleGroupDuration:
 			e.seeGroupTags(tags)
 		}
 	}
 }
 
-func (e *Engine) countCheck(tags *TagSet, pass bool) {
+// IngestSink aggregates src, the aggregate of samples of m that all
+// carried tags (one series of a result file), as Ingest aggregates those
+// samples: into m's sink, its breakdown, the submetrics whose selector
+// tags contain, and the checks and groups. src must be a sink of m's type;
+// the engine does not keep it. It reports whether m belongs to the
+// engine's registry and src to m's type.
+func (e *Engine) IngestSink(m *Metric, tags *TagSet, src Sink) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st := e.state(m)
+	if st == nil || !MergeSink(st.sink, src) {
+		return false
+	}
+	if src.IsEmpty() {
+		return true
+	}
+	st.observed = true
+	if tags == nil {
+		tags = EmptyTags
+	}
+	if st.by != nil {
+		st.by.addSink(src, tags)
+	}
+	for _, sub := range st.match(tags) {
+		MergeSink(sub.sink, src)
+		sub.observed = true
+	}
+	switch st.role {
+	case roleChecks:
+		if r, ok := src.(*RateSink); ok {
+			e.countCheck(tags, r.Trues, r.Total-r.Trues)
+		}
+	case roleGroupDuration:
+		e.seeGroupTags(tags)
+	}
+	return true
+}
+
+// countCheck adds passes and fails to the tally of the check tags name.
+func (e *Engine) countCheck(tags *TagSet, passes, fails int64) {
 	i, ok := e.checkByTag[tags]
 	if !ok {
 		group, _ := tags.Get("group")
@@ -286,11 +329,8 @@ func (e *Engine) countCheck(tags *TagSet, pass bool) {
 		}
 		e.checkByTag[tags] = i
 	}
-	if pass {
-		e.checks[i].Passes++
-	} else {
-		e.checks[i].Fails++
-	}
+	e.checks[i].Passes += passes
+	e.checks[i].Fails += fails
 }
 
 func (e *Engine) seeGroupTags(tags *TagSet) {

@@ -184,6 +184,18 @@ func (t *TrendSink) AddValue(v float64) {
 	_ = t.pos.RecordValue(toUnits(v))
 }
 
+// TrendHighestUnit is the largest value, in units of TrendResolution, a
+// trend histogram holds; TrendUnits clamps larger ones to it. Histograms
+// from 1 to TrendHighestUnit with TrendSignificantDigits digits have a
+// TrendSink's geometry.
+const TrendHighestUnit = trendHighest
+
+// TrendUnits is the histogram value a TrendSink records for v ≥ 0: v in
+// units of TrendResolution, rounded, clamped to TrendHighestUnit. Outputs
+// that keep trend histograms of their own (a result file's intervals)
+// record with it so that their histograms merge into exactly the sink's.
+func TrendUnits(v float64) int64 { return toUnits(v) }
+
 func toUnits(v float64) int64 {
 	u := math.Round(v / TrendResolution)
 	if u > trendHighest {
@@ -329,14 +341,7 @@ func (t *TrendSink) Merge(o *TrendSink) {
 	if o.count == 0 {
 		return
 	}
-	if t.count == 0 || o.min < t.min {
-		t.min = o.min
-	}
-	if t.count == 0 || o.max > t.max {
-		t.max = o.max
-	}
-	t.count += o.count
-	t.sum += o.sum
+	t.addStats(o.count, o.sum, o.min, o.max)
 	if o.pos != nil {
 		if t.pos == nil {
 			t.pos = newTrendHistogram()
@@ -349,6 +354,115 @@ func (t *TrendSink) Merge(o *TrendSink) {
 		}
 		t.neg.Merge(o.neg)
 	}
+}
+
+// MergeParts adds to t count values whose exact sum, min and max are
+// given and whose non-negative values and negative magnitudes are in pos
+// and neg (histograms in TrendUnits, of any geometry; either may be nil):
+// what a trend sink written to a file and read back holds, merged without
+// a dense histogram of its own.
+func (t *TrendSink) MergeParts(count int64, sum, min, max float64, pos, neg *hdrhistogram.PackedHistogram) {
+	if count == 0 {
+		return
+	}
+	t.addStats(count, sum, min, max)
+	if pos != nil {
+		if t.pos == nil {
+			t.pos = newTrendHistogram()
+		}
+		pos.MergeInto(t.pos)
+	}
+	if neg != nil {
+		if t.neg == nil {
+			t.neg = newTrendHistogram()
+		}
+		neg.MergeInto(t.neg)
+	}
+}
+
+// addStats adds count values of the given sum and extremes to t's exact
+// statistics.
+func (t *TrendSink) addStats(count int64, sum, min, max float64) {
+	if t.count == 0 || min < t.min {
+		t.min = min
+	}
+	if t.count == 0 || max > t.max {
+		t.max = max
+	}
+	t.count += count
+	t.sum += sum
+}
+
+// MergeSink adds what src aggregated to dst, as if dst had been given
+// src's samples too, and reports whether it could: both must be sinks of
+// the same metric type. A gauge keeps the later of the two last values
+// (src's when they are as recent) and the extremes of both; a counter
+// keeps the earlier first sample.
+func MergeSink(dst, src Sink) bool {
+	switch d := dst.(type) {
+	case *CounterSink:
+		s, ok := src.(*CounterSink)
+		if !ok {
+			return false
+		}
+		if s.Count == 0 {
+			return true
+		}
+		if d.Count == 0 || s.First.Before(d.First) {
+			d.First = s.First
+		}
+		d.Sum += s.Sum
+		d.Count += s.Count
+	case *GaugeSink:
+		s, ok := src.(*GaugeSink)
+		if !ok {
+			return false
+		}
+		if !s.Set {
+			return true
+		}
+		if !d.Set {
+			*d = *s
+			return true
+		}
+		d.Min, d.Max = math.Min(d.Min, s.Min), math.Max(d.Max, s.Max)
+		if !s.Last.Before(d.Last) {
+			d.Value, d.Last = s.Value, s.Last
+		}
+	case *RateSink:
+		s, ok := src.(*RateSink)
+		if !ok {
+			return false
+		}
+		d.Trues += s.Trues
+		d.Total += s.Total
+	case *TrendSink:
+		s, ok := src.(*TrendSink)
+		if !ok {
+			return false
+		}
+		d.Merge(s)
+	default:
+		return false
+	}
+	return true
+}
+
+// sinkCount is the number of samples s aggregated; a gauge, which keeps no
+// count, counts as one once set.
+func sinkCount(s Sink) int64 {
+	switch s := s.(type) {
+	case *CounterSink:
+		return s.Count
+	case *RateSink:
+		return s.Total
+	case *TrendSink:
+		return s.Count()
+	}
+	if s.IsEmpty() {
+		return 0
+	}
+	return 1
 }
 
 // CloneSink returns an independent copy of s, safe to read while the

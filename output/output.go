@@ -4,9 +4,11 @@
 package output
 
 import (
+	"encoding/json"
 	"io"
 	"time"
 
+	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/extension"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/secrets"
@@ -55,6 +57,40 @@ type Params struct {
 	// Version is metronome's version, for outputs that name the sender
 	// (OpenTelemetry's service.version).
 	Version string
+	// Options are the run's consolidated options as JSON (what `metronome
+	// inspect` prints), and Script the path of the script or archive it
+	// runs, for outputs that record the test itself (the result file).
+	Options json.RawMessage
+	Script  string
+}
+
+// RunEnd is what a run knows once its last sample was recorded, beyond
+// the samples: how long it ran, what setup() returned and the accounts of
+// its scenarios.
+type RunEnd struct {
+	// Elapsed is the test's duration, from the end of --paused to the end
+	// of teardown().
+	Elapsed   time.Duration
+	SetupData json.RawMessage
+	// Scenarios are the scenarios that started, in the order of the run.
+	Scenarios []ScenarioEnd
+}
+
+// ScenarioEnd is the end-of-test account of one scenario that started.
+type ScenarioEnd struct {
+	Name string
+	// Open is the account of an open-model scenario, nil for a closed one.
+	Open *executor.Account
+	// BackFill is the back-fill account of a closed-model scenario that
+	// back-fills corrected_latency, nil otherwise.
+	BackFill *executor.BackFillAccount
+}
+
+// EndReceiver is implemented by outputs that record the end of the run
+// (the result file). The engine calls ReceiveEnd once, after the last
+// sample was handed over and before Stop.
+type EndReceiver interface {
+	ReceiveEnd(RunEnd)
 }
 
 // Constructor builds an output.

@@ -62,6 +62,12 @@ func (lr *LogReader) Add(r io.Reader, name string) error {
 // Timeline has run, the values its histograms could not hold.
 func (lr *LogReader) Warnings() []string { return lr.warnings }
 
+// AddInterval adds one interval histogram of a series, in microseconds
+// (from a result file, say); h is kept.
+func (lr *LogReader) AddInterval(series hdrlog.Series, start, end time.Time, h *hdrhistogram.PackedHistogram) {
+	lr.intervals = append(lr.intervals, logInterval{series: series, start: start, end: end, h: h})
+}
+
 // Timeline builds the timeline of everything read, with intervals of at
 // least period (0: the logs' own interval), lengthened so that there are
 // at most maxRows of them.

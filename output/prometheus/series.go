@@ -223,24 +223,23 @@ func (s *series) withName(name string) []prompb.Label {
 
 // floats calls dst with the name and value of each float series s exports.
 func (s *series) floats(stats []trendStat, dst func(name string, v float64)) {
-	name := "k6_" + s.metric.Name
 	switch s.metric.Type {
 	case metrics.Counter:
-		dst(name+"_total", s.counter)
+		dst(SeriesName(s.metric), s.counter)
 	case metrics.Gauge:
-		dst(name, s.gauge)
+		dst(SeriesName(s.metric), s.gauge)
 	case metrics.Rate:
 		r := 0.0
 		if s.total > 0 {
 			r = float64(s.trues) / float64(s.total)
 		}
-		dst(name+"_rate", r)
+		dst(SeriesName(s.metric), r)
 	case metrics.Trend:
 		if s.trend == nil {
 			return
 		}
 		for _, st := range stats {
-			dst(name+"_"+st.suffix, trendValue(s.metric, s.trend, st))
+			dst("k6_"+s.metric.Name+"_"+st.suffix, trendValue(s.metric, s.trend, st))
 		}
 	}
 }
@@ -292,3 +291,24 @@ func (s *series) outputNames(stats []trendStat) []string {
 	s.floats(stats, func(name string, _ float64) { names = append(names, name) })
 	return names
 }
+
+// SeriesName is the name under which the output sends metric m: the
+// running sum of a counter, a gauge's value, a rate's ratio, or a trend's
+// native histogram (its stats go under k6_<name>_<stat> instead). Tools
+// that query Prometheus for what metronome sent (metronome watch) name
+// series with it.
+func SeriesName(m *metrics.Metric) string {
+	switch m.Type {
+	case metrics.Counter:
+		return "k6_" + m.Name + "_total"
+	case metrics.Rate:
+		return "k6_" + m.Name + "_rate"
+	case metrics.Trend:
+		return histogramName(m)
+	}
+	return "k6_" + m.Name
+}
+
+// LabelName is the label a tag becomes (unless another tag of the series
+// took that label first).
+func LabelName(tag string) string { return labelName(tag) }

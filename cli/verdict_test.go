@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/output"
+	"github.com/metronome-load/metronome/output/result"
+)
+
+// writeResultFile writes a result file of one instance: segment seg of halves,
+// n iterations of 10 ms each, and a threshold iterations count<15.
+func writeResultFile(t *testing.T, path, seg string, n int) {
+	t.Helper()
+	reg := metrics.NewRegistry()
+	b := metrics.RegisterBuiltin(reg)
+	opts := `{"scenarios":{"s":{"executor":"shared-iterations","vus":1,"iterations":20}},` +
+		`"thresholds":{"iterations":["count<15"]},"executionSegment":"` + seg + `","executionSegmentSequence":"0,1/2,1"}`
+	o, err := result.New(output.Params{Arg: path, Registry: reg, Options: json.RawMessage(opts), Script: "t.js"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tags := metrics.EmptyTags.With("scenario", "s")
+	var batch []metrics.Sample
+	for range n {
+		batch = append(batch,
+			metrics.Sample{Metric: b.Iterations, Tags: tags, Time: time.Now(), Value: 1},
+			metrics.Sample{Metric: b.IterationDuration, Tags: tags, Time: time.Now(), Value: 10})
+	}
+	o.AddSamples(batch)
+	o.(output.EndReceiver).ReceiveEnd(output.RunEnd{Elapsed: time.Second})
+	if err := o.Stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runVerdictCmd(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	g := &globals{stdout: &out, stderr: &errOut, env: map[string]string{}}
+	cmd := newMergeCmd(g)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), errOut.String(), err
+}
+
+// Two halves merge into the verdict of the whole: the threshold that
+// holds on each half (10 < 15) fails on the union (20), exit 99.
+func TestMergeResultFiles(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.result"), filepath.Join(dir, "b.result")
+	writeResultFile(t, a, "0:1/2", 10)
+	writeResultFile(t, b, "1/2:1", 10)
+	export := filepath.Join(dir, "summary.json")
+	out, _, err := runVerdictCmd(t, "--summary-export", export, "--threshold", "iteration_duration{scenario:s}: max<20", a, b)
+	if exitcode.Of(err) != exitcode.ThresholdsFailed || !strings.Contains(err.Error(), "thresholds on metrics 'iterations' have been crossed") {
+		t.Fatalf("exit %d: %v\n%s", exitcode.Of(err), err, out)
+	}
+	if !regexp.MustCompile(`iterations\.+: 20 `).MatchString(out) || !strings.Contains(out, "✗ 'count<15'") ||
+		!strings.Contains(out, "✓ 'max<20'") {
+		t.Errorf("summary:\n%s", out)
+	}
+	if _, err := os.Stat(export); err != nil {
+		t.Errorf("no --summary-export: %v", err)
+	}
+	// A directory stands for the result files in it.
+	if _, _, err := runVerdictCmd(t, "--summary-mode", "disabled", dir); exitcode.Of(err) != exitcode.ThresholdsFailed {
+		t.Errorf("directory: %v", err)
+	}
+}
+
+// Mistakes get one sentence and exit code 104.
+func TestMergeResultMistakes(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.result")
+	writeResultFile(t, a, "0:1/2", 1)
+	hlog := filepath.Join(dir, "x.hlog")
+	writeLog(t, hlog, 1, 2, "metric=corrected_latency")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{a, hlog}, "a.result is a result file and " + hlog + " an HdrHistogram log: merge one kind at a time"},
+		{[]string{"--threshold", "iterations", a}, `--threshold "iterations": write it as METRIC[{tag:value}]: EXPRESSION`},
+		{[]string{"--threshold", "iterations: counts<3", a}, `--threshold "iterations: counts<3": "counts<3": unknown aggregation`},
+		{[]string{"--json", a}, "--json applies to HdrHistogram logs, not to result files"},
+		{[]string{"--summary-export", "x.json", hlog}, "--summary-export applies to result files (-o result=FILE); " + hlog + " is an HdrHistogram log"},
+		{[]string{"--summary-mode", "loud", a}, `--summary-mode: unknown summary mode "loud"`},
+		{[]string{a}, "the files leave the segment 1/2:1 of the test out"},
+		{[]string{filepath.Join(dir, "none.result")}, "cannot read " + filepath.Join(dir, "none.result")},
+		{[]string{t.TempDir()}, "holds no result files"},
+	} {
+		_, _, err := runVerdictCmd(t, c.args...)
+		if exitcode.Of(err) != exitcode.InvalidConfig || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: exit %d %v, want 104 %q", c.args, exitcode.Of(err), err, c.want)
+		}
+	}
+}
+
+// --wait waits for the runners' files to appear and be complete, as a
+// merge Job started alongside k6-operator's runners must.
+func TestMergeWaits(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.result"), filepath.Join(dir, "b.result")
+	writeResultFile(t, a, "0:1/2", 5)
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		writeResultFile(t, b, "1/2:1", 5)
+	}()
+	start := time.Now()
+	out, _, err := runVerdictCmd(t, "--wait", "20s", dir)
+	if err != nil || !regexp.MustCompile(`iterations\.+: 10 `).MatchString(out) {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if d := time.Since(start); d < time.Second {
+		t.Errorf("merged after %s, before the second file was there", d)
+	}
+	// Overlapping files cannot be mended by waiting: refused at once.
+	dup := filepath.Join(dir, "c.result")
+	raw, _ := os.ReadFile(a)
+	os.WriteFile(dup, raw, 0o644)
+	start = time.Now()
+	_, _, err = runVerdictCmd(t, "--wait", "20s", dir)
+	if exitcode.Of(err) != exitcode.InvalidConfig || !strings.Contains(err.Error(), "overlap") || time.Since(start) > 10*time.Second {
+		t.Errorf("overlap with --wait: %v after %s", err, time.Since(start))
+	}
+	os.Remove(dup)
+	// Without the second half, the wait ends and the merge says what is
+	// missing.
+	os.Remove(b)
+	_, _, err = runVerdictCmd(t, "--wait", "1s", dir)
+	if exitcode.Of(err) != exitcode.InvalidConfig || !strings.Contains(err.Error(), "leave the segment 1/2:1") {
+		t.Errorf("after the wait: %v", err)
+	}
+}

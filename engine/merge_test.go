@@ -1,0 +1,322 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/output/result"
+	"github.com/metronome-load/metronome/summary"
+)
+
+// splitOptions is a test of 40 arrivals/s for 2 s (80 arrivals) whose
+// thresholds are: iterations count<60, which holds on each quarter (20)
+// and fails on the whole (80); http_req_duration p(99)<100, which holds
+// everywhere; and a submetric's, corrected_latency{name:login}
+// p(90)<1.5, which fails everywhere (login takes 2 ms).
+const splitOptions = `{
+  "scenarios": {"s": {"executor": "constant-arrival-rate", "rate": 40, "timeUnit": "1s", "duration": "2s", "preAllocatedVUs": 8}},
+  "thresholds": {"iterations": ["count<60"], "http_req_duration": ["p(99)<100"], "corrected_latency{name:login}": ["p(90)<1.5"]},
+  "summaryTrendStats": ["min", "med", "max", "p(90)", "p(99)"]%s
+}`
+
+// splitRun is one instance's run: its exit error, its export, the data
+// its handleSummary got and what it printed.
+type splitRun struct {
+	err     error
+	export  map[string]any
+	handled map[string]any
+	file    string
+	out     string
+}
+
+// runInstance runs the fake script on segment seg of the quarters (""
+// for the whole test), on virtual time, writing a result file.
+func runInstance(t *testing.T, dir, name, seg string) splitRun {
+	t.Helper()
+	extra := ""
+	if seg != "" {
+		extra = fmt.Sprintf(`, "executionSegment": %q, "executionSegmentSequence": "0,1/4,2/4,3/4,1", "tags": {"instance_id": %q}`, seg, name)
+	}
+	var r splitRun
+	r.file = filepath.Join(dir, name+".result")
+	synctest.Test(t, func(t *testing.T) {
+		// Each iteration sends a request named login, thinks, and sends
+		// one named home (endpoints_test.go).
+		s := &endpointsScript{fakeScript: &fakeScript{}}
+		var out bytes.Buffer
+		cfg := Config{
+			Script: s, ScriptPath: "fake.js", Options: options(t, fmt.Sprintf(splitOptions, extra)),
+			Outputs:       []string{"result=" + r.file},
+			SummaryExport: filepath.Join(dir, name+".json"), SummaryMode: "compact", Quiet: true, NoColor: true,
+			Stdout: &out, Stderr: &out,
+		}
+		r.err = Run(context.Background(), cfg)
+		r.handled, r.out = s.summary, out.String()
+	})
+	r.export = readJSON(t, filepath.Join(dir, name+".json"))
+	return r
+}
+
+func readJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// mergeFiles runs Merge on the files with the fake script's
+// handleSummary, and returns its error, export, handleSummary data and
+// printed output.
+func mergeFiles(t *testing.T, dir string, extra map[string][]string, paths ...string) (splitRun, string) {
+	t.Helper()
+	var files []*result.File
+	for _, p := range paths {
+		fh, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := result.Read(fh, filepath.Base(p))
+		fh.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	var out bytes.Buffer
+	s := &fakeScript{}
+	export := filepath.Join(dir, "merged.json")
+	os.Remove(export)
+	cfg := MergeConfig{Files: files, Script: s, SummaryExport: export, SummaryMode: "compact", NoColor: true, Stdout: &out, Stderr: &out}
+	var reported *summary.Input
+	cfg.Report = func(in *summary.Input) error { reported = in; return nil }
+	if extra != nil {
+		var err error
+		if cfg.Thresholds, err = thresholdFlags(extra); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := splitRun{err: Merge(context.Background(), cfg), handled: s.summary}
+	if b, err := os.ReadFile(export); err == nil {
+		json.Unmarshal(b, &r.export)
+		if reported == nil {
+			t.Error("the report got no summary")
+		}
+	}
+	return r, out.String()
+}
+
+// thresholds returns each threshold's pass/fail in an export: metric →
+// source → failed (k6's inverted booleans).
+func thresholds(export map[string]any) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for name, m := range export["metrics"].(map[string]any) {
+		if th, ok := m.(map[string]any)["thresholds"].(map[string]any); ok {
+			out[name] = th
+		}
+	}
+	return out
+}
+
+// shape is the structure of a handleSummary data object: its keys, every
+// level down, with the values of the leaves left out.
+func shape(v any, prefix string, out *[]string) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			*out = append(*out, prefix+"/"+k)
+			shape(x, prefix+"/"+k, out)
+		}
+	case []any:
+		for i, x := range v {
+			shape(x, fmt.Sprintf("%s[%d]", prefix, i), out)
+		}
+	}
+}
+
+func shapeOf(v any) []string {
+	var s []string
+	shape(v, "", &s)
+	slices.Sort(s)
+	return s
+}
+
+// Four quarter instances and their merge against one instance of the same
+// schedule, on virtual time (so both measure the very same latencies):
+// the merge gets the single run's threshold verdicts and exit code (99),
+// its counts and percentiles, and hands handleSummary data of the same
+// shape; the count threshold holds on every quarter and fails on the
+// union, as on the single run.
+func TestMergeQuartersEqualsSingleRun(t *testing.T) {
+	dir := t.TempDir()
+	single := runInstance(t, dir, "single", "")
+	var parts []string
+	for i, seg := range []string{"0:1/4", "1/4:2/4", "2/4:3/4", "3/4:1"} {
+		q := runInstance(t, dir, fmt.Sprint(i+1), seg)
+		if exitcode.Of(q.err) != exitcode.ThresholdsFailed {
+			t.Errorf("quarter %d: %v", i+1, q.err)
+		}
+		if got := thresholds(q.export)["iterations"]["count<60"]; got != false {
+			t.Errorf("quarter %d: iterations count<60 failed=%v, want it to hold on a quarter", i+1, got)
+		}
+		if n := metricValue(t, q.export, "iterations", "count"); n != 20 {
+			t.Errorf("quarter %d ran %v iterations, want 20", i+1, n)
+		}
+		parts = append(parts, q.file)
+	}
+	merged, out := mergeFiles(t, dir, nil, parts...)
+
+	if exitcode.Of(single.err) != exitcode.ThresholdsFailed || exitcode.Of(merged.err) != exitcode.ThresholdsFailed {
+		t.Fatalf("exit: single %v, merged %v; want 99 both\n%s", single.err, merged.err, out)
+	}
+	if single.err.Error() != merged.err.Error() {
+		t.Errorf("merged: %q, single: %q", merged.err, single.err)
+	}
+	want := thresholds(single.export)
+	if !reflect.DeepEqual(thresholds(merged.export), want) || len(want) != 3 {
+		t.Errorf("thresholds merged %v, single %v", thresholds(merged.export), want)
+	}
+	if want["iterations"]["count<60"] != true {
+		t.Errorf("iterations count<60 holds on the single run: %v", want)
+	}
+	if a, b := metricValue(t, single.export, "iterations", "count"), metricValue(t, merged.export, "iterations", "count"); a != 80 || a != b {
+		t.Errorf("iterations: single %v, merged %v; want 80", a, b)
+	}
+	for _, stat := range []string{"min", "med", "max", "p(90)", "p(99)"} {
+		for _, m := range []string{"corrected_latency", "corrected_latency{name:login}", "http_req_duration", "iteration_duration"} {
+			if a, b := metricValue(t, single.export, m, stat), metricValue(t, merged.export, m, stat); a != b {
+				t.Errorf("%s %s: single %v, merged %v", m, stat, a, b)
+			}
+		}
+	}
+	if single.handled == nil || merged.handled == nil {
+		t.Fatal("handleSummary was not called")
+	}
+	if a, b := shapeOf(single.handled), shapeOf(merged.handled); !slices.Equal(a, b) {
+		t.Errorf("handleSummary data shapes differ:\nsingle %v\nmerged %v", a, b)
+	}
+	if !strings.Contains(out, "80 intended") {
+		t.Errorf("the merged summary has no account of the 80 arrivals:\n%s", out)
+	}
+	// The per-endpoint table of the union is the single run's.
+	if a, b := section(single.out, "ENDPOINTS"), section(out, "ENDPOINTS"); a != b || !strings.Contains(a, "login") || !strings.Contains(a, "home") {
+		t.Errorf("endpoints:\nsingle:\n%s\nmerged:\n%s", a, b)
+	}
+
+	// A threshold given at merge time, on a submetric, is evaluated on
+	// the union too.
+	extra, _ := mergeFiles(t, dir, map[string][]string{"corrected_latency{scenario:s}": {"max<1000"}, "iterations": {"count>=80"}}, parts...)
+	th := thresholds(extra.export)
+	if th["corrected_latency{scenario:s}"]["max<1000"] != false || th["iterations"]["count>=80"] != false || th["iterations"]["count<60"] != true {
+		t.Errorf("with --threshold: %v", th)
+	}
+}
+
+// Files that are not one test's, or do not cover it once, are refused with
+// exit code 104 in one sentence naming them; a file cut short is merged
+// for what it holds and the merge exits 105.
+func TestMergeRefuses(t *testing.T) {
+	dir := t.TempDir()
+	var parts []string
+	for i, seg := range []string{"0:1/2", "1/2:1"} {
+		parts = append(parts, halfInstance(t, dir, fmt.Sprint(i+1), seg, "").file)
+	}
+	other := halfInstance(t, dir, "other", "1/2:1", `, "noSetup": true`).file
+	for _, c := range []struct {
+		name  string
+		files []string
+		code  int
+		want  string
+	}{
+		{"mixed", []string{parts[0], other}, exitcode.InvalidConfig, "1.result and other.result come from different tests (their options differ in noSetup); merge only the result files of one test"},
+		{"overlap", []string{parts[0], parts[1], parts[1]}, exitcode.InvalidConfig, "2.result (segment 1/2:1) and 2.result (segment 1/2:1) overlap"},
+		{"missing", []string{parts[1]}, exitcode.InvalidConfig, "the files leave the segment 0:1/2 of the test out: the result file of the runner that ran it is missing"},
+		{"threshold", parts, exitcode.InvalidConfig, `thresholds.nope: metric "nope" is not defined`},
+	} {
+		var extra map[string][]string
+		if c.name == "threshold" {
+			extra = map[string][]string{"nope": {"count<1"}}
+		}
+		r, _ := mergeFiles(t, dir, extra, c.files...)
+		if exitcode.Of(r.err) != c.code || r.err == nil || !strings.Contains(r.err.Error(), c.want) {
+			t.Errorf("%s: %v (exit %d), want %d %q", c.name, r.err, exitcode.Of(r.err), c.code, c.want)
+		}
+	}
+
+	// The second half's runner was killed: its file lacks its last
+	// lines.
+	raw, err := os.ReadFile(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.result")
+	lines := bytes.SplitAfter(raw, []byte("\n"))
+	if err := os.WriteFile(cut, bytes.Join(lines[:len(lines)-4], nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, out := mergeFiles(t, dir, nil, parts[0], cut)
+	if exitcode.Of(r.err) != exitcode.ExternalAbort || !strings.Contains(r.err.Error(), "1 of them were cut short") {
+		t.Errorf("cut: %v", r.err)
+	}
+	if !strings.Contains(out, "cut.result ends without its end line after") || r.export == nil {
+		t.Errorf("the summary does not say the file was cut short, or was not written:\n%s", out)
+	}
+}
+
+// halfInstance is runInstance with a quarter's worth of settings changed.
+func halfInstance(t *testing.T, dir, name, seg, more string) splitRun {
+	t.Helper()
+	var r splitRun
+	r.file = filepath.Join(dir, name+".result")
+	synctest.Test(t, func(t *testing.T) {
+		opts := fmt.Sprintf(splitOptions, fmt.Sprintf(`, "executionSegment": %q, "executionSegmentSequence": "0,1/2,1"%s`, seg, more))
+		var out bytes.Buffer
+		r.err = Run(context.Background(), Config{
+			Script: &fakeScript{work: 30 * time.Millisecond}, ScriptPath: "fake.js", Options: options(t, opts),
+			Outputs: []string{"result=" + r.file}, SummaryMode: "disabled", Quiet: true, Stdout: &out, Stderr: &out,
+		})
+	})
+	return r
+}
+
+// section returns the part of a text summary from the heading that starts
+// with name to the next heading.
+func section(text, name string) string {
+	i := strings.Index(text, "█ "+name)
+	if i < 0 {
+		return ""
+	}
+	rest := text[i+len("█ "):]
+	if j := strings.Index(rest, "█"); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
+}
+
+// thresholdFlags turns sources by key into threshold definitions.
+func thresholdFlags(in map[string][]string) (map[string][]metrics.ThresholdDef, error) {
+	out := map[string][]metrics.ThresholdDef{}
+	for k, srcs := range in {
+		for _, s := range srcs {
+			out[k] = append(out[k], metrics.ThresholdDef{Source: s})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,270 @@
+package result
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// SeriesInfo is a series as its definition line gives it.
+type SeriesInfo struct {
+	ID     int
+	Metric MetricDef
+	Type   metrics.Type
+	Tags   *metrics.TagSet
+}
+
+// Delta is one series' aggregate over one interval, as Scan reads it.
+// Which fields are set depends on the series' type, as for the sinks of
+// package metrics.
+type Delta struct {
+	Start, End time.Time
+	Series     *SeriesInfo
+	// N counts the samples: a counter's, a rate's and a trend's values, a
+	// gauge's sets.
+	N int64
+	// Counter: Sum and First. Gauge: Value at Last, Min and Max. Rate:
+	// NonZero of N. Trend: Sum, Min, Max and the histograms of the
+	// values ≥ 0 (Pos) and of the negative values' magnitudes (Neg), in
+	// metrics.TrendUnits; either may be nil.
+	Sum, Min, Max, Value float64
+	First, Last          time.Time
+	NonZero              int64
+	Pos, Neg             *hdrhistogram.PackedHistogram
+}
+
+// Scanned is what Scan learned of a file besides its intervals.
+type Scanned struct {
+	Header Header
+	// Metrics are the metric definitions in the file's order.
+	Metrics []MetricDef
+	// End is the file's end line, nil when the file has none.
+	End *End
+	// Truncated says, in a sentence, why the file ended before its end
+	// line; "" when it has one.
+	Truncated string
+	// Intervals counts the interval lines; First and Last bound them.
+	Intervals   int
+	First, Last time.Time
+}
+
+// Scan reads a result file line by line and calls visit with each series'
+// aggregate of each interval, in the file's order. A file that ends
+// without its end line, or whose last line was cut short, is read up to
+// there and reported in Truncated; anything else that is not a result
+// file's line is an error naming the file and the line. name is used in
+// messages.
+func Scan(r io.Reader, name string, visit func(*Delta)) (*Scanned, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	sc := &Scanned{}
+	metricsByName := map[string]MetricDef{}
+	series := map[int]*SeriesInfo{}
+	for n := 1; ; n++ {
+		raw, err := br.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("cannot read %s: %w", name, err)
+		}
+		if len(bytes.TrimSpace(raw)) == 0 && errors.Is(err, io.EOF) {
+			if n == 1 {
+				return nil, fmt.Errorf("%s is empty, not a result file (written with -o result=FILE)", name)
+			}
+			if sc.End == nil {
+				sc.Truncated = truncation(name, sc, "ends")
+			}
+			return sc, nil
+		}
+		var l line
+		if jerr := json.Unmarshal(raw, &l); jerr != nil {
+			if n == 1 {
+				return nil, fmt.Errorf("%s is not a result file (written with -o result=FILE): its first line is not a result header", name)
+			}
+			if errors.Is(err, io.EOF) && sc.End == nil {
+				// The last line was cut off mid-write: a killed runner.
+				sc.Truncated = truncation(name, sc, "is cut short")
+				return sc, nil
+			}
+			return nil, fmt.Errorf("%s: line %d is not a result line: %v", name, n, jerr)
+		}
+		if n == 1 {
+			if l.Header == nil || l.Header.Format != Format {
+				return nil, fmt.Errorf("%s is not a result file (written with -o result=FILE): its first line is not a result header", name)
+			}
+			if l.Header.Version > Version {
+				return nil, fmt.Errorf("%s was written in result format %d by a newer metronome (%s); this one reads format %d",
+					name, l.Header.Version, l.Header.Metronome, Version)
+			}
+			sc.Header = *l.Header
+			continue
+		}
+		if sc.End != nil {
+			return nil, fmt.Errorf("%s: line %d comes after the end line", name, n)
+		}
+		switch {
+		case l.Metric != nil:
+			if _, err := metrics.ParseType(l.Metric.Type); err != nil {
+				return nil, fmt.Errorf("%s: line %d: metric %s: %v", name, n, l.Metric.Name, err)
+			}
+			metricsByName[l.Metric.Name] = *l.Metric
+			sc.Metrics = append(sc.Metrics, *l.Metric)
+		case l.Series != nil:
+			m, ok := metricsByName[l.Series.Metric]
+			if !ok {
+				return nil, fmt.Errorf("%s: line %d: series %d is of metric %q, which is not defined before it", name, n, l.Series.ID, l.Series.Metric)
+			}
+			t, _ := metrics.ParseType(m.Type)
+			series[l.Series.ID] = &SeriesInfo{ID: l.Series.ID, Metric: m, Type: t, Tags: metrics.NewTags(l.Series.Tags)}
+		case l.Interval != nil:
+			iv := l.Interval
+			start, end := time.UnixMilli(iv.Start), time.UnixMilli(iv.End)
+			if sc.Intervals == 0 || start.Before(sc.First) {
+				sc.First = start
+			}
+			if end.After(sc.Last) {
+				sc.Last = end
+			}
+			sc.Intervals++
+			for _, e := range iv.Data {
+				s := series[e.Series]
+				if s == nil {
+					return nil, fmt.Errorf("%s: line %d: series %d is not defined before it", name, n, e.Series)
+				}
+				d, err := deltaOf(e, s, start, end)
+				if err != nil {
+					return nil, fmt.Errorf("%s: line %d: series %d: %v", name, n, e.Series, err)
+				}
+				visit(d)
+			}
+		case l.End != nil:
+			sc.End = l.End
+		default:
+			return nil, fmt.Errorf("%s: line %d is not a result line", name, n)
+		}
+		if errors.Is(err, io.EOF) {
+			// A whole last line without its newline: the end line is
+			// complete, anything else was being written.
+			if sc.End == nil {
+				sc.Truncated = truncation(name, sc, "ends")
+			}
+			return sc, nil
+		}
+	}
+}
+
+// truncation words why a file has no end line.
+func truncation(name string, sc *Scanned, how string) string {
+	if sc.Intervals == 0 {
+		return fmt.Sprintf("%s %s before its first interval and has no end line: the runner was stopped before it recorded anything", name, how)
+	}
+	return fmt.Sprintf("%s %s without its end line after %d intervals (up to %s): the runner was killed; what it recorded until then is merged",
+		name, how, sc.Intervals, sc.Last.UTC().Format(time.RFC3339))
+}
+
+func deltaOf(e entry, s *SeriesInfo, start, end time.Time) (*Delta, error) {
+	d := &Delta{Start: start, End: end, Series: s, N: e.N}
+	switch s.Type {
+	case metrics.Counter:
+		d.Sum, d.First = float64(e.Sum), time.Unix(0, e.First)
+	case metrics.Gauge:
+		d.Value, d.Last, d.Min, d.Max = float64(e.Value), time.Unix(0, e.Last), float64(e.Min), float64(e.Max)
+	case metrics.Rate:
+		d.NonZero = e.NonZero
+	case metrics.Trend:
+		d.Sum, d.Min, d.Max = float64(e.Sum), float64(e.Min), float64(e.Max)
+		var err error
+		if d.Pos, err = decode(e.Hist); err != nil {
+			return nil, err
+		}
+		if d.Neg, err = decode(e.Neg); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+func decode(s string) (*hdrhistogram.PackedHistogram, error) {
+	if s == "" {
+		return nil, nil
+	}
+	h, err := hdrhistogram.DecodePacked([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("its histogram cannot be decoded: %v", err)
+	}
+	return h, nil
+}
+
+// Sink returns what d aggregated as a sink of its series' type.
+func (d *Delta) Sink() metrics.Sink {
+	switch d.Series.Type {
+	case metrics.Counter:
+		return &metrics.CounterSink{Sum: d.Sum, Count: d.N, First: d.First}
+	case metrics.Gauge:
+		return &metrics.GaugeSink{Value: d.Value, Min: d.Min, Max: d.Max, Set: d.N > 0, Last: d.Last}
+	case metrics.Rate:
+		return &metrics.RateSink{Trues: d.NonZero, Total: d.N}
+	}
+	t := metrics.NewTrendSink()
+	t.MergeParts(d.N, d.Sum, d.Min, d.Max, d.Pos, d.Neg)
+	return t
+}
+
+// File is a result file read whole: what Scan learned, and every series'
+// total over the file's intervals.
+type File struct {
+	Name string
+	Scanned
+	// Series are the series' totals, in the order the file defined them.
+	Series []Series
+}
+
+// Series is one series' total.
+type Series struct {
+	Metric MetricDef
+	Tags   *metrics.TagSet
+	Sink   metrics.Sink
+}
+
+// Read reads a whole result file (see Scan) into its series' totals.
+func Read(r io.Reader, name string) (*File, error) {
+	var order []*SeriesInfo
+	totals := map[*SeriesInfo]*total{}
+	sc, err := Scan(r, name, func(d *Delta) {
+		t := totals[d.Series]
+		if t == nil {
+			t = &total{}
+			totals[d.Series] = t
+			order = append(order, d.Series)
+		}
+		t.add(d)
+	})
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Name: name, Scanned: *sc}
+	for _, s := range order {
+		f.Series = append(f.Series, Series{Metric: s.Metric, Tags: s.Tags, Sink: totals[s].sink})
+	}
+	return f, nil
+}
+
+// total sums the deltas of one series.
+type total struct {
+	sink metrics.Sink
+}
+
+func (t *total) add(d *Delta) {
+	if t.sink == nil {
+		t.sink = metrics.NewSink(d.Series.Type)
+	}
+	if tr, ok := t.sink.(*metrics.TrendSink); ok {
+		tr.MergeParts(d.N, d.Sum, d.Min, d.Max, d.Pos, d.Neg)
+		return
+	}
+	metrics.MergeSink(t.sink, d.Sink())
+}
