@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/metronome-load/metronome/metrics"
@@ -274,10 +275,6 @@ func (r *textRenderer) thresholds() {
 	r.b.WriteByte('\n')
 }
 
-// maxFailingSpans is how many stretches of failing windows a threshold's
-// line lists; it counts the others.
-const maxFailingSpans = 5
-
 // windowVerdict writes how a windowed threshold's windows went: the worst
 // window's value and where it was, then how many failed and where.
 //
@@ -289,25 +286,48 @@ func (r *textRenderer) windowVerdict(m *Metric, t *Threshold) {
 		return
 	}
 	if agg, ok := thresholdAgg(t.Source); ok {
-		fmt.Fprintf(&r.b, " %s=%s in the worst %s window (%s)", agg, r.thresholdValue(m, agg, w.Value), t.Window, FormatSpan(w.Worst))
+		fmt.Fprintf(&r.b, " %s=%s in the worst %s window (%s);", agg, r.thresholdValue(m, agg, w.Value), t.Window, FormatSpan(w.Worst))
 	}
 	if w.Failed == 0 {
-		fmt.Fprintf(&r.b, "; all %d windows passed", w.Judged)
+		fmt.Fprintf(&r.b, " all %d windows passed", w.Judged)
 	} else {
-		fmt.Fprintf(&r.b, "; %d of %d windows failed: ", w.Failed, w.Judged)
-		for i, s := range w.Failing[:min(len(w.Failing), maxFailingSpans)] {
-			if i > 0 {
-				r.b.WriteString(", ")
-			}
-			r.b.WriteString(FormatSpan(s))
-		}
-		if more := len(w.Failing) - maxFailingSpans; more > 0 {
-			fmt.Fprintf(&r.b, " and %d more", more)
-		}
+		fmt.Fprintf(&r.b, " %d of %d windows failed: %s", w.Failed, w.Judged, w.spans())
 	}
 	if w.Late > 0 {
 		fmt.Fprintf(&r.b, " (%d samples came too late for their windows)", w.Late)
 	}
+}
+
+// maxFailingSpans is how many stretches of failing windows are listed; the
+// others are counted.
+const maxFailingSpans = 5
+
+// spans lists the stretches the failing windows cover: "51s–1m11s,
+// 1m40s–1m50s".
+func (w *WindowVerdict) spans() string {
+	var b strings.Builder
+	for i, s := range w.Failing[:min(len(w.Failing), maxFailingSpans)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(FormatSpan(s))
+	}
+	if more := len(w.Failing) - maxFailingSpans; more > 0 {
+		fmt.Fprintf(&b, " and %d more", more)
+	}
+	return b.String()
+}
+
+// String says how the windows of length window went, for tables: "12 of
+// 111 10s windows failed: 51s–1m11s, 1m40s–1m50s".
+func (w WindowVerdict) String(window time.Duration) string {
+	switch {
+	case w.Judged == 0:
+		return fmt.Sprintf("no %s window had samples", window)
+	case w.Failed == 0:
+		return fmt.Sprintf("all %d %s windows passed", w.Judged, window)
+	}
+	return fmt.Sprintf("%d of %d %s windows failed: %s", w.Failed, w.Judged, window, w.spans())
 }
 
 // FormatSpan writes a stretch of the run as offsets from its start,
