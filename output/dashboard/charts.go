@@ -60,6 +60,10 @@ var Palette = map[string]string{
 	"raw (http_req_duration)":       "#3182BD",
 	"corrected (corrected_latency)": "#DE2D26",
 	failingWindows:                  "#FCBBA1",
+	"base raw":                      "#9ECAE1",
+	"new raw":                       "#3182BD",
+	"base corrected":                "#FC9272",
+	"new corrected":                 "#A50F15",
 }
 
 // failingWindows names the shading of the time charts where a windowed
@@ -323,6 +327,27 @@ func spectrum(name string, h *hdrhistogram.Histogram) series {
 	}
 	s.pts = append(s.pts, plotter.XY{X: top, Y: float64(h.Max()) / 1000})
 	return s
+}
+
+// SpectrumCurve is one distribution to draw on a percentile spectrum.
+type SpectrumCurve struct {
+	// Name labels the curve and picks its colour in Palette.
+	Name string
+	// Hist holds the values in microseconds.
+	Hist   *hdrhistogram.Histogram
+	Dashed bool
+}
+
+// SpectrumChart draws curves on one percentile spectrum, with the axis of
+// the report's spectrum charts; `metronome compare` overlays two runs'.
+func SpectrumChart(id, title, caption string, curves ...SpectrumCurve) (*Chart, error) {
+	ss := make([]series, 0, len(curves))
+	for _, c := range curves {
+		s := spectrum(c.Name, c.Hist)
+		s.dashed = c.Dashed
+		ss = append(ss, s)
+	}
+	return newChart(id, title, caption, "percentile", "latency (ms)", ss, spectrumAxis)
 }
 
 // spectrumAxis labels x = log10(1/(1−p)) with the percentiles 0, 90, 99,
