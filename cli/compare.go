@@ -46,7 +46,7 @@ exits with 99, otherwise with 0. An unreadable file or a bad flag exits with
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCompare(g.stdout, args[0], args[1], o, asJSON, html)
+			return runCompare(g.stdout, g.stderr, args[0], args[1], o, asJSON, html)
 		},
 	}
 	cmd.SetOut(g.stdout)
@@ -64,12 +64,18 @@ exits with 99, otherwise with 0. An unreadable file or a bad flag exits with
 	return cmd
 }
 
-func runCompare(stdout io.Writer, basePath, newPath string, o compare.Options, asJSON bool, html string) error {
+func runCompare(stdout, stderr io.Writer, basePath, newPath string, o compare.Options, asJSON bool, html string) error {
 	var runs [2]*compare.Run
 	for i, path := range []string{basePath, newPath} {
 		r, err := compare.ReadFile(path)
 		if err != nil {
 			return exitcode.Errorf(exitcode.InvalidConfig, "compare: %v", err)
+		}
+		for _, w := range r.Warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
+		if r.Negative > 0 || r.Dropped > 0 {
+			fmt.Fprintf(stderr, "warning: %s: %d negative values and %d past 11 days are not compared\n", path, r.Negative, r.Dropped)
 		}
 		runs[i] = r
 	}

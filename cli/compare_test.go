@@ -91,6 +91,19 @@ func TestCompareCommand(t *testing.T) {
 		t.Errorf("--metric raw --tolerance 25: exit %d, %+v", code, rep)
 	}
 
+	// A line that is not an interval histogram is skipped, and said so.
+	f, err := os.OpenFile(same, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("Tag=x,not,a,histogram\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if code, _, errOut := run(base, same); code != 0 || !strings.Contains(errOut, "warning: "+same+":") || !strings.Contains(errOut, "the line was skipped") {
+		t.Errorf("a bad line: exit %d, stderr %q", code, errOut)
+	}
+
 	for _, c := range []struct {
 		args []string
 		want string

@@ -3,6 +3,7 @@ package compare
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,9 +28,12 @@ type Run struct {
 	// End is the end of the last interval.
 	End    time.Time
 	Series []*Series
-	// Skipped counts negative values (result files keep their magnitudes
-	// apart), which are not compared.
-	Skipped int64
+	// Negative counts negative values (result files keep their
+	// magnitudes apart), which are not compared; Dropped the values past
+	// the trend histograms' range (over 11 days).
+	Negative, Dropped int64
+	// Warnings describe the lines of an hdrlog that were skipped.
+	Warnings []string
 	// untimed are the metrics whose values are not times (a result file's
 	// custom trends); an hdrlog holds only times.
 	untimed map[string]bool
@@ -115,31 +119,31 @@ func (run *Run) interval(start, end time.Time, seen map[int64]bool) {
 }
 
 func (run *Run) readHdrlog(r io.Reader) error {
-	lr := hdrhistogram.NewHistogramLogReader(r)
+	lr := hdrlog.NewLogReader(r, run.File)
 	index := map[SeriesKey]*Series{}
 	seen := map[int64]bool{}
-	for n := 1; ; n++ {
-		h, err := lr.NextIntervalHistogram()
-		if err != nil {
-			return fmt.Errorf("%s: interval %d: %w", run.File, n, err)
-		}
-		if h == nil {
-			if n == 1 {
-				return fmt.Errorf("%s is neither an HdrHistogram log (-o hdrlog=FILE) nor a result file (-o result=FILE)", run.File)
-			}
+	for {
+		iv, err := lr.Next()
+		if errors.Is(err, io.EOF) {
 			break
 		}
-		tag := hdrlog.ParseTag(h.Tag())
-		start, end := time.UnixMilli(h.StartTimeMs()), time.UnixMilli(h.EndTimeMs())
-		run.interval(start, end, seen)
+		if err != nil {
+			return fmt.Errorf("%s: %w", run.File, err)
+		}
+		tag := hdrlog.ParseTag(iv.Tag)
+		run.interval(iv.Start, iv.End, seen)
 		s := run.series(SeriesKey{Metric: tag.Metric, Scenario: tag.Scenario, Name: tag.Name, Folded: tag.Folded}, index)
-		p := s.Intervals[start.UnixMilli()]
+		p := s.Intervals[iv.Start.UnixMilli()]
 		if p == nil {
 			p = newHistogram()
-			s.Intervals[start.UnixMilli()] = p
+			s.Intervals[iv.Start.UnixMilli()] = p
 		}
 		// The log's microseconds are the trend histograms' units.
-		p.MergeFrom(h)
+		run.Dropped += p.Merge(iv.Hist)
+	}
+	run.Warnings = lr.Warnings()
+	if len(run.Starts) == 0 {
+		return fmt.Errorf("%s is neither an HdrHistogram log (-o hdrlog=FILE) nor a result file (-o result=FILE)", run.File)
 	}
 	sortStarts(run)
 	return nil
@@ -160,7 +164,7 @@ func (run *Run) readResult(r io.Reader) error {
 		}
 		run.interval(d.Start, d.End, seen)
 		if d.Neg != nil {
-			run.Skipped += d.Neg.TotalCount()
+			run.Negative += d.Neg.TotalCount()
 		}
 		if d.Pos == nil {
 			return
@@ -177,7 +181,7 @@ func (run *Run) readResult(r io.Reader) error {
 			p = newHistogram()
 			s.Intervals[d.Start.UnixMilli()] = p
 		}
-		p.Merge(d.Pos)
+		run.Dropped += p.Merge(d.Pos)
 	})
 	if err != nil {
 		return err
