@@ -48,11 +48,13 @@ type WindowSpan struct {
 // that share a window length: it keeps the samples of the steps whose
 // windows are not judged yet.
 type windowState struct {
-	typ    Type
-	window time.Duration
-	step   time.Duration
-	n      int64
-	items  []*threshold
+	typ Type
+	// asked is the window as the thresholds give it; window is n steps,
+	// which it is but for the nanoseconds a division leaves.
+	asked, window time.Duration
+	step          time.Duration
+	n             int64
+	items         []*threshold
 
 	// first is the index of the step slots[0] holds, which is also the
 	// first window not yet judged; slots[i] is nil while step first+i has
@@ -67,7 +69,7 @@ type windowState struct {
 
 func newWindowState(typ Type, window time.Duration) *windowState {
 	step, n := WindowStep(window)
-	return &windowState{typ: typ, window: step * time.Duration(n), step: step, n: int64(n), scratch: NewSink(typ)}
+	return &windowState{typ: typ, asked: window, window: step * time.Duration(n), step: step, n: int64(n), scratch: NewSink(typ)}
 }
 
 // add puts s into the slot of its step; origin is the run's start, zero
@@ -271,24 +273,7 @@ func (sl *windowSlot) mergeInto(s Sink) {
 		}
 		s.Set = true
 	case *TrendSink:
-		if sl.count == 0 {
-			return
-		}
-		if s.count == 0 || sl.min < s.min {
-			s.min = sl.min
-		}
-		if s.count == 0 || sl.max > s.max {
-			s.max = sl.max
-		}
-		s.count += sl.count
-		s.sum += sl.sum
-		sl.pos.MergeInto(s.pos)
-		if sl.neg != nil {
-			if s.neg == nil {
-				s.neg = newTrendHistogram()
-			}
-			sl.neg.MergeInto(s.neg)
-		}
+		s.MergeParts(sl.count, sl.sum, sl.min, sl.max, sl.pos, sl.neg)
 	}
 }
 
