@@ -144,13 +144,21 @@ func Compare(b, n *Run, o Options) (*Report, error) {
 		rep.Percentiles = append(rep.Percentiles, o.Percentile)
 		slices.Sort(rep.Percentiles)
 	}
+	// The judged metric, corrected_latency and the first raw metric
+	// present, as the summary's endpoint table.
 	shown := []string{judged}
-	for _, m := range append([]string{metrics.CorrectedLatencyName}, hdrlog.RawMetrics...) {
-		if m != judged && (has(b, m) || has(n, m)) {
+	show := func(m string) {
+		if !slices.Contains(shown, m) {
 			shown = append(shown, m)
-			if m != metrics.CorrectedLatencyName {
-				break // the first raw metric present, as the summary's
-			}
+		}
+	}
+	if has(b, metrics.CorrectedLatencyName) || has(n, metrics.CorrectedLatencyName) {
+		show(metrics.CorrectedLatencyName)
+	}
+	for _, m := range hdrlog.RawMetrics {
+		if has(b, m) || has(n, m) {
+			show(m)
+			break
 		}
 	}
 	found := false

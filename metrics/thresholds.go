@@ -96,8 +96,9 @@ func NewThresholds(reg *Registry, defs map[string][]ThresholdDef) (*Thresholds, 
 			th.last = ThresholdResult{Source: d.Source, AbortOnFail: d.AbortOnFail, DelayAbortEval: d.DelayAbortEval, OK: true}
 			set.items = append(set.items, th)
 			if d.Window != 0 {
-				set.window(d.Window).items = append(set.window(d.Window).items, th)
-				th.last.Window = set.window(d.Window).window
+				ws := set.window(d.Window)
+				ws.items = append(ws.items, th)
+				th.last.Window = ws.window
 			}
 		}
 		t.sets = append(t.sets, set)
@@ -111,7 +112,7 @@ func NewThresholds(reg *Registry, defs map[string][]ThresholdDef) (*Thresholds, 
 // window returns the set's windowState of windows of length w.
 func (set *thresholdSet) window(w time.Duration) *windowState {
 	for _, ws := range set.wins {
-		if ws.window == w {
+		if ws.asked == w {
 			return ws
 		}
 	}

@@ -311,3 +311,24 @@ func TestWindowTooShort(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// Thresholds of one key with the same window share its steps, whatever
+// nanoseconds the division into steps leaves.
+func TestWindowsAreShared(t *testing.T) {
+	f := newThresholdFixture(t)
+	odd := time.Second + 1
+	th, err := NewThresholds(f.reg, map[string][]ThresholdDef{"t": {
+		windowed("p(99)<5", 7*time.Second), windowed("avg<5", 7*time.Second),
+		windowed("max<5", odd), windowed("min<5", odd),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wins := th.sets[0].wins
+	if len(wins) != 2 || len(wins[0].items) != 2 || len(wins[1].items) != 2 {
+		t.Fatalf("%d window states, want 2 of 2 thresholds each", len(wins))
+	}
+	if r := wins[1].items[0].last; r.Window != time.Second {
+		t.Errorf("the odd window is reported as %s, want the 1s its steps make", r.Window)
+	}
+}
