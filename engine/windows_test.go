@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -90,4 +91,36 @@ func lineWith(t *testing.T, text, prefix string) string {
 	}
 	t.Fatalf("no line starts with %q in:\n%s", prefix, text)
 	return ""
+}
+
+// A merge of result files reads each file's totals, not the steps windows
+// are made of: it judges a windowed threshold on the whole merged run and
+// says so, rather than finding no window with samples and passing.
+func TestMergeJudgesWindowsOnTheWholeRun(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "run.result")
+	synctest.Test(t, func(t *testing.T) {
+		t0 := time.Now()
+		s := &endpointsScript{fakeScript: &fakeScript{}, from: t0.Add(60 * time.Second), to: t0.Add(61 * time.Second)}
+		err, out, _ := runFake(t, context.Background(), s.fakeScript,
+			stallOptions(`{"threshold": "p(99)<100", "window": "10s"}, {"threshold": "p(99)<10", "window": "10s"}`),
+			func(c *Config) { c.Script = s; c.Outputs = []string{"result=" + file} })
+		if exitcode.Of(err) != exitcode.ThresholdsFailed {
+			t.Fatalf("the run: exit %d (%v), want 99\n%s", exitcode.Of(err), err, out)
+		}
+	})
+	r, out := mergeFiles(t, dir, nil, file)
+	// On the whole run login's p99 is 2 ms: p(99)<100 passes, p(99)<10
+	// too; on its windows, the first failed.
+	if r.err != nil {
+		t.Errorf("merge: %v\n%s", r.err, out)
+	}
+	for _, want := range []string{
+		`thresholds.corrected_latency{name:login}: "p(99)<100" is judged on the whole merged run, not on each 10s window: a merge reads each file's totals`,
+		"    ✓ 'p(99)<100' p(99)=2ms",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the merge's output lacks %q:\n%s", want, out)
+		}
+	}
 }
