@@ -16,11 +16,16 @@ import (
 type Stage = optdecode.Stage
 
 // Threshold is one threshold expression on a metric. In JSON it is either
-// a string ("p(95)<200") or an object with abortOnFail and delayAbortEval.
+// a string ("p(95)<200") or an object with abortOnFail, delayAbortEval and
+// metronome's window.
 type Threshold struct {
 	Source         string             `json:"threshold"`
 	AbortOnFail    bool               `json:"abortOnFail,omitempty"`
 	DelayAbortEval *duration.Duration `json:"delayAbortEval,omitempty"`
+	// Window, when set, judges the threshold on every window of this
+	// length instead of on the whole run (metrics.ThresholdDef.Window).
+	// k6 v2.2.0 ignores the key and judges the whole run.
+	Window *duration.Duration `json:"window,omitempty"`
 }
 
 // Options is the consolidated set of options. A nil pointer (or nil map or

@@ -217,9 +217,9 @@ func jsonThreshold(path string, raw json.RawMessage) (Threshold, error) {
 		return t, err
 	}
 	if len(raw) == 0 || raw[0] != '{' {
-		return t, fmt.Errorf("%s: expected a threshold string or an object {threshold, abortOnFail, delayAbortEval}, got %s", path, describe(raw))
+		return t, fmt.Errorf("%s: expected a threshold string or an object {threshold, abortOnFail, delayAbortEval, window}, got %s", path, describe(raw))
 	}
-	fields, err := optdecode.Object(path, raw, "threshold", "abortOnFail", "delayAbortEval")
+	fields, err := optdecode.Object(path, raw, "threshold", "abortOnFail", "delayAbortEval", "window")
 	if err != nil {
 		return t, err
 	}
@@ -242,11 +242,18 @@ func jsonThreshold(path string, raw json.RawMessage) (Threshold, error) {
 		}
 		t.DelayAbortEval = &dd
 	}
+	if w, ok := fields["window"]; ok && !isNull(w) {
+		ww, err := optdecode.Duration(path+".window", w)
+		if err != nil {
+			return t, err
+		}
+		t.Window = &ww
+	}
 	return t, nil
 }
 
 // UnmarshalJSON accepts both threshold forms: a string expression or an
-// object {threshold, abortOnFail, delayAbortEval}.
+// object {threshold, abortOnFail, delayAbortEval, window}.
 func (t *Threshold) UnmarshalJSON(b []byte) error {
 	v, err := jsonThreshold("threshold", b)
 	if err != nil {
@@ -256,13 +263,13 @@ func (t *Threshold) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the string form unless abortOnFail or delayAbortEval
-// is set, as k6 does. It leaves '<' and '>' unescaped, so an encoder that
+// MarshalJSON writes the string form unless abortOnFail, delayAbortEval or
+// window is set, as k6 does for the first two. It leaves '<' and '>' unescaped, so an encoder that
 // does not escape HTML writes "p(95)<200" as the user wrote it.
 func (t Threshold) MarshalJSON() ([]byte, error) {
 	type object Threshold
 	var v any = object(t)
-	if !t.AbortOnFail && t.DelayAbortEval == nil {
+	if !t.AbortOnFail && t.DelayAbortEval == nil && t.Window == nil {
 		v = t.Source
 	}
 	var b bytes.Buffer

@@ -138,7 +138,8 @@ func TestParseErrors(t *testing.T) {
 		{`{"thresholds": {"http_reqs": [{"abortOnFail": true}]}}`, `options.thresholds.http_reqs[0].threshold: required`},
 		{`{"thresholds": {"http_reqs": [{"threshold": "count>1", "abortOnFail": "yes"}]}}`, `options.thresholds.http_reqs[0].abortOnFail: expected true or false, got "yes"`},
 		{`{"thresholds": {"http_reqs": [{"threshold": "count>1", "delayAbortEval": "soon"}]}}`, `options.thresholds.http_reqs[0].delayAbortEval: invalid duration "soon"`},
-		{`{"thresholds": {"http_reqs": [{"threshold": "count>1", "abort": true}]}}`, `options.thresholds.http_reqs[0].abort: unknown option; use threshold, abortOnFail, delayAbortEval`},
+		{`{"thresholds": {"http_reqs": [{"threshold": "count>1", "abort": true}]}}`, `options.thresholds.http_reqs[0].abort: unknown option; use threshold, abortOnFail, delayAbortEval, window`},
+		{`{"thresholds": {"http_reqs": [{"threshold": "count>1", "window": "a minute"}]}}`, `options.thresholds.http_reqs[0].window: invalid duration "a minute"`},
 		{`{"thresholds": {"http_reqs": [" "]}}`, `options.thresholds.http_reqs[0]: empty threshold expression`},
 		{`{"scenarios": []}`, `options.scenarios: expected an object, got an array`},
 		{`{"scenarios": {"a": "constant-vus"}}`, `options.scenarios.a: expected an object, got "constant-vus"`},
@@ -183,7 +184,7 @@ func TestParseErrors(t *testing.T) {
 
 func TestThresholdJSONRoundTrip(t *testing.T) {
 	d := Options{}
-	o, err := Parse([]byte(`{"thresholds": {"m": ["avg<1", {"threshold": "max<2", "abortOnFail": true}, {"threshold": "min<3"}]}}`), "")
+	o, err := Parse([]byte(`{"thresholds": {"m": ["avg<1", {"threshold": "max<2", "abortOnFail": true}, {"threshold": "min<3"}, {"threshold": "p(99)<4", "window": "1m"}]}}`), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestThresholdJSONRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The object form survives only where it carries something.
-	if got, want := strings.TrimSpace(b.String()), `{"m":["avg<1",{"threshold":"max<2","abortOnFail":true},"min<3"]}`; got != want {
+	if got, want := strings.TrimSpace(b.String()), `{"m":["avg<1",{"threshold":"max<2","abortOnFail":true},"min<3",{"threshold":"p(99)<4","window":"1m0s"}]}`; got != want {
 		t.Errorf("marshalled %s, want %s", got, want)
 	}
 	if err := json.Unmarshal([]byte(`{"thresholds": {"m": ["avg<1", {"threshold": "max<2", "abortOnFail": true}]}}`), &d); err != nil {

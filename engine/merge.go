@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"time"
 
@@ -87,6 +88,7 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 	}
 	addThresholds(opts, cfg.Thresholds)
 	defs := ThresholdDefs(opts)
+	notes := wholeRunWindows(defs)
 	systemTags := map[string]bool{}
 	for _, t := range opts.SystemTags {
 		systemTags[t] = true
@@ -102,7 +104,6 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 	}
 	ingestFiles(eng, reg, files)
 
-	var notes []string
 	var elapsed time.Duration
 	var setupData json.RawMessage
 	accounts := map[string]*scenarioAccount{}
@@ -167,6 +168,24 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 		return crossed(report)
 	}
 	return nil
+}
+
+// wholeRunWindows turns the windowed thresholds of defs into thresholds on
+// the whole run, and says so: the merge reads each file's totals, not the
+// steps its windows are made of.
+func wholeRunWindows(defs map[string][]metrics.ThresholdDef) []string {
+	var notes []string
+	for _, key := range slices.Sorted(maps.Keys(defs)) {
+		for i, d := range defs[key] {
+			if d.Window == 0 {
+				continue
+			}
+			notes = append(notes, fmt.Sprintf("thresholds.%s: %q is judged on the whole merged run, not on each %s window: a merge reads each file's totals",
+				key, d.Source, d.Window))
+			defs[key][i].Window = 0
+		}
+	}
+	return notes
 }
 
 // recordedOptions reads the options a file recorded, for the whole test:

@@ -228,6 +228,9 @@ func ThresholdDefs(o *config.Options) map[string][]metrics.ThresholdDef {
 			if t.DelayAbortEval != nil {
 				d.DelayAbortEval = t.DelayAbortEval.Std()
 			}
+			if t.Window != nil {
+				d.Window = t.Window.Std()
+			}
 			defs[name] = append(defs[name], d)
 		}
 	}
@@ -428,6 +431,7 @@ func (r *testRun) run(parent context.Context) error {
 	// The test's clock starts once the VUs are ready, as before.
 	r.start = r.clock.Now()
 	r.state.RunStart = r.start
+	r.engine.SetStart(r.start)
 	r.ctl.status.Store(restapi.StatusStarted)
 	service := r.newBuffer()
 	if d, ok := r.ctl.setupGiven(); ok {

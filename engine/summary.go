@@ -120,7 +120,7 @@ func (w summaryWriter) write(parent context.Context, in *summary.Input) error {
 // summaryInput gathers what the summary shows.
 func (r *testRun) summaryInput(elapsed time.Duration, setupData []byte, rep *metrics.ThresholdReport) *summary.Input {
 	src := summarySource{
-		engine: r.engine, opts: r.opts,
+		engine: r.engine, opts: r.opts, start: r.start,
 		mode: r.cfg.SummaryMode, noColor: r.cfg.NoColor || !r.cfg.StdoutTTY,
 		stdoutTTY: r.cfg.StdoutTTY, stderrTTY: r.cfg.StderrTTY,
 	}
@@ -158,6 +158,9 @@ type summarySource struct {
 	noColor              bool
 	stdoutTTY, stderrTTY bool
 	scenarios            []scenarioAccount
+	// start is when the run's clock started, the windows' origin; zero
+	// for a merge.
+	start time.Time
 }
 
 // scenarioAccount is the account of one scenario that started.
@@ -179,6 +182,7 @@ func (src *summarySource) input(cfgs []executor.Config, elapsed time.Duration, s
 		},
 		State: summary.State{
 			IsStdOutTTY: src.stdoutTTY, IsStdErrTTY: src.stderrTTY, TestRunDuration: elapsed,
+			Start: src.start,
 		},
 		SetupData: setupData,
 	}
@@ -197,7 +201,12 @@ func (src *summarySource) input(cfgs []executor.Config, elapsed time.Duration, s
 		}
 		sm := summary.Metric{Name: m.Name, Metric: m.Metric, Sink: m.Sink, Parent: m.Parent, Selector: m.Selector}
 		for _, t := range rep.Results(m.Name) {
-			sm.Thresholds = append(sm.Thresholds, summary.Threshold{Source: t.Source, OK: t.OK, AbortOnFail: t.AbortOnFail})
+			st := summary.Threshold{Source: t.Source, OK: t.OK, AbortOnFail: t.AbortOnFail, Window: t.Window}
+			if t.Window != 0 {
+				st.Windows = summary.WindowVerdict{Judged: t.Windows, Failed: t.FailedWindows,
+					Failing: t.Failing, Worst: t.Worst, Value: t.Value, Late: t.Late}
+			}
+			sm.Thresholds = append(sm.Thresholds, st)
 		}
 		in.Metrics = append(in.Metrics, sm)
 	}

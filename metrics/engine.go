@@ -54,6 +54,10 @@ type Engine struct {
 
 	// breakdowns maps a metric's name to the tag it is broken down by.
 	breakdowns map[string]string
+
+	// origin is the run's start, from which windows are counted; zero
+	// until SetStart.
+	origin time.Time
 }
 
 type checkKey struct{ group, name string }
@@ -74,6 +78,9 @@ type metricState struct {
 	role     metricRole
 	tainted  bool
 	sets     []*thresholdSet
+	// wins are the windows of the sets' windowed thresholds, fed every
+	// sample.
+	wins []*windowState
 
 	subs []*subState
 	// by is the metric's breakdown, nil when it has none.
@@ -92,6 +99,7 @@ type subState struct {
 	observed bool
 	tainted  bool
 	sets     []*thresholdSet
+	wins     []*windowState
 }
 
 // NewEngine returns an engine for the metrics of reg with the submetrics
@@ -132,6 +140,7 @@ func NewEngine(reg *Registry, opts EngineOptions) (*Engine, error) {
 			st.observed = true
 			if set.selector == nil {
 				st.sets = append(st.sets, set)
+				st.wins = append(st.wins, set.wins...)
 				continue
 			}
 			// Keys that select the same tags share one submetric, named
@@ -140,6 +149,7 @@ func NewEngine(reg *Registry, opts EngineOptions) (*Engine, error) {
 			set.name = sub.name
 			sub.observed = true
 			sub.sets = append(sub.sets, set)
+			sub.wins = append(sub.wins, set.wins...)
 		}
 	}
 	if len(errs) > 0 {
@@ -246,6 +256,9 @@ func (e *Engine) Ingest(batch []Sample) {
 		}
 		st.sink.Add(*s)
 		st.observed = true
+		for _, w := range st.wins {
+			w.add(s, e.origin)
+		}
 		if st.subs == nil && st.role == roleNone && st.by == nil {
 			continue
 		}
@@ -259,6 +272,9 @@ func (e *Engine) Ingest(batch []Sample) {
 		for _, sub := range st.match(tags) {
 			sub.sink.Add(*s)
 			sub.observed = true
+			for _, w := range sub.wins {
+				w.add(s, e.origin)
+			}
 		}
 		switch st.role {
 		case roleChecks:
@@ -441,7 +457,7 @@ func results(sets []*thresholdSet) []ThresholdResult {
 	var r []ThresholdResult
 	for _, set := range sets {
 		for _, th := range set.items {
-			r = append(r, th.last)
+			r = append(r, th.result())
 		}
 	}
 	return r
@@ -475,12 +491,27 @@ func (e *Engine) Sink(name string) Sink {
 	return nil
 }
 
+// SetStart sets the run's start, from which the windows of windowed
+// thresholds are counted and to which EvaluateThresholds' elapsed time is
+// relative. Samples ingested before it count in the first window.
+func (e *Engine) SetStart(t time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.origin = t
+}
+
 // EvaluateThresholds evaluates the thresholds at elapsed test time. During
 // the run (final false) thresholds on empty sinks are skipped and keep
 // their last result; the final evaluation, after the last sample was
 // ingested, evaluates them all: an empty Trend's statistics are 0, an
 // empty Counter's count is 0, and a threshold on an empty Rate passes.
 // A Counter's rate is its sum per second of elapsed.
+//
+// Windowed thresholds are judged on each window once, during the run
+// WindowGrace after the window's end, at the final evaluation every window
+// left; a window without samples is not judged, except a Counter's, whose
+// count is then 0. A Counter's rate in a window is per second of the
+// window, or of the part of it the run lasted.
 func (e *Engine) EvaluateThresholds(elapsed time.Duration, final bool) *ThresholdReport {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -352,3 +352,39 @@ func BenchmarkEvaluateThresholds(b *testing.B) {
 		e.EvaluateThresholds(time.Minute, false)
 	}
 }
+
+// BenchmarkEngineIngestWindowed is BenchmarkEngineIngest with windowed
+// thresholds on http_req_duration (1 min) and http_req_failed (10 s): each
+// batch is 10 ms later than the one before, and thresholds are evaluated
+// every 2 s of that time, as during a run, so windows fill, are judged and
+// have their steps reused.
+func BenchmarkEngineIngestWindowed(b *testing.B) {
+	reg := NewRegistry()
+	bi := RegisterBuiltin(reg)
+	e, err := NewEngine(reg, EngineOptions{ExpectedResponseSubmetric: true, Thresholds: map[string][]ThresholdDef{
+		"http_req_duration": append(src("p(95)<500", "avg<200"), ThresholdDef{Source: "p(99)<300", Window: time.Minute}),
+		"http_req_failed":   append(src("rate<0.01"), ThresholdDef{Source: "rate<0.05", Window: 10 * time.Second}),
+		"http_req_duration{name:https://test.k6.io/}": src("p(99)<1000"),
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := httpBatch(bi, BufferSize)
+	start := batch[0].Time
+	e.SetStart(start)
+	const tick = 10 * time.Millisecond
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		at := start.Add(time.Duration(i) * tick)
+		for j := range batch {
+			batch[j].Time = at
+		}
+		e.Ingest(batch)
+		if i%200 == 0 {
+			e.EvaluateThresholds(time.Duration(i)*tick, false)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(batch))/b.Elapsed().Seconds(), "samples/s")
+}

@@ -295,18 +295,23 @@ func rankValue(h *hdrhistogram.Histogram, r int64) float64 {
 	// ValueAtPercentile looks for the first bucket whose cumulative count
 	// reaches round(q/100·n); this q makes that count exactly r+1.
 	q := 100 * (float64(r) + 1) / float64(n)
-	hi := h.ValueAtPercentile(q)
-	w := bucketWidth(hi)
-	return (float64(hi-w+1) + float64(w-1)/2) * TrendResolution
+	return TrendBucketMiddle(h.ValueAtPercentile(q)) * TrendResolution
 }
 
-// bucketWidth is the number of units in the histogram bucket whose highest
-// value is hi.
-func bucketWidth(hi int64) int64 {
-	if hi < trendSubBuckets {
+// TrendBucketMiddle is the middle, in units, of the bucket of a trend
+// histogram (values in TrendUnits, TrendSignificantDigits digits) that
+// holds u: what a TrendSink's percentiles read any value of that bucket as.
+func TrendBucketMiddle(u int64) float64 {
+	w := bucketWidth(u)
+	return float64(u&^(w-1)) + float64(w-1)/2
+}
+
+// bucketWidth is the number of units in the histogram bucket holding u.
+func bucketWidth(u int64) int64 {
+	if u < trendSubBuckets {
 		return 1
 	}
-	return 1 << (bits.Len64(uint64(hi)) - trendSubBucketsBits)
+	return 1 << (bits.Len64(uint64(u)) - trendSubBucketsBits)
 }
 
 // Histogram returns the histogram of the non-negative values, in units of

@@ -16,6 +16,11 @@ type ThresholdDef struct {
 	// the run, once DelayAbortEval of test time has passed.
 	AbortOnFail    bool
 	DelayAbortEval time.Duration
+	// Window, when not 0, judges the threshold on every window of this
+	// length (see WindowStep) instead of on the whole run: it fails when
+	// one window fails, and AbortOnFail acts on the first failing window
+	// that ends at or after DelayAbortEval.
+	Window time.Duration
 }
 
 // Thresholds are the validated thresholds of a run, with the result of
@@ -33,6 +38,9 @@ type thresholdSet struct {
 	metric   *Metric
 	selector *TagSet // nil for the metric itself
 	items    []*threshold
+	// wins judge the windowed thresholds among items, one per window
+	// length.
+	wins []*windowState
 }
 
 type threshold struct {
@@ -80,9 +88,18 @@ func NewThresholds(reg *Registry, defs map[string][]ThresholdDef) (*Thresholds, 
 				errs = append(errs, fmt.Errorf("%s: delayAbortEval of %q must not be negative", path, d.Source))
 				continue
 			}
+			if d.Window != 0 && d.Window < MinWindow {
+				errs = append(errs, fmt.Errorf("%s: the window of %q must be at least %s, got %s", path, d.Source, MinWindow, d.Window))
+				continue
+			}
 			th := &threshold{def: d, expr: e}
 			th.last = ThresholdResult{Source: d.Source, AbortOnFail: d.AbortOnFail, DelayAbortEval: d.DelayAbortEval, OK: true}
 			set.items = append(set.items, th)
+			if d.Window != 0 {
+				ws := set.window(d.Window)
+				ws.items = append(ws.items, th)
+				th.last.Window = ws.window
+			}
 		}
 		t.sets = append(t.sets, set)
 	}
@@ -90,6 +107,18 @@ func NewThresholds(reg *Registry, defs map[string][]ThresholdDef) (*Thresholds, 
 		return nil, errors.Join(errs...)
 	}
 	return t, nil
+}
+
+// window returns the set's windowState of windows of length w.
+func (set *thresholdSet) window(w time.Duration) *windowState {
+	for _, ws := range set.wins {
+		if ws.asked == w {
+			return ws
+		}
+	}
+	ws := newWindowState(set.metric.Type, w)
+	set.wins = append(set.wins, ws)
+	return ws
 }
 
 // Len returns the number of thresholds.
@@ -175,8 +204,26 @@ type ThresholdResult struct {
 	Evaluated bool
 	// Value is the aggregated value that was compared, 0 when the sink
 	// had none (an empty Rate, a Counter's rate before any time passed);
-	// such a threshold passes.
+	// such a threshold passes. For a windowed threshold it is the value
+	// of the Worst window.
 	Value float64
+
+	// Window is the length of the windows of a windowed threshold, 0 for
+	// one judged on the whole run; the fields below are a windowed
+	// threshold's.
+	Window time.Duration
+	// Windows counts the windows judged so far, FailedWindows those that
+	// failed.
+	Windows, FailedWindows int
+	// Failing are the stretches of the run the failing windows cover,
+	// overlapping ones joined, in order.
+	Failing []WindowSpan
+	// Worst is the window whose value is furthest on the failing side of
+	// the bound (for == and !=, the first failing window).
+	Worst WindowSpan
+	// Late counts samples that reached the engine after every window
+	// holding them had been judged (WindowGrace): they are in no window.
+	Late int64
 }
 
 // evaluate runs the thresholds of set against sink and appends the results
@@ -184,8 +231,15 @@ type ThresholdResult struct {
 func (set *thresholdSet) evaluate(sink Sink, elapsed time.Duration, final bool, rep *ThresholdReport) bool {
 	mt := MetricThresholds{Key: set.key, Name: set.name, Metric: set.metric, Selector: set.selector}
 	run := final || !sink.IsEmpty()
+	for _, ws := range set.wins {
+		ws.advance(elapsed, final, rep)
+		for _, th := range ws.items {
+			th.last.Late = ws.late
+		}
+	}
 	for _, th := range set.items {
-		if run {
+		// Windowed thresholds were judged window by window above.
+		if run && th.def.Window == 0 {
 			v, ok := aggregate(sink, th.expr, elapsed)
 			th.last.Evaluated = true
 			th.last.Value = v
@@ -198,10 +252,18 @@ func (set *thresholdSet) evaluate(sink Sink, elapsed time.Duration, final bool, 
 			mt.Tainted = true
 			rep.failed = true
 		}
-		mt.Thresholds = append(mt.Thresholds, th.last)
+		mt.Thresholds = append(mt.Thresholds, th.result())
 	}
 	rep.Metrics = append(rep.Metrics, mt)
 	return mt.Tainted
+}
+
+// result is a copy of the threshold's last result that later judgements
+// leave alone.
+func (th *threshold) result() ThresholdResult {
+	r := th.last
+	r.Failing = slices.Clone(r.Failing)
+	return r
 }
 
 // aggregate computes e's aggregation over sink; ok is false when the sink

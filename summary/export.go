@@ -165,13 +165,18 @@ func dataGroupOf(g *Group) map[string]any {
 //	             requests, backfilled, unestimated, vus, cadenceMedian,
 //	             cadenceMin, cadenceMax, rawP99, iterationP99, correctedP99}],
 //	             endpoints: [{name, requests, rawMetric, raw, corrected}],
+//	             windows: [{metric, threshold, windowMs, ok, judged, failed,
+//	             failing: [{fromMs, toMs}], worst: {fromMs, toMs, value}, late}],
 //	             warnings: [string]}
 //
 // holding the per-scenario arrival account of open-model scenarios, the
 // back-fill account of closed-model scenarios that back-fill
 // corrected_latency, each request name's raw and corrected p(50), p(99)
 // and p(99.9) (raw from rawMetric, absent when the name recorded none;
-// times in milliseconds) and the warnings the text summary prints. Every object is a
+// times in milliseconds), how the windows of each windowed threshold went
+// (offsets from the run's start in milliseconds; the threshold's ok is
+// also under metrics, in k6's shape) and the warnings the text summary
+// prints. Every object is a
 // map[string]any and every array a []any, so the value converts directly
 // to JavaScript or JSON.
 func Data(in *Input) map[string]any {
@@ -245,6 +250,26 @@ func Data(in *Input) map[string]any {
 	for i, w := range in.Warnings {
 		warnings[i] = w
 	}
+	ms2 := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	windows := []any{}
+	for _, m := range in.Metrics {
+		for _, t := range m.Thresholds {
+			if t.Window == 0 {
+				continue
+			}
+			w := t.Windows
+			failing := make([]any, len(w.Failing))
+			for i, s := range w.Failing {
+				failing[i] = map[string]any{"fromMs": ms2(s.From), "toMs": ms2(s.To)}
+			}
+			windows = append(windows, map[string]any{
+				"metric": m.Name, "threshold": t.Source, "windowMs": ms2(t.Window), "ok": t.OK,
+				"judged": int64(w.Judged), "failed": int64(w.Failed), "failing": failing,
+				"worst": map[string]any{"fromMs": ms2(w.Worst.From), "toMs": ms2(w.Worst.To), "value": jsonNumber(w.Value)},
+				"late":  w.Late,
+			})
+		}
+	}
 	out := map[string]any{
 		"root_group": dataGroupOf(in.RootGroup),
 		"options": map[string]any{
@@ -258,7 +283,7 @@ func Data(in *Input) map[string]any {
 			"testRunDurationMs": float64(in.State.TestRunDuration) / float64(time.Millisecond),
 		},
 		"metrics":   ms,
-		"metronome": map[string]any{"scenarios": scenarios, "backFills": fills, "endpoints": endpoints, "warnings": warnings},
+		"metronome": map[string]any{"scenarios": scenarios, "backFills": fills, "endpoints": endpoints, "windows": windows, "warnings": warnings},
 	}
 	if hasSetupData(in.SetupData) {
 		var v any

@@ -75,6 +75,25 @@ type Threshold struct {
 	Source      string
 	OK          bool
 	AbortOnFail bool
+	// Window is the length of the windows a windowed threshold was judged
+	// on, 0 for a threshold on the whole run; Windows is how they went.
+	Window  time.Duration
+	Windows WindowVerdict
+}
+
+// WindowVerdict is how the windows of a windowed threshold went.
+type WindowVerdict struct {
+	// Judged counts the windows judged, Failed those that failed.
+	Judged, Failed int
+	// Failing are the stretches of the run the failing windows cover, as
+	// offsets from its start (State.Start).
+	Failing []metrics.WindowSpan
+	// Worst is the window furthest on the failing side; Value is its
+	// aggregated value.
+	Worst metrics.WindowSpan
+	Value float64
+	// Late counts samples that came after their windows were judged.
+	Late int64
 }
 
 // Group is a group of checks and groups.
@@ -105,6 +124,9 @@ type Options struct {
 type State struct {
 	IsStdOutTTY, IsStdErrTTY bool
 	TestRunDuration          time.Duration
+	// Start is when the run's clock started, the origin of the windows of
+	// windowed thresholds.
+	Start time.Time
 }
 
 // ScenarioReport is the account of one open-model scenario (docs/DESIGN.md §2.4).

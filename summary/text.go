@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/metronome-load/metronome/metrics"
@@ -262,7 +263,9 @@ func (r *textRenderer) thresholds() {
 		fmt.Fprintf(&r.b, "    %s\n", m.Name)
 		for _, t := range m.Thresholds {
 			fmt.Fprintf(&r.b, "    %s '%s'", r.mark(t.OK), t.Source)
-			if agg, v, ok := thresholdStat(m, t.Source, r.in.State.TestRunDuration); ok {
+			if t.Window != 0 {
+				r.windowVerdict(m, &t)
+			} else if agg, v, ok := thresholdStat(m, t.Source, r.in.State.TestRunDuration); ok {
 				fmt.Fprintf(&r.b, " %s=%s", agg, r.thresholdValue(m, agg, v))
 			}
 			r.b.WriteByte('\n')
@@ -271,6 +274,65 @@ func (r *textRenderer) thresholds() {
 	}
 	r.b.WriteByte('\n')
 }
+
+// windowVerdict writes how a windowed threshold's windows went: the worst
+// window's value and where it was, then how many failed and where.
+//
+//	✗ 'p(99)<500' p(99)=2s in the worst 10s window (51s–1m1s); 11 of 111 windows failed: 51s–1m11s
+func (r *textRenderer) windowVerdict(m *Metric, t *Threshold) {
+	w := &t.Windows
+	if w.Judged == 0 {
+		fmt.Fprintf(&r.b, " no %s window had samples", t.Window)
+		return
+	}
+	if agg, ok := thresholdAgg(t.Source); ok {
+		fmt.Fprintf(&r.b, " %s=%s in the worst %s window (%s);", agg, r.thresholdValue(m, agg, w.Value), t.Window, FormatSpan(w.Worst))
+	}
+	if w.Failed == 0 {
+		fmt.Fprintf(&r.b, " all %d windows passed", w.Judged)
+	} else {
+		fmt.Fprintf(&r.b, " %d of %d windows failed: %s", w.Failed, w.Judged, w.spans())
+	}
+	if w.Late > 0 {
+		fmt.Fprintf(&r.b, " (%d samples came too late for their windows)", w.Late)
+	}
+}
+
+// maxFailingSpans is how many stretches of failing windows are listed; the
+// others are counted.
+const maxFailingSpans = 5
+
+// spans lists the stretches the failing windows cover: "51s–1m11s,
+// 1m40s–1m50s".
+func (w *WindowVerdict) spans() string {
+	var b strings.Builder
+	for i, s := range w.Failing[:min(len(w.Failing), maxFailingSpans)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(FormatSpan(s))
+	}
+	if more := len(w.Failing) - maxFailingSpans; more > 0 {
+		fmt.Fprintf(&b, " and %d more", more)
+	}
+	return b.String()
+}
+
+// String says how the windows of length window went, for tables: "12 of
+// 111 10s windows failed: 51s–1m11s, 1m40s–1m50s".
+func (w WindowVerdict) String(window time.Duration) string {
+	switch {
+	case w.Judged == 0:
+		return fmt.Sprintf("no %s window had samples", window)
+	case w.Failed == 0:
+		return fmt.Sprintf("all %d %s windows passed", w.Judged, window)
+	}
+	return fmt.Sprintf("%d of %d %s windows failed: %s", w.Failed, w.Judged, window, w.spans())
+}
+
+// FormatSpan writes a stretch of the run as offsets from its start,
+// "51s–1m1s".
+func FormatSpan(s metrics.WindowSpan) string { return s.From.String() + "–" + s.To.String() }
 
 // thresholdValue formats a threshold's aggregated value in the unit it
 // has: a Rate's rate as a percentage, a counter's rate per second, a count

@@ -37,14 +37,23 @@ func metricValues(m *Metric, trend []string, d time.Duration) []stat {
 	return nil
 }
 
-// thresholdStat returns the aggregation a threshold expression tests
-// ("p(95)" for "p(95)<500") and its current value for m.
-func thresholdStat(m *Metric, source string, d time.Duration) (string, float64, bool) {
+// thresholdAgg returns the aggregation a threshold expression tests:
+// "p(95)" for "p(95)<500".
+func thresholdAgg(source string) (string, bool) {
 	i := strings.IndexAny(source, "<>=!")
 	if i <= 0 {
+		return "", false
+	}
+	return strings.ReplaceAll(strings.TrimSpace(source[:i]), " ", ""), true
+}
+
+// thresholdStat returns the aggregation a threshold expression tests
+// and its value for m over the whole run.
+func thresholdStat(m *Metric, source string, d time.Duration) (string, float64, bool) {
+	agg, ok := thresholdAgg(source)
+	if !ok {
 		return "", 0, false
 	}
-	agg := strings.ReplaceAll(strings.TrimSpace(source[:i]), " ", "")
 	switch s := m.Sink.(type) {
 	case *metrics.TrendSink:
 		v, ok := trendStat(s, agg)

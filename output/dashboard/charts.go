@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/metronome-load/metronome/summary"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -58,6 +59,62 @@ var Palette = map[string]string{
 	"failed requests":               "#CB181D",
 	"raw (http_req_duration)":       "#3182BD",
 	"corrected (corrected_latency)": "#DE2D26",
+	failingWindows:                  "#FCBBA1",
+	"base raw":                      "#9ECAE1",
+	"new raw":                       "#3182BD",
+	"base corrected":                "#FC9272",
+	"new corrected":                 "#A50F15",
+}
+
+// failingWindows names the shading of the time charts where a windowed
+// threshold failed.
+const failingWindows = "failing threshold windows"
+
+// Mark is a stretch of the time axis to shade, in seconds since the
+// timeline's start: where a windowed threshold failed.
+type Mark struct {
+	From, To float64
+}
+
+// MarksOf returns the stretches of the run where a windowed threshold of
+// in failed, placed on tl's time axis.
+func MarksOf(tl *Timeline, in *summary.Input) []Mark {
+	if in == nil {
+		return nil
+	}
+	// Windows are offsets from the run's start, which is a little after
+	// the dashboard's.
+	shift := 0.0
+	if !in.State.Start.IsZero() && !tl.Start.IsZero() {
+		shift = in.State.Start.Sub(tl.Start).Seconds()
+	}
+	var marks []Mark
+	for _, m := range in.Metrics {
+		for _, t := range m.Thresholds {
+			for _, s := range t.Windows.Failing {
+				marks = append(marks, Mark{From: shift + s.From.Seconds(), To: shift + s.To.Seconds()})
+			}
+		}
+	}
+	return marks
+}
+
+// shade draws marks across the plot's height in a translucent fill, over
+// the curves, which stay visible through it.
+func shade(marks []Mark) func(*plot.Plot) {
+	return func(p *plot.Plot) {
+		rgb := paletteColor(failingWindows).(color.RGBA)
+		fill := color.NRGBA{R: rgb.R, G: rgb.G, B: rgb.B, A: 110}
+		for _, m := range marks {
+			poly, err := plotter.NewPolygon(plotter.XYs{{X: m.From, Y: p.Y.Min}, {X: m.To, Y: p.Y.Min}, {X: m.To, Y: p.Y.Max}, {X: m.From, Y: p.Y.Max}})
+			if err != nil {
+				continue
+			}
+			poly.Color = fill
+			poly.LineStyle.Width = 0
+			p.Add(poly)
+		}
+	}
 }
 
 func paletteColor(name string) color.Color {
@@ -79,12 +136,17 @@ type series struct {
 	dashed bool
 }
 
-// Charts renders the charts of every section of tl. A chart without data
-// (schedule_lag in a closed-model scenario, say) is left out.
-func Charts(tl *Timeline) ([]Chart, error) {
+// Charts renders the charts of every section of tl, shading marks on the
+// time charts of the whole test. A chart without data (schedule_lag in a
+// closed-model scenario, say) is left out.
+func Charts(tl *Timeline, marks ...Mark) ([]Chart, error) {
 	var out []Chart
 	for _, sec := range tl.Sections {
-		cs, err := sectionCharts(tl, sec)
+		var m []Mark
+		if sec.Name == "" {
+			m = marks
+		}
+		cs, err := sectionCharts(tl, sec, m)
 		if err != nil {
 			return nil, err
 		}
@@ -103,7 +165,7 @@ func SectionID(name string) string {
 
 var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
-func sectionCharts(tl *Timeline, sec *Section) ([]Chart, error) {
+func sectionCharts(tl *Timeline, sec *Section, marks []Mark) ([]Chart, error) {
 	prefix := SectionID(sec.Name)
 	period := tl.Period.Seconds()
 	xs := func(i int) float64 { return float64(i+1) * period }
@@ -132,9 +194,16 @@ func sectionCharts(tl *Timeline, sec *Section) ([]Chart, error) {
 
 	var charts []Chart
 	add := func(id, title, caption, xLabel, yLabel string, ss []series, opts ...func(*plot.Plot)) error {
+		shaded := xLabel == timeAxis && len(marks) > 0
+		if shaded {
+			opts = append(opts, shade(marks))
+		}
 		c, err := newChart(prefix+"-"+id, title, caption, xLabel, yLabel, ss, opts...)
 		if c != nil {
 			c.Section = sec.Name
+			if shaded {
+				c.Legend = append(c.Legend, LegendEntry{Name: failingWindows, Color: Palette[failingWindows]})
+			}
 			charts = append(charts, *c)
 		}
 		return err
@@ -258,6 +327,27 @@ func spectrum(name string, h *hdrhistogram.Histogram) series {
 	}
 	s.pts = append(s.pts, plotter.XY{X: top, Y: float64(h.Max()) / 1000})
 	return s
+}
+
+// SpectrumCurve is one distribution to draw on a percentile spectrum.
+type SpectrumCurve struct {
+	// Name labels the curve and picks its colour in Palette.
+	Name string
+	// Hist holds the values in microseconds.
+	Hist   *hdrhistogram.Histogram
+	Dashed bool
+}
+
+// SpectrumChart draws curves on one percentile spectrum, with the axis of
+// the report's spectrum charts; `metronome compare` overlays two runs'.
+func SpectrumChart(id, title, caption string, curves ...SpectrumCurve) (*Chart, error) {
+	ss := make([]series, 0, len(curves))
+	for _, c := range curves {
+		s := spectrum(c.Name, c.Hist)
+		s.dashed = c.Dashed
+		ss = append(ss, s)
+	}
+	return newChart(id, title, caption, "percentile", "latency (ms)", ss, spectrumAxis)
 }
 
 // spectrumAxis labels x = log10(1/(1−p)) with the percentiles 0, 90, 99,

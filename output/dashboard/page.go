@@ -57,10 +57,12 @@ type Report struct {
 	Text string
 }
 
-// ThresholdRow is one evaluated threshold.
+// ThresholdRow is one evaluated threshold. Windows, for a windowed
+// threshold, says how many windows failed and where.
 type ThresholdRow struct {
 	Metric, Source string
 	OK             bool
+	Windows        string
 }
 
 // Page is everything the template renders.
@@ -88,7 +90,7 @@ type PageSection struct {
 // is the end-of-test summary: its percentiles and accounts replace the
 // timeline's own.
 func BuildPage(tl *Timeline, in *summary.Input, live bool, note string) (*Page, error) {
-	charts, err := Charts(tl)
+	charts, err := Charts(tl, MarksOf(tl, in)...)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +209,11 @@ func reportOf(in *summary.Input, o *Overview) *Report {
 	r := &Report{Scenarios: in.Scenarios, BackFills: in.BackFills, Warnings: in.Warnings}
 	for _, m := range in.Metrics {
 		for _, t := range m.Thresholds {
-			r.Thresholds = append(r.Thresholds, ThresholdRow{Metric: m.Name, Source: t.Source, OK: t.OK})
+			row := ThresholdRow{Metric: m.Name, Source: t.Source, OK: t.OK}
+			if t.Window != 0 {
+				row.Windows = t.Windows.String(t.Window)
+			}
+			r.Thresholds = append(r.Thresholds, row)
 		}
 		if m.Parent != "" {
 			continue
