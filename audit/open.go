@@ -37,7 +37,8 @@ import (
 // free after t_i (the first iteration end; the regular end of the
 // schedule when none came before it), as metronome charges its own drops:
 // a lower bound. Arrivals of the schedule with no event in the output
-// (iterations interrupted at the end, which k6 does not record, or an
+// (the last ones when k6's timer lost the race against the scenario's
+// end, iterations interrupted at the end, which k6 does not record, or an
 // output cut short) are counted and not charged.
 func (a *auditRun) rebuildOpen(sc *scenario, sched *executor.Schedule, rec metrics.Recorder) error {
 	acc := sc.audit
@@ -71,7 +72,9 @@ func (a *auditRun) rebuildOpen(sc *scenario, sched *executor.Schedule, rec metri
 	}
 	acc.Missing = n - int64(len(events))
 	if acc.Missing > 0 {
-		acc.Notes = append(acc.Notes, fmt.Sprintf("%d arrivals of the schedule left no start or drop in the output (iterations interrupted at the end, which k6 does not record, or an output cut short): they are not charged", acc.Missing))
+		acc.Notes = append(acc.Notes, fmt.Sprintf("%d arrivals of the schedule left no start or drop in the output: "+
+			"k6 ended the scenario before settling them (its timer lost the race against the end), "+
+			"their iterations were interrupted at the end (k6 records none), or the output was cut short; they are not charged", acc.Missing))
 	}
 	if len(events) == 0 {
 		return nil

@@ -34,6 +34,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	for _, s := range r.Skipped() {
 		fmt.Fprintf(&b, "  skipped: %s\n", s)
 	}
+	if r.Outside > 0 {
+		fmt.Fprintf(&b, "  note: %d requests were made outside the scenarios (setup, teardown): they are in k6's figures but record no corrected_latency, as in metronome\n", r.Outside)
+	}
 	fmt.Fprintf(&b, "\ncorrected_latency, schedule_lag and every \"audit\" row below are %s.\n", Reconstructed)
 	b.WriteString(summary.Text(r.Summary))
 	b.WriteString(r.accounts())
@@ -42,7 +45,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	return err
 }
 
-// Skipped says in words what of the output the audit did not use.
+// Skipped says in words what of the output the audit skipped.
 func (r *Result) Skipped() []string {
 	rd := r.Reading
 	var out []string
@@ -57,9 +60,6 @@ func (r *Result) Skipped() []string {
 	}
 	for _, name := range slices.Sorted(maps.Keys(rd.Conflicting)) {
 		out = append(out, fmt.Sprintf("the samples of %s: the output %s", name, rd.Conflicting[name]))
-	}
-	if r.Outside > 0 {
-		out = append(out, fmt.Sprintf("%d requests made outside the scenarios (setup, teardown): they are in k6's figures but record no corrected_latency, as in metronome", r.Outside))
 	}
 	return out
 }
@@ -153,6 +153,12 @@ func (r *Result) table() string {
 		rows = append(rows, cells)
 	}
 	writeColumns(&b, rows)
+	for _, sc := range r.Scenarios {
+		if sc.Dropped > 0 {
+			b.WriteString("\n    A dropped arrival sent no request: its corrected_latency is its scenario's, in no name's row.\n")
+			break
+		}
+	}
 	b.WriteByte('\n')
 	return b.String()
 }
