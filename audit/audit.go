@@ -23,8 +23,10 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/metronome-load/metronome/executor"
@@ -47,6 +49,12 @@ type Options struct {
 	MinIterationDuration time.Duration
 	// Summary sets the summary's trend columns and time unit.
 	Summary summary.Options
+	// Log makes the audit write the HdrHistogram log (Result.WriteLog);
+	// LogEnv holds its K6_HDRLOG_* settings, and Logf receives what it
+	// leaves out (see hdrlog.Writer).
+	Log    bool
+	LogEnv map[string]string
+	Logf   func(format string, args ...any)
 }
 
 // DefaultBound is the latency the tables count samples above by default:
@@ -84,14 +92,16 @@ type Result struct {
 	// Start and End span the output's samples.
 	Start, End time.Time
 
-	// samples holds every sample, k6's and the rebuilt ones, in time
-	// order, for WriteLog.
-	samples []sample
+	// rebuilt holds the rebuilt samples in time order.
+	rebuilt []sample
+	// k6Log and rebuiltLog are the interval logs of k6's time trends and
+	// of the rebuilt samples, each in time order; WriteLog interleaves
+	// them.
+	k6Log, rebuiltLog []byte
 }
 
-// sample is one sample kept until the end: the metrics engine is made
-// once the output has declared every metric (a threshold may name one
-// declared late), and the log is written in time order.
+// sample is one rebuilt sample, kept to be logged in time order once every
+// scenario is rebuilt.
 type sample struct {
 	at     int64 // Unix nanoseconds
 	value  float64
@@ -146,6 +156,13 @@ type auditRun struct {
 	pending   *scenario
 	pendingAt int
 	raw       map[*metrics.Metric]bool
+
+	// The aggregates, fed as the output is read (see sinks.go); base is
+	// the first sample's time, where the log's intervals begin.
+	base time.Time
+	eng  engineFeed
+	log  *logBuffer
+	rows rowSet
 }
 
 // scenario is one scenario's samples and its rebuild.
@@ -154,7 +171,10 @@ type scenario struct {
 	iterations []iteration
 	requests   []request
 	drops      []drop
-	audit      *ScenarioAudit
+	// durations are the iterations' durations (iteration_duration), for
+	// the account's p99.
+	durations *metrics.TrendSink
+	audit     *ScenarioAudit
 }
 
 // Audit reads k6's JSON output from r (name is used in messages) and
@@ -173,12 +193,14 @@ func Audit(r io.Reader, name string, o Options) (*Result, error) {
 		byID:    map[string]*scenario{},
 		unknown: map[string]int64{},
 		raw:     map[*metrics.Metric]bool{},
+		rows:    newRowSet(o.Bound),
 	}
+	a.untagged.durations = metrics.NewTrendSink()
 	for _, cfg := range o.Scenarios {
 		if _, dup := a.byID[cfg.Base().Name]; dup {
 			continue
 		}
-		sc := &scenario{cfg: cfg, audit: &ScenarioAudit{Name: cfg.Base().Name, Executor: cfg.Base().Executor, Description: cfg.Description()}}
+		sc := &scenario{cfg: cfg, durations: metrics.NewTrendSink(), audit: &ScenarioAudit{Name: cfg.Base().Name, Executor: cfg.Base().Executor, Description: cfg.Description()}}
 		a.byID[sc.audit.Name] = sc
 		a.res.Scenarios = append(a.res.Scenarios, sc.audit)
 	}
@@ -198,10 +220,18 @@ func Audit(r io.Reader, name string, o Options) (*Result, error) {
 			return nil, err
 		}
 		a.take(p)
+		if a.eng.err != nil {
+			return nil, a.eng.err
+		}
 	}
 	a.res.Reading = rd.rd
 	if a.res.Reading.Points == 0 {
 		return nil, fmt.Errorf("%s holds no samples of k6's JSON output", name)
+	}
+	if len(a.unknown) > 0 {
+		names := slices.Sorted(maps.Keys(a.unknown))
+		return nil, fmt.Errorf("%s holds samples of scenario %s, which the options do not have (they have %s): audit with the run's script and options (the same -e variables, --config and option flags as k6 run)",
+			name, strings.Join(names, ", "), strings.Join(a.scenarioNames(), ", "))
 	}
 	if err := a.placeUntagged(); err != nil {
 		return nil, err
@@ -221,7 +251,16 @@ func Audit(r io.Reader, name string, o Options) (*Result, error) {
 // time trend for the log; iterations, requests and drops are filed by
 // scenario for the rebuild.
 func (a *auditRun) take(p point) {
-	a.res.samples = append(a.res.samples, sample{at: p.time.UnixNano(), value: p.value, metric: p.metric, tags: p.tags})
+	if a.base.IsZero() {
+		a.begin(p.time)
+	}
+	a.res.Start = minTime(a.res.Start, p.time)
+	a.res.End = maxTime(a.res.End, p.time)
+	s := metrics.Sample{Metric: p.metric, Tags: p.tags, Time: p.time, Value: p.value}
+	a.eng.add(a, s)
+	if a.log != nil && p.metric.Type == metrics.Trend && p.metric.Contains == metrics.Time {
+		a.log.add(s)
+	}
 	name, tagged := p.tags.Get("scenario")
 	if tagged {
 		a.scenarioTagged = true
@@ -231,6 +270,7 @@ func (a *auditRun) take(p point) {
 	case metrics.IterationDurationName:
 		if sc := a.scenarioOf(name, tagged); sc != nil {
 			sc.iterations = append(sc.iterations, iteration{start: at - millisToNanos(p.value), end: at, tags: p.tags, vu: p.vu, iter: p.iter})
+			sc.durations.AddValue(p.value)
 		}
 	case metrics.DroppedIterationsName:
 		if sc := a.scenarioOf(name, tagged); sc != nil {
@@ -250,6 +290,7 @@ func (a *auditRun) take(p point) {
 		if !a.isRaw(p.metric) {
 			return
 		}
+		a.rows.add(SourceK6, s, a.res.Start)
 		sc := a.scenarioOf(name, tagged)
 		if sc == nil {
 			if !tagged {
@@ -309,10 +350,20 @@ func (a *auditRun) placeUntagged() error {
 		return fmt.Errorf("%s has no scenario tags (the run's --system-tags left out scenario), so its samples cannot be told apart among the options' %d scenarios; audit a run made with the scenario system tag", a.res.Source, len(a.byID))
 	}
 	for _, sc := range a.byID {
-		sc.iterations, sc.requests, sc.drops = u.iterations, u.requests, u.drops
+		sc.iterations, sc.requests, sc.drops, sc.durations = u.iterations, u.requests, u.drops, u.durations
+		a.rows.untaggedAre(sc.audit.Name)
 		sc.audit.Notes = append(sc.audit.Notes, "the run had no scenario tag: every sample is taken as this scenario's (setup's and teardown's requests too)")
 	}
 	return nil
+}
+
+// scenarioNames names the options' scenarios, in their order.
+func (a *auditRun) scenarioNames() []string {
+	var out []string
+	for _, sc := range a.res.Scenarios {
+		out = append(out, sc.Name)
+	}
+	return out
 }
 
 // sortedScenarios returns the scenarios in the options' order.
@@ -362,8 +413,26 @@ func scheduleOf(cfg executor.Config) *executor.Schedule {
 
 // rebuilt takes one rebuilt sample.
 func (a *auditRun) rebuilt(s metrics.Sample) {
-	a.res.samples = append(a.res.samples, sample{at: s.Time.UnixNano(), value: s.Value, metric: s.Metric, tags: s.Tags})
+	a.eng.add(a, s)
+	if s.Metric == a.b.CorrectedLatency {
+		a.rows.add(SourceAudit, s, a.res.Start)
+	}
+	a.res.rebuilt = append(a.res.rebuilt, sample{at: s.Time.UnixNano(), value: s.Value, metric: s.Metric, tags: s.Tags})
 }
 
 // millisToNanos converts k6's milliseconds to whole nanoseconds.
 func millisToNanos(ms float64) int64 { return int64(math.Round(ms * 1e6)) }
+
+func minTime(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}

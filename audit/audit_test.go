@@ -28,11 +28,14 @@ const handoff = 0.03 // ms
 // arrivals 81–120 (1012.5–1500 ms) find the VU busy and k6 drops them;
 // arrival 121 (1512.5) starts. late delays the start of some arrivals by
 // that many milliseconds (a VU's goroutine woken late).
-func frozenOpen(meta bool, late map[int]float64) *k6Output {
+func frozenOpen(meta bool, late map[int]float64) *k6Output { return frozenOpenN(meta, late, 450) }
+
+// frozenOpenN is frozenOpen with n arrivals settled.
+func frozenOpenN(meta bool, late map[int]float64, n int) *k6Output {
 	o := newK6Output(meta)
 	free := 0.0
 	iter := 0
-	for i := range 450 {
+	for i := range n {
 		ti := 12.5 * float64(i)
 		if free > ti {
 			o.dropped(at(t0, ti+handoff), "open")
@@ -171,6 +174,21 @@ func TestClosedWithoutBackFill(t *testing.T) {
 	}
 }
 
+// k6 may settle a few arrivals due after the end of the duration (its
+// timer fires before it notices the end): those due within overrunWindow
+// of the end are audited as the schedule continued at its rate; more mean
+// the options are not the run's.
+func TestOpenPastTheEnd(t *testing.T) {
+	res := audit(t, frozenOpenN(true, nil, 456), openOptions)
+	if sc := res.Scenarios[0]; sc.Intended != 456 || sc.PastEnd != 6 || sc.OnTime != 416 || sc.Dropped != 40 || sc.MaxLag != 0 {
+		t.Errorf("account %+v: want 456 intended, 6 past the end, 416 on time, 40 dropped, no lag", sc)
+	}
+	_, err := Audit(bytes.NewReader(frozenOpenN(true, nil, 460).b.Bytes()), "out.json", Options{Scenarios: scenarios(t, openOptions)})
+	if err == nil || !strings.Contains(err.Error(), "the output holds 460 started and dropped iterations") {
+		t.Errorf("10 arrivals past the end (125 ms at 80/s): err = %v, want the options questioned", err)
+	}
+}
+
 // Options that do not match the run are an error when the output holds
 // more arrivals than their schedule: the audit would charge the wrong
 // ones. Fewer are counted as missing.
@@ -200,7 +218,7 @@ func audit(t *testing.T, out *k6Output, options string) *Result {
 // values returns the values of metric's samples whose tags hold sel.
 func values(res *Result, metric string, sel map[string]string) []float64 {
 	var out []float64
-	for _, s := range res.samples {
+	for _, s := range res.rebuilt {
 		if s.metric.Name != metric {
 			continue
 		}

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -29,11 +30,12 @@ type ScenarioAudit struct {
 	// Intended counts the arrivals of the schedule; OnTime and Late split
 	// the started ones by their lag (executor.OnTimeTolerance), Dropped
 	// counts those charged as dropped, Missing those with no event in the
-	// output. Anchor is where the schedule was placed, MaxLag the largest
-	// lag.
-	Intended, OnTime, Late, Dropped, Missing int64
-	Anchor                                   time.Time
-	MaxLag                                   time.Duration
+	// output, PastEnd those k6 settled after the end of the duration (and
+	// Intended counts). Anchor is where the schedule was placed, MaxLag
+	// the largest lag.
+	Intended, OnTime, Late, Dropped, Missing, PastEnd int64
+	Anchor                                            time.Time
+	MaxLag                                            time.Duration
 
 	// How the requests were linked to their iterations (see linker).
 	LinkedExact, LinkedByVU, LinkedByTime, Unlinked int64
@@ -77,128 +79,32 @@ const (
 	SourceAudit = "audit"
 )
 
-// finish sorts the samples, aggregates them for the summary and the
-// thresholds, and builds the tables.
+// finish evaluates the thresholds, writes the log of the rebuilt samples
+// and builds the tables and the summary.
 func (a *auditRun) finish() error {
 	res := a.res
-	slices.SortStableFunc(res.samples, func(x, y sample) int { return cmp.Compare(x.at, y.at) })
-	res.Start = time.Unix(0, res.samples[0].at)
-	res.End = time.Unix(0, res.samples[len(res.samples)-1].at)
-	eng, err := metrics.NewEngine(a.reg, metrics.EngineOptions{
-		Thresholds: a.o.Thresholds,
-		Submetrics: []string{metrics.CorrectedLatencyName + "{" + summary.BackfilledTag + ":true}"},
-	})
+	eng, err := a.eng.finish(a)
 	if err != nil {
-		return fmt.Errorf("thresholds: %w", err)
+		return err
 	}
-	batch := make([]metrics.Sample, 0, 4096)
-	for _, s := range res.samples {
-		batch = append(batch, s.sample())
-		if len(batch) == cap(batch) {
-			eng.Ingest(batch)
-			batch = batch[:0]
-		}
-	}
-	eng.Ingest(batch)
 	elapsed := res.End.Sub(res.Start)
 	res.Report = eng.EvaluateThresholds(elapsed, true)
-	res.Rows = a.rows()
+	slices.SortStableFunc(res.rebuilt, func(x, y sample) int { return cmp.Compare(x.at, y.at) })
+	if a.log != nil {
+		if res.k6Log, err = a.log.close(); err != nil {
+			return fmt.Errorf("the HdrHistogram log: %w", err)
+		}
+		lb := newLogBuffer(a.base, a.o.LogEnv, a.o.Logf)
+		for _, s := range res.rebuilt {
+			lb.add(metrics.Sample{Metric: s.metric, Tags: s.tags, Time: time.Unix(0, s.at), Value: s.value})
+		}
+		if res.rebuiltLog, err = lb.close(); err != nil {
+			return fmt.Errorf("the HdrHistogram log: %w", err)
+		}
+	}
+	res.Rows = a.rows.rows(a.base, a.scenarioNames())
 	res.Summary = a.summaryInput(eng, elapsed)
 	return nil
-}
-
-func (s sample) sample() metrics.Sample {
-	return metrics.Sample{Metric: s.metric, Tags: s.tags, Time: time.Unix(0, s.at), Value: s.value}
-}
-
-// rowKey identifies a Row.
-type rowKey struct {
-	source, metric, scenario, name string
-}
-
-// rows aggregates k6's raw durations and the rebuilt corrected_latency
-// per scenario and per request name, with the estimator of the summary
-// and of metronome merge, and counts the values over the bound exactly.
-func (a *auditRun) rows() []Row {
-	res := a.res
-	bound := metrics.Milliseconds(res.Bound)
-	by := map[rowKey]*Row{}
-	lastInterval := map[*Row]int64{}
-	add := func(k rowKey, s sample) {
-		r := by[k]
-		if r == nil {
-			labels := "scenario=" + k.scenario
-			if k.name != "" {
-				labels = "name=" + k.name
-			}
-			r = &Row{Summary: hdrlog.Summary{Metric: k.metric, Labels: labels}, Source: k.source, Reconstructed: k.source == SourceAudit,
-				BoundMs: bound, sink: metrics.NewTrendSink()}
-			by[k] = r
-			lastInterval[r] = -1
-		}
-		r.sink.AddValue(s.value)
-		if s.value > bound {
-			r.OverBound++
-		}
-		// The log's intervals: count those the row has values in.
-		iv := (s.at - res.samples[0].at) / int64(hdrlog.DefaultInterval)
-		if iv != lastInterval[r] {
-			r.Intervals++
-			lastInterval[r] = iv
-			end := res.Start.Add(time.Duration(iv+1) * hdrlog.DefaultInterval)
-			if r.Start.IsZero() {
-				r.Start = end.Add(-hdrlog.DefaultInterval)
-			}
-			r.End = end
-		}
-	}
-	for _, s := range res.samples {
-		source := SourceK6
-		switch {
-		case s.metric == a.b.CorrectedLatency:
-			source = SourceAudit
-		case !a.isRaw(s.metric):
-			continue
-		}
-		if sc, ok := s.tags.Get("scenario"); ok && a.byID[sc] != nil {
-			add(rowKey{source: source, metric: s.metric.Name, scenario: sc}, s)
-		}
-		if name, ok := s.tags.Get("name"); ok {
-			add(rowKey{source: source, metric: s.metric.Name, name: name}, s)
-		}
-	}
-	out := make([]Row, 0, len(by))
-	for _, r := range by {
-		r.Count = r.sink.Count()
-		r.Min, r.Mean, r.Max = r.sink.Min(), r.sink.Avg(), r.sink.Max()
-		r.Percentiles = map[string]float64{}
-		for _, p := range hdrlog.Percentiles {
-			r.Percentiles[hdrlog.PercentileName(p)] = r.sink.Percentile(p)
-		}
-		r.Start, r.End = r.Start.UTC(), r.End.UTC()
-		out = append(out, *r)
-	}
-	order := map[string]int{}
-	for i, sc := range res.Scenarios {
-		order["scenario="+sc.Name] = i
-	}
-	slices.SortFunc(out, func(x, y Row) int {
-		// Scenarios in the options' order, then names; within each, k6's
-		// row before the audit's ("k6" > "audit").
-		xs, xok := order[x.Labels]
-		ys, yok := order[y.Labels]
-		switch {
-		case xok && yok && xs != ys:
-			return cmp.Compare(xs, ys)
-		case xok != yok:
-			if xok {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Or(cmp.Compare(x.Labels, y.Labels), cmp.Compare(y.Source, x.Source), cmp.Compare(x.Metric, y.Metric))
-	})
-	return out
 }
 
 // summaryInput is the end-of-test summary metronome would have printed,
@@ -247,19 +153,7 @@ func (a *auditRun) backFillReport(sc *ScenarioAudit, raw, corrected float64) sum
 		Requests:         sc.Requests, Backfilled: sc.Backfilled, Unestimated: sc.Unestimated,
 		RawP99: raw, CorrectedP99: corrected,
 	}
-	var its []float64
-	for _, s := range a.res.samples {
-		if s.metric == a.b.IterationDuration {
-			if name, _ := s.tags.Get("scenario"); name == sc.Name {
-				its = append(its, s.value)
-			}
-		}
-	}
-	if len(its) > 0 {
-		t := metrics.NewTrendSink()
-		for _, v := range its {
-			t.AddValue(v)
-		}
+	if t := a.byID[sc.Name].durations; t.Count() > 0 {
 		rep.IterationP99 = t.Percentile(99)
 	}
 	switch est := sc.Estimates; {
@@ -279,26 +173,13 @@ func (a *auditRun) backFillReport(sc *ScenarioAudit, raw, corrected float64) sum
 // WriteLog writes the audited run's HdrHistogram interval log: every time
 // trend of k6's output and the rebuilt corrected_latency and schedule_lag,
 // per scenario and request name, as -o hdrlog=FILE logs a metronome run,
-// so metronome merge, compare and report read it. env holds the log's
-// K6_HDRLOG_* settings; logf receives what the log leaves out.
-func (r *Result) WriteLog(w io.Writer, env map[string]string, logf func(string, ...any)) error {
-	lw, err := hdrlog.NewWriter(w, r.Start, env, logf)
-	if err != nil {
-		return err
+// so metronome merge, compare and report read it.
+// The audit must have been made with Options.Log.
+func (r *Result) WriteLog(w io.Writer) error {
+	if r.k6Log == nil {
+		return errors.New("the audit was made without its log (Options.Log)")
 	}
-	batch := make([]metrics.Sample, 0, 4096)
-	for _, s := range r.samples {
-		if s.metric.Type != metrics.Trend || s.metric.Contains != metrics.Time {
-			continue
-		}
-		batch = append(batch, s.sample())
-		if len(batch) == cap(batch) {
-			lw.Add(batch)
-			batch = batch[:0]
-		}
-	}
-	lw.Add(batch)
-	return lw.Close()
+	return mergeLogs(w, r.k6Log, r.rebuiltLog)
 }
 
 // Failed reports whether a threshold failed on the audited data.

@@ -114,6 +114,9 @@ func (c *auditCmd) audit(outputPath, scriptPath string) error {
 	o := audit.Options{
 		Scenarios: cfgs, Thresholds: defs, Bound: c.bound,
 		Summary: summary.Options{TrendStats: opts.SummaryTrendStats, Mode: "compact", NoColor: g.noColor || !isTTY(g.stdout)},
+		Log:     c.logPath != "" || c.reportPath != "",
+		LogEnv:  g.env,
+		Logf:    func(format string, args ...any) { fmt.Fprintf(g.stderr, "warning: "+format+"\n", args...) },
 	}
 	if opts.SummaryTimeUnit != nil {
 		o.Summary.TimeUnit = *opts.SummaryTimeUnit
@@ -183,9 +186,8 @@ func (c *auditCmd) writeFiles(res *audit.Result) error {
 	if c.logPath == "" && c.reportPath == "" {
 		return nil
 	}
-	logf := func(format string, args ...any) { fmt.Fprintf(g.stderr, "warning: "+format+"\n", args...) }
 	var log bytes.Buffer
-	if err := res.WriteLog(&log, g.env, logf); err != nil {
+	if err := res.WriteLog(&log); err != nil {
 		return exitcode.Errorf(exitcode.Generic, "audit: writing the HdrHistogram log: %v", err)
 	}
 	if c.logPath != "" {

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -24,12 +25,14 @@ import (
 // corrected_latency's p99 and its count over 100 ms within 10%. k6's own
 // figures show the stalls only in their max.
 //
-// With K6_BINARY set the test also re-runs k6 and audits that run too;
-// with -record-k6-audit it writes k6's outputs into testdata/audit
-// instead of reading the recorded ones.
+// TestAuditRecordedK6 compares the audit with metronome's live figures
+// recorded beside k6's outputs (testdata/audit/metronome-live.json);
+// TestAuditStockK6Live measures them again, and with K6_BINARY set also
+// re-runs k6 and audits that run. With -record-k6-audit it writes k6's
+// outputs and metronome's figures into testdata/audit instead.
 
 var recordK6Audit = flag.Bool("record-k6-audit", false,
-	"re-run real k6 ($K6_BINARY) for TestAuditStockK6 and write its JSON outputs into testdata/audit")
+	"re-run real k6 ($K6_BINARY) and metronome for TestAuditStockK6Live and write k6's JSON outputs and metronome's figures into testdata/audit")
 
 // auditStall is the reference stall: 500 ms every 5 s, the first 2 s
 // after the server starts. A run of 10 s that starts within 2 s of the
@@ -45,12 +48,20 @@ const auditSystemTags = "scenario,name,method,status,vu,iter"
 // metronome measures live (issue 28).
 const auditTolerance = 0.10
 
+// liveAttempts bounds the live runs made to get one the machine did not
+// disturb (see liveLatency).
+const liveAttempts = 3
+
 type auditCase struct{ name, scenario, script, fixture string }
 
 var auditCases = []auditCase{
 	{"constant-arrival-rate", "open", "open.js", "k6-open.json.gz"},
 	{"constant-vus", "closed", "closed.js", "k6-closed.json.gz"},
 }
+
+// liveFile holds metronome's live figures, measured when k6's outputs were
+// recorded, by scenario.
+var liveFile = filepath.Join("testdata", "audit", "metronome-live.json")
 
 // auditRow is one row of metronome audit --json.
 type auditRow struct {
@@ -64,37 +75,70 @@ type auditRow struct {
 	OverBound     int64              `json:"overBound"`
 }
 
-// latency is what the comparison looks at: a p99 and a count over 100 ms.
+// latency is what the comparison looks at: corrected_latency's p99 and its
+// count over 100 ms.
 type latency struct {
-	p99  float64
-	over int64
+	P99  float64 `json:"p99"`
+	Over int64   `json:"over100ms"`
 }
 
-func TestAuditStockK6(t *testing.T) {
+func TestAuditRecordedK6(t *testing.T) {
+	raw, err := os.ReadFile(liveFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded map[string]latency
+	if err := json.Unmarshal(raw, &recorded); err != nil {
+		t.Fatalf("%s: %v", liveFile, err)
+	}
+	for _, c := range auditCases {
+		t.Run(c.name, func(t *testing.T) {
+			rows := auditJSON(t, filepath.Join("testdata", "audit", c.fixture), c.script)
+			checkK6HidesStall(t, c, rows)
+			live, ok := recorded[c.scenario]
+			if !ok {
+				t.Fatalf("%s has no figures for scenario %s", liveFile, c.scenario)
+			}
+			compareAudit(t, "the audit of the recorded k6 output, against metronome's recorded live run", auditedLatency(t, c, rows), live)
+		})
+	}
+}
+
+func TestAuditStockK6Live(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-time stall runs (about 10 s each)")
 	}
 	if *recordK6Audit && k6Binary() == "" {
 		t.Fatal("-record-k6-audit needs real k6: set $K6_BINARY")
 	}
+	recorded := map[string]latency{}
 	for _, c := range auditCases {
 		t.Run(c.name, func(t *testing.T) {
 			fixture := filepath.Join("testdata", "audit", c.fixture)
 			if *recordK6Audit {
 				runK6Stall(t, c, fixture)
 			}
-			rows := auditJSON(t, fixture, c.script)
-			checkK6HidesStall(t, c, rows)
-			recorded := auditedLatency(t, c, rows)
 			live := liveLatency(t, c)
-			compareAudit(t, "the audit of the recorded k6 output", recorded, live)
+			recorded[c.scenario] = latency{P99: math.Round(live.P99*100) / 100, Over: live.Over}
+			compareAudit(t, "the audit of the recorded k6 output", auditedLatency(t, c, auditJSON(t, fixture, c.script)), live)
 			if k6Binary() == "" || *recordK6Audit {
 				return
 			}
 			out := filepath.Join(t.TempDir(), "k6.json.gz")
 			runK6Stall(t, c, out)
-			compareAudit(t, "the audit of k6 re-run now", auditedLatency(t, c, auditJSON(t, out, c.script)), live)
+			rows := auditJSON(t, out, c.script)
+			checkK6HidesStall(t, c, rows)
+			compareAudit(t, "the audit of k6 re-run now", auditedLatency(t, c, rows), live)
 		})
+	}
+	if *recordK6Audit && !t.Failed() {
+		b, err := json.MarshalIndent(recorded, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(liveFile, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -165,45 +209,95 @@ func auditedLatency(t *testing.T, c auditCase, rows []auditRow) latency {
 	if !r.Reconstructed {
 		t.Errorf("the audited row is not marked reconstructed")
 	}
-	return latency{p99: r.Percentiles["p99"], over: r.OverBound}
+	return latency{P99: r.Percentiles["p99"], Over: r.OverBound}
 }
 
 // liveLatency runs the case's script in metronome against a fresh stall
 // server and returns its corrected_latency's p99 (k6's estimator, over
-// every point) and count over 100 ms.
+// every point) and count over 100 ms. A run the machine disturbed is made
+// again, up to liveAttempts runs: one in which metronome started an
+// arrival more than 100 ms late (its own schedule_lag), or a request not
+// sent during a stall took more than 100 ms. On this shared 2-core
+// machine such a run came one time in four, with 90 arrivals more over
+// 100 ms than the stalls explain.
 func liveLatency(t *testing.T, c auditCase) latency {
 	t.Helper()
-	srv := startServer(t, auditStall)
-	out := filepath.Join(t.TempDir(), "live.json")
-	r := metronome(t, runSpec{args: []string{"run", "-q", "-e", "TARGET=" + srv.URL() + "/", "-o", "json=" + out, script("audit/" + c.script)},
-		timeout: 90 * time.Second})
-	if r.code != 0 {
-		t.Fatalf("metronome run exited with %d\n%s", r.code, r.stderr)
+	for attempt := 1; ; attempt++ {
+		srv := startServer(t, auditStall)
+		out := filepath.Join(t.TempDir(), "live.json")
+		r := metronome(t, runSpec{args: []string{"run", "-q", "-e", "TARGET=" + srv.URL() + "/", "-o", "json=" + out, script("audit/" + c.script)},
+			timeout: 90 * time.Second})
+		if r.code != 0 {
+			t.Fatalf("metronome run exited with %d\n%s", r.code, r.stderr)
+		}
+		l, disturbed := liveFigures(t, srv, out)
+		if disturbed == "" {
+			return l
+		}
+		if attempt == liveAttempts {
+			t.Fatalf("%d live runs in a row were disturbed by the machine's load, the last: %s", attempt, disturbed)
+		}
+		t.Logf("live run %d was disturbed (%s; p99 %.1f ms, %d over 100 ms): running again", attempt, disturbed, l.P99, l.Over)
 	}
+}
+
+// liveFigures reads a live run's JSON output: corrected_latency's p99 and
+// count over 100 ms, and what disturbed the run, "" when nothing did.
+func liveFigures(t *testing.T, srv *stallserver.Server, path string) (latency, string) {
+	t.Helper()
 	var vs []float64
 	var l latency
-	for _, line := range readJSONOutput(t, out) {
-		if line.Type == "Point" && line.Metric == "corrected_latency" {
-			vs = append(vs, *line.Data.Value)
-			if *line.Data.Value > 100 {
-				l.over++
+	late, slow := 0, 0
+	for _, line := range readJSONOutput(t, path) {
+		if line.Type != "Point" {
+			continue
+		}
+		v := *line.Data.Value
+		switch line.Metric {
+		case "corrected_latency":
+			vs = append(vs, v)
+			if v > 100 {
+				l.Over++
+			}
+		case "schedule_lag":
+			if v > 100 {
+				late++
+			}
+		case "http_req_duration":
+			if v <= 100 {
+				continue
+			}
+			end, err := time.Parse(time.RFC3339Nano, line.Data.Time)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent := end.Add(-time.Duration(v * float64(time.Millisecond)))
+			if _, stalled := srv.Schedule.StallEnd(sent.Sub(srv.Started())); !stalled {
+				slow++
 			}
 		}
 	}
 	slices.Sort(vs)
-	l.p99 = k6Percentile(vs, 0.99)
-	return l
+	l.P99 = k6Percentile(vs, 0.99)
+	var why []string
+	if late > 0 {
+		why = append(why, fmt.Sprintf("%d arrivals started more than 100 ms late", late))
+	}
+	if slow > 0 {
+		why = append(why, fmt.Sprintf("%d requests sent outside the stalls took more than 100 ms", slow))
+	}
+	return l, strings.Join(why, ", ")
 }
 
 // compareAudit holds an audit to the live measurement.
 func compareAudit(t *testing.T, what string, audited, live latency) {
 	t.Helper()
-	t.Logf("%s: p99 %.1f ms, %d over 100 ms; metronome live: p99 %.1f ms, %d over 100 ms", what, audited.p99, audited.over, live.p99, live.over)
-	if d := math.Abs(audited.p99-live.p99) / live.p99; d > auditTolerance {
-		t.Errorf("%s: p99 %.1f ms is %.0f%% from metronome's live %.1f ms (allowed %.0f%%)", what, audited.p99, 100*d, live.p99, 100*auditTolerance)
+	t.Logf("%s: p99 %.1f ms, %d over 100 ms; metronome live: p99 %.1f ms, %d over 100 ms", what, audited.P99, audited.Over, live.P99, live.Over)
+	if d := math.Abs(audited.P99-live.P99) / live.P99; d > auditTolerance {
+		t.Errorf("%s: p99 %.1f ms is %.1f%% from metronome's live %.1f ms (allowed %.0f%%)", what, audited.P99, 100*d, live.P99, 100*auditTolerance)
 	}
-	if d := math.Abs(float64(audited.over-live.over)) / float64(live.over); d > auditTolerance {
-		t.Errorf("%s: %d over 100 ms is %.0f%% from metronome's live %d (allowed %.0f%%)", what, audited.over, 100*d, live.over, 100*auditTolerance)
+	if d := math.Abs(float64(audited.Over-live.Over)) / float64(live.Over); d > auditTolerance {
+		t.Errorf("%s: %d over 100 ms is %.1f%% from metronome's live %d (allowed %.0f%%)", what, audited.Over, 100*d, live.Over, 100*auditTolerance)
 	}
 }
 
@@ -248,15 +342,18 @@ func TestAuditOutputs(t *testing.T) {
 		t.Errorf("merge reads %d values from the audit's log, the audit counted %d", merged[0].Count, audited.Count)
 	}
 
-	bare := filepath.Join(dir, "no-metadata.json.gz")
-	withoutMetadata(t, fixture, bare)
-	estimated := auditJSON(t, bare, c.script)
-	est := findRow(t, estimated, c, "audit", "corrected_latency")
-	t.Logf("without vu and iter: p99 %.1f ms, %d over 100 ms; with them: p99 %.1f ms, %d over 100 ms",
-		est.Percentiles["p99"], est.OverBound, audited.Percentiles["p99"], audited.OverBound)
-	if est.Count != audited.Count || math.Abs(est.Percentiles["p99"]-audited.Percentiles["p99"]) > 0.02*audited.Percentiles["p99"] ||
-		math.Abs(float64(est.OverBound-audited.OverBound)) > 0.02*float64(audited.OverBound) {
-		t.Errorf("without vu and iter metadata the audit gives %+v, with them %+v: want the same count and within 2%%", est, audited)
+	for _, c := range auditCases {
+		fixture := filepath.Join("testdata", "audit", c.fixture)
+		audited := findRow(t, auditJSON(t, fixture, c.script), c, "audit", "corrected_latency")
+		bare := filepath.Join(dir, "no-metadata-"+c.fixture)
+		withoutMetadata(t, fixture, bare)
+		est := findRow(t, auditJSON(t, bare, c.script), c, "audit", "corrected_latency")
+		t.Logf("%s without vu and iter: p99 %.1f ms, %d over 100 ms; with them: p99 %.1f ms, %d over 100 ms",
+			c.name, est.Percentiles["p99"], est.OverBound, audited.Percentiles["p99"], audited.OverBound)
+		if math.Abs(float64(est.Count-audited.Count)) > 0.02*float64(audited.Count) || math.Abs(est.Percentiles["p99"]-audited.Percentiles["p99"]) > 0.02*audited.Percentiles["p99"] ||
+			math.Abs(float64(est.OverBound-audited.OverBound)) > 0.02*float64(audited.OverBound) {
+			t.Errorf("%s: without vu and iter metadata the audit gives %+v, with them %+v: want them within 2%%", c.name, est, audited)
+		}
 	}
 }
 
