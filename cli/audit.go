@@ -86,6 +86,9 @@ estimated without them.`,
 
 func (c *auditCmd) audit(outputPath, scriptPath string) error {
 	g := c.run.g
+	if looksLikeOutput(scriptPath) {
+		return exitcode.Errorf(exitcode.InvalidConfig, "audit: %s looks like k6's JSON output, not a script: give the output first, then the script (or archive)", scriptPath)
+	}
 	if c.bound <= 0 {
 		return exitcode.Errorf(exitcode.InvalidConfig, "--over: must be a positive duration, got %s", c.bound)
 	}
@@ -212,4 +215,10 @@ func (c *auditCmd) writeFiles(res *audit.Result) error {
 	}
 	fmt.Fprintf(g.stderr, "wrote %s (HTML report, %d bytes)\n", c.reportPath, n)
 	return nil
+}
+
+// looksLikeOutput reports whether a path is named as k6's JSON output is.
+func looksLikeOutput(path string) bool {
+	p := strings.ToLower(path)
+	return strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".json.gz") || strings.HasSuffix(p, ".gz")
 }

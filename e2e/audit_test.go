@@ -357,6 +357,33 @@ func TestAuditOutputs(t *testing.T) {
 	}
 }
 
+// A mistake on the command line or in the files is one sentence and exit
+// code 104; a threshold that fails on the audited data is 99 (see
+// TestAuditOutputs).
+func TestAuditMistakes(t *testing.T) {
+	out, js := filepath.Join("testdata", "audit", "k6-open.json.gz"), script("audit/open.js")
+	measured := filepath.Join(t.TempDir(), "metronome.json")
+	if err := os.WriteFile(measured, []byte(`{"type":"Metric","data":{"name":"corrected_latency","type":"trend","contains":"time"},"metric":"corrected_latency"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{out}, "audit needs k6's JSON output and the script (or archive) of the run, in that order"},
+		{[]string{"no-such.json", js}, "audit: cannot read no-such.json: no such file or directory"},
+		{[]string{js, out}, "looks like k6's JSON output, not a script: give the output first"},
+		{[]string{js, js}, "testdata/audit/open.js is not k6 JSON output (k6 run -o json=FILE): line 1 is not a JSON object"},
+		{[]string{measured, js}, "already holds corrected_latency samples (a metronome run, or k6 with jslib/intended.js)"},
+		{[]string{out, script("audit/closed.js")}, "holds samples of scenario open, which the options do not have (they have closed)"},
+		{[]string{"-e", "DURATION=5s", out, js}, "but its schedule (1000.00 iterations/s for 5s (maxVUs: 20, gracefulStop: 30s)) intends only 5000"},
+		{[]string{"--threshold", "p(99)<5", out, js}, `--threshold "p(99)<5": expected METRIC=EXPRESSION`},
+		{[]string{"--threshold", "no_such=p(99)<5", out, js}, `metric "no_such" is not defined`},
+	} {
+		wantOneError(t, metronome(t, runSpec{args: append([]string{"audit"}, c.args...)}), 104, c.want)
+	}
+}
+
 // withoutMetadata copies a k6 JSON output without its vu and iter
 // metadata, as a run without them in --system-tags writes it.
 func withoutMetadata(t *testing.T, src, dst string) {
