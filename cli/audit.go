@@ -174,7 +174,7 @@ func (c *auditCmd) options(path string) (*config.Options, []executor.Config, err
 		return nil, nil, err
 	}
 	if opts.ExecutionSegment != nil {
-		return nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "--execution-segment: audit rebuilds whole runs; merge the JSON outputs of the instances into one file first")
+		return nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "--execution-segment: audit rebuilds whole runs, not one instance's part of a segmented one")
 	}
 	cfgs, err := engine.Scenarios(opts, script)
 	if err != nil {
