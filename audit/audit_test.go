@@ -138,7 +138,7 @@ func TestClosedBackFillsPerRequest(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				res := audit(t, frozenClosed(meta), `{"scenarios":{"closed":{"executor":"constant-vus","vus":1,"duration":"5625ms","expectedInterval":"`+interval+`"}}}`)
 				sc := res.Scenarios[0]
-				if sc.Requests != 410 || sc.Backfilled != 39 || sc.VUs != 1 || sc.VUsFromMetadata != meta {
+				if sc.Requests != 410 || sc.BackFill.Requests != 410 || sc.BackFill.Backfilled != 39 || sc.VUs != 1 || sc.VUsFromMetadata != meta {
 					t.Errorf("account %+v, want 410 requests, 39 back-filled, 1 VU (from metadata: %v)", sc, meta)
 				}
 				filled := values(res, metrics.CorrectedLatencyName, map[string]string{"backfilled": "true"})
@@ -153,8 +153,8 @@ func TestClosedBackFillsPerRequest(t *testing.T) {
 				if k6 := row(t, res, SourceK6, "scenario=closed"); k6.OverBound != 1 || k6.Percentiles["p99"] > 10.01 {
 					t.Errorf("k6's p99 %v, %d over 100 ms; want 10 and 1: the closed loop hides the freeze", k6.Percentiles["p99"], k6.OverBound)
 				}
-				if auto := interval == "auto"; auto && (len(sc.Estimates) != 1 || sc.Estimates[0] != 12500*time.Microsecond || sc.Unestimated != 5) {
-					t.Errorf("estimates %v, %d iterations unestimated; want [12.5ms] and 5", sc.Estimates, sc.Unestimated)
+				if auto := interval == "auto"; auto && (len(sc.BackFill.Estimates) != 1 || sc.BackFill.Estimates[0] != 12500*time.Microsecond || sc.BackFill.Unestimated != 5) {
+					t.Errorf("estimates %v, %d iterations unestimated; want [12.5ms] and 5", sc.BackFill.Estimates, sc.BackFill.Unestimated)
 				}
 			})
 		}

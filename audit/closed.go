@@ -39,10 +39,11 @@ const retireAfter = time.Second
 // (reconstructVUs). That is an estimate, and the account says so.
 func (a *auditRun) rebuildClosed(sc *scenario, rec metrics.Recorder) {
 	acc := sc.audit
+	fill := &acc.BackFill
 	if cm, ok := sc.cfg.(executor.ClosedModel); ok {
-		acc.Interval = cm.BackFillInterval()
+		fill.Interval = cm.BackFillInterval()
 	}
-	if !acc.Interval.Enabled() {
+	if !fill.Interval.Enabled() {
 		return
 	}
 	var vus [][]int
@@ -53,8 +54,8 @@ func (a *auditRun) rebuildClosed(sc *scenario, rec metrics.Recorder) {
 		last := int64(-1)
 		for _, i := range its {
 			it := &sc.iterations[i]
-			if acc.Interval.Mode == executor.IntervalFixed {
-				it.interval = acc.Interval.Fixed
+			if fill.Interval.Mode == executor.IntervalFixed {
+				it.interval = fill.Interval.Fixed
 				continue
 			}
 			if last >= 0 {
@@ -63,15 +64,15 @@ func (a *auditRun) rebuildClosed(sc *scenario, rec metrics.Recorder) {
 			last = it.start
 			est, ok := cad.Estimate()
 			if !ok {
-				acc.Unestimated++
+				fill.Unestimated++
 			}
 			it.interval = est
 		}
-		if est, ok := cad.Estimate(); ok && acc.Interval.Mode == executor.IntervalAuto {
-			acc.Estimates = append(acc.Estimates, est)
+		if est, ok := cad.Estimate(); ok && fill.Interval.Mode == executor.IntervalAuto {
+			fill.Estimates = append(fill.Estimates, est)
 		}
 	}
-	slices.Sort(acc.Estimates)
+	slices.Sort(fill.Estimates)
 	l := newLinker(sc.iterations)
 	corrected := a.b.CorrectedLatency
 	for _, q := range sc.requests {
@@ -80,7 +81,8 @@ func (a *auditRun) rebuildClosed(sc *scenario, rec metrics.Recorder) {
 			interval = sc.iterations[i].interval
 		}
 		executor.BackFill(rec, corrected, q.tags, time.Unix(0, q.end), q.own, interval)
-		acc.Backfilled += executor.BackFilled(q.own, interval)
+		fill.Requests++
+		fill.Backfilled += executor.BackFilled(q.own, interval)
 	}
 	l.account(acc)
 }

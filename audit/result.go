@@ -40,17 +40,12 @@ type ScenarioAudit struct {
 	// How the requests were linked to their iterations (see linker).
 	LinkedExact, LinkedByVU, LinkedByTime, Unlinked int64
 
-	// Interval is a closed-model scenario's expectedInterval; VUs the
-	// number of VUs its iterations ran on, taken from k6's vu metadata
-	// (VUsFromMetadata) or reconstructed; Backfilled the samples added,
-	// Unestimated the iterations that ran before their VU had an
-	// estimate, Estimates each VU's last estimate, ascending.
-	Interval        executor.ExpectedInterval
+	// BackFill is a closed-model scenario's back-fill account, as a
+	// metronome run keeps it; VUs is the number of VUs its iterations ran
+	// on, taken from k6's vu metadata (VUsFromMetadata) or reconstructed.
+	BackFill        executor.BackFillAccount
 	VUs             int
 	VUsFromMetadata bool
-	Backfilled      int64
-	Unestimated     int64
-	Estimates       []time.Duration
 
 	// Notes are what the account adds in words.
 	Notes []string
@@ -136,7 +131,7 @@ func (a *auditRun) summaryInput(eng *metrics.Engine, elapsed time.Duration) *sum
 				Intended: sc.Intended, OnTime: sc.OnTime, Late: sc.Late, Dropped: sc.Dropped,
 				RawP99: raw, CorrectedP99: corrected,
 			})
-		case sc.Interval.Enabled():
+		case sc.BackFill.Interval.Enabled():
 			in.BackFills = append(in.BackFills, a.backFillReport(sc, raw, corrected))
 		}
 	}
@@ -146,27 +141,19 @@ func (a *auditRun) summaryInput(eng *metrics.Engine, elapsed time.Duration) *sum
 // backFillReport is the summary's account of a back-filled scenario.
 func (a *auditRun) backFillReport(sc *ScenarioAudit, raw, corrected float64) summary.BackFillReport {
 	ms := metrics.Milliseconds
+	b := sc.BackFill
 	rep := summary.BackFillReport{
 		Name: sc.Name, Executor: sc.Executor,
-		ExpectedInterval: sc.Interval.String(),
-		Estimated:        sc.Interval.Mode == executor.IntervalAuto,
-		Requests:         sc.Requests, Backfilled: sc.Backfilled, Unestimated: sc.Unestimated,
+		ExpectedInterval: b.Interval.String(),
+		Estimated:        b.Interval.Mode == executor.IntervalAuto,
+		Requests:         b.Requests, Backfilled: b.Backfilled, Unestimated: b.Unestimated,
 		RawP99: raw, CorrectedP99: corrected,
 	}
 	if t := a.byID[sc.Name].durations; t.Count() > 0 {
 		rep.IterationP99 = t.Percentile(99)
 	}
-	switch est := sc.Estimates; {
-	case !rep.Estimated:
-		rep.CadenceMedian, rep.CadenceMin, rep.CadenceMax = ms(sc.Interval.Fixed), ms(sc.Interval.Fixed), ms(sc.Interval.Fixed)
-	case len(est) > 0:
-		rep.VUs = len(est)
-		med := est[len(est)/2]
-		if len(est)%2 == 0 {
-			med = est[len(est)/2-1] + (est[len(est)/2]-est[len(est)/2-1])/2
-		}
-		rep.CadenceMedian, rep.CadenceMin, rep.CadenceMax = ms(med), ms(est[0]), ms(est[len(est)-1])
-	}
+	vus, med, lo, hi := b.Cadences()
+	rep.VUs, rep.CadenceMedian, rep.CadenceMin, rep.CadenceMax = vus, ms(med), ms(lo), ms(hi)
 	return rep
 }
 

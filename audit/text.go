@@ -80,7 +80,7 @@ func (r *Result) accounts() string {
 			row("arrivals", fmt.Sprintf("%d started (%d on time, %d late), %d dropped (k6 counted %d), %d with no trace in the output",
 				sc.OnTime+sc.Late, sc.OnTime, sc.Late, sc.Dropped, sc.K6Dropped, sc.Missing))
 			row("charged", "each request its own time plus its iteration's lag; each drop the wait until a VU was free (a lower bound)")
-		case !sc.Interval.Enabled():
+		case !sc.BackFill.Interval.Enabled():
 			row("back-fill", "none: expectedInterval is off (the default of the iterations executors; --expected-interval auto back-fills), so nothing is rebuilt, as in metronome")
 		default:
 			from := "reconstructed from the iterations' starts and ends (an estimate: k6's vu metadata was not in the output)"
@@ -88,13 +88,13 @@ func (r *Result) accounts() string {
 				from = "from k6's vu metadata"
 			}
 			row("VUs", fmt.Sprintf("%d, %s", sc.VUs, from))
-			how := "the hand-set expectedInterval " + sc.Interval.String()
-			if sc.Interval.Mode == executor.IntervalAuto {
+			how := "the hand-set expectedInterval " + sc.BackFill.Interval.String()
+			if sc.BackFill.Interval.Mode == executor.IntervalAuto {
 				how = "each VU's cadence, estimated before each iteration from its earlier ones (auto)"
 			}
-			row("back-filled", fmt.Sprintf("%d samples added to %d requests at %s; %d iterations ran before their VU had an estimate", sc.Backfilled, sc.Requests, how, sc.Unestimated))
+			row("back-filled", fmt.Sprintf("%d samples added to %d requests at %s; %d iterations ran before their VU had an estimate", sc.BackFill.Backfilled, sc.BackFill.Requests, how, sc.BackFill.Unestimated))
 		}
-		if sc.Requests > 0 && (sc.Open || sc.Interval.Enabled()) {
+		if sc.Requests > 0 && (sc.Open || sc.BackFill.Interval.Enabled()) {
 			row("requests", sc.linkText())
 		}
 		for _, n := range sc.Notes {

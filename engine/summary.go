@@ -430,17 +430,8 @@ func backFillReport(name, executorName string, a executor.BackFillAccount, p99 f
 		IterationP99: p99(metrics.IterationDurationName + "{scenario:" + name + "}"),
 		CorrectedP99: p99(metrics.CorrectedLatencyName + "{scenario:" + name + "}"),
 	}
-	switch est := a.Estimates; {
-	case !rep.Estimated:
-		rep.CadenceMedian, rep.CadenceMin, rep.CadenceMax = ms(a.Interval.Fixed), ms(a.Interval.Fixed), ms(a.Interval.Fixed)
-	case len(est) > 0:
-		rep.VUs = len(est)
-		med := est[len(est)/2]
-		if len(est)%2 == 0 {
-			med = est[len(est)/2-1] + (est[len(est)/2]-est[len(est)/2-1])/2
-		}
-		rep.CadenceMedian, rep.CadenceMin, rep.CadenceMax = ms(med), ms(est[0]), ms(est[len(est)-1])
-	}
+	vus, med, lo, hi := a.Cadences()
+	rep.VUs, rep.CadenceMedian, rep.CadenceMin, rep.CadenceMax = vus, ms(med), ms(lo), ms(hi)
 	return rep
 }
 
