@@ -31,6 +31,7 @@ import (
 
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/output/hdrlog"
 	"github.com/metronome-load/metronome/summary"
 )
 
@@ -60,13 +61,6 @@ type Options struct {
 // DefaultBound is the latency the tables count samples above by default:
 // the stall experiment's (docs/DESIGN.md §7).
 const DefaultBound = 100 * time.Millisecond
-
-// rawMetrics are the duration metrics of the requests that record
-// corrected_latency (docs/DESIGN.md §2.2): k6/http, gRPC, WebSocket
-// connects. A k6/http request's own time, from asking for a connection to
-// its answer, is http_req_blocked (which in k6 spans the connection's
-// dialling and TLS) plus http_req_duration.
-var rawMetrics = []string{metrics.HTTPReqDurationName, "grpc_req_duration", "ws_connecting"}
 
 // Result is an audit: the rebuilt scenarios, the numbers beside k6's, the
 // summary and the threshold verdict.
@@ -304,11 +298,15 @@ func (a *auditRun) take(p point) {
 	}
 }
 
-// isRaw reports whether m is one of rawMetrics.
+// isRaw reports whether m is the duration metric of requests that record
+// corrected_latency (docs/DESIGN.md §2.2): k6/http's, gRPC's, WebSocket
+// connects' (hdrlog.RawMetrics). A k6/http request's own time, from
+// asking for a connection to its answer, is http_req_blocked (which in k6
+// spans the connection's dialling and TLS) plus http_req_duration.
 func (a *auditRun) isRaw(m *metrics.Metric) bool {
 	raw, ok := a.raw[m]
 	if !ok {
-		raw = slices.Contains(rawMetrics, m.Name)
+		raw = slices.Contains(hdrlog.RawMetrics, m.Name)
 		a.raw[m] = raw
 	}
 	return raw
