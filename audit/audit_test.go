@@ -161,6 +161,22 @@ func TestClosedBackFillsPerRequest(t *testing.T) {
 	}
 }
 
+// The summary is the one metronome prints, checks and groups included.
+func TestSummaryHasChecks(t *testing.T) {
+	out := frozenClosed(true)
+	for k := range 3 {
+		out.point("checks", at(t0, 5000+float64(k)), float64(k%2), map[string]string{"scenario": "closed", "check": "is 200", "group": ""}, 1, 400)
+	}
+	res := audit(t, out, `{"scenarios":{"closed":{"executor":"constant-vus","vus":1,"duration":"5625ms"}}}`)
+	var text bytes.Buffer
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "is 200") || !strings.Contains(text.String(), "1 out of 3") {
+		t.Errorf("the summary does not show the check and its tally:\n%s", text.String())
+	}
+}
+
 // A closed-model scenario whose expectedInterval is off (the default of
 // the iterations executors) records no corrected_latency, as in metronome.
 func TestClosedWithoutBackFill(t *testing.T) {

@@ -29,7 +29,7 @@ func newK6Output(meta bool) *k6Output { return &k6Output{declared: map[string]bo
 var kinds = map[string][2]string{
 	"http_reqs": {"counter", "default"}, "http_req_duration": {"trend", "time"}, "http_req_blocked": {"trend", "time"},
 	"http_req_failed": {"rate", "default"}, "iteration_duration": {"trend", "time"}, "iterations": {"counter", "default"},
-	"dropped_iterations": {"counter", "default"}, "data_sent": {"counter", "data"},
+	"dropped_iterations": {"counter", "default"}, "data_sent": {"counter", "data"}, "checks": {"rate", "default"},
 }
 
 func (o *k6Output) point(metric string, at time.Time, value float64, tags map[string]string, vu, iter int) {

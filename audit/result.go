@@ -113,6 +113,7 @@ func (a *auditRun) summaryInput(eng *metrics.Engine, elapsed time.Duration) *sum
 		}
 		in.Metrics = append(in.Metrics, sm)
 	}
+	in.RootGroup = summary.GroupTree(eng.Groups(), eng.Checks())
 	p99 := func(source, metric, scenario string) float64 {
 		for _, r := range a.res.Rows {
 			if r.Source == source && r.Metric == metric && r.Labels == "scenario="+scenario {
