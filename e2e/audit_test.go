@@ -52,12 +52,25 @@ const auditTolerance = 0.10
 // disturb (see liveLatency).
 const liveAttempts = 3
 
-type auditCase struct{ name, scenario, script, fixture string }
+type auditCase struct {
+	name, scenario, script, fixture string
+	// pause is the closed loop's pause after its request, 0 for the open
+	// model.
+	pause time.Duration
+}
 
 var auditCases = []auditCase{
-	{"constant-arrival-rate", "open", "open.js", "k6-open.json.gz"},
-	{"constant-vus", "closed", "closed.js", "k6-closed.json.gz"},
+	{"constant-arrival-rate", "open", "open.js", "k6-open.json.gz", 0},
+	{"constant-vus", "closed", "closed.js", "k6-closed.json.gz", 50 * time.Millisecond},
 }
+
+// slowCadence is how much longer than its pause a closed-loop VU's median
+// iteration may take in a live run that measures the server: on a quiet
+// machine metronome's took 50.5–51 ms for the 50 ms pause, k6's 52.4 ms.
+// A slower cadence, on a machine busy with other work, back-fills fewer
+// samples: one run at a load average of 9 counted 599 over 100 ms where
+// quiet runs count 790.
+const slowCadence = 1.1
 
 // liveFile holds metronome's live figures, measured when k6's outputs were
 // recorded, by scenario.
@@ -216,10 +229,13 @@ func auditedLatency(t *testing.T, c auditCase, rows []auditRow) latency {
 // server and returns its corrected_latency's p99 (k6's estimator, over
 // every point) and count over 100 ms. A run the machine disturbed is made
 // again, up to liveAttempts runs: one in which metronome started an
-// arrival more than 100 ms late (its own schedule_lag), or a request not
-// sent during a stall took more than 100 ms. On this shared 2-core
-// machine such a run came one time in four, with 90 arrivals more over
-// 100 ms than the stalls explain.
+// arrival more than 100 ms late (its own schedule_lag), a request not
+// sent during a stall took more than 100 ms, or a closed loop's cadence
+// was slowCadence times its pause. On this shared 2-core machine such a
+// run came one time in four, with 90 arrivals more over 100 ms than the
+// stalls explain. When every run is disturbed the machine cannot give
+// the reference and the test is skipped, saying so; TestAuditRecordedK6
+// holds the audit to the figures recorded on a quiet one.
 func liveLatency(t *testing.T, c auditCase) latency {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
@@ -230,12 +246,12 @@ func liveLatency(t *testing.T, c auditCase) latency {
 		if r.code != 0 {
 			t.Fatalf("metronome run exited with %d\n%s", r.code, r.stderr)
 		}
-		l, disturbed := liveFigures(t, srv, out)
+		l, disturbed := liveFigures(t, srv, out, c.pause)
 		if disturbed == "" {
 			return l
 		}
 		if attempt == liveAttempts {
-			t.Fatalf("%d live runs in a row were disturbed by the machine's load, the last: %s", attempt, disturbed)
+			t.Skipf("%d live runs in a row were disturbed by the machine's load, the last: %s", attempt, disturbed)
 		}
 		t.Logf("live run %d was disturbed (%s; p99 %.1f ms, %d over 100 ms): running again", attempt, disturbed, l.P99, l.Over)
 	}
@@ -243,9 +259,9 @@ func liveLatency(t *testing.T, c auditCase) latency {
 
 // liveFigures reads a live run's JSON output: corrected_latency's p99 and
 // count over 100 ms, and what disturbed the run, "" when nothing did.
-func liveFigures(t *testing.T, srv *stallserver.Server, path string) (latency, string) {
+func liveFigures(t *testing.T, srv *stallserver.Server, path string, pause time.Duration) (latency, string) {
 	t.Helper()
-	var vs []float64
+	var vs, its []float64
 	var l latency
 	late, slow := 0, 0
 	for _, line := range readJSONOutput(t, path) {
@@ -263,6 +279,8 @@ func liveFigures(t *testing.T, srv *stallserver.Server, path string) (latency, s
 			if v > 100 {
 				late++
 			}
+		case "iteration_duration":
+			its = append(its, v)
 		case "http_req_duration":
 			if v <= 100 {
 				continue
@@ -271,8 +289,10 @@ func liveFigures(t *testing.T, srv *stallserver.Server, path string) (latency, s
 			if err != nil {
 				t.Fatal(err)
 			}
+			// A request sent up to stallJitter before a stall can reach the
+			// server in it.
 			sent := end.Add(-time.Duration(v * float64(time.Millisecond)))
-			if _, stalled := srv.Schedule.StallEnd(sent.Sub(srv.Started())); !stalled {
+			if _, stalled := srv.Schedule.StallEnd(sent.Sub(srv.Started()) + stallJitter); !stalled {
 				slow++
 			}
 		}
@@ -285,6 +305,10 @@ func liveFigures(t *testing.T, srv *stallserver.Server, path string) (latency, s
 	}
 	if slow > 0 {
 		why = append(why, fmt.Sprintf("%d requests sent outside the stalls took more than 100 ms", slow))
+	}
+	slices.Sort(its)
+	if cadence := k6Percentile(its, 0.5); pause > 0 && cadence > slowCadence*float64(pause/time.Millisecond) {
+		why = append(why, fmt.Sprintf("the VUs' median iteration took %.1f ms for a pause of %v", cadence, pause))
 	}
 	return l, strings.Join(why, ", ")
 }
