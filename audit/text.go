@@ -131,7 +131,7 @@ var tablePercentiles = []float64{50, 90, 99, 99.9}
 // per request name.
 func (r *Result) table() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "  █ K6 vs AUDIT (k6: its own samples; audit: corrected_latency %s)\n\n", "reconstructed")
+	b.WriteString("  █ K6 vs AUDIT (k6: its own samples; audit: corrected_latency reconstructed)\n\n")
 	head := []string{"", "", "count"}
 	for _, p := range tablePercentiles {
 		head = append(head, hdrlog.PercentileName(p))
