@@ -65,6 +65,9 @@ func (f *engineFeed) make(a *auditRun) {
 	})
 	if f.err != nil {
 		f.err = fmt.Errorf("thresholds: %w", f.err)
+		if missing := a.undeclared(); len(missing) > 0 {
+			f.err = fmt.Errorf("%w (the output holds no sample of %s)", f.err, strings.Join(missing, ", "))
+		}
 		f.eng = nil
 		return
 	}
@@ -87,16 +90,22 @@ func (f *engineFeed) finish(a *auditRun) (*metrics.Engine, error) {
 }
 
 // thresholdsDeclared reports whether every metric the thresholds name is
-// in the registry; a malformed name counts as declared, so the engine
+// in the registry.
+func (a *auditRun) thresholdsDeclared() bool { return len(a.undeclared()) == 0 }
+
+// undeclared returns the metrics the thresholds name that are not in the
+// registry, sorted; a malformed name counts as declared, so the engine
 // reports it.
-func (a *auditRun) thresholdsDeclared() bool {
+func (a *auditRun) undeclared() []string {
+	var out []string
 	for name := range a.o.Thresholds {
 		parent, _, err := metrics.ParseSubmetric(name)
 		if err == nil && a.reg.Get(parent) == nil {
-			return false
+			out = append(out, parent)
 		}
 	}
-	return true
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // logBuffer writes an HdrHistogram interval log into memory as samples in

@@ -402,7 +402,7 @@ func TestAuditMistakes(t *testing.T) {
 		{[]string{out, script("audit/closed.js")}, "holds samples of scenario open, which the options do not have (they have closed)"},
 		{[]string{"-e", "DURATION=5s", out, js}, "but its schedule (1000.00 iterations/s for 5s (maxVUs: 20, gracefulStop: 30s)) intends only 5000"},
 		{[]string{"--threshold", "p(99)<5", out, js}, `--threshold "p(99)<5": expected METRIC=EXPRESSION`},
-		{[]string{"--threshold", "no_such=p(99)<5", out, js}, `metric "no_such" is not defined`},
+		{[]string{"--threshold", "no_such=p(99)<5", out, js}, `metric "no_such" is not defined (the output holds no sample of no_such)`},
 	} {
 		wantOneError(t, metronome(t, runSpec{args: append([]string{"audit"}, c.args...)}), 104, c.want)
 	}
