@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/examples/stallserver"
+	"github.com/metronome-load/metronome/internal/stallserver"
 )
 
 // The proof of metronome audit (issue 28): docs/DESIGN.md §7's stall

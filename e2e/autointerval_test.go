@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/examples/stallserver"
+	"github.com/metronome-load/metronome/internal/stallserver"
 )
 
 // expectedInterval 'auto' in real time, on an unchanged closed-model

@@ -16,7 +16,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/metronome-load/metronome/examples/stallserver"
+	"github.com/metronome-load/metronome/internal/stallserver"
 	"github.com/metronome-load/metronome/output/dashboard"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/examples/stallserver"
+	"github.com/metronome-load/metronome/internal/stallserver"
 )
 
 // corrected_latency is per request: a script's sleep() is think time and

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/examples/stallserver"
+	"github.com/metronome-load/metronome/internal/stallserver"
 )
 
 // The stall experiment of docs/DESIGN.md §7, in real time: a server that answers

@@ -10,7 +10,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/metronome-load/metronome/examples/stallserver"
+	"github.com/metronome-load/metronome/internal/stallserver"
 )
 
 func main() {
