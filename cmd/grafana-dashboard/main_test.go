@@ -9,13 +9,13 @@ import (
 )
 
 // TestCheckedIn fails when metronome.json is not what the generator
-// writes: edit gen/main.go, then run go generate ./examples/grafana/...
+// writes: edit cmd/grafana-dashboard/main.go, then run go generate ./examples/grafana/...
 func TestCheckedIn(t *testing.T) {
 	want, err := Render()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile("../metronome.json")
+	got, err := os.ReadFile("../../examples/grafana/metronome.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-// Command gen writes metronome's Grafana dashboard, examples/grafana/metronome.json.
+// Command grafana-dashboard writes metronome's Grafana dashboard, examples/grafana/metronome.json.
 // It runs from `go generate ./examples/grafana/...` (or `make dashboard`);
 // edit this program, not the JSON.
 //
