@@ -2,7 +2,7 @@
 // the scenario's start (exec.scenario.startTime), which comes after
 // setup(), so no arrival is late.
 import { sleep } from 'k6';
-import http, { intendedScenario, wrap } from '../../../jslib/intended.js';
+import http, { intendedScenario, wrap } from '../../../../jslib/intended.js';
 
 export const options = {
   scenarios: { api: intendedScenario({ rate: 50, duration: '1s', vus: 5 }) },

@@ -4,7 +4,7 @@
 // start with the sleep included, and warns once.
 import http from 'k6/http';
 import { sleep } from 'k6';
-import { intendedScenario, wrap } from '../../../jslib/intended.js';
+import { intendedScenario, wrap } from '../../../../jslib/intended.js';
 
 export const options = {
   scenarios: { legacy: intendedScenario({ rate: 10, duration: '1s', vus: 2 }) },

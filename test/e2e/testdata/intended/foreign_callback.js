@@ -4,7 +4,7 @@
 // (WHERE=params) the test is aborted at that request. Both messages say
 // where to make the callback instead.
 import { expectedStatuses } from 'k6/http';
-import http, { intendedScenario, wrap } from '../../../jslib/intended.js';
+import http, { intendedScenario, wrap } from '../../../../jslib/intended.js';
 
 export const options = {
   scenarios: { api: intendedScenario({ rate: 10, duration: '1s', vus: 1 }) },

@@ -95,7 +95,7 @@ func (p podConfig) env(name string) (string, bool) {
 }
 
 // example is the directory of the Kubernetes example.
-const example = "../examples/kubernetes"
+const example = "../../examples/kubernetes"
 
 // readYAML reads a file of the example into v.
 func readYAML(t *testing.T, name string, v any) {

@@ -5,7 +5,7 @@
 // SYSTEM_TAGS, when set, is the comma-separated systemTags option.
 import exec from 'k6/execution';
 import { group } from 'k6';
-import http, { intendedScenario, wrap, get, post } from '../../../jslib/intended.js';
+import http, { intendedScenario, wrap, get, post } from '../../../../jslib/intended.js';
 
 const T = __ENV.TARGET;
 

@@ -5,7 +5,7 @@
 // runs the same iteration in metronome's own intended-arrival-rate
 // executor instead, for the numbers intended.js must reproduce.
 import { sleep } from 'k6';
-import http, { intendedScenario, wrap } from '../../../jslib/intended.js';
+import http, { intendedScenario, wrap } from '../../../../jslib/intended.js';
 
 const rate = Number(__ENV.RATE);
 const vus = Number(__ENV.VUS);

@@ -49,7 +49,7 @@ func testMain(m *testing.M) int {
 	binary = filepath.Join(dir, "metronome")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", binary, "../cmd/metronome").CombinedOutput()
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", binary, "../../cmd/metronome").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: building metronome: %v\n%s", err, out)
 		return 1
@@ -63,12 +63,12 @@ func testMain(m *testing.M) int {
 // while tests run are part of the cache key, so a change anywhere in the
 // module reruns the tests instead of replaying a stale result.
 var statSources = sync.OnceFunc(func() {
-	_ = filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+	_ = filepath.WalkDir("../..", func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
 		if d.IsDir() {
-			if name := d.Name(); path != ".." && (strings.HasPrefix(name, ".") || name == "bin" || name == "node_modules") {
+			if name := d.Name(); path != "../.." && (strings.HasPrefix(name, ".") || name == "bin" || name == "node_modules") {
 				return filepath.SkipDir
 			}
 			return nil

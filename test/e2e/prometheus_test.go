@@ -561,7 +561,7 @@ func checkK6Dashboards(t *testing.T, prom *promtest.Server, pr *promRun) {
 // over the runs of both modes, with every endpoint and with one picked:
 // each must return data.
 func checkOwnDashboard(t *testing.T, prom *promtest.Server, runs []*promRun) {
-	js, err := os.ReadFile(filepath.Join("..", "examples", "grafana", "metronome.json"))
+	js, err := os.ReadFile(filepath.Join("..", "..", "examples", "grafana", "metronome.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

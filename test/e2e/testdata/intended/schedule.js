@@ -2,7 +2,7 @@
 // JSON array of intendedScenario configs) and writes, from handleSummary,
 // each one's arrival count and its first __ENV.N offsets in nanoseconds to
 // __ENV.OUT.
-import { Schedule } from '../../../jslib/intended.js';
+import { Schedule } from '../../../../jslib/intended.js';
 
 export const options = { iterations: 1 };
 

@@ -160,7 +160,7 @@ func testIntendedJSStall(t *testing.T, rn runner) {
 	r := rn.run(t, runSpec{args: []string{"run", "-q", "-o", "json=" + jsonPath, "--summary-export", exp,
 		"--summary-trend-stats", "avg,min,med,max,p(90),p(95),p(99),count",
 		"-e", "TARGET=" + srv.URL(), "-e", "RATE=" + strconv.Itoa(stallRate), "-e", "DURATION=" + stallDuration.String(),
-		"-e", "VUS=" + strconv.Itoa(stallVUs), filepath.Join("..", "examples", "intended-stock-k6.js")}})
+		"-e", "VUS=" + strconv.Itoa(stallVUs), filepath.Join("..", "..", "examples", "intended-stock-k6.js")}})
 	if r.code != 0 {
 		t.Fatalf("exit code %d, want 0 (the example's threshold corrected_latency p(99)<1000 fails when the intended "+
 			"times are wrong, e.g. when exec.scenario.startTime is not the scenario's start)\nstderr:\n%s", r.code, r.stderr)

@@ -52,7 +52,7 @@ func testMain(m *testing.M) int {
 	metronomeBin = filepath.Join(dir, "metronome")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", metronomeBin, "../cmd/metronome").CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", metronomeBin, "../../cmd/metronome").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "compat: building metronome: %v\n%s", err, out)
 		return 1
 	}

@@ -170,7 +170,7 @@ func TestJSLib(t *testing.T) {
 // and why; the sweep checks that they still fail so.
 var jslibOutOfScope = map[string]struct{ reason, stderr string }{
 	"k6-replay": {
-		reason: "k6-replay drives a browser through k6/browser, which is out of metronome's scope (compat/corpus/145); jslib.k6.io lists it as unpublished",
+		reason: "k6-replay drives a browser through k6/browser, which is out of metronome's scope (test/compat/corpus/145); jslib.k6.io lists it as unpublished",
 		stderr: `unknown module "k6/browser"`,
 	},
 }

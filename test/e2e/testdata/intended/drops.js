@@ -3,7 +3,7 @@
 // the schedule ends; the first iteration after that charges every arrival
 // left over (outcome=dropped).
 import { sleep } from 'k6';
-import http, { intendedScenario, wrap } from '../../../jslib/intended.js';
+import http, { intendedScenario, wrap } from '../../../../jslib/intended.js';
 
 export const options = {
   scenarios: { slow: intendedScenario({ rate: 100, duration: '1s', vus: 1, grace: '0s' }) },
