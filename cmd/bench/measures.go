@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/memstat"
+	"github.com/metronome-load/metronome/internal/testkit/memstat"
 	"github.com/metronome-load/metronome/metrics"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/metronome-load/metronome/js/modules/grpc/grpctest"
+	"github.com/metronome-load/metronome/internal/testkit/grpctest"
 )
 
 // startProto starts the corpus server with the protocol endpoints of the

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/faultserver"
+	"github.com/metronome-load/metronome/internal/testkit/faultserver"
 )
 
 // startFault starts a fault server that the test closes at its end.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/js/modules/grpc/grpctest"
+	"github.com/metronome-load/metronome/internal/testkit/grpctest"
 )
 
 // The stall experiment over gRPC: an open model (constant-arrival-rate)

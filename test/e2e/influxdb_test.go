@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
-	"github.com/metronome-load/metronome/internal/influxtest"
+	"github.com/metronome-load/metronome/internal/testkit/influxtest"
 )
 
 var updateK6Outputs = flag.Bool("update-k6-outputs", false,

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metronome-load/metronome/internal/otlptest"
+	"github.com/metronome-load/metronome/internal/testkit/otlptest"
 )
 
 // otelFixture is what real k6 v2.2.0 exported for testdata/outputs/metrics.js

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/promtest"
+	"github.com/metronome-load/metronome/internal/testkit/promtest"
 )
 
 // The schedule the merge tests split: 60 arrivals/s for 2.5 s. k6's

@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/grafanatest"
-	"github.com/metronome-load/metronome/internal/promtest"
+	"github.com/metronome-load/metronome/internal/testkit/grafanatest"
+	"github.com/metronome-load/metronome/internal/testkit/promtest"
 	"github.com/metronome-load/metronome/metrics"
 )
 

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/promtest"
+	"github.com/metronome-load/metronome/internal/testkit/promtest"
 )
 
 // liveScript is 40 arrivals/s for 20 s against the hold server, every

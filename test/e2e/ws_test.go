@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/js/modules/wsclient/wstest"
+	"github.com/metronome-load/metronome/internal/testkit/wstest"
 )
 
 // An open-model WebSocket run against a server that freezes from `from`

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/faultserver"
+	"github.com/metronome-load/metronome/internal/testkit/faultserver"
 	"github.com/metronome-load/metronome/metrics"
 )
 

@@ -6,7 +6,7 @@ import grpc from 'k6/net/grpc';
 import { check } from 'k6';
 
 const client = new grpc.Client();
-client.load(['../../../js/modules/grpc/grpctest/testdata'], 'hello.proto');
+client.load(['../../../internal/testkit/grpctest/testdata'], 'hello.proto');
 
 export const options = { scenarios: { unary: { executor: 'per-vu-iterations', vus: 2, iterations: 2 } } };
 

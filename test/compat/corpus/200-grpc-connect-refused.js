@@ -4,7 +4,7 @@ import grpc from 'k6/net/grpc';
 import { check } from 'k6';
 
 const client = new grpc.Client();
-client.load(['../../../js/modules/grpc/grpctest/testdata'], 'hello.proto');
+client.load(['../../../internal/testkit/grpctest/testdata'], 'hello.proto');
 
 export const options = { iterations: 2 };
 

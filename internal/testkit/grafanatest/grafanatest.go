@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/promtest"
+	"github.com/metronome-load/metronome/internal/testkit/promtest"
 )
 
 // Query is one query of a dashboard, as written in it.

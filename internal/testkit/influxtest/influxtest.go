@@ -23,7 +23,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/serverproc"
+	"github.com/metronome-load/metronome/internal/testkit/serverproc"
 )
 
 // config is an influxd configuration that keeps everything in one

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/promtest"
+	"github.com/metronome-load/metronome/internal/testkit/promtest"
 	"github.com/prometheus/client_golang/exp/api/remote"
 	"github.com/prometheus/prometheus/prompb"
 )

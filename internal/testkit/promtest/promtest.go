@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/serverproc"
+	"github.com/metronome-load/metronome/internal/testkit/serverproc"
 )
 
 // spec is Debian's prometheus package (2.42), with the remote-write
