@@ -18,7 +18,7 @@ import (
 	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/features"
-	"github.com/metronome-load/metronome/logsink"
+	"github.com/metronome-load/metronome/internal/logsink"
 	"github.com/metronome-load/metronome/secrets"
 )
 

@@ -8,8 +8,8 @@ import (
 	"syscall"
 
 	"github.com/metronome-load/metronome/engine"
+	"github.com/metronome-load/metronome/internal/logsink"
 	"github.com/metronome-load/metronome/js"
-	"github.com/metronome-load/metronome/logsink"
 	"github.com/metronome-load/metronome/secrets"
 )
 

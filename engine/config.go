@@ -4,7 +4,7 @@ import (
 	"io"
 
 	"github.com/metronome-load/metronome/config"
-	"github.com/metronome-load/metronome/logsink"
+	"github.com/metronome-load/metronome/internal/logsink"
 	"github.com/metronome-load/metronome/secrets"
 )
 

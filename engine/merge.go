@@ -12,7 +12,7 @@ import (
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
-	"github.com/metronome-load/metronome/logsink"
+	"github.com/metronome-load/metronome/internal/logsink"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output/result"
 	"github.com/metronome-load/metronome/summary"

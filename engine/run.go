@@ -17,7 +17,7 @@ import (
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/extension"
-	"github.com/metronome-load/metronome/logsink"
+	"github.com/metronome-load/metronome/internal/logsink"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
 	"github.com/metronome-load/metronome/restapi"

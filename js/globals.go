@@ -9,10 +9,10 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/internal/logsink"
 	"github.com/metronome-load/metronome/js/compile"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
-	"github.com/metronome-load/metronome/logsink"
 )
 
 // installGlobals defines what every runtime offers besides the language:
