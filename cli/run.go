@@ -17,7 +17,7 @@ import (
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/exitcode"
-	"github.com/metronome-load/metronome/features"
+	"github.com/metronome-load/metronome/internal/features"
 	"github.com/metronome-load/metronome/internal/logsink"
 	"github.com/metronome-load/metronome/secrets"
 )
