@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/restapi"
 	"github.com/metronome-load/metronome/metrics"
-	"github.com/metronome-load/metronome/restapi"
 )
 
 // errStoppedByAPI is the outcome of PATCH /v1/status {"stopped":true}.

@@ -18,9 +18,9 @@ import (
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/extension"
 	"github.com/metronome-load/metronome/internal/logsink"
+	"github.com/metronome-load/metronome/internal/restapi"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
-	"github.com/metronome-load/metronome/restapi"
 )
 
 // Intervals of the run's background loops, as in k6.

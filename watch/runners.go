@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/metronome-load/metronome/restapi"
+	"github.com/metronome-load/metronome/internal/restapi"
 )
 
 // runners are the instances' REST APIs, as k6-operator's starter and

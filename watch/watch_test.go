@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metronome-load/metronome/internal/restapi"
 	"github.com/metronome-load/metronome/metrics"
-	"github.com/metronome-load/metronome/restapi"
 )
 
 func TestChecks(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metronome-load/metronome/internal/restapi"
 	"github.com/metronome-load/metronome/metrics"
-	"github.com/metronome-load/metronome/restapi"
 )
 
 // fakeControl is a test run the API steers.
