@@ -19,7 +19,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/config"
-	"github.com/metronome-load/metronome/dialer"
+	"github.com/metronome-load/metronome/internal/dialer"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
