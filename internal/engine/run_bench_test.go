@@ -20,7 +20,7 @@ import (
 
 	_ "github.com/metronome-load/metronome/builtin"
 	"github.com/metronome-load/metronome/config"
-	"github.com/metronome-load/metronome/engine"
+	"github.com/metronome-load/metronome/internal/engine"
 	"github.com/metronome-load/metronome/js"
 )
 
