@@ -13,7 +13,7 @@ import (
 	"github.com/grafana/sobek/parser"
 
 	"github.com/metronome-load/metronome/exitcode"
-	"github.com/metronome-load/metronome/js/compile"
+	"github.com/metronome-load/metronome/internal/js/compile"
 )
 
 // scriptError turns an error the user's script caused into the one-line

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/metronome-load/metronome/js/compile"
+	"github.com/metronome-load/metronome/internal/js/compile"
 	_ "github.com/metronome-load/metronome/js/modules/k6"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/internal/js/compile"
 	"github.com/metronome-load/metronome/internal/logsink"
-	"github.com/metronome-load/metronome/js/compile"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 )

@@ -12,7 +12,7 @@ import (
 
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
-	"github.com/metronome-load/metronome/js/compile"
+	"github.com/metronome-load/metronome/internal/js/compile"
 	"github.com/metronome-load/metronome/js/jstest"
 
 	_ "github.com/metronome-load/metronome/js/modules/data"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/grafana/sobek"
 
-	"github.com/metronome-load/metronome/js/compile"
+	"github.com/metronome-load/metronome/internal/js/compile"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/metrics"
 )
