@@ -8,8 +8,8 @@ import (
 	"syscall"
 
 	"github.com/metronome-load/metronome/internal/engine"
+	"github.com/metronome-load/metronome/internal/js"
 	"github.com/metronome-load/metronome/internal/logsink"
-	"github.com/metronome-load/metronome/js"
 	"github.com/metronome-load/metronome/secrets"
 )
 

@@ -21,7 +21,7 @@ import (
 	_ "github.com/metronome-load/metronome/builtin"
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/internal/engine"
-	"github.com/metronome-load/metronome/js"
+	"github.com/metronome-load/metronome/internal/js"
 )
 
 // These benchmarks run whole tests through engine.Run with the real

@@ -49,25 +49,29 @@ func chain(pkg, dep string, by map[string]string) string {
 }
 
 // TestLayers enforces the dependency rule of docs/js-layers.md: the
-// compile layer (js/compile) never reaches the runtime layer (js), and
+// compile layer (internal/js/compile) never reaches the runtime layer (internal/js), and
 // the executor and metrics packages reach nothing under js/.
 func TestLayers(t *testing.T) {
-	root, err := filepath.Abs("..")
+	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	runtime := module + "/js"
+	runtime := module + "/internal/js"
 	rules := []struct {
 		pkg    string
 		forbid func(dep string) bool
 		why    string
 	}{
-		{module + "/js/compile", func(d string) bool { return d == runtime }, "the compile layer must not import the runtime layer"},
+		{module + "/internal/js/compile", func(d string) bool { return d == runtime }, "the compile layer must not import the runtime layer"},
 		// Compile resolves built-in modules through the registry only;
 		// their implementations run in VUs.
-		{module + "/js/compile", func(d string) bool { return strings.HasPrefix(d, runtime+"/modules/") }, "the compile layer must not import module implementations"},
-		{module + "/executor", func(d string) bool { return d == runtime || strings.HasPrefix(d, runtime+"/") }, "executor must not import js"},
-		{module + "/metrics", func(d string) bool { return d == runtime || strings.HasPrefix(d, runtime+"/") }, "metrics must not import js"},
+		{module + "/internal/js/compile", func(d string) bool { return strings.HasPrefix(d, module+"/js/modules/") }, "the compile layer must not import module implementations"},
+		{module + "/executor", func(d string) bool {
+			return d == runtime || strings.HasPrefix(d, runtime+"/") || strings.HasPrefix(d, module+"/js/")
+		}, "executor must not import js"},
+		{module + "/metrics", func(d string) bool {
+			return d == runtime || strings.HasPrefix(d, runtime+"/") || strings.HasPrefix(d, module+"/js/")
+		}, "metrics must not import js"},
 	}
 	// The walk must see an import where there is one: the CLI loads
 	// scripts through the runtime layer.
