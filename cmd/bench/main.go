@@ -7,7 +7,7 @@
 // memory of 100–10,000 idle VUs; plus the memory of a Trend fed ten
 // million samples and the cost of recording corrected_latency and
 // schedule_lag. It prints medians and ratios in one table and, with -out,
-// writes the rows as JSON. See bench/README.md for the method.
+// writes the rows as JSON. See cmd/bench/README.md for the method.
 package main
 
 import (

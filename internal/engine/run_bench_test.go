@@ -33,7 +33,7 @@ import (
 // The target is a net/http server in the test process, whose goroutines
 // then appear in the profile (under net/http.(*conn).serve); set
 // METRONOME_BENCH_TARGET to the URL of a server in another process to keep
-// the profile to the generator alone. bench/README.md has the method.
+// the profile to the generator alone. cmd/bench/README.md has the method.
 
 const benchGetScript = `import http from 'k6/http';
 export default function () { http.get(__ENV.TARGET); }

@@ -1,9 +1,9 @@
 // Package js runs k6-style test scripts on the sobek JavaScript engine. It
-// is the runtime layer; the compile layer is js/compile
+// is the runtime layer; the compile layer is internal/js/compile
 // (docs/js-layers.md).
 //
-// Load has js/compile read, transform (TypeScript, syntax sobek lacks) and
-// link the script's modules once per test; every VU is then a fresh
+// Load has internal/js/compile read, transform (TypeScript, syntax sobek
+// lacks) and link the script's modules once per test; every VU is then a fresh
 // runtime that evaluates the linked modules (its init context) and runs
 // iterations on its own goroutine. ES modules whose meaning allows it run
 // as plain functions rather than through sobek's module machinery, which

@@ -48,7 +48,7 @@ func (s *Script) Setup(ctx context.Context, rec metrics.Recorder) (json.RawMessa
 // setupJSON encodes setup()'s result the way k6 hands it on: k6 exports
 // the value to Go and marshals that, so a Date becomes Go's RFC 3339 time
 // (no trailing zero fraction) and a property holding undefined becomes
-// null (compat/corpus/099). Everything else is JSON.stringify's.
+// null (test/compat/corpus/099). Everything else is JSON.stringify's.
 func (v *vu) setupJSON(val sobek.Value) (string, error) {
 	rt := v.rt
 	replacer := rt.ToValue(func(call sobek.FunctionCall) sobek.Value {

@@ -326,7 +326,7 @@ export function teardown() { check(1, { "in teardown": () => true }); }`,
 
 // setup() data go to the VUs the way k6 sends them, through Go values: a
 // Date as Go's RFC 3339 time, an undefined property as null
-// (compat/corpus/099 holds k6 v2.2.0's run).
+// (test/compat/corpus/099 holds k6 v2.2.0's run).
 func TestSetupDataTypesAsK6(t *testing.T) {
 	r := jstest.Load(t, map[string]string{
 		"script.js": `

@@ -483,7 +483,7 @@ export default async function () {
 }
 
 // The default import of a CommonJS module marked __esModule is its
-// exports.default, as in k6 (compat/corpus/123), both when the importing
+// exports.default, as in k6 (test/compat/corpus/123), both when the importing
 // module runs as a plain function and when sobek evaluates it (top-level
 // await keeps it a real ES module); a namespace import's default agrees.
 func TestCommonJSESModuleDefault(t *testing.T) {

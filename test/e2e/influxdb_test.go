@@ -165,7 +165,7 @@ func readFixture(t *testing.T, path string) []string {
 func matchK6Fixture(t *testing.T, path, what string, got []string) {
 	t.Helper()
 	if *updateK6Outputs {
-		header := fmt.Sprintf("# The shapes of what k6 v2.2.0 wrote with %s\n# (written by go test ./e2e -run %s -update-k6-outputs).\n", what, t.Name())
+		header := fmt.Sprintf("# The shapes of what k6 v2.2.0 wrote with %s\n# (written by go test ./test/e2e -run %s -update-k6-outputs).\n", what, t.Name())
 		if err := os.WriteFile(path, []byte(header+strings.Join(got, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -194,7 +194,7 @@ func writeK6Series(t *testing.T, mode string, lines []string) {
 	}
 	sort.Strings(keep)
 	header := "# The series k6 v2.2.0 sent to Prometheus for script.js, per trend mode (recorded by\n" +
-		"# go test ./e2e -run TestPrometheusRemoteWrite -record-k6-series with K6_BINARY set), testid left out.\n"
+		"# go test ./test/e2e -run TestPrometheusRemoteWrite -record-k6-series with K6_BINARY set), testid left out.\n"
 	if err := os.WriteFile(k6SeriesFile, []byte(header+strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

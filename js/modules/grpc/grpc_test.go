@@ -320,7 +320,7 @@ export default function () {
 	}
 	for _, smp := range jstest.Samples(rec, r.Registry.Get(grpcmod.StreamsMsgsReceivedName)) {
 		if v, ok := smp.Tags.Get("status"); ok {
-			t.Errorf("a received message is tagged status=%q; k6 v2.2.0 tags none (compat/corpus/195)", v)
+			t.Errorf("a received message is tagged status=%q; k6 v2.2.0 tags none (test/compat/corpus/195)", v)
 		}
 	}
 }

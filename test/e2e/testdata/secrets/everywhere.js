@@ -2,7 +2,7 @@
 // line, a request URL (the url tag of the json and csv outputs), a check
 // name (the summary, its export and the report), handleSummary's output,
 // and, as W says, the message of exec.test.abort(), exec.test.fail(), a
-// failing teardown or a failing handleSummary. e2e/secrets_test.go checks
+// failing teardown or a failing handleSummary. test/e2e/secrets_test.go checks
 // that the secret is masked in all of them.
 import http from "k6/http";
 import { check } from "k6";

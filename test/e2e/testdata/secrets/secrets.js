@@ -1,5 +1,5 @@
 // k6/secrets against two file sources; the console lines it prints were
-// recorded from k6 v2.2.0 (k6.txt) and e2e/secrets_test.go compares them.
+// recorded from k6 v2.2.0 (k6.txt) and test/e2e/secrets_test.go compares them.
 import secrets from "k6/secrets";
 
 export const options = { iterations: 1, vus: 1 };
