@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/executor/schedule"
 )
 
 // ConstantArrivalRateName is the executor name scripts use.
@@ -56,7 +57,7 @@ func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) 
 	if err != nil {
 		return nil, err
 	}
-	c, err := p.config(sc, K6Constant{Rate: rate, TimeUnit: unit, Duration: d}, pre, maxVUs, false)
+	c, err := p.config(sc, schedule.K6Constant{Rate: rate, TimeUnit: unit, Duration: d}, pre, maxVUs, false)
 	if err != nil {
 		return nil, err
 	}

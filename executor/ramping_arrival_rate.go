@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/executor/schedule"
 )
 
 // RampingArrivalRateName is the executor name scripts use.
@@ -50,7 +51,7 @@ func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := p.config(sc, Ramping{StartRate: start, TimeUnit: unit, Stages: stages, K6Arithmetic: true}, pre, maxVUs, false)
+	c, err := p.config(sc, schedule.Ramping{StartRate: start, TimeUnit: unit, Stages: stages, K6Arithmetic: true}, pre, maxVUs, false)
 	if err != nil {
 		return nil, err
 	}
@@ -65,5 +66,5 @@ func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 func (c *RampingArrivalRateConfig) Description() string {
 	sp := c.Schedule().Spec()
 	return fmt.Sprintf("Up to %.2f iterations/s for %s over %d stages%s",
-		arrivalRatePerSecond(sp.peakRate(), sp.TimeUnit)*c.segmentShare(), c.schedule.Duration(), len(sp.Stages), c.arrivalInfo())
+		arrivalRatePerSecond(sp.PeakRate(), sp.TimeUnit)*c.segmentShare(), c.schedule.Duration(), len(sp.Stages), c.arrivalInfo())
 }

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/schedule"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output/hdrlog"
 	"github.com/metronome-load/metronome/summary"
@@ -399,11 +400,11 @@ func (a *auditRun) rebuild(sc *scenario) error {
 
 // scheduleOf returns the intended schedule of an open-model scenario, nil
 // for a closed-model one.
-func scheduleOf(cfg executor.Config) *executor.Schedule {
+func scheduleOf(cfg executor.Config) *schedule.Schedule {
 	if cfg.Model() != executor.ModelOpen {
 		return nil
 	}
-	if s, ok := cfg.(interface{ Schedule() *executor.Schedule }); ok {
+	if s, ok := cfg.(interface{ Schedule() *schedule.Schedule }); ok {
 		return s.Schedule()
 	}
 	return nil

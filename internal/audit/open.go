@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/schedule"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -41,7 +42,7 @@ import (
 // (the last ones when k6's timer lost the race against the scenario's
 // end, iterations interrupted at the end, which k6 does not record, or an
 // output cut short) are counted and not charged.
-func (a *auditRun) rebuildOpen(sc *scenario, sched *executor.Schedule, rec metrics.Recorder) error {
+func (a *auditRun) rebuildOpen(sc *scenario, sched *schedule.Schedule, rec metrics.Recorder) error {
 	acc := sc.audit
 	acc.Open = true
 	type event struct {
@@ -147,14 +148,14 @@ const overrunWindow = 100 * time.Millisecond
 
 // overrun returns sched continued for overrunWindow at its final rate,
 // with the executor's arithmetic, or nil when the rate ends at zero.
-func overrun(sched *executor.Schedule) *executor.Schedule {
+func overrun(sched *schedule.Schedule) *schedule.Schedule {
 	sp := sched.Spec()
 	if len(sp.Stages) == 0 {
 		sp.Duration += overrunWindow
 	} else {
-		sp.Stages = append(slices.Clone(sp.Stages), executor.RateStage{Duration: overrunWindow, Target: sp.Stages[len(sp.Stages)-1].Target})
+		sp.Stages = append(slices.Clone(sp.Stages), schedule.RateStage{Duration: overrunWindow, Target: sp.Stages[len(sp.Stages)-1].Target})
 	}
-	s, err := executor.NewSchedule(sp)
+	s, err := schedule.New(sp)
 	if err != nil {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/schedule"
 )
 
 // steady is an extension's open-model timetable: one arrival every 10ms.
@@ -14,7 +15,7 @@ type steady struct{}
 func (steady) Offset(i int64) (time.Duration, bool) {
 	return time.Duration(i) * 10 * time.Millisecond, i >= 0 && i < 100
 }
-func (s steady) Walk() executor.Walker { return s }
+func (s steady) Walk() schedule.Walker { return s }
 func (steady) Duration() time.Duration { return time.Second }
 func (steady) Count() int64            { return 100 }
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/schedule"
 )
 
 // scheduleCase is one schedule, written once for jslib/intended.js and
@@ -24,7 +24,7 @@ import (
 type scheduleCase struct {
 	name string
 	js   map[string]any
-	spec executor.ScheduleSpec
+	spec schedule.Spec
 }
 
 var scheduleCases = []scheduleCase{
@@ -32,12 +32,12 @@ var scheduleCases = []scheduleCase{
 		// Period 1s/7 = 142857142.857… ns, truncated.
 		name: "constant 7/s for 30m",
 		js:   map[string]any{"rate": 7, "timeUnit": "1s", "duration": "30m"},
-		spec: executor.ScheduleSpec{TimeUnit: time.Second, Rate: 7, Duration: 30 * time.Minute},
+		spec: schedule.Spec{TimeUnit: time.Second, Rate: 7, Duration: 30 * time.Minute},
 	},
 	{
 		name: "constant 999/min for 12m",
 		js:   map[string]any{"rate": 999, "timeUnit": "1m", "duration": "12m"},
-		spec: executor.ScheduleSpec{TimeUnit: time.Minute, Rate: 999, Duration: 12 * time.Minute},
+		spec: schedule.Spec{TimeUnit: time.Minute, Rate: 999, Duration: 12 * time.Minute},
 	},
 	{
 		// Up, flat, a jump (a stage of 0s), down, up, down to 0.
@@ -45,7 +45,7 @@ var scheduleCases = []scheduleCase{
 		js: map[string]any{"timeUnit": "1s", "startRate": 0, "stages": []map[string]any{
 			{"duration": "5s", "target": 500}, {"duration": "4s", "target": 500}, {"duration": "0s", "target": 800},
 			{"duration": "3s", "target": 100}, {"duration": "10s", "target": 900}, {"duration": "2s", "target": 0}}},
-		spec: executor.ScheduleSpec{TimeUnit: time.Second, StartRate: 0, Stages: []executor.RateStage{
+		spec: schedule.Spec{TimeUnit: time.Second, StartRate: 0, Stages: []schedule.RateStage{
 			{Duration: 5 * time.Second, Target: 500}, {Duration: 4 * time.Second, Target: 500}, {Duration: 0, Target: 800},
 			{Duration: 3 * time.Second, Target: 100}, {Duration: 10 * time.Second, Target: 900}, {Duration: 2 * time.Second, Target: 0}}},
 	},
@@ -54,7 +54,7 @@ var scheduleCases = []scheduleCase{
 		name: "ramp per minute",
 		js: map[string]any{"timeUnit": "1m", "startRate": 120, "stages": []map[string]any{
 			{"duration": "20s", "target": 33000}, {"duration": "10s", "target": 33000}, {"duration": "45s", "target": 6000}}},
-		spec: executor.ScheduleSpec{TimeUnit: time.Minute, StartRate: 120, Stages: []executor.RateStage{
+		spec: schedule.Spec{TimeUnit: time.Minute, StartRate: 120, Stages: []schedule.RateStage{
 			{Duration: 20 * time.Second, Target: 33000}, {Duration: 10 * time.Second, Target: 33000}, {Duration: 45 * time.Second, Target: 6000}}},
 	},
 	{
@@ -62,7 +62,7 @@ var scheduleCases = []scheduleCase{
 		// 54.99999… in k6's floating point: 54 arrivals.
 		name: "flat ramp 11/s for 5s",
 		js:   map[string]any{"timeUnit": "1s", "startRate": 11, "stages": []map[string]any{{"duration": "5s", "target": 11}}},
-		spec: executor.ScheduleSpec{TimeUnit: time.Second, StartRate: 11, Stages: []executor.RateStage{{Duration: 5 * time.Second, Target: 11}}},
+		spec: schedule.Spec{TimeUnit: time.Second, StartRate: 11, Stages: []schedule.RateStage{{Duration: 5 * time.Second, Target: 11}}},
 	},
 }
 
@@ -108,7 +108,7 @@ func testIntendedJSSchedule(t *testing.T, rn runner) {
 	for k, c := range scheduleCases {
 		spec := c.spec
 		spec.K6Arithmetic = true
-		s, err := executor.NewSchedule(spec)
+		s, err := schedule.New(spec)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

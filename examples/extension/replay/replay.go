@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/schedule"
 )
 
 // Name is the executor name scenarios use.
@@ -44,7 +45,7 @@ func (o Offsets) Offset(i int64) (time.Duration, bool) {
 }
 
 // Walk returns o itself: reading a slice needs no cursor.
-func (o Offsets) Walk() executor.Walker { return o }
+func (o Offsets) Walk() schedule.Walker { return o }
 
 // Duration is the last offset: no arrival is intended after it.
 func (o Offsets) Duration() time.Duration {

@@ -1,4 +1,11 @@
-package executor
+// Package schedule is the arithmetic of open-model arrival processes: the
+// intended start of every arrival of a scenario as an offset from its
+// start, computed from the index alone so that nothing drifts over long
+// runs (docs/DESIGN.md §2.1). A Timetable is what the arrival-rate
+// executors walk; a Schedule is the Timetable of the built-in processes
+// (constant, ramping, k6's arithmetic, Poisson). It imports nothing but the
+// standard library, so that it can be tested and reused alone.
+package schedule
 
 import (
 	"errors"
@@ -37,10 +44,10 @@ type RateStage struct {
 	Target   int64
 }
 
-// ScheduleSpec describes an arrival schedule: a constant Rate for Duration,
+// Spec describes an arrival schedule: a constant Rate for Duration,
 // or a rate ramped from StartRate through Stages. Rates are iterations per
 // TimeUnit.
-type ScheduleSpec struct {
+type Spec struct {
 	TimeUnit time.Duration
 	// Rate and Duration describe a constant rate; they are used when Stages
 	// is empty.
@@ -87,7 +94,7 @@ const poissonFrac = 24
 // safe for concurrent use; for a sequential walk a Cursor avoids the lock
 // that Poisson schedules take.
 type Schedule struct {
-	spec     ScheduleSpec
+	spec     Spec
 	duration time.Duration // the regular duration
 
 	// constant rate
@@ -114,8 +121,8 @@ type scheduleStage struct {
 	c0, c1 float64 // area before and after the stage
 }
 
-// NewSchedule checks spec and returns its schedule.
-func NewSchedule(spec ScheduleSpec) (*Schedule, error) {
+// New checks spec and returns its schedule.
+func New(spec Spec) (*Schedule, error) {
 	if spec.TimeUnit <= 0 {
 		return nil, errors.New("timeUnit must be greater than 0")
 	}
@@ -225,7 +232,7 @@ func (s *Schedule) uniformCount() int64 {
 func (s *Schedule) Duration() time.Duration { return s.duration }
 
 // Spec returns the spec the schedule was built from.
-func (s *Schedule) Spec() ScheduleSpec { return s.spec }
+func (s *Schedule) Spec() Spec { return s.spec }
 
 // Count is the number of arrivals intended within the regular duration:
 // Offset(i) is defined exactly for 0 ≤ i < Count(). For Poisson arrivals

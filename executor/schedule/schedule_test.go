@@ -1,4 +1,4 @@
-package executor_test
+package schedule_test
 
 import (
 	"math"
@@ -6,20 +6,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/schedule"
 )
 
-func mustSchedule(t testing.TB, spec executor.ScheduleSpec) *executor.Schedule {
+func mustSchedule(t testing.TB, spec schedule.Spec) *schedule.Schedule {
 	t.Helper()
-	s, err := executor.NewSchedule(spec)
+	s, err := schedule.New(spec)
 	if err != nil {
-		t.Fatalf("NewSchedule(%+v): %v", spec, err)
+		t.Fatalf("New(%+v): %v", spec, err)
 	}
 	return s
 }
 
 // offsets returns every offset of s, read through a cursor.
-func offsets(s *executor.Schedule) []time.Duration {
+func offsets(s *schedule.Schedule) []time.Duration {
 	var out []time.Duration
 	c := s.Cursor()
 	for i := int64(0); ; i++ {
@@ -34,7 +34,7 @@ func offsets(s *executor.Schedule) []time.Duration {
 // k6 §1.6 and §11: a constant rate starts at 0 and repeats every period.
 func TestScheduleConstantK6(t *testing.T) {
 	for _, k6 := range []bool{true, false} {
-		s := mustSchedule(t, executor.ScheduleSpec{TimeUnit: time.Second, Rate: 10, Duration: time.Second, K6Arithmetic: k6})
+		s := mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Rate: 10, Duration: time.Second, K6Arithmetic: k6})
 		got := offsets(s)
 		if len(got) != 10 || s.Count() != 10 {
 			t.Fatalf("k6=%v: %d offsets, Count %d; want 10 (0…900 ms; the one at 1s is outside)", k6, len(got), s.Count())
@@ -46,7 +46,7 @@ func TestScheduleConstantK6(t *testing.T) {
 		}
 	}
 	// rate 50/s: period 20 ms (k6's segment test uses the unscaled period).
-	s := mustSchedule(t, executor.ScheduleSpec{TimeUnit: time.Second, Rate: 50, Duration: time.Second, K6Arithmetic: true})
+	s := mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Rate: 50, Duration: time.Second, K6Arithmetic: true})
 	if off, _ := s.Offset(3); off != 60*time.Millisecond {
 		t.Errorf("rate 50/s: offset 3 = %v, want 60ms", off)
 	}
@@ -56,11 +56,11 @@ func TestScheduleConstantK6(t *testing.T) {
 // 4 arrivals fit in 1s (the last 1 ns before the end); the exact schedule
 // holds 3.
 func TestScheduleConstantTruncation(t *testing.T) {
-	k6 := mustSchedule(t, executor.ScheduleSpec{TimeUnit: time.Second, Rate: 3, Duration: time.Second, K6Arithmetic: true})
+	k6 := mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Rate: 3, Duration: time.Second, K6Arithmetic: true})
 	if got := offsets(k6); len(got) != 4 || got[3] != 999_999_999 {
 		t.Errorf("k6 3/s for 1s: %v, want 4 offsets, the last at 999999999ns", got)
 	}
-	exact := mustSchedule(t, executor.ScheduleSpec{TimeUnit: time.Second, Rate: 3, Duration: time.Second})
+	exact := mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Rate: 3, Duration: time.Second})
 	want := []time.Duration{0, 333_333_333, 666_666_666}
 	got := offsets(exact)
 	if len(got) != len(want) || exact.Count() != 3 {
@@ -76,7 +76,7 @@ func TestScheduleConstantTruncation(t *testing.T) {
 // k6 §1.7: the vectors of k6's own ramping-arrival-rate test, in
 // milliseconds; k6 checks them to 0.1%, these to 1 ms.
 func TestScheduleRampK6Vector(t *testing.T) {
-	stages := []executor.RateStage{{Duration: 5 * time.Second, Target: 1}, {Duration: time.Second, Target: 1}, {Duration: 5 * time.Second, Target: 0}}
+	stages := []schedule.RateStage{{Duration: 5 * time.Second, Target: 1}, {Duration: time.Second, Target: 1}, {Duration: 5 * time.Second, Target: 0}}
 	for _, tc := range []struct {
 		unit time.Duration
 		want []time.Duration
@@ -86,7 +86,7 @@ func TestScheduleRampK6Vector(t *testing.T) {
 		{time.Second / 3, []time.Duration{1825, 2581, 3162, 3651, 4082, 4472, 4830, 5166, 5499, 5833, 6169, 6527, 6917, 7348, 7837, 8418, 9174, 10999}},
 	} {
 		for _, k6 := range []bool{true, false} {
-			s := mustSchedule(t, executor.ScheduleSpec{TimeUnit: tc.unit, StartRate: 0, Stages: stages, K6Arithmetic: k6})
+			s := mustSchedule(t, schedule.Spec{TimeUnit: tc.unit, StartRate: 0, Stages: stages, K6Arithmetic: k6})
 			got := offsets(s)
 			if len(got) != len(tc.want) || s.Count() != int64(len(tc.want)) {
 				t.Fatalf("unit %v, k6=%v: offsets %v (Count %d), want %d of them", tc.unit, k6, got, s.Count(), len(tc.want))
@@ -106,7 +106,7 @@ func TestScheduleRampK6Vector(t *testing.T) {
 // k6 §11: the first ramp arrival comes when the area reaches 1.
 func TestScheduleRampVectors(t *testing.T) {
 	// startRate 10, {1s, 10}: 100, 200, … ms, the 10th exactly at 1s.
-	s := mustSchedule(t, executor.ScheduleSpec{TimeUnit: time.Second, StartRate: 10, Stages: []executor.RateStage{{Duration: time.Second, Target: 10}}})
+	s := mustSchedule(t, schedule.Spec{TimeUnit: time.Second, StartRate: 10, Stages: []schedule.RateStage{{Duration: time.Second, Target: 10}}})
 	got := offsets(s)
 	if len(got) != 10 {
 		t.Fatalf("startRate 10 for 1s: %d offsets %v, want 10", len(got), got)
@@ -118,7 +118,7 @@ func TestScheduleRampVectors(t *testing.T) {
 	}
 	// startRate 0, {10s, 10}: the i-th (1-based) at sqrt(2i) s, 50 of them.
 	for _, k6 := range []bool{true, false} {
-		s = mustSchedule(t, executor.ScheduleSpec{TimeUnit: time.Second, Stages: []executor.RateStage{{Duration: 10 * time.Second, Target: 10}}, K6Arithmetic: k6})
+		s = mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Stages: []schedule.RateStage{{Duration: 10 * time.Second, Target: 10}}, K6Arithmetic: k6})
 		got = offsets(s)
 		if len(got) != 50 {
 			t.Fatalf("k6=%v: 0→10/s over 10s: %d offsets, want 50", k6, len(got))
@@ -136,12 +136,12 @@ func TestScheduleRampVectors(t *testing.T) {
 // gives the same offsets, for every kind of schedule, also when a cursor
 // goes back.
 func TestScheduleRandomAccess(t *testing.T) {
-	specs := []executor.ScheduleSpec{
+	specs := []schedule.Spec{
 		{TimeUnit: time.Second, Rate: 7, Duration: 3 * time.Second},
 		{TimeUnit: time.Second, Rate: 7, Duration: 3 * time.Second, K6Arithmetic: true},
-		{TimeUnit: time.Second, StartRate: 3, Stages: []executor.RateStage{{Duration: time.Second, Target: 9}, {Duration: 0, Target: 2}, {Duration: 2 * time.Second, Target: 2}, {Duration: time.Second, Target: 0}}},
-		{TimeUnit: time.Second, Rate: 7, Duration: 3 * time.Second, Arrivals: executor.ArrivalsPoisson, Seed: 5},
-		{TimeUnit: time.Second, StartRate: 3, Stages: []executor.RateStage{{Duration: 2 * time.Second, Target: 20}}, Arrivals: executor.ArrivalsPoisson, Seed: 5},
+		{TimeUnit: time.Second, StartRate: 3, Stages: []schedule.RateStage{{Duration: time.Second, Target: 9}, {Duration: 0, Target: 2}, {Duration: 2 * time.Second, Target: 2}, {Duration: time.Second, Target: 0}}},
+		{TimeUnit: time.Second, Rate: 7, Duration: 3 * time.Second, Arrivals: schedule.ArrivalsPoisson, Seed: 5},
+		{TimeUnit: time.Second, StartRate: 3, Stages: []schedule.RateStage{{Duration: 2 * time.Second, Target: 20}}, Arrivals: schedule.ArrivalsPoisson, Seed: 5},
 	}
 	for _, spec := range specs {
 		s := mustSchedule(t, spec)
@@ -177,7 +177,7 @@ func TestSchedule24hNoDrift(t *testing.T) {
 	const n = 24 * 3600 * 1000
 	const tenMinutes = 600_000
 	for _, k6 := range []bool{false, true} {
-		s := mustSchedule(t, executor.ScheduleSpec{TimeUnit: time.Second, Rate: 1000, Duration: 24 * time.Hour, K6Arithmetic: k6})
+		s := mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Rate: 1000, Duration: 24 * time.Hour, K6Arithmetic: k6})
 		if s.Count() != n {
 			t.Fatalf("k6=%v: Count = %d, want %d", k6, s.Count(), n)
 		}
@@ -208,11 +208,11 @@ func TestSchedule24hNoDrift(t *testing.T) {
 	// ⌊259199·10⁹/3⌋ ns; k6's truncated period gains 0.33 ns per arrival,
 	// enough for one more.
 	const m = 24 * 3600 * 3
-	exact := mustSchedule(t, executor.ScheduleSpec{TimeUnit: time.Second, Rate: 3, Duration: 24 * time.Hour})
+	exact := mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Rate: 3, Duration: 24 * time.Hour})
 	if off, ok := exact.Offset(m - 1); exact.Count() != m || !ok || off != time.Duration((m-1)*1_000_000_000/3) {
 		t.Errorf("exact 3/s for 24h: Count %d, last %v; want %d, %v", exact.Count(), off, m, time.Duration((m-1)*1_000_000_000/3))
 	}
-	k6 := mustSchedule(t, executor.ScheduleSpec{TimeUnit: time.Second, Rate: 3, Duration: 24 * time.Hour, K6Arithmetic: true})
+	k6 := mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Rate: 3, Duration: 24 * time.Hour, K6Arithmetic: true})
 	if off, _ := k6.Offset(m); k6.Count() != m+1 || off != m*333_333_333 {
 		t.Errorf("k6 3/s for 24h: Count %d, last %v; want %d, %v", k6.Count(), off, m+1, time.Duration(m*333_333_333))
 	}
@@ -220,7 +220,7 @@ func TestSchedule24hNoDrift(t *testing.T) {
 	// A 24h ramp stays within a microsecond of the exact offsets
 	// (float64 arithmetic, but no accumulation): 0→1000/s over 24h has its
 	// i-th (1-based) arrival at sqrt(2·i·T/r) with T = 24h, r = 1000/s.
-	ramp := mustSchedule(t, executor.ScheduleSpec{TimeUnit: time.Second, Stages: []executor.RateStage{{Duration: 24 * time.Hour, Target: 1000}}})
+	ramp := mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Stages: []schedule.RateStage{{Duration: 24 * time.Hour, Target: 1000}}})
 	const area = 24 * 3600 * 1000 / 2
 	if ramp.Count() != area {
 		t.Fatalf("ramp Count = %d, want %d", ramp.Count(), area)
@@ -239,7 +239,7 @@ func TestSchedule24hNoDrift(t *testing.T) {
 // gaps are exponential (variance = mean², whose estimate from 10⁵ gaps has
 // a relative standard error of √(8/10⁵) ≈ 0.9%). Bounds are 5σ.
 func TestSchedulePoisson(t *testing.T) {
-	spec := executor.ScheduleSpec{TimeUnit: time.Second, Rate: 1000, Duration: 100 * time.Second, Arrivals: executor.ArrivalsPoisson, Seed: 42}
+	spec := schedule.Spec{TimeUnit: time.Second, Rate: 1000, Duration: 100 * time.Second, Arrivals: schedule.ArrivalsPoisson, Seed: 42}
 	a := offsets(mustSchedule(t, spec))
 	b := offsets(mustSchedule(t, spec))
 	if len(a) != len(b) {
@@ -282,7 +282,7 @@ func TestSchedulePoisson(t *testing.T) {
 
 	// A Poisson ramp 0→1000/s over 100s holds Poisson(50000) arrivals
 	// (σ ≈ 224), Λ(50s) = 12500 of them (σ ≈ 112) in the first half.
-	ramp := offsets(mustSchedule(t, executor.ScheduleSpec{TimeUnit: time.Second, Stages: []executor.RateStage{{Duration: 100 * time.Second, Target: 1000}}, Arrivals: executor.ArrivalsPoisson, Seed: 7}))
+	ramp := offsets(mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Stages: []schedule.RateStage{{Duration: 100 * time.Second, Target: 1000}}, Arrivals: schedule.ArrivalsPoisson, Seed: 7}))
 	half := 0
 	for _, off := range ramp {
 		if off < 50*time.Second {
@@ -295,21 +295,21 @@ func TestSchedulePoisson(t *testing.T) {
 }
 
 func TestScheduleSpecErrors(t *testing.T) {
-	bad := []executor.ScheduleSpec{
+	bad := []schedule.Spec{
 		{Rate: 1, Duration: time.Second},
 		{TimeUnit: time.Second, Rate: 0, Duration: time.Second},
 		{TimeUnit: time.Second, Rate: 2_000_000_000, Duration: time.Second},
 		{TimeUnit: time.Second, Rate: 1, Duration: 0},
 		{TimeUnit: time.Second, Rate: 1_000_000_000, Duration: 1 << 62},
-		{TimeUnit: time.Second, StartRate: -1, Stages: []executor.RateStage{{Duration: time.Second, Target: 1}}},
-		{TimeUnit: time.Second, Stages: []executor.RateStage{{Duration: -time.Second, Target: 1}}},
-		{TimeUnit: time.Second, Stages: []executor.RateStage{{Duration: time.Second, Target: -1}}},
-		{TimeUnit: time.Second, Stages: []executor.RateStage{{Duration: 0, Target: 1}}},
+		{TimeUnit: time.Second, StartRate: -1, Stages: []schedule.RateStage{{Duration: time.Second, Target: 1}}},
+		{TimeUnit: time.Second, Stages: []schedule.RateStage{{Duration: -time.Second, Target: 1}}},
+		{TimeUnit: time.Second, Stages: []schedule.RateStage{{Duration: time.Second, Target: -1}}},
+		{TimeUnit: time.Second, Stages: []schedule.RateStage{{Duration: 0, Target: 1}}},
 		{TimeUnit: time.Second, Rate: 1, Duration: time.Second, Arrivals: 9},
 	}
 	for _, spec := range bad {
-		if _, err := executor.NewSchedule(spec); err == nil {
-			t.Errorf("NewSchedule(%+v) accepted", spec)
+		if _, err := schedule.New(spec); err == nil {
+			t.Errorf("New(%+v) accepted", spec)
 		}
 	}
 }
@@ -317,11 +317,11 @@ func TestScheduleSpecErrors(t *testing.T) {
 func BenchmarkScheduleCursor(b *testing.B) {
 	for _, bc := range []struct {
 		name string
-		spec executor.ScheduleSpec
+		spec schedule.Spec
 	}{
-		{"constant", executor.ScheduleSpec{TimeUnit: time.Second, Rate: 1_000_000, Duration: 24 * time.Hour}},
-		{"ramp", executor.ScheduleSpec{TimeUnit: time.Second, StartRate: 1, Stages: []executor.RateStage{{Duration: 12 * time.Hour, Target: 1_000_000}, {Duration: 12 * time.Hour, Target: 10}}}},
-		{"poisson", executor.ScheduleSpec{TimeUnit: time.Second, Rate: 1_000_000, Duration: 24 * time.Hour, Arrivals: executor.ArrivalsPoisson}},
+		{"constant", schedule.Spec{TimeUnit: time.Second, Rate: 1_000_000, Duration: 24 * time.Hour}},
+		{"ramp", schedule.Spec{TimeUnit: time.Second, StartRate: 1, Stages: []schedule.RateStage{{Duration: 12 * time.Hour, Target: 1_000_000}, {Duration: 12 * time.Hour, Target: 10}}}},
+		{"poisson", schedule.Spec{TimeUnit: time.Second, Rate: 1_000_000, Duration: 24 * time.Hour, Arrivals: schedule.ArrivalsPoisson}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			c := mustSchedule(b, bc.spec).Cursor()
@@ -339,7 +339,7 @@ func BenchmarkScheduleCursor(b *testing.B) {
 // A Schedule is safe for concurrent use: the summary may count a Poisson
 // schedule while a dispatcher walks it.
 func TestScheduleConcurrentUse(t *testing.T) {
-	s := mustSchedule(t, executor.ScheduleSpec{TimeUnit: time.Second, Rate: 500, Duration: 10 * time.Second, Arrivals: executor.ArrivalsPoisson, Seed: 1})
+	s := mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Rate: 500, Duration: 10 * time.Second, Arrivals: schedule.ArrivalsPoisson, Seed: 1})
 	want := offsets(s)
 	var wg sync.WaitGroup
 	for g := range 4 {
