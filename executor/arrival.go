@@ -15,6 +15,7 @@ import (
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/executor/segment"
 	"github.com/metronome-load/metronome/optdecode"
 )
 
@@ -85,7 +86,7 @@ type ArrivalConfig struct {
 	queue bool
 	// stripe holds the global arrival indices this instance runs (nil:
 	// all of them); idle says it runs none (see Segmented).
-	stripe *Tuple
+	stripe *segment.Tuple
 	idle   bool
 	// segment is the length of the instance's execution segment, 0
 	// without segments; the banner scales rates by it (see rateShare).
@@ -220,7 +221,7 @@ type arrivalInit struct {
 // has no arrival index.
 type scheduleHead struct {
 	cur    schedule.Walker
-	stripe *Tuple
+	stripe *segment.Tuple
 	index  int64
 	off    time.Duration
 	end    bool

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // ConstantVUsName is the executor name scripts use.
@@ -25,7 +26,7 @@ type ConstantVUsConfig struct {
 	// ExpectedInterval, when on, back-fills corrected_latency (docs/DESIGN.md §2.3).
 	ExpectedInterval ExpectedInterval
 	// stripe is the instance's execution segment (nil: the whole test).
-	stripe *Tuple
+	stripe *segment.Tuple
 }
 
 type constantVUsOptions struct {

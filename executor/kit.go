@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // This file is the open-model half of the executor kit, the public API an
@@ -105,7 +106,7 @@ func (c *ArrivalConfig) Describe(what string) string { return what + c.arrivalIn
 // runs it: its share of the VU budget and the arrival indices of its
 // stripe, at their global times. A config that embeds ArrivalConfig
 // supports segments by implementing Segmenter with it.
-func (c ArrivalConfig) Segment(t *Tuple) ArrivalConfig {
+func (c ArrivalConfig) Segment(t *segment.Tuple) ArrivalConfig {
 	if t != nil {
 		segmentArrivals(&c, t)
 	}
@@ -117,7 +118,7 @@ func (c ArrivalConfig) Segment(t *Tuple) ArrivalConfig {
 type Segmenter interface {
 	// Segmented returns a copy of the config as the instance of t runs
 	// it, leaving the config itself unchanged.
-	Segmented(t *Tuple) (Config, error)
+	Segmented(t *segment.Tuple) (Config, error)
 }
 
 // peakPerSecond is the highest arrival rate of t, per second, as far as it

@@ -13,6 +13,7 @@ import (
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/executortest"
 	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/executor/segment"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -352,8 +353,8 @@ func TestKitClosedLoop(t *testing.T) {
 // An extension's config that implements Segmenter is segmented through
 // it; others are refused with the option path.
 func TestSegmenter(t *testing.T) {
-	seg, _ := executor.ParseSegment("1/2:1")
-	tuple, err := executor.NewTuple(seg, nil)
+	seg, _ := segment.Parse("1/2:1")
+	tuple, err := segment.NewTuple(seg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,14 @@
 package executor
 
-import "github.com/metronome-load/metronome/executor/schedule"
+import (
+	"math/big"
 
-// The arrival arithmetic moved to package executor/schedule (issue 30). The
-// names below keep extensions written against executor building for one
-// release; new code uses package schedule.
+	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/executor/segment"
+)
+
+// The arrival arithmetic moved to package executor/schedule (issue 30); these
+// names keep extensions written against executor building for one release.
 type (
 	// Deprecated: use schedule.Timetable.
 	Timetable = schedule.Timetable
@@ -40,3 +44,27 @@ const (
 //
 // Deprecated: use schedule.New.
 func NewSchedule(spec ScheduleSpec) (*Schedule, error) { return schedule.New(spec) }
+
+// Execution segments moved to package executor/segment (issue 30); these
+// names keep extensions written against executor building for one release.
+type (
+	// Deprecated: use segment.Segment.
+	Segment = segment.Segment
+	// Deprecated: use segment.Tuple.
+	Tuple = segment.Tuple
+)
+
+// ParseSegment reads an --execution-segment value.
+//
+// Deprecated: use segment.Parse.
+func ParseSegment(s string) (Segment, error) { return segment.Parse(s) }
+
+// ParseSequence reads an --execution-segment-sequence value.
+//
+// Deprecated: use segment.ParseSequence.
+func ParseSequence(s string) ([]*big.Rat, error) { return segment.ParseSequence(s) }
+
+// NewTuple places seg in seq.
+//
+// Deprecated: use segment.NewTuple.
+func NewTuple(seg Segment, seq []*big.Rat) (*Tuple, error) { return segment.NewTuple(seg, seq) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/executor/segment"
 	"github.com/metronome-load/metronome/optdecode"
 )
 
@@ -46,7 +47,7 @@ type RampingVUsConfig struct {
 	ExpectedInterval ExpectedInterval
 	// stripe is the instance's execution segment (nil: the whole test):
 	// it holds its share of the global VU count at every step.
-	stripe *Tuple
+	stripe *segment.Tuple
 }
 
 type rampingVUsOptions struct {

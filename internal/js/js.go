@@ -30,6 +30,7 @@ import (
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/segment"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/internal/js/compile"
 	"github.com/metronome-load/metronome/internal/logsink"
@@ -111,7 +112,7 @@ type runConfig struct {
 	scenarioTag sync.Map        // *executor.Scenario → *metrics.TagSet
 	// tuple is the instance's execution segment, which numbers its VUs
 	// in the test (exec.vu.idInTest); nil for the whole test.
-	tuple *executor.Tuple
+	tuple *segment.Tuple
 }
 
 // idInTest is the test-wide number of the instance's VU id: the id-th

@@ -26,6 +26,7 @@ import (
 
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // Name is the executor name scenarios use.
@@ -193,7 +194,7 @@ func (c *Config) Description() string {
 
 // Segmented gives an instance of a distributed test its stripe of the
 // arrivals, at their recorded times.
-func (c *Config) Segmented(t *executor.Tuple) (executor.Config, error) {
+func (c *Config) Segmented(t *segment.Tuple) (executor.Config, error) {
 	cp := *c
 	cp.ArrivalConfig = c.ArrivalConfig.Segment(t)
 	return &cp, nil
