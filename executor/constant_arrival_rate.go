@@ -6,6 +6,7 @@ import (
 
 	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // ConstantArrivalRateName is the executor name scripts use.
@@ -71,4 +72,13 @@ func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) 
 func (c *ConstantArrivalRateConfig) Description() string {
 	sp := c.Schedule().Spec()
 	return fmt.Sprintf("%.2f iterations/s for %s%s", arrivalRatePerSecond(sp.Rate, sp.TimeUnit)*c.stripeShare(), sp.Duration, c.arrivalInfo())
+}
+
+// Segmented gives the instance its share of the VU budget and its stripe
+// of the arrivals, through the kit's ArrivalConfig.Segment as an
+// extension's arrival executor does.
+func (c *ConstantArrivalRateConfig) Segmented(t *segment.Tuple) (Config, error) {
+	cp := *c
+	cp.ArrivalConfig = c.ArrivalConfig.Segment(t)
+	return &cp, nil
 }

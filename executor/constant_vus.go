@@ -93,6 +93,14 @@ func (c *ConstantVUsConfig) New(deps Deps) Executor {
 	return &constantVUs{cfg: c, loop: NewClosedLoop(deps, c.Scenario, c.Duration, int(c.VUs), c.ExpectedInterval, c.stripe)}
 }
 
+// Segmented holds the instance's share of the VUs; its VUs take the
+// global numbers of its stripe.
+func (c *ConstantVUsConfig) Segmented(t *segment.Tuple) (Config, error) {
+	cp := *c
+	cp.VUs, cp.stripe = t.Scale(c.VUs), t
+	return &cp, nil
+}
+
 type constantVUs struct {
 	cfg  *ConstantVUsConfig
 	loop *ClosedLoop

@@ -7,6 +7,7 @@ import (
 
 	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // IntendedArrivalRateName is the executor name scripts use.
@@ -148,4 +149,12 @@ func (c *IntendedArrivalRateConfig) Description() string {
 		return fmt.Sprintf("Up to %.2f iterations/s for %s over %d stages%s%s", rate, c.schedule.Duration(), len(sp.Stages), arrivals, c.arrivalInfo())
 	}
 	return fmt.Sprintf("%.2f iterations/s for %s%s%s", rate, sp.Duration, arrivals, c.arrivalInfo())
+}
+
+// Segmented gives the instance its share of the VU budget and its stripe
+// of the arrivals, through the kit's ArrivalConfig.Segment.
+func (c *IntendedArrivalRateConfig) Segmented(t *segment.Tuple) (Config, error) {
+	cp := *c
+	cp.ArrivalConfig = c.ArrivalConfig.Segment(t)
+	return &cp, nil
 }

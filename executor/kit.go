@@ -105,20 +105,13 @@ func (c *ArrivalConfig) Describe(what string) string { return what + c.arrivalIn
 // Segment returns the config as the instance of the execution segment t
 // runs it: its share of the VU budget and the arrival indices of its
 // stripe, at their global times. A config that embeds ArrivalConfig
-// supports segments by implementing Segmenter with it.
+// implements Config.Segmented with it, as the built-in arrival executors
+// do.
 func (c ArrivalConfig) Segment(t *segment.Tuple) ArrivalConfig {
 	if t != nil {
 		segmentArrivals(&c, t)
 	}
 	return c
-}
-
-// Segmenter is implemented by the configs of extension executors that
-// support execution segments; Segmented calls it.
-type Segmenter interface {
-	// Segmented returns a copy of the config as the instance of t runs
-	// it, leaving the config itself unchanged.
-	Segmented(t *segment.Tuple) (Config, error)
 }
 
 // peakPerSecond is the highest arrival rate of t, per second, as far as it

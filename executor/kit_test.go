@@ -14,6 +14,7 @@ import (
 	"github.com/metronome-load/metronome/executor/executortest"
 	"github.com/metronome-load/metronome/executor/schedule"
 	"github.com/metronome-load/metronome/executor/segment"
+	"github.com/metronome-load/metronome/internal/testkit/segtest"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -162,6 +163,21 @@ func (s steps) Count() int64            { return int64(len(s.at) * s.n) }
 type kitConfig struct{ executor.ArrivalConfig }
 
 func (c *kitConfig) Description() string { return c.Describe("steps") }
+
+// Segmented splits the config as the built-in arrival executors do.
+func (c *kitConfig) Segmented(t *segment.Tuple) (executor.Config, error) {
+	cp := *c
+	cp.ArrivalConfig = c.ArrivalConfig.Segment(t)
+	return &cp, nil
+}
+
+// unsplitConfig is an extension's config that cannot be split over
+// instances.
+type unsplitConfig struct{ *kitConfig }
+
+func (unsplitConfig) Segmented(*segment.Tuple) (executor.Config, error) {
+	return nil, executor.ErrNoSegments
+}
 
 func newKitConfig(t *testing.T, tt schedule.Timetable, pre, maxVUs int, p executor.Policy, grace time.Duration) *kitConfig {
 	t.Helper()
@@ -350,20 +366,24 @@ func TestKitClosedLoop(t *testing.T) {
 	})
 }
 
-// An extension's config that implements Segmenter is segmented through
-// it; others are refused with the option path.
-func TestSegmenter(t *testing.T) {
-	seg, _ := segment.Parse("1/2:1")
-	tuple, err := segment.NewTuple(seg, nil)
+// An extension's config is split through its own Segmented, exactly as a
+// built-in's; one that returns ErrNoSegments is refused with the option
+// path.
+func TestSegmentedByTheConfig(t *testing.T) {
+	tuple := segtest.Tuple(t, "1/2:1", "")
+	cfg := newKitConfig(t, steps{at: []time.Duration{0}, n: 4}, 4, 4, executor.Queue, 0)
+	half, err := executor.Segmented(cfg, tuple)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := newKitConfig(t, steps{at: []time.Duration{0}, n: 4}, 4, 4, executor.Queue, 0)
-	if _, err := executor.Segmented(cfg, tuple); err == nil || !strings.Contains(err.Error(), "does not support execution segments") {
-		t.Errorf("a config without Segmented: %v", err)
-	}
-	half := cfg.ArrivalConfig.Segment(tuple)
 	if half.MaxVUs() != 2 || half.InitialVUs() != 2 || cfg.MaxVUs() != 4 {
 		t.Errorf("segment: %d-%d VUs (the original %d)", half.InitialVUs(), half.MaxVUs(), cfg.MaxVUs())
+	}
+	if whole, err := executor.Segmented(cfg, nil); whole != executor.Config(cfg) || err != nil {
+		t.Errorf("no segment: %v, %v; want the config itself", whole, err)
+	}
+	_, err = executor.Segmented(unsplitConfig{cfg}, tuple)
+	if want := "scenarios.kit.executor: steps does not support execution segments"; err == nil || err.Error() != want || !errors.Is(err, executor.ErrNoSegments) {
+		t.Errorf("a config that cannot be split: %v; want %q", err, want)
 	}
 }

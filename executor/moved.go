@@ -68,3 +68,10 @@ func ParseSequence(s string) ([]*big.Rat, error) { return segment.ParseSequence(
 //
 // Deprecated: use segment.NewTuple.
 func NewTuple(seg Segment, seq []*big.Rat) (*Tuple, error) { return segment.NewTuple(seg, seq) }
+
+// Segmenter was how an extension's config offered execution segments.
+//
+// Deprecated: Segmented is part of Config now; every config implements it.
+type Segmenter interface {
+	Segmented(t *segment.Tuple) (Config, error)
+}

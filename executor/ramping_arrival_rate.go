@@ -6,6 +6,7 @@ import (
 
 	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // RampingArrivalRateName is the executor name scripts use.
@@ -67,4 +68,12 @@ func (c *RampingArrivalRateConfig) Description() string {
 	sp := c.Schedule().Spec()
 	return fmt.Sprintf("Up to %.2f iterations/s for %s over %d stages%s",
 		arrivalRatePerSecond(sp.PeakRate(), sp.TimeUnit)*c.segmentShare(), c.schedule.Duration(), len(sp.Stages), c.arrivalInfo())
+}
+
+// Segmented gives the instance its share of the VU budget and its stripe
+// of the arrivals, through the kit's ArrivalConfig.Segment.
+func (c *RampingArrivalRateConfig) Segmented(t *segment.Tuple) (Config, error) {
+	cp := *c
+	cp.ArrivalConfig = c.ArrivalConfig.Segment(t)
+	return &cp, nil
 }

@@ -154,6 +154,14 @@ func (c *RampingVUsConfig) New(deps Deps) Executor {
 	return &rampingVUs{cfg: c, loop: NewClosedLoop(deps, c.Scenario, c.StagesDuration(), c.MaxVUs(), c.ExpectedInterval, c.stripe)}
 }
 
+// Segmented keeps the stages and gives the instance its stripe: at every
+// moment it holds its share of the VUs the stages call for.
+func (c *RampingVUsConfig) Segmented(t *segment.Tuple) (Config, error) {
+	cp := *c
+	cp.stripe = t
+	return &cp, nil
+}
+
 // rampStepper walks the VU-count changes of a ramping-vus schedule in time
 // order, one at a time, so that a ramp to millions of VUs needs no table.
 // All arithmetic is in integer nanoseconds with truncating division.

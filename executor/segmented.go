@@ -1,60 +1,33 @@
 package executor
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/metronome-load/metronome/executor/segment"
 )
 
-// Segmented returns the scenario cfg as the instance of t runs it (k6's
-// per-executor scaling): the closed-model executors hold the instance's
-// share of the VUs (shared-iterations also of the iterations, striped by
-// VU count), the arrival-rate executors its share of the VU budget and the
-// global arrival indices of its stripe of maxVUs, at their global times.
-// cfg itself is left unchanged. A nil t returns cfg.
+// ErrNoSegments is what Config.Segmented returns for a scenario that
+// cannot be split over the instances of a distributed test.
+var ErrNoSegments = errors.New("does not support execution segments")
+
+// Segmented returns the scenario cfg as the instance of t runs it, through
+// cfg's own Segmented (k6's per-executor scaling): the closed-model
+// executors hold the instance's share of the VUs (shared-iterations also
+// of the iterations, striped by VU count), the arrival-rate executors its
+// share of the VU budget and the global arrival indices of its stripe of
+// maxVUs, at their global times. cfg itself is left unchanged. A nil t
+// returns cfg; a config that returns ErrNoSegments is refused with its
+// option path.
 func Segmented(cfg Config, t *segment.Tuple) (Config, error) {
 	if t == nil {
 		return cfg, nil
 	}
-	switch c := cfg.(type) {
-	case *ConstantVUsConfig:
-		cp := *c
-		cp.VUs, cp.stripe = t.Scale(c.VUs), t
-		return &cp, nil
-	case *PerVUIterationsConfig:
-		cp := *c
-		cp.VUs, cp.stripe = t.Scale(c.VUs), t
-		return &cp, nil
-	case *SharedIterationsConfig:
-		cp := *c
-		cp.VUs = t.Scale(c.VUs)
-		rt, ok := t.Resegment(c.VUs)
-		if !ok {
-			cp.Iterations, cp.stripe = 0, nil
-			return &cp, nil
-		}
-		cp.Iterations, cp.stripe = rt.Scale(c.Iterations), rt
-		return &cp, nil
-	case *RampingVUsConfig:
-		cp := *c
-		cp.stripe = t
-		return &cp, nil
-	case *ConstantArrivalRateConfig:
-		cp := *c
-		segmentArrivals(&cp.ArrivalConfig, t)
-		return &cp, nil
-	case *RampingArrivalRateConfig:
-		cp := *c
-		segmentArrivals(&cp.ArrivalConfig, t)
-		return &cp, nil
-	case *IntendedArrivalRateConfig:
-		cp := *c
-		segmentArrivals(&cp.ArrivalConfig, t)
-		return &cp, nil
-	case Segmenter:
-		return c.Segmented(t)
+	out, err := cfg.Segmented(t)
+	if errors.Is(err, ErrNoSegments) {
+		return nil, fmt.Errorf("scenarios.%s.executor: %s %w", cfg.Base().Name, cfg.Base().Executor, ErrNoSegments)
 	}
-	return nil, fmt.Errorf("scenarios.%s.executor: %s does not support execution segments", cfg.Base().Name, cfg.Base().Executor)
+	return out, err
 }
 
 // segmentArrivals scales the VU budget of an arrival-rate scenario and

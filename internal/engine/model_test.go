@@ -7,6 +7,7 @@ import (
 
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // steady is an extension's open-model timetable: one arrival every 10ms.
@@ -22,6 +23,9 @@ func (steady) Count() int64            { return 100 }
 type openExt struct{ executor.ArrivalConfig }
 
 func (*openExt) Description() string { return "open extension" }
+func (*openExt) Segmented(*segment.Tuple) (executor.Config, error) {
+	return nil, executor.ErrNoSegments
+}
 
 // handOpen is an open-model config written without the kit: nothing but
 // its declaration says it is open.
