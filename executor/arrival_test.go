@@ -77,19 +77,6 @@ func scheduleOf(cfg executor.Config) *schedule.Schedule {
 	return cfg.(interface{ Schedule() *schedule.Schedule }).Schedule()
 }
 
-// offsets returns every offset of s, read through a cursor.
-func offsets(s *schedule.Schedule) []time.Duration {
-	var out []time.Duration
-	c := s.Cursor()
-	for i := int64(0); ; i++ {
-		off, ok := c.Offset(i)
-		if !ok {
-			return out
-		}
-		out = append(out, off)
-	}
-}
-
 // run runs cfg to its end and checks what must hold after every run of an
 // arrival-rate executor: every VU is back, every due arrival ended exactly
 // once as completed, dropped or interrupted, in the account, the samples and

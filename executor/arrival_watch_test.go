@@ -8,6 +8,7 @@ import (
 
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/executortest"
 )
 
 // armCountingClock is clock.Real that counts how often the arrival
@@ -69,7 +70,7 @@ func TestArrivalWatcherTick(t *testing.T) {
 		if n := clk.arms.Load(); n > 1000+2 {
 			t.Errorf("the watcher armed its timer %d times in 1s, want at most one per %v", n, time.Millisecond)
 		}
-		starts, _ := lindley(h.t0, offsets(scheduleOf(cfg)), work)
+		starts, _ := lindley(h.t0, executortest.Offsets(scheduleOf(cfg)), work)
 		calls := callsByIndex(h.pool)
 		for i, want := range starts {
 			if got := calls[int64(i)].Start; !got.Equal(want) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metronome-load/metronome/executor/executortest"
 	"github.com/metronome-load/metronome/executor/schedule"
 )
 
@@ -18,24 +19,11 @@ func mustSchedule(t testing.TB, spec schedule.Spec) *schedule.Schedule {
 	return s
 }
 
-// offsets returns every offset of s, read through a cursor.
-func offsets(s *schedule.Schedule) []time.Duration {
-	var out []time.Duration
-	c := s.Cursor()
-	for i := int64(0); ; i++ {
-		off, ok := c.Offset(i)
-		if !ok {
-			return out
-		}
-		out = append(out, off)
-	}
-}
-
 // k6 §1.6 and §11: a constant rate starts at 0 and repeats every period.
 func TestScheduleConstantK6(t *testing.T) {
 	for _, k6 := range []bool{true, false} {
 		s := mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Rate: 10, Duration: time.Second, K6Arithmetic: k6})
-		got := offsets(s)
+		got := executortest.Offsets(s)
 		if len(got) != 10 || s.Count() != 10 {
 			t.Fatalf("k6=%v: %d offsets, Count %d; want 10 (0…900 ms; the one at 1s is outside)", k6, len(got), s.Count())
 		}
@@ -57,12 +45,12 @@ func TestScheduleConstantK6(t *testing.T) {
 // holds 3.
 func TestScheduleConstantTruncation(t *testing.T) {
 	k6 := mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Rate: 3, Duration: time.Second, K6Arithmetic: true})
-	if got := offsets(k6); len(got) != 4 || got[3] != 999_999_999 {
+	if got := executortest.Offsets(k6); len(got) != 4 || got[3] != 999_999_999 {
 		t.Errorf("k6 3/s for 1s: %v, want 4 offsets, the last at 999999999ns", got)
 	}
 	exact := mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Rate: 3, Duration: time.Second})
 	want := []time.Duration{0, 333_333_333, 666_666_666}
-	got := offsets(exact)
+	got := executortest.Offsets(exact)
 	if len(got) != len(want) || exact.Count() != 3 {
 		t.Fatalf("exact 3/s for 1s: %v (Count %d), want %v", got, exact.Count(), want)
 	}
@@ -87,7 +75,7 @@ func TestScheduleRampK6Vector(t *testing.T) {
 	} {
 		for _, k6 := range []bool{true, false} {
 			s := mustSchedule(t, schedule.Spec{TimeUnit: tc.unit, StartRate: 0, Stages: stages, K6Arithmetic: k6})
-			got := offsets(s)
+			got := executortest.Offsets(s)
 			if len(got) != len(tc.want) || s.Count() != int64(len(tc.want)) {
 				t.Fatalf("unit %v, k6=%v: offsets %v (Count %d), want %d of them", tc.unit, k6, got, s.Count(), len(tc.want))
 			}
@@ -107,7 +95,7 @@ func TestScheduleRampK6Vector(t *testing.T) {
 func TestScheduleRampVectors(t *testing.T) {
 	// startRate 10, {1s, 10}: 100, 200, … ms, the 10th exactly at 1s.
 	s := mustSchedule(t, schedule.Spec{TimeUnit: time.Second, StartRate: 10, Stages: []schedule.RateStage{{Duration: time.Second, Target: 10}}})
-	got := offsets(s)
+	got := executortest.Offsets(s)
 	if len(got) != 10 {
 		t.Fatalf("startRate 10 for 1s: %d offsets %v, want 10", len(got), got)
 	}
@@ -119,7 +107,7 @@ func TestScheduleRampVectors(t *testing.T) {
 	// startRate 0, {10s, 10}: the i-th (1-based) at sqrt(2i) s, 50 of them.
 	for _, k6 := range []bool{true, false} {
 		s = mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Stages: []schedule.RateStage{{Duration: 10 * time.Second, Target: 10}}, K6Arithmetic: k6})
-		got = offsets(s)
+		got = executortest.Offsets(s)
 		if len(got) != 50 {
 			t.Fatalf("k6=%v: 0→10/s over 10s: %d offsets, want 50", k6, len(got))
 		}
@@ -145,7 +133,7 @@ func TestScheduleRandomAccess(t *testing.T) {
 	}
 	for _, spec := range specs {
 		s := mustSchedule(t, spec)
-		seq := offsets(s)
+		seq := executortest.Offsets(s)
 		if int64(len(seq)) != s.Count() || len(seq) == 0 {
 			t.Fatalf("%+v: %d offsets in order, Count %d", spec, len(seq), s.Count())
 		}
@@ -240,8 +228,8 @@ func TestSchedule24hNoDrift(t *testing.T) {
 // a relative standard error of √(8/10⁵) ≈ 0.9%). Bounds are 5σ.
 func TestSchedulePoisson(t *testing.T) {
 	spec := schedule.Spec{TimeUnit: time.Second, Rate: 1000, Duration: 100 * time.Second, Arrivals: schedule.ArrivalsPoisson, Seed: 42}
-	a := offsets(mustSchedule(t, spec))
-	b := offsets(mustSchedule(t, spec))
+	a := executortest.Offsets(mustSchedule(t, spec))
+	b := executortest.Offsets(mustSchedule(t, spec))
 	if len(a) != len(b) {
 		t.Fatalf("same seed, %d and %d arrivals", len(a), len(b))
 	}
@@ -251,7 +239,7 @@ func TestSchedulePoisson(t *testing.T) {
 		}
 	}
 	spec.Seed = 43
-	c := offsets(mustSchedule(t, spec))
+	c := executortest.Offsets(mustSchedule(t, spec))
 	same := 0
 	for i := range min(len(a), len(c)) {
 		if a[i] == c[i] {
@@ -282,7 +270,7 @@ func TestSchedulePoisson(t *testing.T) {
 
 	// A Poisson ramp 0→1000/s over 100s holds Poisson(50000) arrivals
 	// (σ ≈ 224), Λ(50s) = 12500 of them (σ ≈ 112) in the first half.
-	ramp := offsets(mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Stages: []schedule.RateStage{{Duration: 100 * time.Second, Target: 1000}}, Arrivals: schedule.ArrivalsPoisson, Seed: 7}))
+	ramp := executortest.Offsets(mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Stages: []schedule.RateStage{{Duration: 100 * time.Second, Target: 1000}}, Arrivals: schedule.ArrivalsPoisson, Seed: 7}))
 	half := 0
 	for _, off := range ramp {
 		if off < 50*time.Second {
@@ -340,7 +328,7 @@ func BenchmarkScheduleCursor(b *testing.B) {
 // schedule while a dispatcher walks it.
 func TestScheduleConcurrentUse(t *testing.T) {
 	s := mustSchedule(t, schedule.Spec{TimeUnit: time.Second, Rate: 500, Duration: 10 * time.Second, Arrivals: schedule.ArrivalsPoisson, Seed: 1})
-	want := offsets(s)
+	want := executortest.Offsets(s)
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
