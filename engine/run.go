@@ -17,6 +17,7 @@ import (
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/extension"
+	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/logsink"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
@@ -78,7 +79,7 @@ type testRun struct {
 	// caps is what the script offers, asked once.
 	caps executor.Capabilities
 
-	batches    chan []metrics.Sample
+	batches    chan ingestItem
 	ingestDone chan struct{}
 	// batchesMu guards the close of batches: a setup() or teardown() that
 	// outlived its timeout may still flush its samples afterwards, and
@@ -103,6 +104,13 @@ type testRun struct {
 
 	// ctl is the run as the REST API sees it.
 	ctl *control
+
+	// monitor measures the generator's health; health adds up its
+	// intervals for the summary.
+	monitor *health.Monitor
+	health  healthTally
+	// meters are the scenarios' meters whose span is open.
+	meters meterSet
 }
 
 func prepare(ctx context.Context, cfg Config) (*testRun, error) {
@@ -115,10 +123,11 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 		clock:      clock.Precise,
 		reg:        metrics.NewRegistry(),
 		state:      &executor.State{},
-		batches:    make(chan []metrics.Sample, 4096),
+		batches:    make(chan ingestItem, 4096),
 		ingestDone: make(chan struct{}),
 	}
 	r.builtin = metrics.RegisterBuiltin(r.reg)
+	r.monitor = r.newMonitor()
 	r.systemTags = map[string]bool{}
 	for _, t := range r.opts.SystemTags {
 		r.systemTags[t] = true
@@ -273,6 +282,40 @@ func (r *testRun) logf(format string, args ...any) {
 	r.cfg.Log.Logf(logsink.Warn, format, args...)
 }
 
+// ingestItem is what the ingest loop takes: a batch of samples, or a
+// barrier whose synced channel it closes once every batch sent before it
+// has been ingested.
+type ingestItem struct {
+	batch  []metrics.Sample
+	synced chan struct{}
+}
+
+// ingested returns once every batch handed over before the call has been
+// ingested, or when ctx ends; after the end of the run it returns at once.
+func (r *testRun) ingested(ctx context.Context) error {
+	synced := make(chan struct{})
+	r.batchesMu.RLock()
+	closed := r.batchesClosed
+	if !closed {
+		select {
+		case r.batches <- ingestItem{synced: synced}:
+		case <-ctx.Done():
+			r.batchesMu.RUnlock()
+			return ctx.Err()
+		}
+	}
+	r.batchesMu.RUnlock()
+	if closed {
+		return nil
+	}
+	select {
+	case <-synced:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // newBuffer returns a per-VU sample buffer that hands full batches to the
 // ingest loop.
 func (r *testRun) newBuffer() metrics.VURecorder {
@@ -280,7 +323,7 @@ func (r *testRun) newBuffer() metrics.VURecorder {
 		r.batchesMu.RLock()
 		defer r.batchesMu.RUnlock()
 		if !r.batchesClosed {
-			r.batches <- batch
+			r.batches <- ingestItem{batch: batch}
 		}
 	})
 }
@@ -288,8 +331,14 @@ func (r *testRun) newBuffer() metrics.VURecorder {
 // ingest feeds every batch to the metrics engine and the outputs, in order.
 func (r *testRun) ingest() {
 	defer close(r.ingestDone)
-	for batch := range r.batches {
+	for item := range r.batches {
+		if item.synced != nil {
+			close(item.synced)
+			continue
+		}
+		batch := item.batch
 		r.engine.Ingest(batch)
+		r.meters.add(batch)
 		if len(r.outputs) == 0 {
 			// Nothing else reads the batch: its buffer can reuse it.
 			metrics.ReleaseBatch(batch)
@@ -547,8 +596,9 @@ func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
 	}
 	loops, stopLoops := context.WithCancel(ctx)
 	var loopsDone sync.WaitGroup
-	loopsDone.Add(3)
+	loopsDone.Add(4)
 	go func() { defer loopsDone.Done(); r.vusLoop(loops) }()
+	go func() { defer loopsDone.Done(); r.healthLoop(loops) }()
 	go func() { defer loopsDone.Done(); r.thresholdLoop(loops) }()
 	go func() { defer loopsDone.Done(); r.flushLoop(loops) }()
 
@@ -557,11 +607,13 @@ func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
 	errs := make(chan error, len(r.scenarios))
 	for _, sc := range r.scenarios {
 		tags := sc.cfg.Base().TagSets
+		rec := r.executorRecorder()
 		deps := executor.Deps{
 			Pool: r.pool, Clock: r.clock, Metrics: r.builtin,
 			Tags: tags.Executor, IterationTags: tags.Iteration,
-			Recorder: r.executorRecorder(),
+			Recorder: rec,
 			State:    r.state, Logf: r.logf,
+			Meter: r.newMeter(sc.cfg.Base().Name, rec),
 		}
 		go func() { errs <- sc.run(ctx, r.clock, execStart, deps) }()
 	}

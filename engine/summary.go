@@ -11,6 +11,7 @@ import (
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/capacity"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/secrets"
@@ -135,7 +136,17 @@ func (r *testRun) summaryInput(elapsed time.Duration, setupData []byte, rep *met
 		}
 		src.scenarios = append(src.scenarios, acc)
 	}
-	return src.input(configs(r.scenarios), elapsed, setupData, rep)
+	in := src.input(configs(r.scenarios), elapsed, setupData, rep)
+	// What only the run knows: its capacity searches and the generator's
+	// health.
+	var warns []string
+	in.Capacity, warns = r.capacityReports()
+	in.Warnings = append(in.Warnings, warns...)
+	var warn string
+	if in.Health, warn = r.healthReport(); warn != "" {
+		in.Warnings = append(in.Warnings, warn)
+	}
+	return in
 }
 
 // configs returns the configs of the scenarios of a run.
@@ -217,9 +228,9 @@ func (src *summarySource) input(cfgs []executor.Config, elapsed time.Duration, s
 }
 
 // endpointRawMetrics are the duration metrics of the requests that record
-// corrected_latency (docs/DESIGN.md §2.2), in the order the per-endpoint
-// table looks for a name's raw figures: k6/http, gRPC, WebSocket connects.
-var endpointRawMetrics = []string{metrics.HTTPReqDurationName, "grpc_req_duration", "ws_connecting"}
+// corrected_latency, in the order the per-endpoint table looks for a
+// name's raw figures.
+var endpointRawMetrics = metrics.RequestDurationNames
 
 // endpointBreakdowns asks the engine to break the raw metrics and
 // corrected_latency down by name, when the name system tag is on.
@@ -320,6 +331,12 @@ func queues(c executor.Config) bool {
 	return ok && p.Policy() == executor.Queue
 }
 
+// isSearch reports whether a scenario is a capacity search.
+func isSearch(c executor.Config) bool {
+	_, ok := c.(*capacity.Config)
+	return ok
+}
+
 // backFills reports whether a closed-model scenario back-fills
 // corrected_latency.
 func backFills(c executor.Config) bool {
@@ -390,6 +407,8 @@ func scenarioReports(eng *metrics.Engine, accounts []scenarioAccount) ([]summary
 					"how late the iterations started is in schedule_lag", name))
 			}
 			switch {
+			case a.Dropped > 0 && isSearch(sc.cfg):
+				// A capacity search overloads on purpose; its steps say so.
 			case a.Dropped > 0 && queues(sc.cfg):
 				warns = append(warns, fmt.Sprintf("scenario %s: %d arrivals were still waiting for a VU when the scenario stopped; "+
 					"the target rate is more than the system or maxVUs sustains, so corrected_latency measures the test's length, not the server",
@@ -464,4 +483,51 @@ func omissionWarning(name string, max, tail float64, fill *summary.BackFillRepor
 		w += " — an estimate"
 	}
 	return w + "; measure with intended-arrival-rate for a measurement"
+}
+
+// capacityReports returns the results of the capacity-search scenarios
+// and a warning for each that found no capacity.
+func (r *testRun) capacityReports() ([]summary.CapacityReport, []string) {
+	var reps []summary.CapacityReport
+	var warns []string
+	for _, sc := range r.scenarios {
+		s, ok := sc.exec.(capacity.Searcher)
+		if !sc.started.Load() || !ok {
+			continue
+		}
+		res := s.Search()
+		name := sc.cfg.Base().Name
+		rep := summary.CapacityReport{Name: name, Capacity: res.Capacity, FailedAt: res.FailedAt, Verdict: res.Summary()}
+		if c, ok := sc.cfg.(*capacity.Config); ok {
+			rep.Objective = c.Objective()
+		}
+		if rep.Limit = limitName(res.Limit); res.Limit == capacity.NoLimit {
+			rep.Limit = "none"
+		}
+		for _, st := range res.Steps {
+			rep.Steps = append(rep.Steps, summary.CapacityStep{
+				Rate: st.PerSecond, Objective: st.Objective,
+				CorrectedP50: st.CorrectedP50, CorrectedP99: st.CorrectedP99, RawP50: st.RawP50, RawP99: st.RawP99,
+				ErrorRate: st.ErrorRate, CPU: st.Health.CPU, SchedP99: metrics.Milliseconds(st.Health.SchedP99),
+				Verdict: limitName(st.Limit), Why: st.Why,
+			})
+		}
+		reps = append(reps, rep)
+		if res.Err != nil || res.Limit == capacity.Generator {
+			warns = append(warns, fmt.Sprintf("scenario %s: %s", name, res.Summary()))
+		}
+	}
+	return reps, warns
+}
+
+// limitName names a capacity-search step's verdict in the summary: "met",
+// "server" or "generator".
+func limitName(l capacity.Limit) string {
+	switch l {
+	case capacity.Server:
+		return "server"
+	case capacity.Generator:
+		return "generator"
+	}
+	return "met"
 }

@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// queueServer is a FIFO server of workers that each take service per
+// request, in virtual time: its capacity is workers/service.
+type queueServer struct {
+	mu      sync.Mutex
+	service time.Duration
+	free    []time.Time
+}
+
+func (q *queueServer) work(at time.Time) time.Duration {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	w := 0
+	for i := range q.free {
+		if q.free[i].Before(q.free[w]) {
+			w = i
+		}
+	}
+	begin := max(at.UnixNano(), q.free[w].UnixNano())
+	q.free[w] = time.Unix(0, begin).Add(q.service)
+	return q.free[w].Sub(at)
+}
+
+// A capacity search through the whole engine: the meter hands each step
+// its own samples (the executor's drops included, after the barrier), the
+// gauge reaches the export, and the summary and handleSummary's data carry
+// the steps. The server serves 20/s; a step of 2 s over it by 50 % queues
+// arrivals for a second, failing p(99)<1000.
+func TestRunCapacitySearch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := &queueServer{service: 100 * time.Millisecond, free: make([]time.Time, 2)}
+		s := &fakeScript{workAt: srv.work}
+		err, out, export := runFake(t, context.Background(), s, `{
+			"scenarios": {"find": {"executor": "capacity-search", "startRate": 5, "maxRate": 100, "stepDuration": "2s",
+				"objective": "p(99)<1000", "preAllocatedVUs": 5, "maxVUs": 50}},
+			"thresholds": {"capacity_search_rate": ["value>=20"]}
+		}`, nil)
+		if err != nil {
+			t.Fatalf("run failed: %v\n%s", err, out)
+		}
+		found := metricValue(t, export, "capacity_search_rate", "value")
+		if found < 20 || found >= 30 {
+			t.Errorf("capacity_search_rate = %v, want 20 to 30", found)
+		}
+		if !strings.Contains(out, "find (objective p(99)<1000): capacity ") || !strings.Contains(out, "the server's limit") {
+			t.Errorf("summary lacks the search's verdict:\n%s", out)
+		}
+		data := s.summary["metronome"].(map[string]any)
+		caps := data["capacity"].([]any)
+		c := caps[0].(map[string]any)
+		if c["capacity"] != found || c["limit"] != "server" {
+			t.Errorf("handleSummary's capacity = %v, want %v, server", c, found)
+		}
+		for _, st := range c["steps"].([]any) {
+			step := st.(map[string]any)
+			rate, p50 := step["rate"].(float64), step["correctedP50"].(float64)
+			// Under capacity every request takes the service time.
+			if rate <= 20 && (p50 < 100 || p50 > 110 || step["verdict"] != "met") {
+				t.Errorf("step %v/s: %v", rate, step)
+			}
+			if rate >= 30 && step["verdict"] != "server" {
+				t.Errorf("step %v/s: %v", rate, step)
+			}
+		}
+		if data["health"] == nil {
+			t.Error("handleSummary's data has no health")
+		}
+	})
+}
