@@ -14,10 +14,6 @@ import (
 	"github.com/metronome-load/metronome/summary"
 )
 
-// healthInterval is how often the generator's health is measured while
-// the scenarios run.
-const healthInterval = time.Second
-
 // healthTally is what the run's health intervals add up to, for the
 // summary: how many there were, in how many the generator may have
 // inflated latency and why, and the extremes.
@@ -56,12 +52,12 @@ func (r *testRun) arrivalCounts() (started, lateWakeup, lateForVU int64) {
 	return started, lateWakeup, lateForVU
 }
 
-// healthLoop measures the generator's health every healthInterval until
+// healthLoop measures the generator's health every health.Period until
 // ctx ends and records each interval's generator_* samples.
 func (r *testRun) healthLoop(ctx context.Context) {
 	rec := r.newBuffer()
 	defer rec.Flush()
-	r.monitor.Run(ctx, healthInterval, func(iv health.Interval) {
+	r.monitor.Run(ctx, health.Period, func(iv health.Interval) {
 		r.recordHealth(rec, iv)
 		rec.Flush()
 	})
@@ -128,7 +124,7 @@ func (r *testRun) healthReport() (*summary.HealthReport, string) {
 		return nil, ""
 	}
 	rep := &summary.HealthReport{
-		Interval: healthInterval, Intervals: t.intervals, Limited: t.limited, Procs: t.procs,
+		Interval: health.Period, Intervals: t.intervals, Limited: t.limited, Procs: t.procs,
 		CPUMedian: math.NaN(), CPUMax: math.NaN(),
 		SchedP99Median: medianOf(r.engine, metrics.GeneratorSchedLatencyName), SchedP99Max: metrics.Milliseconds(t.maxSched),
 		GCPauseMax: metrics.Milliseconds(t.maxGC),

@@ -18,6 +18,10 @@ import (
 	"time"
 )
 
+// Period is how often a run measures the generator's health: the length
+// of the intervals its generator_* samples describe.
+const Period = time.Second
+
 // Reading is the generator's cumulative counters at one instant.
 type Reading struct {
 	At time.Time
