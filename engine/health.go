@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -52,15 +51,12 @@ func (r *testRun) arrivalCounts() (started, lateWakeup, lateForVU int64) {
 	return started, lateWakeup, lateForVU
 }
 
-// healthLoop measures the generator's health every health.Period until
-// ctx ends and records each interval's generator_* samples.
-func (r *testRun) healthLoop(ctx context.Context) {
-	rec := r.newBuffer()
-	defer rec.Flush()
-	r.monitor.Run(ctx, health.Period, func(iv health.Interval) {
+// tickHealth records the generator's health since the previous tick, if
+// any time passed.
+func (r *testRun) tickHealth(rec metrics.Recorder) {
+	if iv, ok := r.monitor.Tick(); ok {
 		r.recordHealth(rec, iv)
-		rec.Flush()
-	})
+	}
 }
 
 // recordHealth records one interval's generator_* samples at its end and

@@ -24,10 +24,11 @@ import (
 	"github.com/metronome-load/metronome/restapi"
 )
 
-// Intervals of the run's background loops, as in k6.
+// Intervals of the run's background loops, as in k6; the generator's
+// health is measured with the vus gauge.
 const (
 	thresholdInterval = 2 * time.Second
-	vusInterval       = time.Second
+	vusInterval       = health.Period
 )
 
 // Run runs one test to its end and returns an error carrying the exit code
@@ -596,9 +597,8 @@ func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
 	}
 	loops, stopLoops := context.WithCancel(ctx)
 	var loopsDone sync.WaitGroup
-	loopsDone.Add(4)
-	go func() { defer loopsDone.Done(); r.vusLoop(loops) }()
-	go func() { defer loopsDone.Done(); r.healthLoop(loops) }()
+	loopsDone.Add(3)
+	go func() { defer loopsDone.Done(); r.sampleLoop(loops) }()
 	go func() { defer loopsDone.Done(); r.thresholdLoop(loops) }()
 	go func() { defer loopsDone.Done(); r.flushLoop(loops) }()
 
@@ -631,8 +631,11 @@ func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
 	return firstErr
 }
 
-// vusLoop samples the vus and vus_max gauges every second.
-func (r *testRun) vusLoop(ctx context.Context) {
+// sampleLoop samples the vus and vus_max gauges and the generator's
+// health every second; the last health interval ends with the loop.
+// Health rides on the gauges' tick rather than a timer of its own, so
+// measuring it wakes the process no more often.
+func (r *testRun) sampleLoop(ctx context.Context) {
 	rec := r.newBuffer()
 	defer rec.Flush()
 	sample := func() bool {
@@ -641,11 +644,13 @@ func (r *testRun) vusLoop(ctx context.Context) {
 			active += sc.progress().ActiveVUs
 		}
 		r.recordVUs(rec, active)
+		r.tickHealth(rec)
 		rec.Flush()
 		return true
 	}
 	sample()
 	every(ctx, vusInterval, sample)
+	r.tickHealth(rec)
 }
 
 // every calls f at each tick of interval until ctx ends or f returns

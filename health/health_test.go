@@ -1,7 +1,6 @@
 package health_test
 
 import (
-	"context"
 	"math"
 	"sync"
 	"testing"
@@ -116,51 +115,48 @@ func (f *fakeSource) Read(r *health.Reading) {
 	r.SchedBuckets = bounds
 }
 
-// Run reports intervals on a fixed grid from its first reading, so a late
-// tick does not shift the next ones, and a last partial interval when the
-// context ends between ticks.
-func TestMonitorRun(t *testing.T) {
+// Tick reports the interval since the previous tick, on whatever grid the
+// caller's loop keeps; the first tick only reads. In virtual time the
+// intervals are exact.
+func TestMonitorTick(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := &fakeSource{}
 		var n int64
-		m := health.NewMonitor(clock.Real, src, func() (int64, int64, int64) { n += 100; return n, 0, 0 })
-		ctx, cancel := context.WithCancel(t.Context())
+		m := health.NewMonitor(clock.Real, src, func() (int64, int64, int64) { n += 100; return n, n / 10, 0 })
 		start := time.Now()
+		if _, ok := m.Tick(); ok {
+			t.Fatal("the first tick reported an interval")
+		}
+		tk := time.NewTicker(time.Second)
+		defer tk.Stop()
 		var got []health.Interval
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			m.Run(ctx, time.Second, func(iv health.Interval) {
-				got = append(got, iv)
-				if len(got) == 2 {
-					time.Sleep(1500 * time.Millisecond) // a slow reporter: the grid holds
-				}
-			})
-		}()
-		time.Sleep(4250 * time.Millisecond)
-		cancel()
-		<-done
-		var ends []time.Duration
-		for _, iv := range got {
-			ends = append(ends, iv.To.Sub(start))
-			if iv.Arrivals != 100 {
-				t.Errorf("interval to %v: %d arrivals, want 100", iv.To.Sub(start), iv.Arrivals)
+		for range 3 {
+			<-tk.C
+			iv, ok := m.Tick()
+			if !ok {
+				t.Fatal("a tick reported nothing")
+			}
+			got = append(got, iv)
+		}
+		time.Sleep(250 * time.Millisecond)
+		last, _ := m.Tick()
+		got = append(got, last)
+		if _, ok := m.Tick(); ok {
+			t.Error("a tick at the same instant reported an interval")
+		}
+		want := []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 3250 * time.Millisecond}
+		for i, iv := range got {
+			if iv.To.Sub(start) != want[i] || iv.Arrivals != 100 || iv.LateWakeup != 10 {
+				t.Errorf("interval %d: to %v, %d arrivals, %d late; want to %v, 100 and 10", i, iv.To.Sub(start), iv.Arrivals, iv.LateWakeup, want[i])
 			}
 		}
-		// Ticks at 1 s and 2 s; the reporter returns at 3.5 s, past the
-		// 3 s tick, which fires at once; then 4 s, and the cancel at 4.25 s.
-		want := []time.Duration{time.Second, 2 * time.Second, 3500 * time.Millisecond, 4 * time.Second, 4250 * time.Millisecond}
-		if len(ends) != len(want) {
-			t.Fatalf("intervals end at %v, want %v", ends, want)
+		// One second of CPU per read, on one core.
+		if got[0].CPU != 1 || got[3].CPU != 4 {
+			t.Errorf("CPU shares %v and %v, want 1 and 4", got[0].CPU, got[3].CPU)
 		}
-		for i := range want {
-			if ends[i] != want[i] {
-				t.Fatalf("intervals end at %v, want %v", ends, want)
-			}
-		}
-		// One second of CPU per read, over the interval's length on 1 core.
-		if got[2].CPU != 1/1.5 {
-			t.Errorf("CPU of the 1.5 s interval = %v", got[2].CPU)
+		// A reading for a span is the counters now.
+		if r := m.Reading(); !r.At.Equal(time.Now()) || r.CPU != 7*time.Second || len(r.Sched) != 5 {
+			t.Errorf("reading at %v: CPU %v, %d buckets", r.At.Sub(start), r.CPU, len(r.Sched))
 		}
 	})
 }
@@ -185,14 +181,13 @@ func TestRuntimeRead(t *testing.T) {
 	}
 }
 
-// Reading a monitor costs a few microseconds and, after the first read,
-// no allocation: it runs once per interval, never per iteration.
-func BenchmarkMonitorRead(b *testing.B) {
+// A tick costs about a microsecond and, after the first, no allocation:
+// it runs once per interval, never per iteration.
+func BenchmarkMonitorTick(b *testing.B) {
 	m := health.NewMonitor(clock.Real, &health.Runtime{}, nil)
-	var r health.Reading
-	m.Read(&r)
+	m.Tick()
 	b.ReportAllocs()
 	for b.Loop() {
-		m.Read(&r)
+		m.Tick()
 	}
 }

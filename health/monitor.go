@@ -1,10 +1,8 @@
 package health
 
 import (
-	"context"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/metronome-load/metronome/clock"
 )
@@ -15,15 +13,19 @@ type Source interface {
 	Read(r *Reading)
 }
 
-// Monitor reads the generator's health: on its own every interval (Run),
-// and whenever asked (Read), for the executors that judge a span of their
-// own. It is safe for concurrent use.
+// Monitor reads the generator's health: at every Tick of the run's
+// periodic loop, and whenever asked (Reading), for the executors that
+// judge a span of their own. Ticking on a loop that wakes anyway adds no
+// wake-up of its own, which on an idle virtual machine costs more than the
+// reading (see docs/metrics.md). It is safe for concurrent use.
 type Monitor struct {
 	clock    clock.Clock
 	source   Source
 	arrivals func() (arrivals, lateWakeup, lateForVU int64)
 
-	mu sync.Mutex
+	mu        sync.Mutex
+	prev, cur Reading
+	ticked    bool
 }
 
 // NewMonitor returns a monitor that tells time by c and reads src.
@@ -34,13 +36,7 @@ func NewMonitor(c clock.Clock, src Source, arrivals func() (int64, int64, int64)
 	return &Monitor{clock: c, source: src, arrivals: arrivals}
 }
 
-// Read fills r with the counters now. r's slices are reused.
-func (m *Monitor) Read(r *Reading) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.read(r)
-}
-
+// read fills r with the counters now. m.mu is held.
 func (m *Monitor) read(r *Reading) {
 	m.source.Read(r)
 	r.At = m.clock.Now()
@@ -51,40 +47,28 @@ func (m *Monitor) read(r *Reading) {
 
 // Reading returns a reading of the counters now, with slices of its own.
 func (m *Monitor) Reading() Reading {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	var r Reading
-	m.Read(&r)
+	m.read(&r)
 	r.Sched = slices.Clone(r.Sched)
 	return r
 }
 
-// Run reads the counters every interval, aligned on the first reading,
-// and hands report the health of each interval, until ctx ends; then it
-// reports the partial interval since the last reading, if any time passed.
-func (m *Monitor) Run(ctx context.Context, every time.Duration, report func(Interval)) {
-	var prev, cur Reading
-	m.Read(&prev)
-	start := prev.At
-	t := m.clock.NewTimer(every)
-	defer t.Stop()
-	for k := 1; ; k++ {
-		done := false
-		select {
-		case <-t.C():
-		case <-ctx.Done():
-			done = true
-		}
-		m.Read(&cur)
-		if done && !cur.At.After(prev.At) {
-			return
-		}
-		report(Between(&prev, &cur))
-		if done {
-			return
-		}
-		prev, cur = cur, prev
-		// The next deadline is fixed by the first reading, so a late
-		// tick does not shift the ones after it.
-		next := start.Add(time.Duration(k+1) * every)
-		t.Reset(max(next.Sub(m.clock.Now()), 0))
+// Tick reads the counters and returns the health of the interval since
+// the previous Tick. The first Tick only reads, and reports false, as does
+// a Tick at the same instant as the previous one.
+func (m *Monitor) Tick() (Interval, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.read(&m.cur)
+	first := !m.ticked
+	m.ticked = true
+	if first || !m.cur.At.After(m.prev.At) {
+		m.prev, m.cur = m.cur, m.prev
+		return Interval{}, false
 	}
+	iv := Between(&m.prev, &m.cur)
+	m.prev, m.cur = m.cur, m.prev
+	return iv, true
 }
