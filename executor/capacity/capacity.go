@@ -119,6 +119,9 @@ func Parse(name string, raw json.RawMessage) (executor.Config, error) {
 	if !c.objective.Agg.ValidFor(metrics.Trend) {
 		return nil, bad("objective", "%q is not valid for corrected_latency, a trend; use avg, min, max, med or p(N)", c.objective.AggName())
 	}
+	if c.objective.Op != metrics.OpLess && c.objective.Op != metrics.OpLessEqual {
+		return nil, bad("objective", "%q must bound latency from above, with < or <=", c.objective.Source)
+	}
 	if o.MaxErrorRate != nil {
 		if c.maxErrorRate = *o.MaxErrorRate; c.maxErrorRate < 0 || c.maxErrorRate > 1 {
 			return nil, bad("maxErrorRate", "must be between 0 and 1, got %v", c.maxErrorRate)

@@ -326,6 +326,7 @@ func TestParseErrors(t *testing.T) {
 		`{"executor":"capacity-search","startRate":10,"maxRate":50,"preAllocatedVUs":1}`:                                              "scenarios.test.objective: required",
 		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"rate<0.1","preAllocatedVUs":1}`:                       `scenarios.test.objective: "rate" is not valid for corrected_latency`,
 		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<<5","preAllocatedVUs":1}`:                       "scenarios.test.objective: ",
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)>5","preAllocatedVUs":1}`:                        `scenarios.test.objective: "p(99)>5" must bound latency from above`,
 		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"growth":1}`:            "scenarios.test.growth: must be between 1.05 and 10",
 		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"stepDuration":"10ms"}`: "scenarios.test.stepDuration: must be at least 1s",
 		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50"}`:                                           "scenarios.test.preAllocatedVUs: required",
