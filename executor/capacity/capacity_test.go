@@ -3,6 +3,7 @@ package capacity_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"slices"
 	"strings"
@@ -58,6 +59,7 @@ type run struct {
 	pool   *executortest.Pool
 	b      *metrics.Builtin
 	err    error
+	logs   []string
 }
 
 func parse(t *testing.T, js string) executor.Config {
@@ -84,10 +86,17 @@ func searchIn(cfg executor.Config, srv *server, h func(from, to time.Time) healt
 	deps, b := pool.Deps(metrics.NewRegistry())
 	pool.Raw = b.HTTPReqDuration
 	deps.Meter = &executortest.Meter{Rec: pool.Rec, Metrics: b, Health: h}
+	var mu sync.Mutex
+	var logs []string
+	deps.Logf = func(format string, args ...any) {
+		mu.Lock()
+		logs = append(logs, fmt.Sprintf(format, args...))
+		mu.Unlock()
+	}
 	pool.Preallocate(cfg.InitialVUs())
 	x := cfg.New(deps)
 	err := x.Run(context.Background())
-	return run{result: x.(capacity.Searcher).Search(), pool: pool, b: b, err: err}
+	return run{result: x.(capacity.Searcher).Search(), pool: pool, b: b, err: err, logs: logs}
 }
 
 func rates(r capacity.Result) []int64 {
@@ -130,6 +139,10 @@ func TestFindsServerCapacity(t *testing.T) {
 		if pass && (st.CorrectedP99 != 10 || st.RawP99 != 10) {
 			t.Errorf("step %d/s: corrected p99 %v, raw p99 %v, want 10 ms each", st.Rate, st.CorrectedP99, st.RawP99)
 		}
+	}
+	// The overloaded steps run out of VUs; one line says so.
+	if len(r.logs) != 1 || !strings.Contains(r.logs[0], "all 400 VUs (maxVUs) are busy") {
+		t.Errorf("warnings %q, want the one about maxVUs once", r.logs)
 	}
 	if got := r.pool.Rec.Of(r.b.CapacitySearchRate, nil); !slices.Equal(got, []float64{400}) {
 		t.Errorf("capacity_search_rate samples %v, want [400]", got)

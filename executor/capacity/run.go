@@ -117,6 +117,25 @@ type Executor struct {
 	cur    executor.Executor // the step running, nil between steps
 	done   executor.Account  // the finished steps' accounts, summed
 	result Result
+	logged map[string]bool
+}
+
+// logOnce passes a step's warning on the first time it comes: every step
+// past the capacity runs out of VUs, and one line says so.
+func (e *Executor) logOnce(format string, args ...any) {
+	if e.deps.Logf == nil {
+		return
+	}
+	e.mu.Lock()
+	seen := e.logged[format]
+	if e.logged == nil {
+		e.logged = map[string]bool{}
+	}
+	e.logged[format] = true
+	e.mu.Unlock()
+	if !seen {
+		e.deps.Logf(format, args...)
+	}
 }
 
 // Progress reports where the search is; Total is its longest possible
@@ -234,7 +253,9 @@ func (e *Executor) runStep(ctx context.Context, rate, first, firstLocal int64) (
 		return Step{}, err
 	}
 	ac = ac.Segment(c.tuple).Numbered(first, firstLocal)
-	x := ac.New(*deps)
+	stepDeps := *deps
+	stepDeps.Logf = e.logOnce
+	x := ac.New(stepDeps)
 	e.mu.Lock()
 	e.cur = x
 	e.mu.Unlock()
