@@ -3,33 +3,13 @@ package engine
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/executortest"
 )
-
-// queueServer is a FIFO server of workers that each take service per
-// request, in virtual time: its capacity is workers/service.
-type queueServer struct {
-	mu      sync.Mutex
-	service time.Duration
-	free    []time.Time
-}
-
-func (q *queueServer) work(at time.Time) time.Duration {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	w := 0
-	for i := range q.free {
-		if q.free[i].Before(q.free[w]) {
-			w = i
-		}
-	}
-	begin := max(at.UnixNano(), q.free[w].UnixNano())
-	q.free[w] = time.Unix(0, begin).Add(q.service)
-	return q.free[w].Sub(at)
-}
 
 // A capacity search through the whole engine: the meter hands each step
 // its own samples (the executor's drops included, after the barrier), the
@@ -38,8 +18,8 @@ func (q *queueServer) work(at time.Time) time.Duration {
 // arrivals for a second, failing p(99)<1000.
 func TestRunCapacitySearch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := &queueServer{service: 100 * time.Millisecond, free: make([]time.Time, 2)}
-		s := &fakeScript{workAt: srv.work}
+		srv := executortest.NewServer(2, 100*time.Millisecond)
+		s := &fakeScript{workAt: func(at time.Time) time.Duration { return srv.Work(executor.Iteration{}, at) }}
 		err, out, export := runFake(t, context.Background(), s, `{
 			"scenarios": {"find": {"executor": "capacity-search", "startRate": 5, "maxRate": 100, "stepDuration": "2s",
 				"objective": "p(99)<1000", "preAllocatedVUs": 5, "maxVUs": 50}},

@@ -501,7 +501,7 @@ func (r *testRun) capacityReports() ([]summary.CapacityReport, []string) {
 		if c, ok := sc.cfg.(*capacity.Config); ok {
 			rep.Objective = c.Objective()
 		}
-		if rep.Limit = limitName(res.Limit); res.Limit == capacity.NoLimit {
+		if rep.Limit = res.Limit.String(); res.Limit == capacity.NoLimit {
 			rep.Limit = "none"
 		}
 		for _, st := range res.Steps {
@@ -509,7 +509,7 @@ func (r *testRun) capacityReports() ([]summary.CapacityReport, []string) {
 				Rate: st.PerSecond, Objective: st.Objective,
 				CorrectedP50: st.CorrectedP50, CorrectedP99: st.CorrectedP99, RawP50: st.RawP50, RawP99: st.RawP99,
 				ErrorRate: st.ErrorRate, CPU: st.Health.CPU, SchedP99: metrics.Milliseconds(st.Health.SchedP99),
-				Verdict: limitName(st.Limit), Why: st.Why,
+				Verdict: st.Limit.String(), Why: st.Why,
 			})
 		}
 		reps = append(reps, rep)
@@ -518,16 +518,4 @@ func (r *testRun) capacityReports() ([]summary.CapacityReport, []string) {
 		}
 	}
 	return reps, warns
-}
-
-// limitName names a capacity-search step's verdict in the summary: "met",
-// "server" or "generator".
-func limitName(l capacity.Limit) string {
-	switch l {
-	case capacity.Server:
-		return "server"
-	case capacity.Generator:
-		return "generator"
-	}
-	return "met"
 }

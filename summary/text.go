@@ -198,24 +198,7 @@ func (r *textRenderer) endpoints() {
 		rows = append(rows, append(append([]string{shorten(e.Name, maxEndpointName), strconv.FormatInt(e.Requests, 10)}, raw...),
 			formatTime(e.Corrected.P50, unit), formatTime(e.Corrected.P99, unit), formatTime(e.Corrected.P999, unit)))
 	}
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
-		for k, c := range row {
-			widths[k] = max(widths[k], utf8.RuneCountInString(c))
-		}
-	}
-	for _, row := range rows {
-		r.b.WriteString("   ")
-		for k, c := range row {
-			pad := strings.Repeat(" ", widths[k]-utf8.RuneCountInString(c))
-			if k == 0 {
-				r.b.WriteString(" " + c + pad)
-			} else {
-				r.b.WriteString("  " + pad + c)
-			}
-		}
-		r.b.WriteByte('\n')
-	}
+	r.table("    ", rows)
 	if n := len(eps) - maxEndpointRows; n > 0 {
 		fmt.Fprintf(&r.b, "    … and %d more (all in handleSummary's data)\n", n)
 	}
@@ -707,27 +690,33 @@ func (r *textRenderer) capacity() {
 				formatTime(st.CorrectedP50, unit), formatTime(st.CorrectedP99, unit), raw50, raw99,
 				fmt.Sprintf("%.2f%%", 100*st.ErrorRate), cpu, formatTime(st.SchedP99, unit), st.Verdict})
 		}
-		widths := make([]int, len(rows[0]))
-		for _, row := range rows {
-			for i, cell := range row {
-				widths[i] = max(widths[i], utf8.RuneCountInString(cell))
-			}
-		}
-		for _, row := range rows {
-			r.b.WriteString("      ")
-			for i, cell := range row {
-				pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
-				if i == 0 {
-					r.b.WriteString(pad + cell)
-				} else {
-					r.b.WriteString("  " + cell + pad)
-				}
-			}
-			r.b.WriteString("\n")
-		}
+		r.table("      ", rows)
 		r.b.WriteByte('\n')
 	}
 	r.b.WriteByte('\n')
+}
+
+// table writes rows as columns as wide as their widest cell, each row
+// after indent: the first column aligned left, the others right.
+func (r *textRenderer) table(indent string, rows [][]string) {
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for k, c := range row {
+			widths[k] = max(widths[k], utf8.RuneCountInString(c))
+		}
+	}
+	for _, row := range rows {
+		r.b.WriteString(indent)
+		for k, c := range row {
+			pad := strings.Repeat(" ", widths[k]-utf8.RuneCountInString(c))
+			if k == 0 {
+				r.b.WriteString(c + pad)
+			} else {
+				r.b.WriteString("  " + pad + c)
+			}
+		}
+		r.b.WriteByte('\n')
+	}
 }
 
 // estimated reports whether any scenario back-filled from estimated

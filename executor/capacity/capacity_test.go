@@ -20,37 +20,6 @@ import (
 	"github.com/metronome-load/metronome/metrics"
 )
 
-// server is a FIFO server of workers that each take service per request,
-// in virtual time: its capacity is workers/service. A request sent at t
-// is answered when the first worker free at or after t has served it.
-type server struct {
-	mu      sync.Mutex
-	service time.Duration
-	free    []time.Time // when each worker is next free
-}
-
-func newServer(workers int, service time.Duration) *server {
-	return &server{service: service, free: make([]time.Time, workers)}
-}
-
-// work is the request's duration for the fake VUs.
-func (s *server) work(_ executor.Iteration, at time.Time) time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w := 0
-	for i := range s.free {
-		if s.free[i].Before(s.free[w]) {
-			w = i
-		}
-	}
-	begin := at
-	if s.free[w].After(at) {
-		begin = s.free[w]
-	}
-	s.free[w] = begin.Add(s.service)
-	return s.free[w].Sub(at)
-}
-
 // search runs a capacity-search scenario against srv in a synctest
 // bubble and returns its result, its pool and what it recorded. health,
 // when set, gives the generator's health per span.
@@ -71,7 +40,7 @@ func parse(t *testing.T, js string) executor.Config {
 	return cfg
 }
 
-func search(t *testing.T, cfg executor.Config, srv *server, h func(from, to time.Time) health.Interval) run {
+func search(t *testing.T, cfg executor.Config, srv *executortest.Server, h func(from, to time.Time) health.Interval) run {
 	t.Helper()
 	var out run
 	synctest.Test(t, func(t *testing.T) {
@@ -81,8 +50,8 @@ func search(t *testing.T, cfg executor.Config, srv *server, h func(from, to time
 }
 
 // searchIn runs the search inside the caller's bubble.
-func searchIn(cfg executor.Config, srv *server, h func(from, to time.Time) health.Interval) run {
-	pool := executortest.NewPool(clock.Real, srv.work)
+func searchIn(cfg executor.Config, srv *executortest.Server, h func(from, to time.Time) health.Interval) run {
+	pool := executortest.NewPool(clock.Real, srv.Work)
 	deps, b := pool.Deps(metrics.NewRegistry())
 	pool.Raw = b.HTTPReqDuration
 	deps.Meter = &executortest.Meter{Rec: pool.Rec, Metrics: b, Health: h}
@@ -114,7 +83,7 @@ const searchOptions = `{"executor":"capacity-search","startRate":100,"maxRate":3
 // bisects back and names 400/s the server's capacity, on the gauge too.
 func TestFindsServerCapacity(t *testing.T) {
 	cfg := parse(t, searchOptions+`}`)
-	r := search(t, cfg, newServer(4, 10*time.Millisecond), nil)
+	r := search(t, cfg, executortest.NewServer(4, 10*time.Millisecond), nil)
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
@@ -181,8 +150,8 @@ func TestRefusesWhenGeneratorIsTheLimit(t *testing.T) {
 	var res capacity.Result
 	var recorded []float64
 	synctest.Test(t, func(t *testing.T) {
-		srv := newServer(4, 10*time.Millisecond)
-		pool = executortest.NewPool(clock.Real, srv.work)
+		srv := executortest.NewServer(4, 10*time.Millisecond)
+		pool = executortest.NewPool(clock.Real, srv.Work)
 		deps, b := pool.Deps(metrics.NewRegistry())
 		pool.Raw = b.HTTPReqDuration
 		deps.Meter = &executortest.Meter{Rec: pool.Rec, Metrics: b, Health: func(from, to time.Time) health.Interval {
@@ -221,7 +190,7 @@ func TestRefusesWhenGeneratorIsTheLimit(t *testing.T) {
 func TestVUBudgetIsTheGeneratorsLimit(t *testing.T) {
 	cfg := parse(t, `{"executor":"capacity-search","startRate":100,"maxRate":3000,"stepDuration":"4s",
 		"objective":"p(99)<50","preAllocatedVUs":2,"maxVUs":2}`)
-	r := search(t, cfg, newServer(100, 10*time.Millisecond), nil)
+	r := search(t, cfg, executortest.NewServer(100, 10*time.Millisecond), nil)
 	res := r.result
 	// 2 VUs at 10 ms serve 200/s.
 	if res.Limit != capacity.Generator || res.Capacity != 200 {
@@ -237,7 +206,7 @@ func TestVUBudgetIsTheGeneratorsLimit(t *testing.T) {
 func TestReachesMaxRate(t *testing.T) {
 	cfg := parse(t, `{"executor":"capacity-search","startRate":100,"maxRate":500,"stepDuration":"2s",
 		"objective":"p(99)<50","preAllocatedVUs":10,"maxVUs":100}`)
-	r := search(t, cfg, newServer(100, 10*time.Millisecond), nil)
+	r := search(t, cfg, executortest.NewServer(100, 10*time.Millisecond), nil)
 	if want := []int64{100, 200, 400, 500}; !slices.Equal(rates(r.result), want) {
 		t.Fatalf("steps %v, want %v", rates(r.result), want)
 	}
@@ -264,7 +233,7 @@ func TestStepGrid(t *testing.T) {
 	var start time.Time
 	synctest.Test(t, func(t *testing.T) {
 		start = time.Now()
-		r = searchIn(cfg, newServer(4, 10*time.Millisecond), nil)
+		r = searchIn(cfg, executortest.NewServer(4, 10*time.Millisecond), nil)
 	})
 	for k, st := range r.result.Steps {
 		if want := start.Add(time.Duration(k) * 2500 * time.Millisecond); !st.Start.Equal(want) {
@@ -287,7 +256,7 @@ func TestSegments(t *testing.T) {
 	var results [2]capacity.Result
 	var indices [2][]int64
 	synctest.Test(t, func(t *testing.T) {
-		srv := newServer(4, 10*time.Millisecond)
+		srv := executortest.NewServer(4, 10*time.Millisecond)
 		var wg sync.WaitGroup
 		for i, seg := range []executor.Segment{{From: big.NewRat(0, 1), To: half}, {From: half, To: big.NewRat(1, 1)}} {
 			tuple, err := executor.NewTuple(seg, []*big.Rat{big.NewRat(0, 1), half, big.NewRat(1, 1)})

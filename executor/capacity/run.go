@@ -29,6 +29,17 @@ const (
 	Generator
 )
 
+// String names the verdict of a step: "met", "server" or "generator".
+func (l Limit) String() string {
+	switch l {
+	case Server:
+		return "server"
+	case Generator:
+		return "generator"
+	}
+	return "met"
+}
+
 // Step is one step of the search and its verdict.
 type Step struct {
 	// Rate is the step's arrival rate per timeUnit; PerSecond per second.
