@@ -486,7 +486,7 @@ func omissionWarning(name string, max, tail float64, fill *summary.BackFillRepor
 }
 
 // capacityReports returns the results of the capacity-search scenarios
-// and a warning for each that found no capacity.
+// and a warning for each that found the generator to be the limit.
 func (r *testRun) capacityReports() ([]summary.CapacityReport, []string) {
 	var reps []summary.CapacityReport
 	var warns []string
@@ -513,7 +513,8 @@ func (r *testRun) capacityReports() ([]summary.CapacityReport, []string) {
 			})
 		}
 		reps = append(reps, rep)
-		if res.Err != nil || res.Limit == capacity.Generator {
+		if res.Err == nil && res.Limit == capacity.Generator {
+			// A search that stopped on an error ends the run with it.
 			warns = append(warns, fmt.Sprintf("scenario %s: %s", name, res.Summary()))
 		}
 	}

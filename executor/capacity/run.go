@@ -219,7 +219,7 @@ func (e *Executor) Run(ctx context.Context) error {
 	s := c.search
 	var first, firstLocal int64
 	at := start
-	for k := 0; ; k++ {
+	for {
 		rate, ok := s.next()
 		if !ok || ctx.Err() != nil {
 			break
