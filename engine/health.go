@@ -2,10 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/health"
@@ -13,18 +13,23 @@ import (
 	"github.com/metronome-load/metronome/summary"
 )
 
-// healthTally is what the run's health intervals add up to, for the
-// summary: how many there were, in how many the generator may have
-// inflated latency and why, and the extremes.
-type healthTally struct {
-	mu                              sync.Mutex
-	intervals, limited              int
-	byReason                        map[health.Reason]int
-	cpuKnown                        bool
-	maxCPU                          float64
-	maxSched, maxGC                 time.Duration
-	arrivals, lateWakeup, lateForVU int64
-	procs                           int
+// healthLog is what the run's health intervals add up to, for the
+// summary and the result file.
+type healthLog struct {
+	mu    sync.Mutex
+	tally health.Tally
+}
+
+// snapshot returns the tally so far, nil when no interval was measured.
+func (l *healthLog) snapshot() *health.Tally {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.tally.Intervals == 0 {
+		return nil
+	}
+	t := l.tally
+	t.ByReason = maps.Clone(t.ByReason)
+	return &t
 }
 
 // newMonitor returns the run's health monitor: this process's counters,
@@ -75,66 +80,41 @@ func (r *testRun) recordHealth(rec metrics.Recorder, iv health.Interval) {
 		put(b.GeneratorLateWakeup, iv.LateWakeupRate())
 		put(b.GeneratorLateForVU, iv.LateForVURate())
 	}
-	why := iv.Limited()
 	limited := 0.0
-	if why != 0 {
+	if iv.Limited() != 0 {
 		limited = 1
 	}
 	put(b.GeneratorLimited, limited)
-
-	t := &r.health
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.intervals++
-	if why != 0 {
-		t.limited++
-		if t.byReason == nil {
-			t.byReason = map[health.Reason]int{}
-		}
-		for bit := health.Reason(1); bit != 0; bit <<= 1 {
-			if why&bit != 0 {
-				t.byReason[bit]++
-			}
-		}
-	}
-	if !math.IsNaN(iv.CPU) {
-		t.cpuKnown = true
-		t.maxCPU = max(t.maxCPU, iv.CPU)
-	}
-	t.procs = iv.Procs
-	t.maxSched = max(t.maxSched, iv.SchedP99)
-	t.maxGC = max(t.maxGC, iv.GCPause)
-	t.arrivals += iv.Arrivals
-	t.lateWakeup += iv.LateWakeup
-	t.lateForVU += iv.LateForVU
+	r.health.mu.Lock()
+	r.health.tally.Add(iv)
+	r.health.mu.Unlock()
 }
 
-// healthReport is the summary's account of the generator's health, nil
-// when no interval was measured, and the warning for the intervals in
-// which the generator may have inflated latency ("" when there were none).
-func (r *testRun) healthReport() (*summary.HealthReport, string) {
-	t := &r.health
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.intervals == 0 {
+// healthReport is the summary's account of the generator's health from
+// a tally (one run's, or the instances' of a merge) and the run's
+// generator_* trends, nil when nothing was measured, and the warning for
+// the intervals in which the generator may have inflated latency ("" when
+// there were none).
+func healthReport(eng *metrics.Engine, t *health.Tally) (*summary.HealthReport, string) {
+	if t == nil || t.Intervals == 0 {
 		return nil, ""
 	}
 	rep := &summary.HealthReport{
-		Interval: health.Period, Intervals: t.intervals, Limited: t.limited, Procs: t.procs,
-		CPUMedian: math.NaN(), CPUMax: math.NaN(),
-		SchedP99Median: medianOf(r.engine, metrics.GeneratorSchedLatencyName), SchedP99Max: metrics.Milliseconds(t.maxSched),
-		GCPauseMax: metrics.Milliseconds(t.maxGC),
-		Arrivals:   t.arrivals, LateWakeup: t.lateWakeup, LateForVU: t.lateForVU,
+		Interval: health.Period, Intervals: t.Intervals, Limited: t.Limited, Procs: t.Procs,
+		CPUMedian: math.NaN(), CPUMax: t.MaxCPU,
+		SchedP99Median: medianOf(eng, metrics.GeneratorSchedLatencyName), SchedP99Max: metrics.Milliseconds(t.MaxSched),
+		GCPauseMax: metrics.Milliseconds(t.MaxGC),
+		Arrivals:   t.Arrivals, LateWakeup: t.LateWakeup, LateForVU: t.LateForVU,
 	}
-	if t.cpuKnown {
-		rep.CPUMedian, rep.CPUMax = medianOf(r.engine, metrics.GeneratorCPUName), t.maxCPU
+	if !math.IsNaN(t.MaxCPU) {
+		rep.CPUMedian = medianOf(eng, metrics.GeneratorCPUName)
 	}
-	for bit := health.Reason(1); bit != 0; bit <<= 1 {
-		if n := t.byReason[bit]; n > 0 {
-			rep.Reasons = append(rep.Reasons, summary.HealthReason{Reason: bit.String(), Intervals: n})
+	for _, r := range health.Reasons {
+		if n := t.ByReason[r]; n > 0 {
+			rep.Reasons = append(rep.Reasons, summary.HealthReason{Reason: r.String(), Intervals: n})
 		}
 	}
-	if t.limited == 0 {
+	if t.Limited == 0 {
 		return rep, ""
 	}
 	return rep, healthWarning(rep)

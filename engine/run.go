@@ -109,7 +109,7 @@ type testRun struct {
 	// monitor measures the generator's health; health adds up its
 	// intervals for the summary.
 	monitor *health.Monitor
-	health  healthTally
+	health  healthLog
 	// meters are the scenarios' meters whose span is open.
 	meters meterSet
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/capacity"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/secrets"
 	"github.com/metronome-load/metronome/summary"
@@ -136,16 +137,12 @@ func (r *testRun) summaryInput(elapsed time.Duration, setupData []byte, rep *met
 		}
 		src.scenarios = append(src.scenarios, acc)
 	}
+	src.health = r.health.snapshot()
 	in := src.input(configs(r.scenarios), elapsed, setupData, rep)
-	// What only the run knows: its capacity searches and the generator's
-	// health.
+	// What only the run knows: its capacity searches.
 	var warns []string
 	in.Capacity, warns = r.capacityReports()
 	in.Warnings = append(in.Warnings, warns...)
-	var warn string
-	if in.Health, warn = r.healthReport(); warn != "" {
-		in.Warnings = append(in.Warnings, warn)
-	}
 	return in
 }
 
@@ -172,6 +169,9 @@ type summarySource struct {
 	// start is when the run's clock started, the windows' origin; zero
 	// for a merge.
 	start time.Time
+	// health is what the generator's health intervals add up to (every
+	// instance's in a merge), nil when none was measured.
+	health *health.Tally
 }
 
 // scenarioAccount is the account of one scenario that started.
@@ -224,6 +224,10 @@ func (src *summarySource) input(cfgs []executor.Config, elapsed time.Duration, s
 	in.RootGroup = groupTree(src.engine.Groups(), src.engine.Checks())
 	in.Endpoints, in.EndpointsFolded = endpoints(src.engine)
 	in.Scenarios, in.BackFills, in.Warnings = scenarioReports(src.engine, src.scenarios)
+	var warn string
+	if in.Health, warn = healthReport(src.engine, src.health); warn != "" {
+		in.Warnings = append(in.Warnings, warn)
+	}
 	return in
 }
 

@@ -170,28 +170,38 @@ const (
 	ReasonWakeup
 )
 
-var reasonText = [...]struct {
-	r    Reason
-	text string
-}{
-	{ReasonCPU, "CPU-bound"},
-	{ReasonSched, "slow to schedule goroutines"},
-	{ReasonGC, "paused by the garbage collector"},
-	{ReasonWakeup, "late to start arrivals"},
+// Reasons are the single reasons, in the order they are listed.
+var Reasons = []Reason{ReasonCPU, ReasonSched, ReasonGC, ReasonWakeup}
+
+var reasonText = map[Reason]string{
+	ReasonCPU:    "CPU-bound",
+	ReasonSched:  "slow to schedule goroutines",
+	ReasonGC:     "paused by the garbage collector",
+	ReasonWakeup: "late to start arrivals",
 }
 
 // String lists the reasons in words: "CPU-bound, late to start arrivals".
 func (r Reason) String() string {
 	var parts []string
-	for _, t := range reasonText {
-		if r&t.r != 0 {
-			parts = append(parts, t.text)
+	for _, one := range Reasons {
+		if r&one != 0 {
+			parts = append(parts, reasonText[one])
 		}
 	}
 	if len(parts) == 0 {
 		return "healthy"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// ParseReason reads a single reason as String writes it.
+func ParseReason(s string) (Reason, bool) {
+	for _, r := range Reasons {
+		if reasonText[r] == s {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // Limited returns why the generator may have inflated the latency it

@@ -191,3 +191,47 @@ func BenchmarkMonitorTick(b *testing.B) {
 		m.Tick()
 	}
 }
+
+// A tally counts intervals by reason and keeps the extremes; tallies of
+// instances merge into the tally of their intervals together.
+func TestTally(t *testing.T) {
+	sec := func(s int) (time.Time, time.Time) { return time.Unix(int64(s), 0), time.Unix(int64(s+1), 0) }
+	var ivs []health.Interval
+	for s, cpu := range []float64{0.2, 0.95, math.NaN(), 0.5} {
+		from, to := sec(s)
+		ivs = append(ivs, health.Interval{From: from, To: to, CPU: cpu, Procs: 2, SchedP99: time.Duration(s) * 3 * time.Millisecond,
+			Arrivals: 100, LateWakeup: int64(5 * s), LateForVU: 1})
+	}
+	var all, a, b health.Tally
+	for i, iv := range ivs {
+		all.Add(iv)
+		if i < 2 {
+			a.Add(iv)
+		} else {
+			b.Add(iv)
+		}
+	}
+	// Second 1: CPU-bound and 5 late wake-ups; 2: 10 late wake-ups and
+	// 6 ms of scheduling; 3: 15 late and 9 ms.
+	if all.Intervals != 4 || all.Limited != 3 || all.ByReason[health.ReasonCPU] != 1 || all.ByReason[health.ReasonWakeup] != 3 ||
+		all.ByReason[health.ReasonSched] != 2 || all.MaxCPU != 0.95 || all.MaxSched != 9*time.Millisecond ||
+		all.Arrivals != 400 || all.LateWakeup != 30 || all.LateForVU != 4 || all.Procs != 2 {
+		t.Errorf("tally %+v", all)
+	}
+	var merged health.Tally
+	merged.Merge(b)
+	merged.Merge(a)
+	merged.Merge(health.Tally{})
+	if merged.Intervals != all.Intervals || merged.Limited != all.Limited || merged.MaxCPU != all.MaxCPU ||
+		merged.ByReason[health.ReasonWakeup] != 3 || merged.LateWakeup != all.LateWakeup {
+		t.Errorf("merged %+v, want %+v", merged, all)
+	}
+	for _, r := range health.Reasons {
+		if back, ok := health.ParseReason(r.String()); !ok || back != r {
+			t.Errorf("ParseReason(%q) = %v, %v", r, back, ok)
+		}
+	}
+	if _, ok := health.ParseReason("healthy"); ok {
+		t.Error("ParseReason took a word that is no reason")
+	}
+}
