@@ -25,27 +25,17 @@ type Tally struct {
 
 // Add counts one interval.
 func (t *Tally) Add(iv Interval) {
-	if t.Intervals == 0 {
-		t.MaxCPU = math.NaN()
-	}
-	t.Intervals++
+	one := Tally{Intervals: 1, Procs: iv.Procs, MaxCPU: iv.CPU, MaxSched: iv.SchedP99, MaxGC: iv.GCPause,
+		Arrivals: iv.Arrivals, LateWakeup: iv.LateWakeup, LateForVU: iv.LateForVU}
 	if why := iv.Limited(); why != 0 {
-		t.Limited++
+		one.Limited = 1
 		for _, r := range Reasons {
 			if why&r != 0 {
-				t.count(r, 1)
+				one.count(r, 1)
 			}
 		}
 	}
-	t.Procs = max(t.Procs, iv.Procs)
-	if !math.IsNaN(iv.CPU) && (math.IsNaN(t.MaxCPU) || iv.CPU > t.MaxCPU) {
-		t.MaxCPU = iv.CPU
-	}
-	t.MaxSched = max(t.MaxSched, iv.SchedP99)
-	t.MaxGC = max(t.MaxGC, iv.GCPause)
-	t.Arrivals += iv.Arrivals
-	t.LateWakeup += iv.LateWakeup
-	t.LateForVU += iv.LateForVU
+	t.Merge(one)
 }
 
 // Merge adds another instance's tally to t.
