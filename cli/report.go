@@ -68,30 +68,43 @@ func runReport(stdin io.Reader, stdout, stderr io.Writer, files []string, out st
 			return exitcode.Errorf(exitcode.InvalidConfig, "report: %v", err)
 		}
 	}
+	n, err := writeReport(stdout, stderr, &lr, period, out, func(period time.Duration) string {
+		return fmt.Sprintf("Report built from %s; intervals of %s. HdrHistogram logs hold latency histograms only: no VUs, failures, backlog or summary tables.",
+			strings.Join(files, ", "), period)
+	})
+	if err != nil || out == "-" {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d bytes) from %d log(s)\n", out, n, len(files))
+	return nil
+}
+
+// writeReport renders the web dashboard's report of the logs lr read, with
+// intervals of at least period and the note describe gives for the
+// intervals chosen, and writes it to out ("-": stdout). It returns the
+// report's size.
+func writeReport(stdout, stderr io.Writer, lr *dashboard.LogReader, period time.Duration, out string, describe func(time.Duration) string) (int, error) {
 	tl, err := lr.Timeline(period)
 	if err != nil {
-		return exitcode.Errorf(exitcode.InvalidConfig, "report: %v", err)
+		return 0, exitcode.Errorf(exitcode.InvalidConfig, "report: %v", err)
 	}
 	for _, w := range lr.Warnings() {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
-	note := fmt.Sprintf("Report built from %s; intervals of %s. HdrHistogram logs hold latency histograms only: no VUs, failures, backlog or summary tables.",
-		strings.Join(files, ", "), tl.Period)
-	p, err := dashboard.BuildPage(tl, nil, false, note)
+	p, err := dashboard.BuildPage(tl, nil, false, describe(tl.Period))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	b, err := p.Render()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if out == "-" {
 		_, err = stdout.Write(b)
-		return err
+		return len(b), err
 	}
 	if err := os.WriteFile(out, b, 0o644); err != nil {
-		return exitcode.Errorf(exitcode.Generic, "report: cannot write %s: %v", out, err)
+		return 0, exitcode.Errorf(exitcode.Generic, "report: cannot write %s: %v", out, err)
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d bytes) from %d log(s)\n", out, len(b), len(files))
-	return nil
+	return len(b), nil
 }

@@ -221,7 +221,7 @@ func (src *summarySource) input(cfgs []executor.Config, elapsed time.Duration, s
 		}
 		in.Metrics = append(in.Metrics, sm)
 	}
-	in.RootGroup = groupTree(src.engine.Groups(), src.engine.Checks())
+	in.RootGroup = summary.GroupTree(src.engine.Groups(), src.engine.Checks())
 	in.Endpoints, in.EndpointsFolded = endpoints(src.engine)
 	in.Scenarios, in.BackFills, in.Warnings = scenarioReports(src.engine, src.scenarios)
 	var warn string
@@ -288,40 +288,6 @@ func endpoints(eng *metrics.Engine) (rows []summary.EndpointReport, folded int64
 		rows = append(rows, row)
 	}
 	return rows, folded
-}
-
-// groupTree builds the group and check tree from group paths such as
-// "::outer::inner" and the checks tallied in them.
-func groupTree(paths []string, checks []metrics.CheckTally) *summary.Group {
-	root := &summary.Group{}
-	byPath := map[string]*summary.Group{"": root}
-	var get func(path string) *summary.Group
-	get = func(path string) *summary.Group {
-		if g, ok := byPath[path]; ok {
-			return g
-		}
-		i := strings.LastIndex(path, "::")
-		parent := root
-		name := path
-		if i > 0 {
-			parent = get(path[:i])
-			name = path[i+2:]
-		} else {
-			name = strings.TrimPrefix(path, "::")
-		}
-		g := &summary.Group{Name: name, Path: path}
-		parent.Groups = append(parent.Groups, g)
-		byPath[path] = g
-		return g
-	}
-	for _, p := range paths {
-		get(p)
-	}
-	for _, c := range checks {
-		g := get(c.Group)
-		g.Checks = append(g.Checks, &summary.Check{Name: c.Name, Path: c.Group + "::" + c.Name, Passes: c.Passes, Fails: c.Fails})
-	}
-	return root
 }
 
 // isOpenModel reports whether a scenario is open-model, as its config
@@ -453,17 +419,8 @@ func backFillReport(name, executorName string, a executor.BackFillAccount, p99 f
 		IterationP99: p99(metrics.IterationDurationName + "{scenario:" + name + "}"),
 		CorrectedP99: p99(metrics.CorrectedLatencyName + "{scenario:" + name + "}"),
 	}
-	switch est := a.Estimates; {
-	case !rep.Estimated:
-		rep.CadenceMedian, rep.CadenceMin, rep.CadenceMax = ms(a.Interval.Fixed), ms(a.Interval.Fixed), ms(a.Interval.Fixed)
-	case len(est) > 0:
-		rep.VUs = len(est)
-		med := est[len(est)/2]
-		if len(est)%2 == 0 {
-			med = est[len(est)/2-1] + (est[len(est)/2]-est[len(est)/2-1])/2
-		}
-		rep.CadenceMedian, rep.CadenceMin, rep.CadenceMax = ms(med), ms(est[0]), ms(est[len(est)-1])
-	}
+	vus, med, lo, hi := a.Cadences()
+	rep.VUs, rep.CadenceMedian, rep.CadenceMin, rep.CadenceMax = vus, ms(med), ms(lo), ms(hi)
 	return rep
 }
 

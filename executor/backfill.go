@@ -230,6 +230,24 @@ type BackFillAccount struct {
 	Estimates []time.Duration
 }
 
+// Cadences summarises the intervals the account's requests were
+// back-filled with: for 'auto', how many VUs had an estimate and the
+// median and range of their estimates; for a hand-set expectedInterval,
+// no VUs and that interval three times; zeros otherwise.
+func (a BackFillAccount) Cadences() (vus int, median, lo, hi time.Duration) {
+	switch est := a.Estimates; {
+	case a.Interval.Mode == IntervalFixed:
+		return 0, a.Interval.Fixed, a.Interval.Fixed, a.Interval.Fixed
+	case a.Interval.Mode == IntervalAuto && len(est) > 0:
+		median = est[len(est)/2]
+		if len(est)%2 == 0 {
+			median = est[len(est)/2-1] + (est[len(est)/2]-est[len(est)/2-1])/2
+		}
+		return len(est), median, est[0], est[len(est)-1]
+	}
+	return 0, 0, 0, 0
+}
+
 // closedVU is a VU held by a closed-model scenario that back-fills: the
 // VU, its back-fill state, its cadence estimate and its tallies, which
 // only its own worker goroutine touches until the VU goes back to the

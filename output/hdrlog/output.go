@@ -205,6 +205,15 @@ func (o *Output) Start() error {
 		}
 		o.file, o.w = f, f
 	}
+	if err := o.header(); err != nil {
+		return output.RedactError(err)
+	}
+	o.loop.Start()
+	return nil
+}
+
+// header starts the log at o.now(), the base of its intervals.
+func (o *Output) header() error {
 	o.buf = bufio.NewWriterSize(o.w, 64<<10)
 	o.log = hdrhistogram.NewHistogramLogWriter(o.buf)
 	o.base = o.now()
@@ -217,9 +226,8 @@ func (o *Output) Start() error {
 		o.buf.Flush(),
 	)
 	if err != nil {
-		return output.RedactError(fmt.Errorf("hdrlog: writing %s: %w", o.path, err))
+		return fmt.Errorf("hdrlog: writing %s: %w", o.path, err)
 	}
-	o.loop.Start()
 	return nil
 }
 
