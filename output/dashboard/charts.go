@@ -62,24 +62,27 @@ var Palette = map[string]string{
 	"raw (http_req_duration)":       "#3182BD",
 	"corrected (corrected_latency)": "#DE2D26",
 	failingWindows:                  "#FCBBA1",
-	generatorLimited:                "#FDD0A2",
+	generatorLimited:                "#BDBDBD",
 	"base raw":                      "#9ECAE1",
 	"new raw":                       "#3182BD",
 	"base corrected":                "#FC9272",
 	"new corrected":                 "#A50F15",
 }
 
-// The shadings of the time charts: where a windowed threshold failed, and
-// the seconds in which the generator itself was short of CPU, scheduling
-// or timely wake-ups (generator_limited), where latency is an upper bound.
+// The two kinds of band the time charts shade, each in its own colour and
+// named in the legend: the seconds in which the generator itself was short
+// of CPU, scheduling or timely wake-ups (generator_limited), where latency
+// is an upper bound, and where a windowed threshold failed.
 const (
-	failingWindows   = "failing threshold windows"
 	generatorLimited = "generator may have inflated latency"
+	failingWindows   = "failing threshold windows"
 )
 
-// generatorCaption is added to the caption of a chart with the generator's
-// shading.
-const generatorCaption = " Shaded orange: seconds in which the generator itself was short of CPU, scheduling or timely wake-ups (generator_limited); latency there is an upper bound."
+// bandCaptions are added to the caption of a chart with the band.
+var bandCaptions = map[string]string{
+	generatorLimited: " Shaded grey: seconds in which the generator itself was short of CPU, scheduling or timely wake-ups (generator_limited); latency there is an upper bound.",
+	failingWindows:   " Shaded red: the windows in which a windowed threshold failed.",
+}
 
 // Mark is a stretch of the time axis to shade, in seconds since the
 // timeline's start: where a windowed threshold failed, or where the
@@ -228,9 +231,7 @@ func sectionCharts(tl *Timeline, sec *Section, marks []Mark) ([]Chart, error) {
 			}
 			opts = append(opts, shade(sh.name, sh.marks))
 			bands = append(bands, LegendEntry{Name: sh.name, Color: Palette[sh.name], Band: true})
-			if sh.name == generatorLimited {
-				caption += generatorCaption
-			}
+			caption += bandCaptions[sh.name]
 		}
 		c, err := newChart(prefix+"-"+id, title, caption, xLabel, yLabel, ss, opts...)
 		if c != nil {
