@@ -2,11 +2,13 @@ package engine
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/summary"
 )
@@ -39,6 +41,34 @@ func TestRunRecordsHealth(t *testing.T) {
 		}
 		if !strings.Contains(out, "GENERATOR HEALTH (per 1s interval)") || !strings.Contains(out, "intervals......: 3, ") {
 			t.Errorf("summary lacks the health account:\n%s", out)
+		}
+	})
+}
+
+// The generator_* metrics take thresholds like any other: an interval's
+// values are never negative, so of these only "max<0" fails, and the run
+// ends with k6's exit code for failed thresholds.
+func TestHealthThresholds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &fakeScript{work: 100 * time.Millisecond}
+		err, out, export := runFake(t, context.Background(), s, `{
+			"scenarios": {"main": {"executor": "constant-vus", "vus": 1, "duration": "3s", "gracefulStop": "0s"}},
+			"thresholds": {"generator_sched_latency": ["p(99)>=0"], "generator_limited": ["rate<=1"],
+				"generator_gc_pause": ["max<0"]}
+		}`, nil)
+		if exitcode.Of(err) != exitcode.ThresholdsFailed {
+			t.Fatalf("run ended with %v, want failed thresholds\n%s", err, out)
+		}
+		// The export says whether each threshold failed.
+		got := thresholds(export)
+		for name, failed := range map[string]map[string]any{
+			"generator_sched_latency": {"p(99)>=0": false},
+			"generator_limited":       {"rate<=1": false},
+			"generator_gc_pause":      {"max<0": true},
+		} {
+			if !reflect.DeepEqual(got[name], failed) {
+				t.Errorf("%s's thresholds failed: %v, want %v", name, got[name], failed)
+			}
 		}
 	})
 }
