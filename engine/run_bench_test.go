@@ -88,8 +88,9 @@ func BenchmarkRunOpen(b *testing.B) {
 // measurement and one without, in alternating order, each timed in CPU
 // from the moment its VUs are initialised (it waits paused until then and
 // is resumed through the REST API) to its end. Per rate it reports each
-// side's median CPU per iteration and the ratio of the medians, and logs
-// every pair. It runs its pairs whatever b.N is (use -benchtime 1x); with
+// side's median CPU per iteration, the ratio of the medians and the
+// median of each pair's ratio, and logs every run. Each run's CPU is
+// bracketed by collections, so that no run pays for another's garbage. It runs its pairs whatever b.N is (use -benchtime 1x); with
 // METRONOME_BENCH_TARGET the CPU is the generator's alone:
 //
 //	METRONOME_BENCH_TARGET=http://127.0.0.1:8080/ go test -run '^$' -bench HealthCost -benchtime 1x -v ./engine
@@ -101,7 +102,7 @@ func BenchmarkHealthCost(b *testing.B) {
 		b.Run(fmt.Sprintf("rate=%d", rate), func(b *testing.B) {
 			opts := fmt.Sprintf(`{"scenarios": {"open": {"executor": "intended-arrival-rate", "rate": %d, "timeUnit": "1s",
 				"duration": "%ds", "preAllocatedVUs": 20, "maxVUs": 200}}, "summaryTrendStats": ["count"]}`, rate, secs)
-			var with, without []float64
+			var with, without, ratios []float64
 			for i := range 2 * pairs {
 				off := (i%2 == 1) != (i/2%2 == 1) // on, off; off, on; ...
 				engine.SetHealthOff(off)
@@ -115,12 +116,16 @@ func BenchmarkHealthCost(b *testing.B) {
 				} else {
 					with = append(with, perIter)
 				}
-				b.Logf("run %2d, health %-3v: %.2f cpu-µs/op", i+1, !off, perIter)
+				b.Logf("run %2d, health %-5v: %.2f cpu-µs/op", i+1, !off, perIter)
+				if i%2 == 1 {
+					ratios = append(ratios, with[len(with)-1]/without[len(without)-1])
+				}
 			}
 			w, wo := median(with), median(without)
 			b.ReportMetric(w, "cpu-µs/op-health")
 			b.ReportMetric(wo, "cpu-µs/op-without")
 			b.ReportMetric(w/wo, "ratio")
+			b.ReportMetric(median(ratios), "pair-ratio")
 		})
 	}
 }
@@ -144,6 +149,7 @@ func runResumed(b *testing.B, script, opts string, env map[string]string) (time.
 			if !strings.Contains(string(body), `"status":4`) {
 				continue
 			}
+			runtime.GC()
 			cpu := cpuTime()
 			req, _ := http.NewRequest(http.MethodPatch, "http://"+addr+"/v1/status",
 				strings.NewReader(`{"data":{"type":"status","id":"default","attributes":{"paused":false}}}`))
@@ -160,6 +166,7 @@ func runResumed(b *testing.B, script, opts string, env map[string]string) (time.
 		c.Address, c.Paused = "127.0.0.1:0", true
 		c.APIAddr = func(a string) { addrs <- a }
 	})
+	runtime.GC()
 	end := cpuTime()
 	return end - <-resumed, sum.metric("iterations", "count")
 }
