@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/poolserver"
+	"github.com/metronome-load/metronome/internal/testkit/poolserver"
 )
 
 // startPool starts a pool server for the test.
