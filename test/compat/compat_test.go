@@ -157,7 +157,7 @@ func checkScript(t *testing.T, name, base, tlsBase string) {
 	case os.IsNotExist(err) && k6Bin != "":
 		rec = &record{}
 	case os.IsNotExist(err):
-		t.Fatalf("%s has no recorded k6 behaviour: run `K6_BINARY=/path/to/k6 go test ./compat -run 'TestCorpus/%s' -update-k6`",
+		t.Fatalf("%s has no recorded k6 behaviour: run `K6_BINARY=/path/to/k6 go test ./test/compat -run 'TestCorpus/%s' -update-k6`",
 			name, strings.TrimSuffix(name, filepath.Ext(name)))
 	default:
 		t.Fatal(err)

@@ -6,7 +6,7 @@
 // same script, recorded beside it in NNN-name.k6.json.
 //
 // With K6_BINARY set to a k6 binary the tests also re-run k6
-// and flag recorded values it no longer reproduces; `go test ./compat
+// and flag recorded values it no longer reproduces; `go test ./test/compat
 // -update-k6` re-records them.
 //
 // TestJSLib sweeps every version of every library of jslib.k6.io through
