@@ -4,7 +4,8 @@
 // (k6, wrk2, wrk and a bare Go client), alternating runs on one loopback
 // server: CPU per iteration, iterations/s and memory of a one-GET closed
 // loop, corrected latency of the open model at 2,000–40,000 arrivals/s,
-// memory of 100–10,000 idle VUs; plus the memory of a Trend fed ten
+// memory, cost per VU and start-up of 1–10,000 idle VUs (100,000 on
+// request); plus the memory of a Trend fed ten
 // million samples and the cost of recording corrected_latency and
 // schedule_lag. It prints medians and ratios in one table and, with -out,
 // writes the rows as JSON. See bench/README.md for the method.
@@ -90,7 +91,7 @@ func main() {
 		only  = flag.String("only", "", "comma-separated measures to run (trend, closed, open, idle, cost); all when empty")
 		reps  = flag.Int("reps", 3, "runs of metronome and of each peer per comparison, alternating; the medians are compared")
 		rates = flag.String("rates", "2000,5000,10000,20000,40000", "the open model's arrivals per second, comma-separated")
-		idle  = flag.String("idle-vus", "100,1000,10000", "the idle measure's VU counts, comma-separated")
+		idle  = flag.String("idle-vus", "1,100,1000,10000", "the idle measure's VU counts, comma-separated (add 100000 for the largest case: k6 needs about 10 GB and a minute per run there)")
 		scale = flag.Float64("scale", 1, "multiply every load duration by this (below 1 for a quick check; targets assume 1)")
 		pairs = flag.Int("cost-pairs", 2, "A/B pairs of closed-loop runs for the end-to-end cost check (0 skips it)")
 		repo  = flag.String("repo", ".", "the metronome module's root, where the Go micro-benchmark runs")

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/metronome-load/metronome/internal/memstat"
 )
 
 // peers are the other generators found on this machine; an empty path
@@ -108,11 +110,22 @@ func firstLine(s string) string {
 // procResult is what the kernel and the loopback server saw of one
 // generator process.
 type procResult struct {
-	Wall time.Duration
+	// Start is when the process was started, Wall how long it ran.
+	Start time.Time
+	Wall  time.Duration
 	// MaxRSS is the process's peak resident set in bytes, CPU its
 	// user+system time, both from wait4's rusage.
 	MaxRSS int64
 	CPU    time.Duration
+	// MaxAnon is the peak of the resident set's anonymous part (RssAnon in
+	// /proc/PID/status, sampled every 100 ms; 0 without /proc): the
+	// resident set less the pages of the executable and its libraries,
+	// which the kernel maps from its page cache, 64 KB around each page
+	// touched.
+	MaxAnon int64
+	// Started is when the loopback server last received /started during
+	// the run; zero when it did not.
+	Started time.Time
 	// ServerCPU is this process's user+system time meanwhile: the
 	// loopback server's share (plus this program's small bookkeeping).
 	ServerCPU time.Duration
@@ -139,9 +152,21 @@ func (b *bench) spawn(ctx context.Context, name string, limit time.Duration, bin
 
 	res := &procResult{Load: loadAvg()}
 	b.logf("%s: load average %s; %s %s", name, res.Load, filepath.Base(bin), strings.Join(args, " "))
-	conns0, cpu0, start := b.srv.conns.Load(), selfCPU(), time.Now()
-	err := cmd.Run()
-	res.Wall, res.ServerCPU, res.Conns = time.Since(start), selfCPU()-cpu0, b.srv.conns.Load()-conns0
+	conns0, cpu0, started0 := b.srv.conns.Load(), selfCPU(), b.srv.started.Load()
+	res.Start = time.Now()
+	err := cmd.Start()
+	if err == nil {
+		stop := make(chan struct{})
+		anon := make(chan int64)
+		go func() { anon <- peakAnon(cmd.Process.Pid, stop) }()
+		err = cmd.Wait()
+		close(stop)
+		res.MaxAnon = <-anon
+	}
+	res.Wall, res.ServerCPU, res.Conns = time.Since(res.Start), selfCPU()-cpu0, b.srv.conns.Load()-conns0
+	if s := b.srv.started.Load(); s != started0 {
+		res.Started = time.Unix(0, s)
+	}
 	res.Stdout = stdout.String()
 	if ctx.Err() == context.DeadlineExceeded {
 		return nil, fmt.Errorf("%s did not finish within %s; output ends with:\n%s", name, limit, lastBytes(res.Stdout)+errs.String())
@@ -154,6 +179,24 @@ func (b *bench) spawn(ctx context.Context, name string, limit time.Duration, bin
 		res.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	return res, nil
+}
+
+// peakAnon samples the anonymous resident memory of process pid every
+// 100 ms until stop is closed and returns the largest sample, in bytes.
+func peakAnon(pid int, stop <-chan struct{}) int64 {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	var peak int64
+	for {
+		if n, err := memstat.Status(pid, "RssAnon"); err == nil {
+			peak = max(peak, n)
+		}
+		select {
+		case <-stop:
+			return peak
+		case <-t.C:
+		}
+	}
 }
 
 func lastBytes(s string) string {
