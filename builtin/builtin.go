@@ -12,8 +12,9 @@ package builtin
 
 import (
 	// Executors: shared-iterations, per-vu-iterations, constant-vus,
-	// ramping-vus, the arrival-rate executors.
+	// ramping-vus, the arrival-rate executors, capacity-search.
 	_ "github.com/metronome-load/metronome/executor"
+	_ "github.com/metronome-load/metronome/executor/capacity"
 
 	// JavaScript modules: k6, k6/http, k6/metrics, k6/execution, k6/data,
 	// k6/encoding, k6/crypto, k6/html, k6/timers, k6/experimental/fs,

@@ -34,8 +34,8 @@ several instances of the same test are merged exactly, interval by
 interval. A FILE of "-" reads standard input.
 
 The logs hold only latency histograms, so the report has no VUs, failures or
-backlog charts and no summary tables; those come with a live run's
-K6_WEB_DASHBOARD_EXPORT.`,
+backlog charts, no generator health band and no summary tables; those come
+with a live run's K6_WEB_DASHBOARD_EXPORT.`,
 		Example: `  metronome report run.hlog -o report.html
   metronome report instance-1.hlog instance-2.hlog -o report.html`,
 		Args:          cobra.MinimumNArgs(1),
@@ -69,7 +69,7 @@ func runReport(stdin io.Reader, stdout, stderr io.Writer, files []string, out st
 		}
 	}
 	n, err := writeReport(stdout, stderr, &lr, period, out, func(period time.Duration) string {
-		return fmt.Sprintf("Report built from %s; intervals of %s. HdrHistogram logs hold latency histograms only: no VUs, failures, backlog or summary tables.",
+		return fmt.Sprintf("Report built from %s; intervals of %s. HdrHistogram logs hold latency histograms only: no VUs, failures, backlog, generator health band or summary tables.",
 			strings.Join(files, ", "), period)
 	})
 	if err != nil || out == "-" {

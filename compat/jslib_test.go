@@ -256,7 +256,7 @@ export default async function () {
     jslibCheck(null, { ['iteration ' + JSON.stringify(answers === undefined ? null : answers)]: () => true });
   }
 }
-const jslibBuiltin = /^(vus|vus_max|iterations|iteration_duration|dropped_iterations|data_received|data_sent|checks|group_duration|http_req.*|ws_.*|grpc_.*|corrected_latency|schedule_lag)$/;
+const jslibBuiltin = /^(vus|vus_max|iterations|iteration_duration|dropped_iterations|data_received|data_sent|checks|group_duration|http_req.*|ws_.*|grpc_.*|corrected_latency|schedule_lag|generator_.*)$/;
 export function handleSummary(data) {
   const answers = data.setup_data === undefined || data.setup_data === null ? {} : data.setup_data;
   const checks = [];

@@ -63,8 +63,10 @@ type metricObs struct {
 var periodic = map[string]bool{"vus": true, "vus_max": true}
 
 // metronomeOnly are metrics metronome adds to k6's (docs/metrics.md, "The metrics
-// metronome adds"); they are left out before comparing.
-var metronomeOnly = map[string]bool{"corrected_latency": true, "schedule_lag": true}
+// metronome adds" and "Generator health"); they are left out before comparing.
+var metronomeOnly = map[string]bool{"corrected_latency": true, "schedule_lag": true,
+	"generator_cpu": true, "generator_sched_latency": true, "generator_gc_pause": true,
+	"generator_late_wakeup": true, "generator_late_for_vu": true, "generator_limited": true}
 
 // script is one corpus entry and the way it is run.
 type script struct {

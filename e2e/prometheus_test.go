@@ -200,8 +200,9 @@ func writeK6Series(t *testing.T, mode string, lines []string) {
 	}
 }
 
-// metronomeSeries matches the series of metronome's own metrics (metronomeOnly names them).
-var metronomeSeries = regexp.MustCompile(`^k6_(corrected_latency|schedule_lag)_`)
+// metronomeSeries matches the series of metronome's own metrics
+// (metronomeOnly and generatorHealth name them).
+var metronomeSeries = regexp.MustCompile(`^k6_((corrected_latency|schedule_lag)_|generator_)`)
 
 // TestPrometheusRemoteWrite: see the comment at the top of the file.
 func TestPrometheusRemoteWrite(t *testing.T) {

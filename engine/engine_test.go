@@ -23,7 +23,10 @@ import (
 // fakeScript stands in for a JavaScript test: each iteration takes work of
 // virtual time and records one http_reqs and one http_req_duration sample.
 type fakeScript struct {
-	work         time.Duration
+	work time.Duration
+	// workAt, when set, gives each request's duration from its start
+	// instead of work.
+	workAt       func(start time.Time) time.Duration
 	b            *metrics.Builtin
 	setups       atomic.Int32
 	teardown     atomic.Int32
@@ -75,16 +78,20 @@ func (v *fakeVU) Run(ctx context.Context, it executor.Iteration) executor.Result
 	start := time.Now()
 	lat := it.Latency(start)
 	tags := metrics.EmptyTags.With("scenario", it.Scenario.Name)
+	work := v.s.work
+	if v.s.workAt != nil {
+		work = v.s.workAt(start)
+	}
 	select {
-	case <-time.After(v.s.work):
+	case <-time.After(work):
 	case <-ctx.Done():
 		lat.Interrupted(v.rec, v.s.b.CorrectedLatency, tags, start, time.Now())
 		return executor.Result{Outcome: executor.Interrupted, Start: start, End: time.Now(), Tags: tags}
 	}
 	end := time.Now()
 	v.rec.Record(metrics.Sample{Metric: v.s.b.HTTPReqs, Tags: tags, Time: end, Value: 1})
-	v.rec.Record(metrics.Sample{Metric: v.s.b.HTTPReqDuration, Tags: tags, Time: end, Value: metrics.Milliseconds(v.s.work)})
-	lat.Record(v.rec, v.s.b.CorrectedLatency, tags, end, v.s.work)
+	v.rec.Record(metrics.Sample{Metric: v.s.b.HTTPReqDuration, Tags: tags, Time: end, Value: metrics.Milliseconds(work)})
+	lat.Record(v.rec, v.s.b.CorrectedLatency, tags, end, work)
 	return executor.Result{Outcome: executor.Completed, Start: start, End: end, Tags: tags}
 }
 

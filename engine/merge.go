@@ -12,6 +12,7 @@ import (
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/logsink"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output/result"
@@ -107,6 +108,7 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 	var elapsed time.Duration
 	var setupData json.RawMessage
 	accounts := map[string]*scenarioAccount{}
+	var tally health.Tally
 	for _, f := range files {
 		if f.Truncated != "" {
 			notes = append(notes, f.Truncated)
@@ -130,6 +132,9 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 		for _, sc := range e.Scenarios {
 			addAccount(accounts, cfgs, sc)
 		}
+		if e.Health != nil {
+			tally.Merge(e.Health.Tally())
+		}
 	}
 	report := eng.EvaluateThresholds(elapsed, true)
 	src := summarySource{
@@ -140,6 +145,9 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 		if a := accounts[c.Base().Name]; a != nil {
 			src.scenarios = append(src.scenarios, *a)
 		}
+	}
+	if tally.Intervals > 0 {
+		src.health = &tally
 	}
 	in := src.input(cfgs, elapsed, setupData, report)
 	in.Warnings = append(in.Warnings, notes...)

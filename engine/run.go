@@ -17,16 +17,18 @@ import (
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/extension"
+	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/logsink"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
 	"github.com/metronome-load/metronome/restapi"
 )
 
-// Intervals of the run's background loops, as in k6.
+// Intervals of the run's background loops, as in k6; the generator's
+// health is measured with the vus gauge.
 const (
 	thresholdInterval = 2 * time.Second
-	vusInterval       = time.Second
+	vusInterval       = health.Period
 )
 
 // Run runs one test to its end and returns an error carrying the exit code
@@ -78,7 +80,7 @@ type testRun struct {
 	// caps is what the script offers, asked once.
 	caps executor.Capabilities
 
-	batches    chan []metrics.Sample
+	batches    chan ingestItem
 	ingestDone chan struct{}
 	// batchesMu guards the close of batches: a setup() or teardown() that
 	// outlived its timeout may still flush its samples afterwards, and
@@ -103,6 +105,13 @@ type testRun struct {
 
 	// ctl is the run as the REST API sees it.
 	ctl *control
+
+	// monitor measures the generator's health; health adds up its
+	// intervals for the summary.
+	monitor *health.Monitor
+	health  healthLog
+	// meters are the scenarios' meters whose span is open.
+	meters meterSet
 }
 
 func prepare(ctx context.Context, cfg Config) (*testRun, error) {
@@ -115,10 +124,11 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 		clock:      clock.Precise,
 		reg:        metrics.NewRegistry(),
 		state:      &executor.State{},
-		batches:    make(chan []metrics.Sample, 4096),
+		batches:    make(chan ingestItem, 4096),
 		ingestDone: make(chan struct{}),
 	}
 	r.builtin = metrics.RegisterBuiltin(r.reg)
+	r.monitor = r.newMonitor()
 	r.systemTags = map[string]bool{}
 	for _, t := range r.opts.SystemTags {
 		r.systemTags[t] = true
@@ -273,6 +283,40 @@ func (r *testRun) logf(format string, args ...any) {
 	r.cfg.Log.Logf(logsink.Warn, format, args...)
 }
 
+// ingestItem is what the ingest loop takes: a batch of samples, or a
+// barrier whose synced channel it closes once every batch sent before it
+// has been ingested.
+type ingestItem struct {
+	batch  []metrics.Sample
+	synced chan struct{}
+}
+
+// ingested returns once every batch handed over before the call has been
+// ingested, or when ctx ends; after the end of the run it returns at once.
+func (r *testRun) ingested(ctx context.Context) error {
+	synced := make(chan struct{})
+	r.batchesMu.RLock()
+	closed := r.batchesClosed
+	if !closed {
+		select {
+		case r.batches <- ingestItem{synced: synced}:
+		case <-ctx.Done():
+			r.batchesMu.RUnlock()
+			return ctx.Err()
+		}
+	}
+	r.batchesMu.RUnlock()
+	if closed {
+		return nil
+	}
+	select {
+	case <-synced:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // newBuffer returns a per-VU sample buffer that hands full batches to the
 // ingest loop.
 func (r *testRun) newBuffer() metrics.VURecorder {
@@ -280,7 +324,7 @@ func (r *testRun) newBuffer() metrics.VURecorder {
 		r.batchesMu.RLock()
 		defer r.batchesMu.RUnlock()
 		if !r.batchesClosed {
-			r.batches <- batch
+			r.batches <- ingestItem{batch: batch}
 		}
 	})
 }
@@ -288,8 +332,14 @@ func (r *testRun) newBuffer() metrics.VURecorder {
 // ingest feeds every batch to the metrics engine and the outputs, in order.
 func (r *testRun) ingest() {
 	defer close(r.ingestDone)
-	for batch := range r.batches {
+	for item := range r.batches {
+		if item.synced != nil {
+			close(item.synced)
+			continue
+		}
+		batch := item.batch
 		r.engine.Ingest(batch)
+		r.meters.add(batch)
 		if len(r.outputs) == 0 {
 			// Nothing else reads the batch: its buffer can reuse it.
 			metrics.ReleaseBatch(batch)
@@ -548,7 +598,7 @@ func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
 	loops, stopLoops := context.WithCancel(ctx)
 	var loopsDone sync.WaitGroup
 	loopsDone.Add(3)
-	go func() { defer loopsDone.Done(); r.vusLoop(loops) }()
+	go func() { defer loopsDone.Done(); r.sampleLoop(loops) }()
 	go func() { defer loopsDone.Done(); r.thresholdLoop(loops) }()
 	go func() { defer loopsDone.Done(); r.flushLoop(loops) }()
 
@@ -557,11 +607,13 @@ func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
 	errs := make(chan error, len(r.scenarios))
 	for _, sc := range r.scenarios {
 		tags := sc.cfg.Base().TagSets
+		rec := r.executorRecorder()
 		deps := executor.Deps{
 			Pool: r.pool, Clock: r.clock, Metrics: r.builtin,
 			Tags: tags.Executor, IterationTags: tags.Iteration,
-			Recorder: r.executorRecorder(),
+			Recorder: rec,
 			State:    r.state, Logf: r.logf,
+			Meter: r.newMeter(sc.cfg.Base().Name, rec),
 		}
 		go func() { errs <- sc.run(ctx, r.clock, execStart, deps) }()
 	}
@@ -579,8 +631,11 @@ func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
 	return firstErr
 }
 
-// vusLoop samples the vus and vus_max gauges every second.
-func (r *testRun) vusLoop(ctx context.Context) {
+// sampleLoop samples the vus and vus_max gauges and the generator's
+// health every second; the last health interval ends with the loop.
+// Health rides on the gauges' tick rather than a timer of its own, so
+// measuring it wakes the process no more often.
+func (r *testRun) sampleLoop(ctx context.Context) {
 	rec := r.newBuffer()
 	defer rec.Flush()
 	sample := func() bool {
@@ -589,11 +644,13 @@ func (r *testRun) vusLoop(ctx context.Context) {
 			active += sc.progress().ActiveVUs
 		}
 		r.recordVUs(rec, active)
+		r.tickHealth(rec)
 		rec.Flush()
 		return true
 	}
 	sample()
 	every(ctx, vusInterval, sample)
+	r.tickHealth(rec)
 }
 
 // every calls f at each tick of interval until ctx ends or f returns

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -78,6 +80,104 @@ func BenchmarkRunOpen(b *testing.B) {
 	b.ReportMetric(float64(cpu.Microseconds())/n, "cpu-µs/op")
 	b.ReportMetric(sum.metric("schedule_lag", "p(99)"), "lag-p99-ms")
 	b.ReportMetric(sum.metric("schedule_lag", "max"), "lag-max-ms")
+}
+
+// BenchmarkHealthCost measures what measuring the generator's health
+// costs an iteration (issue 26 wants under 1 %): pairs of identical
+// open-model runs of one GET per iteration, one with the health
+// measurement and one without, in alternating order, each timed in CPU
+// from the moment its VUs are initialised (it waits paused until then and
+// is resumed through the REST API) to its end. Per rate it reports each
+// side's median CPU per iteration, the ratio of the medians and the
+// median of each pair's ratio, and logs every run. Each run's CPU is
+// bracketed by collections, so that no run pays for another's garbage. It runs its pairs whatever b.N is (use -benchtime 1x); with
+// METRONOME_BENCH_TARGET the CPU is the generator's alone:
+//
+//	METRONOME_BENCH_TARGET=http://127.0.0.1:8080/ go test -run '^$' -bench HealthCost -benchtime 1x -v ./engine
+func BenchmarkHealthCost(b *testing.B) {
+	const pairs, secs = 9, 4
+	target := benchTarget(b)
+	defer engine.SetHealthOff(false)
+	for _, rate := range []int{100, 2000} {
+		b.Run(fmt.Sprintf("rate=%d", rate), func(b *testing.B) {
+			opts := fmt.Sprintf(`{"scenarios": {"open": {"executor": "intended-arrival-rate", "rate": %d, "timeUnit": "1s",
+				"duration": "%ds", "preAllocatedVUs": 20, "maxVUs": 200}}, "summaryTrendStats": ["count"]}`, rate, secs)
+			var with, without, ratios []float64
+			for i := range 2 * pairs {
+				off := (i%2 == 1) != (i/2%2 == 1) // on, off; off, on; ...
+				engine.SetHealthOff(off)
+				cpu, n := runResumed(b, benchGetScript, opts, map[string]string{"TARGET": target})
+				if want := float64(rate * secs); n < 0.99*want {
+					b.Fatalf("completed %v iterations of %v intended", n, want)
+				}
+				perIter := float64(cpu.Nanoseconds()) / 1000 / n
+				if off {
+					without = append(without, perIter)
+				} else {
+					with = append(with, perIter)
+				}
+				b.Logf("run %2d, health %-5v: %.2f cpu-µs/op", i+1, !off, perIter)
+				if i%2 == 1 {
+					ratios = append(ratios, with[len(with)-1]/without[len(without)-1])
+				}
+			}
+			w, wo := median(with), median(without)
+			b.ReportMetric(w, "cpu-µs/op-health")
+			b.ReportMetric(wo, "cpu-µs/op-without")
+			b.ReportMetric(w/wo, "ratio")
+			b.ReportMetric(median(ratios), "pair-ratio")
+		})
+	}
+}
+
+// runResumed runs script as runBench does, paused until its VUs are
+// initialised, and returns the process's CPU time from its resumption to
+// its end and the iterations it completed.
+func runResumed(b *testing.B, script, opts string, env map[string]string) (time.Duration, float64) {
+	b.Helper()
+	addrs := make(chan string, 1)
+	resumed := make(chan time.Duration, 1)
+	go func() {
+		addr := <-addrs
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			resp, err := http.Get("http://" + addr + "/v1/status")
+			if err != nil {
+				continue
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(body), `"status":4`) {
+				continue
+			}
+			runtime.GC()
+			cpu := cpuTime()
+			req, _ := http.NewRequest(http.MethodPatch, "http://"+addr+"/v1/status",
+				strings.NewReader(`{"data":{"type":"status","id":"default","attributes":{"paused":false}}}`))
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+			resumed <- cpu
+			return
+		}
+		b.Error("the run never reported being paused before its start")
+		close(resumed)
+	}()
+	sum := runBench(b, script, opts, env, func(c *engine.Config) {
+		c.Address, c.Paused = "127.0.0.1:0", true
+		c.APIAddr = func(a string) { addrs <- a }
+	})
+	runtime.GC()
+	end := cpuTime()
+	return end - <-resumed, sum.metric("iterations", "count")
+}
+
+// median is the median of vs, which it sorts.
+func median(vs []float64) float64 {
+	slices.Sort(vs)
+	if n := len(vs); n%2 == 0 {
+		return (vs[n/2-1] + vs[n/2]) / 2
+	}
+	return vs[len(vs)/2]
 }
 
 var peakHeap = flag.String("peakheap", "", "BenchmarkRunSleepingVUs writes a heap profile to this file three seconds into its run")
@@ -168,8 +268,8 @@ func (s *benchSummary) metric(name, key string) float64 {
 // runBench loads script with env as __ENV, runs it with the option tier
 // opts over the script's own, as the CLI would, and returns the summary
 // export. In a benchmark it runs with the timer on: the run is what is
-// measured.
-func runBench(b testing.TB, script, opts string, env map[string]string) *benchSummary {
+// measured. tweak, when given, adjusts the run's config.
+func runBench(b testing.TB, script, opts string, env map[string]string, tweak ...func(*engine.Config)) *benchSummary {
 	b.Helper()
 	dir := b.TempDir()
 	path := filepath.Join(dir, "script.js")
@@ -193,11 +293,14 @@ func runBench(b testing.TB, script, opts string, env map[string]string) *benchSu
 		b.Fatal(err)
 	}
 	export := filepath.Join(dir, "summary.json")
-	err = engine.Run(context.Background(), engine.Config{
+	cfg := engine.Config{
 		Script: s, ScriptPath: path, Options: o, SummaryExport: export, SummaryMode: "compact",
 		Quiet: true, Stdout: io.Discard, Stderr: io.Discard,
-	})
-	if err != nil {
+	}
+	for _, t := range tweak {
+		t(&cfg)
+	}
+	if err := engine.Run(context.Background(), cfg); err != nil {
 		b.Fatal(err)
 	}
 	data, err := os.ReadFile(export)

@@ -11,7 +11,9 @@ import (
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/capacity"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/secrets"
 	"github.com/metronome-load/metronome/summary"
@@ -135,7 +137,13 @@ func (r *testRun) summaryInput(elapsed time.Duration, setupData []byte, rep *met
 		}
 		src.scenarios = append(src.scenarios, acc)
 	}
-	return src.input(configs(r.scenarios), elapsed, setupData, rep)
+	src.health = r.health.snapshot()
+	in := src.input(configs(r.scenarios), elapsed, setupData, rep)
+	// What only the run knows: its capacity searches.
+	var warns []string
+	in.Capacity, warns = r.capacityReports()
+	in.Warnings = append(in.Warnings, warns...)
+	return in
 }
 
 // configs returns the configs of the scenarios of a run.
@@ -161,6 +169,9 @@ type summarySource struct {
 	// start is when the run's clock started, the windows' origin; zero
 	// for a merge.
 	start time.Time
+	// health is what the generator's health intervals add up to (every
+	// instance's in a merge), nil when none was measured.
+	health *health.Tally
 }
 
 // scenarioAccount is the account of one scenario that started.
@@ -213,13 +224,17 @@ func (src *summarySource) input(cfgs []executor.Config, elapsed time.Duration, s
 	in.RootGroup = summary.GroupTree(src.engine.Groups(), src.engine.Checks())
 	in.Endpoints, in.EndpointsFolded = endpoints(src.engine)
 	in.Scenarios, in.BackFills, in.Warnings = scenarioReports(src.engine, src.scenarios)
+	var warn string
+	if in.Health, warn = healthReport(src.engine, src.health); warn != "" {
+		in.Warnings = append(in.Warnings, warn)
+	}
 	return in
 }
 
 // endpointRawMetrics are the duration metrics of the requests that record
-// corrected_latency (docs/DESIGN.md §2.2), in the order the per-endpoint
-// table looks for a name's raw figures: k6/http, gRPC, WebSocket connects.
-var endpointRawMetrics = []string{metrics.HTTPReqDurationName, "grpc_req_duration", "ws_connecting"}
+// corrected_latency, in the order the per-endpoint table looks for a
+// name's raw figures.
+var endpointRawMetrics = metrics.RequestDurationNames
 
 // endpointBreakdowns asks the engine to break the raw metrics and
 // corrected_latency down by name, when the name system tag is on.
@@ -284,6 +299,12 @@ func isOpenModel(c executor.Config) bool { return c.Model() == executor.ModelOpe
 func queues(c executor.Config) bool {
 	p, ok := c.(interface{ Policy() executor.Policy })
 	return ok && p.Policy() == executor.Queue
+}
+
+// isSearch reports whether a scenario is a capacity search.
+func isSearch(c executor.Config) bool {
+	_, ok := c.(*capacity.Config)
+	return ok
 }
 
 // backFills reports whether a closed-model scenario back-fills
@@ -356,6 +377,8 @@ func scenarioReports(eng *metrics.Engine, accounts []scenarioAccount) ([]summary
 					"how late the iterations started is in schedule_lag", name))
 			}
 			switch {
+			case a.Dropped > 0 && isSearch(sc.cfg):
+				// A capacity search overloads on purpose; its steps say so.
 			case a.Dropped > 0 && queues(sc.cfg):
 				warns = append(warns, fmt.Sprintf("scenario %s: %d arrivals were still waiting for a VU when the scenario stopped; "+
 					"the target rate is more than the system or maxVUs sustains, so corrected_latency measures the test's length, not the server",
@@ -421,4 +444,40 @@ func omissionWarning(name string, max, tail float64, fill *summary.BackFillRepor
 		w += " — an estimate"
 	}
 	return w + "; measure with intended-arrival-rate for a measurement"
+}
+
+// capacityReports returns the results of the capacity-search scenarios
+// and a warning for each that found the generator to be the limit.
+func (r *testRun) capacityReports() ([]summary.CapacityReport, []string) {
+	var reps []summary.CapacityReport
+	var warns []string
+	for _, sc := range r.scenarios {
+		s, ok := sc.exec.(capacity.Searcher)
+		if !sc.started.Load() || !ok {
+			continue
+		}
+		res := s.Search()
+		name := sc.cfg.Base().Name
+		rep := summary.CapacityReport{Name: name, Capacity: res.Capacity, FailedAt: res.FailedAt, Verdict: res.Summary()}
+		if c, ok := sc.cfg.(*capacity.Config); ok {
+			rep.Objective = c.Objective()
+		}
+		if rep.Limit = res.Limit.String(); res.Limit == capacity.NoLimit {
+			rep.Limit = "none"
+		}
+		for _, st := range res.Steps {
+			rep.Steps = append(rep.Steps, summary.CapacityStep{
+				Rate: st.PerSecond, Objective: st.Objective,
+				CorrectedP50: st.CorrectedP50, CorrectedP99: st.CorrectedP99, RawP50: st.RawP50, RawP99: st.RawP99,
+				ErrorRate: st.ErrorRate, CPU: st.Health.CPU, SchedP99: metrics.Milliseconds(st.Health.SchedP99),
+				Verdict: st.Limit.String(), Why: st.Why,
+			})
+		}
+		reps = append(reps, rep)
+		if res.Err == nil && res.Limit == capacity.Generator {
+			// A search that stopped on an error ends the run with it.
+			warns = append(warns, fmt.Sprintf("scenario %s: %s", name, res.Summary()))
+		}
+	}
+	return reps, warns
 }

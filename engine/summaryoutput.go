@@ -25,10 +25,10 @@ func (r *testRun) handSummary(in *summary.Input) {
 }
 
 // handEnd gives the outputs that record the end of the run (the result
-// file) its duration, setup() data and the accounts of the scenarios that
-// started.
+// file) its duration, setup() data, the accounts of the scenarios that
+// started and the tally of the generator's health.
 func (r *testRun) handEnd(elapsed time.Duration, setupData []byte) {
-	end := output.RunEnd{Elapsed: elapsed, SetupData: setupData}
+	end := output.RunEnd{Elapsed: elapsed, SetupData: setupData, Health: r.health.snapshot()}
 	for _, sc := range r.scenarios {
 		if !sc.started.Load() {
 			continue

@@ -89,6 +89,8 @@ type ArrivalConfig struct {
 	// segment is the length of the instance's execution segment, 0
 	// without segments; the banner scales rates by it (see rateShare).
 	segment float64
+	// first and firstLocal number the arrivals (see Numbered).
+	first, firstLocal int64
 }
 
 // Base returns the common options.
@@ -639,7 +641,8 @@ func (r *arrivalRun) work(w *arrivalWorker) {
 			r.giveBack(i, off)
 			return
 		}
-		it := Iteration{Scenario: e.cfg.scenario, Index: i, LocalIndex: e.cfg.stripe.Scale(i), Intended: intended}
+		it := Iteration{Scenario: e.cfg.scenario, Index: e.cfg.first + i,
+			LocalIndex: e.cfg.firstLocal + e.cfg.stripe.Scale(i), Intended: intended}
 		e.Active.Add(1)
 		if deps.State != nil {
 			deps.State.VUsActive.Add(1)
@@ -679,6 +682,13 @@ func (r *arrivalRun) release() {
 	}
 	r.wg.Wait()
 	for _, w := range r.workers {
+		// The VU's last samples go to the engine now rather than with its
+		// next iteration, so that what the scenario recorded is all in
+		// once Run returns (an executor that judges a span of its own
+		// reads it then).
+		if f, ok := w.vu.Recorder().(interface{ Flush() }); ok {
+			f.Flush()
+		}
 		r.deps.Pool.Put(w.vu)
 	}
 }

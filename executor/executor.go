@@ -170,6 +170,9 @@ type Deps struct {
 	// closed-model scenario whose expectedInterval is on, when its Run
 	// returns; the summary reads it.
 	BackFillAccount *BackFillAccount
+	// Meter measures spans of the scenario, for an executor that adapts
+	// to what it measured (see Meter); nil where the run offers none.
+	Meter Meter
 }
 
 // Type is a registered executor: its name and how to parse its options.

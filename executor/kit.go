@@ -205,6 +205,17 @@ func (c ArrivalConfig) Segment(t *Tuple) ArrivalConfig {
 	return c
 }
 
+// Numbered returns the config with its arrivals numbered from first:
+// arrival i of the timetable runs as the scenario's iteration first+i
+// (exec.scenario.iterationInTest), and the instance's own arrivals count
+// from firstLocal (iterationInInstance). An executor that runs timetables
+// one after another, as capacity-search runs its steps, numbers each
+// after the last; a single timetable counts from 0.
+func (c ArrivalConfig) Numbered(first, firstLocal int64) ArrivalConfig {
+	c.first, c.firstLocal = first, firstLocal
+	return c
+}
+
 // Segmenter is implemented by the configs of extension executors that
 // support execution segments; Segmented calls it.
 type Segmenter interface {

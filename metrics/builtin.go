@@ -25,7 +25,29 @@ const (
 
 	CorrectedLatencyName = "corrected_latency"
 	ScheduleLagName      = "schedule_lag"
+
+	// The generator's health, one sample per interval of the run
+	// (package health, docs/metrics.md).
+	GeneratorCPUName          = "generator_cpu"
+	GeneratorSchedLatencyName = "generator_sched_latency"
+	GeneratorGCPauseName      = "generator_gc_pause"
+	GeneratorLateWakeupName   = "generator_late_wakeup"
+	GeneratorLateForVUName    = "generator_late_for_vu"
+	GeneratorLimitedName      = "generator_limited"
+
+	// CapacitySearchRateName is the rate a capacity-search scenario found
+	// (docs/executors.md).
+	CapacitySearchRateName = "capacity_search_rate"
 )
+
+// RequestDurationNames are the duration metrics of the requests that
+// record corrected_latency (docs/DESIGN.md §2.2): k6/http's, gRPC's and
+// WebSocket connects', in the order the per-endpoint summary looks for a
+// request name's raw figures.
+var RequestDurationNames = []string{HTTPReqDurationName, "grpc_req_duration", "ws_connecting"}
+
+// GeneratorPrefix begins the name of every generator health metric.
+const GeneratorPrefix = "generator_"
 
 // Builtin holds the built-in metric definitions of one registry, so that hot
 // paths never look a metric up by name.
@@ -52,6 +74,20 @@ type Builtin struct {
 
 	CorrectedLatency *Metric
 	ScheduleLag      *Metric
+
+	// Per interval: the process's share of its cores (0 to 1), the p99
+	// of goroutine scheduling latency, the garbage collector's pauses,
+	// the shares of open-model arrivals late although a VU was free and
+	// late because none was, and whether the generator may have inflated
+	// the interval's latency (1) or not (0).
+	GeneratorCPU          *Metric
+	GeneratorSchedLatency *Metric
+	GeneratorGCPause      *Metric
+	GeneratorLateWakeup   *Metric
+	GeneratorLateForVU    *Metric
+	GeneratorLimited      *Metric
+
+	CapacitySearchRate *Metric
 }
 
 // RegisterBuiltin defines every built-in metric in r and returns them.
@@ -79,5 +115,14 @@ func RegisterBuiltin(r *Registry) *Builtin {
 
 		CorrectedLatency: r.MustNew(CorrectedLatencyName, Trend, Time),
 		ScheduleLag:      r.MustNew(ScheduleLagName, Trend, Time),
+
+		GeneratorCPU:          r.MustNew(GeneratorCPUName, Trend, Default),
+		GeneratorSchedLatency: r.MustNew(GeneratorSchedLatencyName, Trend, Time),
+		GeneratorGCPause:      r.MustNew(GeneratorGCPauseName, Trend, Time),
+		GeneratorLateWakeup:   r.MustNew(GeneratorLateWakeupName, Trend, Default),
+		GeneratorLateForVU:    r.MustNew(GeneratorLateForVUName, Trend, Default),
+		GeneratorLimited:      r.MustNew(GeneratorLimitedName, Rate, Default),
+
+		CapacitySearchRate: r.MustNew(CapacitySearchRateName, Gauge, Default),
 	}
 }

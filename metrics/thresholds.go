@@ -266,6 +266,13 @@ func (th *threshold) result() ThresholdResult {
 	return r
 }
 
+// Aggregate computes e's aggregation over sink as a threshold does, a
+// Counter's rate per second of elapsed; ok is false when the sink has no
+// such value (an empty Rate, another metric type's aggregation).
+func (e *ThresholdExpr) Aggregate(sink Sink, elapsed time.Duration) (v float64, ok bool) {
+	return aggregate(sink, e, elapsed)
+}
+
 // aggregate computes e's aggregation over sink; ok is false when the sink
 // has no such value, which makes the threshold pass.
 func aggregate(sink Sink, e *ThresholdExpr, elapsed time.Duration) (v float64, ok bool) {

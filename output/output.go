@@ -10,6 +10,7 @@ import (
 
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/extension"
+	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/secrets"
 )
@@ -74,6 +75,9 @@ type RunEnd struct {
 	SetupData json.RawMessage
 	// Scenarios are the scenarios that started, in the order of the run.
 	Scenarios []ScenarioEnd
+	// Health is what the generator's health intervals added up to, nil
+	// when none was measured.
+	Health *health.Tally
 }
 
 // ScenarioEnd is the end-of-test account of one scenario that started.

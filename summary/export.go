@@ -167,6 +167,13 @@ func dataGroupOf(g *Group) map[string]any {
 //	             endpoints: [{name, requests, rawMetric, raw, corrected}],
 //	             windows: [{metric, threshold, windowMs, ok, judged, failed,
 //	             failing: [{fromMs, toMs}], worst: {fromMs, toMs, value}, late}],
+//	             capacity: [{name, objective, limit, capacity, failedAt,
+//	             verdict, steps: [{rate, objective, correctedP50,
+//	             correctedP99, rawP50, rawP99, errorRate, cpu, schedP99,
+//	             verdict, why}]}],
+//	             health: {intervalMs, intervals, limited, reasons: [{reason,
+//	             intervals}], procs, cpuMedian, cpuMax, schedP99Median,
+//	             schedP99Max, gcPauseMax, arrivals, lateWakeup, lateForVU},
 //	             warnings: [string]}
 //
 // holding the per-scenario arrival account of open-model scenarios, the
@@ -175,8 +182,9 @@ func dataGroupOf(g *Group) map[string]any {
 // and p(99.9) (raw from rawMetric, absent when the name recorded none;
 // times in milliseconds), how the windows of each windowed threshold went
 // (offsets from the run's start in milliseconds; the threshold's ok is
-// also under metrics, in k6's shape) and the warnings the text summary
-// prints. Every object is a
+// also under metrics, in k6's shape), the capacity searches (rates per
+// second), the generator's health (absent when it was not measured) and
+// the warnings the text summary prints. Every object is a
 // map[string]any and every array a []any, so the value converts directly
 // to JavaScript or JSON.
 func Data(in *Input) map[string]any {
@@ -270,6 +278,39 @@ func Data(in *Input) map[string]any {
 			})
 		}
 	}
+	mt := map[string]any{"scenarios": scenarios, "backFills": fills, "endpoints": endpoints, "windows": windows, "warnings": warnings}
+	if len(in.Capacity) > 0 {
+		caps := make([]any, len(in.Capacity))
+		for i, c := range in.Capacity {
+			steps := make([]any, len(c.Steps))
+			for j, st := range c.Steps {
+				steps[j] = map[string]any{
+					"rate": jsonNumber(st.Rate), "objective": jsonNumber(st.Objective),
+					"correctedP50": jsonNumber(st.CorrectedP50), "correctedP99": jsonNumber(st.CorrectedP99),
+					"rawP50": jsonNumber(st.RawP50), "rawP99": jsonNumber(st.RawP99),
+					"errorRate": jsonNumber(st.ErrorRate), "cpu": jsonNumber(st.CPU), "schedP99": jsonNumber(st.SchedP99),
+					"verdict": st.Verdict, "why": st.Why,
+				}
+			}
+			caps[i] = map[string]any{"name": c.Name, "objective": c.Objective, "limit": c.Limit,
+				"capacity": jsonNumber(c.Capacity), "failedAt": jsonNumber(c.FailedAt), "verdict": c.Verdict, "steps": steps}
+		}
+		mt["capacity"] = caps
+	}
+	if h := in.Health; h != nil {
+		reasons := make([]any, len(h.Reasons))
+		for i, rs := range h.Reasons {
+			reasons[i] = map[string]any{"reason": rs.Reason, "intervals": int64(rs.Intervals)}
+		}
+		mt["health"] = map[string]any{
+			"intervalMs": ms2(h.Interval),
+			"intervals":  int64(h.Intervals), "limited": int64(h.Limited), "reasons": reasons,
+			"procs": int64(h.Procs), "cpuMedian": jsonNumber(h.CPUMedian), "cpuMax": jsonNumber(h.CPUMax),
+			"schedP99Median": jsonNumber(h.SchedP99Median), "schedP99Max": jsonNumber(h.SchedP99Max),
+			"gcPauseMax": jsonNumber(h.GCPauseMax),
+			"arrivals":   h.Arrivals, "lateWakeup": h.LateWakeup, "lateForVU": h.LateForVU,
+		}
+	}
 	out := map[string]any{
 		"root_group": dataGroupOf(in.RootGroup),
 		"options": map[string]any{
@@ -283,7 +324,7 @@ func Data(in *Input) map[string]any {
 			"testRunDurationMs": float64(in.State.TestRunDuration) / float64(time.Millisecond),
 		},
 		"metrics":   ms,
-		"metronome": map[string]any{"scenarios": scenarios, "backFills": fills, "endpoints": endpoints, "windows": windows, "warnings": warnings},
+		"metronome": mt,
 	}
 	if hasSetupData(in.SetupData) {
 		var v any

@@ -36,6 +36,78 @@ type Input struct {
 	// of names past the engine's cap (metrics.MaxBreakdownValues).
 	Endpoints       []EndpointReport
 	EndpointsFolded int64
+	// Health is the account of the generator's own health over the
+	// scenarios, nil when it was not measured.
+	Health *HealthReport
+	// Capacity are the results of the capacity-search scenarios.
+	Capacity []CapacityReport
+}
+
+// CapacityReport is where a capacity-search scenario ended and the steps
+// that took it there. Rates are per second, times in milliseconds.
+type CapacityReport struct {
+	Name string
+	// Objective is the threshold each step had to meet on
+	// corrected_latency, "p(99)<50".
+	Objective string
+	// Limit is "server" when the search found the server's capacity,
+	// "generator" when the generator was the limit (then Capacity is
+	// only a lower bound), "none" when every step met the objective.
+	Limit string
+	// Capacity is the highest rate that met the objective, 0 for none;
+	// FailedAt the lowest that failed, 0 for none.
+	Capacity, FailedAt float64
+	// Verdict is the search's one-sentence result.
+	Verdict string
+	Steps   []CapacityStep
+}
+
+// CapacityStep is one step of a capacity search.
+type CapacityStep struct {
+	Rate float64
+	// Objective is corrected_latency's value of the objective's
+	// aggregation; then the p50 and p99 of corrected_latency and of the
+	// requests' own durations (0 when they recorded none).
+	Objective                  float64
+	CorrectedP50, CorrectedP99 float64
+	RawP50, RawP99             float64
+	ErrorRate                  float64
+	// CPU is the generator's CPU share (NaN where unknown), SchedP99 its
+	// p99 goroutine scheduling latency over the step.
+	CPU, SchedP99 float64
+	// Verdict is "met", "server" or "generator"; Why says what failed.
+	Verdict, Why string
+}
+
+// HealthReport is the account of the generator's health, measured per
+// interval while the scenarios ran (package health). Times are in
+// milliseconds; CPU shares run from 0 to 1 and are NaN where the platform
+// does not report CPU time.
+type HealthReport struct {
+	Interval time.Duration
+	// Intervals counts the intervals measured; Limited those in which
+	// the generator may have inflated latency, for the Reasons given.
+	Intervals, Limited int
+	Reasons            []HealthReason
+	// Procs is how many cores the process could use (GOMAXPROCS).
+	Procs int
+	// CPUMedian and CPUMax are over the intervals' CPU shares;
+	// SchedP99Median and SchedP99Max over their p99 scheduling
+	// latencies; GCPauseMax is the most pause time of one interval.
+	CPUMedian, CPUMax           float64
+	SchedP99Median, SchedP99Max float64
+	GCPauseMax                  float64
+	// Arrivals counts the open-model arrivals that started; LateWakeup
+	// those late although a VU was free, LateForVU those late because
+	// every VU was busy.
+	Arrivals, LateWakeup, LateForVU int64
+}
+
+// HealthReason is one reason the generator may have inflated latency and
+// in how many intervals it held.
+type HealthReason struct {
+	Reason    string
+	Intervals int
 }
 
 // EndpointReport is one request name's raw and corrected latency.

@@ -30,6 +30,7 @@ const (
 	catHTTP             = "HTTP"
 	catCorrectedLatency = "CORRECTED LATENCY"
 	catExecution        = "EXECUTION"
+	catGenerator        = "GENERATOR"
 	catNetwork          = "NETWORK"
 	catBrowser          = "BROWSER"
 	catWebVitals        = "WEB_VITALS"
@@ -38,7 +39,7 @@ const (
 )
 
 var categoryOrder = []string{
-	catCustom, catHTTP, catCorrectedLatency, catExecution, catNetwork,
+	catCustom, catHTTP, catCorrectedLatency, catExecution, catGenerator, catNetwork,
 	catBrowser, catWebVitals, catGRPC, catWebSocket,
 }
 
@@ -53,8 +54,11 @@ func category(name string) string {
 	case metrics.CorrectedLatencyName, metrics.ScheduleLagName:
 		return catCorrectedLatency
 	case metrics.IterationsName, metrics.IterationDurationName, metrics.DroppedIterationsName,
-		metrics.VUsName, metrics.VUsMaxName:
+		metrics.VUsName, metrics.VUsMaxName, metrics.CapacitySearchRateName:
 		return catExecution
+	case metrics.GeneratorCPUName, metrics.GeneratorSchedLatencyName, metrics.GeneratorGCPauseName,
+		metrics.GeneratorLateWakeupName, metrics.GeneratorLateForVUName, metrics.GeneratorLimitedName:
+		return catGenerator
 	case metrics.DataSentName, metrics.DataReceivedName:
 		return catNetwork
 	}
@@ -78,6 +82,7 @@ func category(name string) string {
 var (
 	hiddenAlways  = []string{metrics.ChecksName, metrics.GroupDurationName}
 	hiddenCompact = []string{
+		metrics.GeneratorPrefix,
 		metrics.HTTPReqBlockedName, metrics.HTTPReqConnectingName, metrics.HTTPReqTLSHandshakingName,
 		metrics.HTTPReqSendingName, metrics.HTTPReqWaitingName, metrics.HTTPReqReceivingName,
 	}
@@ -146,7 +151,9 @@ func Text(in *Input) string {
 	}
 	r.endpoints()
 	r.scenarios()
+	r.capacity()
 	r.backFills()
+	r.health()
 	r.warnings()
 	return r.b.String()
 }
@@ -191,24 +198,7 @@ func (r *textRenderer) endpoints() {
 		rows = append(rows, append(append([]string{shorten(e.Name, maxEndpointName), strconv.FormatInt(e.Requests, 10)}, raw...),
 			formatTime(e.Corrected.P50, unit), formatTime(e.Corrected.P99, unit), formatTime(e.Corrected.P999, unit)))
 	}
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
-		for k, c := range row {
-			widths[k] = max(widths[k], utf8.RuneCountInString(c))
-		}
-	}
-	for _, row := range rows {
-		r.b.WriteString("   ")
-		for k, c := range row {
-			pad := strings.Repeat(" ", widths[k]-utf8.RuneCountInString(c))
-			if k == 0 {
-				r.b.WriteString(" " + c + pad)
-			} else {
-				r.b.WriteString("  " + pad + c)
-			}
-		}
-		r.b.WriteByte('\n')
-	}
+	r.table("    ", rows)
 	if n := len(eps) - maxEndpointRows; n > 0 {
 		fmt.Fprintf(&r.b, "    … and %d more (all in handleSummary's data)\n", n)
 	}
@@ -661,12 +651,72 @@ func (r *textRenderer) scenarios() {
 			{"p99", fmt.Sprintf("raw %s (http_req_duration), corrected %s (corrected_latency)",
 				raw, formatTime(s.CorrectedP99, unit))},
 		}
+		if s.Late > 0 {
+			// Whose lateness it was: the backlog's (every VU busy) or the
+			// generator's own (a VU was free, its goroutine woke late).
+			rows = slices.Insert(rows, 1, [2]string{"late", fmt.Sprintf("%d waited for a busy VU, %d started late with a VU free (the generator woke late)",
+				s.LateForVU, s.Late-s.LateForVU)})
+		}
 		for _, row := range rows {
 			fmt.Fprintf(&r.b, "      %s%s: %s\n", row[0], strings.Repeat(".", 15-len(row[0])), row[1])
 		}
 		r.b.WriteByte('\n')
 	}
 	r.b.WriteByte('\n')
+}
+
+// capacity writes the result of each capacity-search scenario and a row
+// per step: its rate, corrected and raw p50/p99, error rate, the
+// generator's CPU share and scheduling p99, and its verdict.
+func (r *textRenderer) capacity() {
+	if len(r.in.Capacity) == 0 {
+		return
+	}
+	r.heading("CAPACITY SEARCH (the highest rate whose corrected_latency met the objective)")
+	unit := r.in.Options.TimeUnit
+	for _, c := range r.in.Capacity {
+		fmt.Fprintf(&r.b, "    %s (objective %s): %s\n", c.Name, c.Objective, c.Verdict)
+		rows := [][]string{{"rate/s", "corrected p50", "p99", "raw p50", "p99", "errors", "generator cpu", "sched p99", "verdict"}}
+		for _, st := range c.Steps {
+			cpu := "n/a"
+			if !math.IsNaN(st.CPU) {
+				cpu = fmt.Sprintf("%.0f%%", 100*st.CPU)
+			}
+			raw50, raw99 := "n/a", "n/a"
+			if st.RawP99 != 0 {
+				raw50, raw99 = formatTime(st.RawP50, unit), formatTime(st.RawP99, unit)
+			}
+			rows = append(rows, []string{fmt.Sprintf("%.2f", st.Rate),
+				formatTime(st.CorrectedP50, unit), formatTime(st.CorrectedP99, unit), raw50, raw99,
+				fmt.Sprintf("%.2f%%", 100*st.ErrorRate), cpu, formatTime(st.SchedP99, unit), st.Verdict})
+		}
+		r.table("      ", rows)
+		r.b.WriteByte('\n')
+	}
+	r.b.WriteByte('\n')
+}
+
+// table writes rows as columns as wide as their widest cell, each row
+// after indent: the first column aligned left, the others right.
+func (r *textRenderer) table(indent string, rows [][]string) {
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for k, c := range row {
+			widths[k] = max(widths[k], utf8.RuneCountInString(c))
+		}
+	}
+	for _, row := range rows {
+		r.b.WriteString(indent)
+		for k, c := range row {
+			pad := strings.Repeat(" ", widths[k]-utf8.RuneCountInString(c))
+			if k == 0 {
+				r.b.WriteString(c + pad)
+			} else {
+				r.b.WriteString("  " + pad + c)
+			}
+		}
+		r.b.WriteByte('\n')
+	}
 }
 
 // estimated reports whether any scenario back-filled from estimated
@@ -719,6 +769,50 @@ func (r *textRenderer) backFills() {
 		r.b.WriteByte('\n')
 	}
 	r.b.WriteByte('\n')
+}
+
+// health writes the account of the generator's own health: how many
+// intervals it was measured in and in how many it may have inflated
+// latency, its CPU share, scheduling latency, collector pauses and the
+// split of late arrivals.
+func (r *textRenderer) health() {
+	h := r.in.Health
+	if h == nil {
+		return
+	}
+	r.heading(fmt.Sprintf("GENERATOR HEALTH (per %s interval)", h.Interval))
+	unit := r.in.Options.TimeUnit
+	limited := "none in which the generator may have inflated latency"
+	if h.Limited > 0 {
+		var why []string
+		for _, rs := range h.Reasons {
+			why = append(why, fmt.Sprintf("%s %d", rs.Reason, rs.Intervals))
+		}
+		limited = fmt.Sprintf("%d in which the generator may have inflated latency (%s)", h.Limited, strings.Join(why, ", "))
+	}
+	cpu := "n/a on this platform"
+	if !math.IsNaN(h.CPUMax) {
+		cores := "cores"
+		if h.Procs == 1 {
+			cores = "core"
+		}
+		cpu = fmt.Sprintf("median %.0f%%, max %.0f%% of %d %s", 100*h.CPUMedian, 100*h.CPUMax, h.Procs, cores)
+	}
+	rows := [][2]string{
+		{"intervals", fmt.Sprintf("%d, %s", h.Intervals, limited)},
+		{"cpu", cpu},
+		{"sched p99", fmt.Sprintf("median %s, max %s (goroutines runnable, waiting to run)",
+			formatTime(h.SchedP99Median, unit), formatTime(h.SchedP99Max, unit))},
+		{"gc pauses", fmt.Sprintf("at most %s in one interval", formatTime(h.GCPauseMax, unit))},
+	}
+	if h.Arrivals > 0 {
+		rows = append(rows, [2]string{"late starts", fmt.Sprintf("%.2f%% the generator woke late, %.2f%% waited for a VU (of %d arrivals)",
+			100*fraction(h.LateWakeup, h.Arrivals), 100*fraction(h.LateForVU, h.Arrivals), h.Arrivals)})
+	}
+	for _, row := range rows {
+		fmt.Fprintf(&r.b, "    %s%s: %s\n", row[0], strings.Repeat(".", 15-len(row[0])), row[1])
+	}
+	r.b.WriteString("\n\n")
 }
 
 func (r *textRenderer) warnings() {

@@ -61,6 +61,17 @@ func (r *runners) poll(ctx context.Context) state {
 	return st
 }
 
+// answering returns the runners that still answer their status.
+func (r *runners) answering(ctx context.Context) []string {
+	var left []string
+	for _, u := range r.urls {
+		if _, err := r.status(ctx, u); err == nil {
+			left = append(left, u)
+		}
+	}
+	return left
+}
+
 func (r *runners) status(ctx context.Context, u string) (int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u+"/v1/status", nil)
 	if err != nil {

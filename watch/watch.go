@@ -29,6 +29,11 @@ import (
 	"github.com/metronome-load/metronome/metrics"
 )
 
+// DefaultSettle is how long a watch waits, after the test ended, for
+// runners that still answer: longer than a runner's bounded wait for its
+// outputs to stop.
+const DefaultSettle = 15 * time.Second
+
 // Config is one watch.
 type Config struct {
 	// Prometheus is the server's base URL, http://host:9090.
@@ -47,6 +52,10 @@ type Config struct {
 	Registry *metrics.Registry
 	// Interval is how often the thresholds are evaluated.
 	Interval time.Duration
+	// Settle bounds the wait, once every runner has ended, for the
+	// runners' processes to exit: a runner reports its end before it
+	// pushes its last samples, and exits after. DefaultSettle when zero.
+	Settle time.Duration
 	// Stdout receives a line per evaluation and the outcome.
 	Stdout io.Writer
 	// Now gives the time (injected for tests); time.Now when nil.
@@ -72,6 +81,9 @@ type Outcome struct {
 func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Settle <= 0 {
+		cfg.Settle = DefaultSettle
 	}
 	var checks []*check
 	var skipped []string
@@ -132,6 +144,7 @@ func (w *watcher) run(ctx context.Context) (*Outcome, error) {
 		}
 		if !w.start.IsZero() {
 			if state.ended {
+				w.settle(ctx, tick)
 				return w.final(ctx)
 			}
 			if crossed := w.evaluate(ctx, true); len(crossed) > 0 {
@@ -147,6 +160,7 @@ func (w *watcher) run(ctx context.Context) (*Outcome, error) {
 					case <-tick.C:
 					}
 				}
+				w.settle(ctx, tick)
 				out, err := w.final(ctx)
 				if out != nil {
 					out.Crossed = crossed
@@ -188,6 +202,30 @@ func (w *watcher) evaluate(ctx context.Context, abort bool) []string {
 	}
 	fmt.Fprintf(w.cfg.Stdout, "%6.1fs  %s\n", elapsed.Seconds(), strings.Join(parts, "  "))
 	return crossed
+}
+
+// settle waits until every runner that ended has exited, so that its
+// last push, sent after it reported its end, is in Prometheus; a runner
+// that still answers after cfg.Settle (one started with --linger) is
+// named, and its last push may be missing from the final values.
+func (w *watcher) settle(ctx context.Context, tick *time.Ticker) {
+	deadline := w.cfg.Now().Add(w.cfg.Settle)
+	for {
+		left := w.runners.answering(ctx)
+		if len(left) == 0 {
+			return
+		}
+		if !w.cfg.Now().Before(deadline) {
+			fmt.Fprintf(w.cfg.Stdout, "still answering %s after the test ended: %s; their last samples may be missing below\n",
+				w.cfg.Settle, strings.Join(left, ", "))
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // final evaluates the checks once more, once the runners' last pushes are

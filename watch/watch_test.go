@@ -136,10 +136,14 @@ func TestRunStopsEveryRunner(t *testing.T) {
 			"iterations":        {{Source: "count<100", AbortOnFail: true}},
 			"corrected_latency": {{Source: "p(99)<100", AbortOnFail: true, DelayAbortEval: time.Hour}, {Source: "p(50)<10"}},
 		},
-		Registry: reg, Interval: 50 * time.Millisecond, Stdout: &out,
+		Registry: reg, Interval: 50 * time.Millisecond, Settle: 200 * time.Millisecond, Stdout: &out,
 	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
+	}
+	// The fake runners answer on after they ended, as with --linger.
+	if !strings.Contains(out.String(), "still answering 200ms after the test ended: "+a.URL+", "+b.URL) {
+		t.Errorf("no word of the runners that still answer:\n%s", out.String())
 	}
 	if len(res.Crossed) != 1 || res.Crossed[0] != "iterations: count<100" {
 		t.Errorf("crossed %v, want only iterations count<100\n%s", res.Crossed, out.String())
@@ -182,5 +186,43 @@ func TestRunEnds(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "no abortOnFail threshold can be watched on the union: checks rate>0.9") {
 		t.Errorf("nothing to watch: %v", err)
+	}
+}
+
+// A runner reports its end before it pushes its last samples and exits
+// after: the final values are read once it has exited, so they hold that
+// last push.
+func TestFinalWaitsForTheLastPush(t *testing.T) {
+	reg := metrics.NewRegistry()
+	metrics.RegisterBuiltin(reg)
+	r := newFakeRunner(t)
+	r.status.Store(restapi.StatusRunning)
+	var pushed atomic.Bool
+	prom := fakeProm(t, func(string) (float64, bool) {
+		if pushed.Load() {
+			return 160, true
+		}
+		return 120, true
+	})
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		r.status.Store(restapi.StatusEnded)
+		time.Sleep(300 * time.Millisecond) // the outputs stop
+		pushed.Store(true)
+		r.Close()
+	}()
+	var out bytes.Buffer
+	res, err := Run(context.Background(), Config{
+		Prometheus: prom.URL, Runners: []string{r.URL}, Registry: reg, Interval: 50 * time.Millisecond, Stdout: &out,
+		Thresholds: map[string][]metrics.ThresholdDef{"iterations": {{Source: "count<1000", AbortOnFail: true}}},
+	})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if v := res.Final["iterations: count<1000"]; v != 160 {
+		t.Errorf("final count %v, want 160: the last push, made after the runner said it ended\n%s", v, out.String())
+	}
+	if strings.Contains(out.String(), "still answering") {
+		t.Errorf("a runner that exited was reported as answering:\n%s", out.String())
 	}
 }

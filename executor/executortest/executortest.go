@@ -125,6 +125,9 @@ func (v *VU) Run(ctx context.Context, it executor.Iteration) executor.Result {
 		if p.Latency != nil {
 			lat.Record(p.Rec, p.Latency, p.Tags, v.clock.Now(), d)
 		}
+		if p.Raw != nil {
+			p.Rec.Record(metrics.Sample{Metric: p.Raw, Tags: p.Tags, Time: v.clock.Now(), Value: metrics.Milliseconds(d)})
+		}
 		return true
 	}
 	var ok bool
@@ -169,6 +172,9 @@ type Pool struct {
 	// Latency is the metric the requests record corrected_latency into;
 	// Deps sets it, and while it is nil they record none.
 	Latency *metrics.Metric
+	// Raw, when set, is the metric each answered request records its own
+	// duration into, as http_req_duration.
+	Raw *metrics.Metric
 
 	mu     sync.Mutex
 	idle   []*VU

@@ -34,10 +34,12 @@ type Chart struct {
 }
 
 // LegendEntry is one line of a chart's legend, drawn by the page in HTML
-// so that it never hides the curves.
+// so that it never hides the curves. A Band entry is a shaded stretch of
+// time rather than a curve.
 type LegendEntry struct {
 	Name, Color string
 	Dashed      bool
+	Band        bool
 }
 
 // Palette is the stroke colour of each series, as gonum's SVG backend
@@ -61,20 +63,42 @@ var Palette = map[string]string{
 	"raw (http_req_duration)":       "#3182BD",
 	"corrected (corrected_latency)": "#DE2D26",
 	failingWindows:                  "#FCBBA1",
+	generatorLimited:                "#BDBDBD",
 	"base raw":                      "#9ECAE1",
 	"new raw":                       "#3182BD",
 	"base corrected":                "#FC9272",
 	"new corrected":                 "#A50F15",
 }
 
-// failingWindows names the shading of the time charts where a windowed
-// threshold failed.
-const failingWindows = "failing threshold windows"
+// The two kinds of band the time charts shade, each in its own colour and
+// named in the legend: the seconds in which the generator itself was short
+// of CPU, scheduling or timely wake-ups (generator_limited), where latency
+// is an upper bound, and where a windowed threshold failed.
+const (
+	generatorLimited = "generator may have inflated latency"
+	failingWindows   = "failing threshold windows"
+)
+
+// bandCaptions are added to the caption of a chart with the band.
+var bandCaptions = map[string]string{
+	generatorLimited: " Shaded grey: seconds in which the generator itself was short of CPU, scheduling or timely wake-ups (generator_limited); latency there is an upper bound.",
+	failingWindows:   " Shaded red: the windows in which a windowed threshold failed.",
+}
 
 // Mark is a stretch of the time axis to shade, in seconds since the
-// timeline's start: where a windowed threshold failed.
+// timeline's start: where a windowed threshold failed, or where the
+// generator was short.
 type Mark struct {
 	From, To float64
+}
+
+// inflatedMarks places tl's Inflated spans on its time axis.
+func inflatedMarks(tl *Timeline) []Mark {
+	var marks []Mark
+	for _, s := range tl.Inflated {
+		marks = append(marks, Mark{From: s.From.Sub(tl.Start).Seconds(), To: s.To.Sub(tl.Start).Seconds()})
+	}
+	return marks
 }
 
 // MarksOf returns the stretches of the run where a windowed threshold of
@@ -100,11 +124,12 @@ func MarksOf(tl *Timeline, in *summary.Input) []Mark {
 	return marks
 }
 
-// shade draws marks across the plot's height in a translucent fill, over
-// the curves, which stay visible through it.
-func shade(marks []Mark) func(*plot.Plot) {
+// shade draws marks across the plot's height in a translucent fill of the
+// palette's colour for name, over the curves, which stay visible through
+// it.
+func shade(name string, marks []Mark) func(*plot.Plot) {
 	return func(p *plot.Plot) {
-		rgb := paletteColor(failingWindows).(color.RGBA)
+		rgb := paletteColor(name).(color.RGBA)
 		fill := color.NRGBA{R: rgb.R, G: rgb.G, B: rgb.B, A: 110}
 		for _, m := range marks {
 			poly, err := plotter.NewPolygon(plotter.XYs{{X: m.From, Y: p.Y.Min}, {X: m.To, Y: p.Y.Min}, {X: m.To, Y: p.Y.Max}, {X: m.From, Y: p.Y.Max}})
@@ -138,7 +163,8 @@ type series struct {
 }
 
 // Charts renders the charts of every section of tl, shading marks on the
-// time charts of the whole test. A chart without data (schedule_lag in a
+// time charts of the whole test and tl's Inflated spans on every time
+// chart. A chart without data (schedule_lag in a
 // closed-model scenario, say) is left out.
 func Charts(tl *Timeline, marks ...Mark) ([]Chart, error) {
 	var out []Chart
@@ -195,17 +221,24 @@ func sectionCharts(tl *Timeline, sec *Section, marks []Mark) ([]Chart, error) {
 	}
 
 	var charts []Chart
+	inflated := inflatedMarks(tl)
 	add := func(id, title, caption, xLabel, yLabel string, ss []series, opts ...func(*plot.Plot)) error {
-		shaded := xLabel == timeAxis && len(marks) > 0
-		if shaded {
-			opts = append(opts, shade(marks))
+		var bands []LegendEntry
+		for _, sh := range []struct {
+			name  string
+			marks []Mark
+		}{{generatorLimited, inflated}, {failingWindows, marks}} {
+			if xLabel != timeAxis || len(sh.marks) == 0 {
+				continue
+			}
+			opts = append(opts, shade(sh.name, sh.marks))
+			bands = append(bands, LegendEntry{Name: sh.name, Color: Palette[sh.name], Band: true})
+			caption += bandCaptions[sh.name]
 		}
 		c, err := newChart(prefix+"-"+id, title, caption, xLabel, yLabel, ss, opts...)
 		if c != nil {
 			c.Section = sec.Name
-			if shaded {
-				c.Legend = append(c.Legend, LegendEntry{Name: failingWindows, Color: Palette[failingWindows]})
-			}
+			c.Legend = append(c.Legend, bands...)
 			charts = append(charts, *c)
 		}
 		return err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -66,9 +67,15 @@ type Timeline struct {
 	// past metrics.MaxBreakdownValues, which have none.
 	Endpoints       []*Endpoint
 	EndpointsFolded int64
+	// Inflated are the spans in which the generator may have inflated
+	// the latency it measured (generator_limited), in time order.
+	Inflated []Span
 	// Done is set once the run (or the log) has ended.
 	Done bool
 }
+
+// Span is a stretch of time.
+type Span struct{ From, To time.Time }
 
 func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(lowestUS, highestUS, sigDigits) }
 
@@ -124,6 +131,10 @@ type Aggregator struct {
 	durations map[lagKey]float64
 	// eps is the per-endpoint view.
 	eps *endpoints
+	// inflated are the generator_limited intervals so far, lastHealth
+	// the end of the last health interval.
+	inflated   []Span
+	lastHealth time.Time
 }
 
 type lagKey struct {
@@ -202,6 +213,10 @@ func (a *Aggregator) add(smp *metrics.Sample) {
 		return
 	}
 	name := smp.Metric.Name
+	if name == metrics.GeneratorLimitedName {
+		a.addHealth(smp)
+		return
+	}
 	kind := endpointKind(name)
 	switch name {
 	case metrics.HTTPReqDurationName, metrics.CorrectedLatencyName, metrics.ScheduleLagName,
@@ -302,6 +317,26 @@ func (a *Aggregator) addTo(s *sectionState, smp *metrics.Sample, name string, t 
 	}
 }
 
+// addHealth takes one interval's generator_limited sample, recorded at
+// the interval's end: the interval began at the previous one's end (or a
+// health.Period before). Adjacent limited intervals make one span.
+func (a *Aggregator) addHealth(smp *metrics.Sample) {
+	to := smp.Time
+	from := to.Add(-health.Period)
+	if last := a.lastHealth; !last.IsZero() && last.Before(to) && to.Sub(last) <= 2*health.Period {
+		from = last
+	}
+	a.lastHealth = to
+	if smp.Value == 0 {
+		return
+	}
+	if n := len(a.inflated); n > 0 && !a.inflated[n-1].To.Before(from) {
+		a.inflated[n-1].To = to
+		return
+	}
+	a.inflated = append(a.inflated, Span{From: from, To: to})
+}
+
 // addWait spreads the wait [from, to) of one arrival over the intervals it
 // overlaps.
 func (a *Aggregator) addWait(sec *Section, from, to time.Time) {
@@ -357,7 +392,7 @@ func (a *Aggregator) reduce(r *Row, tr *trends) {
 // Snapshot copies the timeline as it stands, open intervals included, for
 // rendering on another goroutine.
 func (a *Aggregator) Snapshot(done bool) *Timeline {
-	tl := &Timeline{Start: a.start, Period: a.period, Done: done}
+	tl := &Timeline{Start: a.start, Period: a.period, Done: done, Inflated: append([]Span(nil), a.inflated...)}
 	for _, s := range a.sections {
 		c := *s.sec
 		c.Rows = append([]Row(nil), s.sec.Rows...)

@@ -12,7 +12,8 @@
 //	{"metric": {...}}    a metric's definition: name, type, contains
 //	{"series": {...}}    a series: an id, a metric and one set of tags
 //	{"interval": {...}}  what each series aggregated from start to end
-//	{"end": {...}}       last line: duration, setup data, scenario accounts
+//	{"end": {...}}       last line: duration, setup data, scenario accounts,
+//	                     the generator's health
 //
 // A metric's definition comes before its first series, a series' before
 // its first interval. An interval holds, per series that got samples in
@@ -33,6 +34,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/metronome-load/metronome/health"
 )
 
 // Format and Version identify a result file in its header.
@@ -123,6 +126,9 @@ type End struct {
 	Elapsed   string          `json:"elapsed,omitempty"`
 	SetupData json.RawMessage `json:"setupData,omitempty"`
 	Scenarios []ScenarioEnd   `json:"scenarios,omitempty"`
+	// Health is what the generator's health intervals added up to
+	// (health.Tally), absent when none was measured.
+	Health *Health `json:"health,omitempty"`
 	// Dropped counts the samples the output could not keep up with;
 	// Folded those recorded past the series cap under fewer tags.
 	Dropped int64 `json:"dropped,omitempty"`
@@ -157,6 +163,62 @@ type BackFill struct {
 	Backfilled  int64   `json:"backfilled"`
 	Unestimated int64   `json:"unestimated"`
 	Estimates   []int64 `json:"estimates,omitempty"`
+}
+
+// Health is an instance's tally of its generator's health
+// (health.Tally): its intervals, those in which the generator may have
+// inflated latency, per reason (keyed by the reason in words, as the
+// summary prints it), the extremes (times in nanoseconds; maxCPU absent
+// where the platform does not tell) and the arrival counts.
+type Health struct {
+	Intervals  int            `json:"intervals"`
+	Limited    int            `json:"limited"`
+	ByReason   map[string]int `json:"byReason,omitempty"`
+	Procs      int            `json:"procs"`
+	MaxCPU     *float64       `json:"maxCPU,omitempty"`
+	MaxSched   int64          `json:"maxSched"`
+	MaxGC      int64          `json:"maxGC"`
+	Arrivals   int64          `json:"arrivals"`
+	LateWakeup int64          `json:"lateWakeup"`
+	LateForVU  int64          `json:"lateForVU"`
+}
+
+// NewHealth is the result file's form of a tally.
+func NewHealth(t *health.Tally) *Health {
+	h := &Health{Intervals: t.Intervals, Limited: t.Limited, Procs: t.Procs,
+		MaxSched: int64(t.MaxSched), MaxGC: int64(t.MaxGC),
+		Arrivals: t.Arrivals, LateWakeup: t.LateWakeup, LateForVU: t.LateForVU}
+	if !math.IsNaN(t.MaxCPU) {
+		c := t.MaxCPU
+		h.MaxCPU = &c
+	}
+	for r, n := range t.ByReason {
+		if h.ByReason == nil {
+			h.ByReason = map[string]int{}
+		}
+		h.ByReason[r.String()] = n
+	}
+	return h
+}
+
+// Tally is the tally the file holds; reasons it does not know (a later
+// version's) are left out.
+func (h *Health) Tally() health.Tally {
+	t := health.Tally{Intervals: h.Intervals, Limited: h.Limited, Procs: h.Procs, MaxCPU: math.NaN(),
+		MaxSched: time.Duration(h.MaxSched), MaxGC: time.Duration(h.MaxGC),
+		Arrivals: h.Arrivals, LateWakeup: h.LateWakeup, LateForVU: h.LateForVU}
+	if h.MaxCPU != nil {
+		t.MaxCPU = *h.MaxCPU
+	}
+	for name, n := range h.ByReason {
+		if r, ok := health.ParseReason(name); ok {
+			if t.ByReason == nil {
+				t.ByReason = map[health.Reason]int{}
+			}
+			t.ByReason[r] = n
+		}
+	}
+	return t
 }
 
 // line is any line of a result file: exactly one field is set.

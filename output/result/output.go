@@ -515,6 +515,9 @@ func (o *Output) final() {
 			}
 			end.Scenarios = append(end.Scenarios, se)
 		}
+		if run.Health != nil {
+			end.Health = NewHealth(run.Health)
+		}
 	}
 	o.writeLine(line{End: &end})
 	if o.err == nil {

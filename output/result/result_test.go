@@ -8,12 +8,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/internal/logtest"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
@@ -159,7 +161,9 @@ func TestFileMergesLikeTheSamples(t *testing.T) {
 			{Name: "s", Open: &executor.Account{Intended: 10, OnTime: 8, Late: 2, Completed: 9, Interrupted: 1}},
 			{Name: "c", BackFill: &executor.BackFillAccount{Interval: executor.ExpectedInterval{Mode: executor.IntervalAuto},
 				Requests: 5, Backfilled: 3, Estimates: []time.Duration{time.Millisecond, 3 * time.Millisecond}}},
-		}}
+		},
+		Health: &health.Tally{Intervals: 4, Limited: 2, ByReason: map[health.Reason]int{health.ReasonCPU: 2, health.ReasonWakeup: 1},
+			Procs: 2, MaxCPU: 0.97, MaxSched: 3 * time.Millisecond, Arrivals: 10, LateWakeup: 1}}
 	r := record(t, nil, 35, httpSamples, end)
 	if filepath.Base(r.path) != "2.result" {
 		t.Errorf("the file is %s, want {instance_id} replaced by the instance_id tag", r.path)
@@ -183,6 +187,9 @@ func TestFileMergesLikeTheSamples(t *testing.T) {
 		f.End.Scenarios[0].Open.Completed != 9 || f.End.Scenarios[1].BackFill.Interval != "auto" ||
 		len(f.End.Scenarios[1].BackFill.Estimates) != 2 {
 		t.Errorf("end %+v", f.End)
+	}
+	if got := f.End.Health.Tally(); !reflect.DeepEqual(got, *end.Health) {
+		t.Errorf("health read back as %+v, want %+v", got, *end.Health)
 	}
 	// Metrics come in the registry's order, the custom one after the
 	// built-ins.
