@@ -112,29 +112,37 @@ func (r *closedRun) release(vu VU) {
 }
 
 // iterate runs the instance's iteration i (0-based) on vu and accounts for
-// it.
+// it. A scenario that back-fills has wrapped vu in a closedVU: its
+// requests back-fill corrected_latency with the hand-set interval or with
+// the VU's estimate (none yet: no back-fill).
+//
+// An idle VU's goroutine sleeps inside vu.Run, below this frame, and
+// every byte of frame above the script counts towards the 4 KB its stack
+// must stay within (docs/performance.md): so iterate is the one frame
+// between the worker and Run, and the estimate and the accounting run in
+// calls that are not on the stack meanwhile.
 func (r *closedRun) iterate(ctx context.Context, vu VU, i int64) {
 	it := Iteration{Scenario: r.scenario, Index: r.stripe.Global(i), LocalIndex: i}
-	var done bool
-	if w, ok := vu.(*closedVU); ok {
-		done = r.backFill(ctx, w, it)
-	} else {
-		done = r.deps.Account(vu, it, vu.Run(ctx, it))
+	run := vu
+	w, fills := vu.(*closedVU)
+	if fills {
+		it.BackFill = r.estimate(w)
+		run = w.VU
 	}
-	if done {
+	if r.account(w, run, &it, run.Run(ctx, it)) {
 		r.Completed.Add(1)
 	} else {
 		r.Interrupted.Add(1)
 	}
 }
 
-// backFill runs one iteration of a scenario that back-fills: its requests
-// back-fill corrected_latency with the hand-set interval or with the VU's
-// estimate (none yet: no back-fill). The estimate first takes in the
-// interval from the VU's previous start to now, when the previous
-// iteration completed without an exception; the iteration's own interval
-// is known only when the next one starts.
-func (r *closedRun) backFill(ctx context.Context, w *closedVU, it Iteration) bool {
+// estimate sets w's back-fill interval for the iteration starting now. The
+// estimate first takes in the interval from the VU's previous start to
+// now, when the previous iteration completed without an exception; the
+// iteration's own interval is known only when the next one starts.
+//
+//go:noinline
+func (r *closedRun) estimate(w *closedVU) *BackFiller {
 	w.fill.Interval = r.interval.Fixed
 	if r.interval.Mode == IntervalAuto {
 		now := r.deps.Clock.Now()
@@ -148,12 +156,19 @@ func (r *closedRun) backFill(ctx context.Context, w *closedVU, it Iteration) boo
 		}
 		w.fill.Interval = est
 	}
-	it.BackFill = &w.fill
-	res := w.VU.Run(ctx, it)
-	if res.Outcome != Completed {
+	return &w.fill
+}
+
+// account accounts for an iteration vu ran and reports whether it counts
+// as completed. A back-filling VU's (w non-nil) next estimate skips the
+// interval after an iteration that did not complete.
+//
+//go:noinline
+func (r *closedRun) account(w *closedVU, vu VU, it *Iteration, res Result) bool {
+	if w != nil && res.Outcome != Completed {
 		w.last = time.Time{}
 	}
-	return r.deps.Account(w.VU, it, res)
+	return r.deps.Account(vu, *it, res)
 }
 
 // drop emits one dropped_iterations sample of n iterations that never

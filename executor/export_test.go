@@ -6,7 +6,7 @@ import (
 )
 
 // ClosedBackFill returns how a closed-model scenario that back-fills with
-// interval runs and accounts for one iteration (closedRun.backFill), for
+// interval runs and accounts for one iteration (closedRun.iterate), for
 // the benchmark and the allocation test: it sets the iteration's back-fill
 // state, runs it on the VU and accounts for it. Each VU passed in keeps
 // its own estimate while it is the last one seen.
@@ -17,6 +17,7 @@ func ClosedBackFill(deps Deps, interval ExpectedInterval) func(VU, Iteration) bo
 		if w == nil || w.VU != vu {
 			w = &closedVU{VU: vu}
 		}
-		return r.backFill(context.Background(), w, it)
+		it.BackFill = r.estimate(w)
+		return r.account(w, vu, &it, vu.Run(context.Background(), it))
 	}
 }

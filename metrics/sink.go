@@ -146,10 +146,11 @@ type TrendSink struct {
 	pos, neg *hdrhistogram.Histogram
 }
 
-// NewTrendSink returns an empty trend sink.
-func NewTrendSink() *TrendSink {
-	return &TrendSink{pos: newTrendHistogram()}
-}
+// NewTrendSink returns an empty trend sink. Its histograms are made by
+// the first value of their sign: most trends of a run (those of modules a
+// script does not use, most submetrics) never get one, and each histogram
+// is about 250 KB.
+func NewTrendSink() *TrendSink { return &TrendSink{} }
 
 func newTrendHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(1, trendHighest, TrendSignificantDigits)

@@ -25,6 +25,9 @@ type server struct {
 	// conns counts the connections the server accepted, to tell whether
 	// the client keeps its connections alive.
 	conns atomic.Int64
+	// started is when a script last requested /started (Unix ns): the
+	// idle measure's mark of a generator's start-up.
+	started atomic.Int64
 }
 
 func startServer() (*server, error) {
@@ -35,7 +38,10 @@ func startServer() (*server, error) {
 	body := []byte("ok\n")
 	srv := &server{URL: "http://" + ln.Addr().String() + "/"}
 	srv.srv = &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/started" {
+				srv.started.Store(time.Now().UnixNano())
+			}
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			_, _ = w.Write(body)
 		}),

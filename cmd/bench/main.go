@@ -4,7 +4,8 @@
 // (k6, wrk2, wrk and a bare Go client), alternating runs on one loopback
 // server: CPU per iteration, iterations/s and memory of a one-GET closed
 // loop, corrected latency of the open model at 2,000–40,000 arrivals/s,
-// memory of 100–10,000 idle VUs; plus the memory of a Trend fed ten
+// memory, cost per VU and start-up of 1–10,000 idle VUs (100,000 on
+// request); plus the memory of a Trend fed ten
 // million samples and the cost of recording corrected_latency and
 // schedule_lag. It prints medians and ratios in one table and, with -out,
 // writes the rows as JSON. See cmd/bench/README.md for the method.
@@ -90,7 +91,7 @@ func main() {
 		only  = flag.String("only", "", "comma-separated measures to run (trend, closed, open, idle, cost); all when empty")
 		reps  = flag.Int("reps", 3, "runs of metronome and of each peer per comparison, alternating; the medians are compared")
 		rates = flag.String("rates", "2000,5000,10000,20000,40000", "the open model's arrivals per second, comma-separated")
-		idle  = flag.String("idle-vus", "100,1000,10000", "the idle measure's VU counts, comma-separated")
+		idle  = flag.String("idle-vus", "1,100,1000,10000", "the idle measure's VU counts, comma-separated (add 100000 for the largest case: k6 needs about 10 GB and a minute per run there)")
 		scale = flag.Float64("scale", 1, "multiply every load duration by this (below 1 for a quick check; targets assume 1)")
 		pairs = flag.Int("cost-pairs", 2, "A/B pairs of closed-loop runs for the end-to-end cost check (0 skips it)")
 		repo  = flag.String("repo", ".", "the metronome module's root, where the Go micro-benchmark runs")
@@ -168,6 +169,19 @@ func main() {
 	b := &bench{bin: *bin, repo: *repo, goCmd: *goCmd, scale: *scale, pairs: *pairs,
 		srv: srv, target: srv.URL, dir: dir, log: os.Stderr,
 		peers: findPeers(ctx), reps: *reps, rates: rateList, idleVUs: vuList}
+	// The generators run from copies in the scratch directory, written
+	// alike: a binary the linker has just written maps 1.5–2 MB more of
+	// itself at start than a copy of it (peak RSS at 1 VU), which would
+	// tilt the memory figures against whichever was built last.
+	for _, path := range []*string{&b.bin, &b.peers.k6} {
+		if *path == "" {
+			continue
+		}
+		if *path, err = copyExecutable(*path, dir); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
 	rep := report{Started: time.Now(), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
 		Metronome: *bin, Scale: *scale, Reps: *reps, Peers: b.peers.lines, LoadStart: loadAvg()}
 	for _, l := range b.peers.lines {
@@ -236,6 +250,26 @@ func parseInts(list string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// copyExecutable copies the executable at path into dir and returns the
+// copy's path.
+func copyExecutable(path, dir string) (string, error) {
+	src, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	dst := filepath.Join(dir, "bin-"+filepath.Base(path))
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(out, src); err != nil {
+		out.Close()
+		return "", err
+	}
+	return dst, out.Close()
 }
 
 // loadAvg returns the 1, 5 and 15 minute load averages of /proc/loadavg.

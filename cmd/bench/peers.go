@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/metronome-load/metronome/internal/testkit/memstat"
 )
 
 // peers are the other generators found on this machine; an empty path
@@ -108,11 +110,23 @@ func firstLine(s string) string {
 // procResult is what the kernel and the loopback server saw of one
 // generator process.
 type procResult struct {
-	Wall time.Duration
+	// Start is when the process was started, Wall how long it ran.
+	Start time.Time
+	Wall  time.Duration
 	// MaxRSS is the process's peak resident set in bytes, CPU its
-	// user+system time, both from wait4's rusage.
+	// user+system time, both from wait4's rusage (MaxRSS from sampling
+	// when rusage's may be this program's own: see spawn).
 	MaxRSS int64
 	CPU    time.Duration
+	// MaxAnon is the peak of the resident set's anonymous part (RssAnon in
+	// /proc/PID/status, sampled every 100 ms; 0 without /proc): the
+	// resident set less the pages of the executable and its libraries,
+	// which the kernel maps from its page cache, 64 KB around each page
+	// touched.
+	MaxAnon int64
+	// Started is when the loopback server last received /started during
+	// the run; zero when it did not.
+	Started time.Time
 	// ServerCPU is this process's user+system time meanwhile: the
 	// loopback server's share (plus this program's small bookkeeping).
 	ServerCPU time.Duration
@@ -139,9 +153,24 @@ func (b *bench) spawn(ctx context.Context, name string, limit time.Duration, bin
 
 	res := &procResult{Load: loadAvg()}
 	b.logf("%s: load average %s; %s %s", name, res.Load, filepath.Base(bin), strings.Join(args, " "))
-	conns0, cpu0, start := b.srv.conns.Load(), selfCPU(), time.Now()
-	err := cmd.Run()
-	res.Wall, res.ServerCPU, res.Conns = time.Since(start), selfCPU()-cpu0, b.srv.conns.Load()-conns0
+	conns0, cpu0, started0 := b.srv.conns.Load(), selfCPU(), b.srv.started.Load()
+	selfPeak, _ := memstat.Status(0, "VmHWM")
+	res.Start = time.Now()
+	err := cmd.Start()
+	var peak procPeak
+	if err == nil {
+		stop := make(chan struct{})
+		peaks := make(chan procPeak)
+		go func() { peaks <- samplePeaks(cmd.Process.Pid, stop) }()
+		err = cmd.Wait()
+		close(stop)
+		peak = <-peaks
+		res.MaxAnon = peak.anon
+	}
+	res.Wall, res.ServerCPU, res.Conns = time.Since(res.Start), selfCPU()-cpu0, b.srv.conns.Load()-conns0
+	if s := b.srv.started.Load(); s != started0 {
+		res.Started = time.Unix(0, s)
+	}
 	res.Stdout = stdout.String()
 	if ctx.Err() == context.DeadlineExceeded {
 		return nil, fmt.Errorf("%s did not finish within %s; output ends with:\n%s", name, limit, lastBytes(res.Stdout)+errs.String())
@@ -153,7 +182,40 @@ func (b *bench) spawn(ctx context.Context, name string, limit time.Duration, bin
 		res.MaxRSS = ru.Maxrss * 1024 // kilobytes on Linux
 		res.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
+	// Go starts a child sharing this process's memory until the exec, and
+	// the kernel counts that memory's peak into the child's maxrss: a
+	// figure that does not exceed this process's own peak may be this
+	// process's, and the child's own peak, sampled, stands for it.
+	if res.MaxRSS <= selfPeak && peak.rss > 0 {
+		res.MaxRSS = peak.rss
+	}
 	return res, nil
+}
+
+// procPeak is the peak of a process's resident set and of its anonymous
+// part, in bytes, as sampled.
+type procPeak struct{ rss, anon int64 }
+
+// samplePeaks samples the resident set's high-water mark (VmHWM) and
+// anonymous part (RssAnon) of process pid every 100 ms until stop is
+// closed, and returns the largest samples.
+func samplePeaks(pid int, stop <-chan struct{}) procPeak {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	var p procPeak
+	for {
+		if n, err := memstat.Status(pid, "VmHWM"); err == nil {
+			p.rss = max(p.rss, n)
+		}
+		if n, err := memstat.Status(pid, "RssAnon"); err == nil {
+			p.anon = max(p.anon, n)
+		}
+		select {
+		case <-stop:
+			return p
+		case <-t.C:
+		}
+	}
 }
 
 func lastBytes(s string) string {

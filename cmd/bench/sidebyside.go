@@ -31,7 +31,6 @@ var (
 	goalRSSClosed  = ratioAtMost(1, "≤ k6's")
 	goalP99        = ratioAtMost(1, "≤ wrk2's")
 	goalCompleted  = valueAtLeast(100, "100 %")
-	goalIdleByVUs  = map[int]*goal{1000: ratioAtMost(1.0/3, "≤ 1/3 of k6's"), 10_000: ratioAtMost(1.0/6, "≤ 1/6 of k6's")}
 	openScriptVars = func(rate int, d time.Duration, summary string) []string {
 		return []string{"-e", fmt.Sprintf("RATE=%d", rate), "-e", "DURATION=" + d.String(),
 			"-e", fmt.Sprintf("VUS=%d", openConns), "-e", "SUMMARY_JSON=" + summary}
@@ -190,52 +189,6 @@ func (b *bench) measureClosed(ctx context.Context) error {
 		vsPeer{"k6", goalRate}, vsPeer{"wrk", nil})
 	b.versus(label+"peak RSS", "MB", rss, "load "+loadRange(loads),
 		vsPeer{"k6", goalRSSClosed}, vsPeer{"wrk", nil})
-	return nil
-}
-
-// measureIdle runs 100, 1,000 and 10,000 VUs looping sleep(1) alternately
-// with metronome and k6 and compares their peak RSS.
-func (b *bench) measureIdle(ctx context.Context) error {
-	d := b.dur(5 * time.Second)
-	gens := []string{"metronome"}
-	if b.peers.k6 != "" {
-		gens = append(gens, "k6")
-	}
-	for _, vus := range b.idleVUs {
-		rss := series{}
-		var loads []string
-		worst := math.Inf(1) // the lowest share of possible iterations
-		for rep := range b.reps {
-			for _, gen := range rotation(gens, rep) {
-				bin := b.bin
-				if gen == "k6" {
-					bin = b.peers.k6
-				}
-				name := fmt.Sprintf("idle-%d-%s", vus, gen)
-				res, err := b.runScript(ctx, bin, load{
-					name: name, script: sleepScript, summary: "idle.json",
-					args:  []string{"-u", fmt.Sprint(vus), "-d", d.String(), "-q", "--summary-export", "idle.json"},
-					limit: d + 5*time.Minute,
-				})
-				if err != nil {
-					return err
-				}
-				count, err := res.mustMetric("iterations", "count")
-				if err != nil {
-					return fmt.Errorf("%s: %v", name, err)
-				}
-				if gen == "metronome" {
-					worst = min(worst, count/(float64(vus)*d.Seconds()))
-				}
-				rss.add(gen, float64(res.MaxRSS)/mb)
-				loads = append(loads, res.Load)
-			}
-		}
-		b.versus(fmt.Sprintf("idle %d VUs sleep(1), %s: peak RSS", vus, d), "MB", rss,
-			fmt.Sprintf("%s; metronome ran ≥ %.0f%% of the possible iterations; load %s",
-				rss.runs("metronome", "k6"), 100*worst, loadRange(loads)),
-			vsPeer{"k6", goalIdleByVUs[vus]})
-	}
 	return nil
 }
 

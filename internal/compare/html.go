@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sync"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -12,9 +13,11 @@ import (
 	"github.com/metronome-load/metronome/output/hdrlog"
 )
 
-var pageTemplate = template.Must(template.New("compare").Funcs(template.FuncMap{
-	"svg": func(s string) template.HTML { return template.HTML(s) }, // rendered by gonum, not user input
-}).Parse(`<!DOCTYPE html>
+// pageTemplate is the report page, parsed when a report is first written.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("compare").Funcs(template.FuncMap{
+		"svg": func(s string) template.HTML { return template.HTML(s) }, // rendered by gonum, not user input
+	}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>metronome compare: {{.Base}} vs {{.New}}</title>
 <style>
@@ -42,6 +45,7 @@ figure { margin: 1rem 0; } figcaption { font-size: .85rem; color: #555; }
 {{end}}</table>
 </body></html>
 `))
+})
 
 // WriteHTML writes a self-contained page: the verdict, both runs'
 // percentile spectra overlaid for the judged tag set (corrected and raw),
@@ -96,7 +100,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			}})
 		}
 	}
-	return pageTemplate.Execute(w, page)
+	return pageTemplate().Execute(w, page)
 }
 
 func labelsOr(labels string) string {

@@ -267,9 +267,9 @@ func (s *benchSummary) metric(name, key string) float64 {
 
 // runBench loads script with env as __ENV, runs it with the option tier
 // opts over the script's own, as the CLI would, and returns the summary
-// export. It runs with the timer on: the run is what is measured. tweak,
-// when given, adjusts the run's config.
-func runBench(b *testing.B, script, opts string, env map[string]string, tweak ...func(*engine.Config)) *benchSummary {
+// export. In a benchmark it runs with the timer on: the run is what is
+// measured. tweak, when given, adjusts the run's config.
+func runBench(b testing.TB, script, opts string, env map[string]string, tweak ...func(*engine.Config)) *benchSummary {
 	b.Helper()
 	dir := b.TempDir()
 	path := filepath.Join(dir, "script.js")

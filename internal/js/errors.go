@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/grafana/sobek"
 	"github.com/grafana/sobek/parser"
@@ -102,7 +103,11 @@ func (s *Script) describeValue(v sobek.Value, prefix string) string {
 	return msg
 }
 
-var stackFrameRE = regexp.MustCompile(`at (?:[^\n]*?\()?((?:file|https?)://[^\s()]+?):(\d+):(\d+)`)
+// stackFrameRE matches a frame of an Error's stack that names a script,
+// compiled when a first error needs it.
+var stackFrameRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`at (?:[^\n]*?\()?((?:file|https?)://[^\s()]+?):(\d+):(\d+)`)
+})
 
 // stackPosition reads the place an Error object was made from its stack
 // property, "" when there is none.
@@ -115,7 +120,7 @@ func (s *Script) stackPosition(v sobek.Value) string {
 	if st == nil || sobek.IsUndefined(st) {
 		return ""
 	}
-	m := stackFrameRE.FindStringSubmatch(st.String())
+	m := stackFrameRE().FindStringSubmatch(st.String())
 	if m == nil {
 		return ""
 	}

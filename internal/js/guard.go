@@ -31,7 +31,7 @@ type runtimeGuard struct {
 // a sync interruption leaves it sound.
 func (v *vu) healthy() bool {
 	if v.probe == nil {
-		p, err := v.rt.RunProgram(healthProbe)
+		p, err := v.rt.RunProgram(healthProbe())
 		if err != nil {
 			return false
 		}
@@ -52,9 +52,12 @@ func (v *vu) healthy() bool {
 }
 
 // healthProbe returns a function that queues a promise job and returns a
-// function that says whether the job ran.
-var healthProbe = sobek.MustCompile("health-probe.js",
-	"(function () { let ran = false; Promise.resolve().then(() => { ran = true; }); return () => ran; })", true)
+// function that says whether the job ran. It is compiled when a runtime
+// first needs a check.
+var healthProbe = sync.OnceValue(func() *sobek.Program {
+	return sobek.MustCompile("health-probe.js",
+		"(function () { let ran = false; Promise.resolve().then(() => { ran = true; }); return () => ran; })", true)
+})
 
 // repair makes the VU usable after an interrupted or failed call that
 // may have broken its runtime: when the runtime no longer runs promise

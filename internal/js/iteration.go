@@ -90,7 +90,25 @@ func (v *vu) prepare() {
 }
 
 // Run runs one iteration of the scenario's exec function.
-func (v *vu) Run(ctx context.Context, it executor.Iteration) executor.Result {
+//
+// An idle VU's goroutine sleeps inside the exec function, below Run's
+// frame, and every byte of frame above the script counts towards the 4 KB
+// its stack must stay within (docs/performance.md): so what comes before
+// and after the call runs in calls of their own, off the stack meanwhile.
+func (v *vu) Run(ctx context.Context, it executor.Iteration) (res executor.Result) {
+	start, err := v.begin(ctx, &it)
+	if err == nil {
+		err = v.guard(ctx, v.execFn)
+	}
+	v.end(ctx, start, err, &res)
+	return res
+}
+
+// begin readies the VU for iteration it and returns its start time, with
+// the error that ends it before its exec function is called, if any.
+//
+//go:noinline
+func (v *vu) begin(ctx context.Context, it *executor.Iteration) (time.Time, error) {
 	v.prepare()
 	var broken error
 	if v.suspect {
@@ -102,7 +120,7 @@ func (v *vu) Run(ctx context.Context, it executor.Iteration) executor.Result {
 	st := &v.state
 	st.Iteration = v.iter
 	st.IterationInScenario = v.scenIter
-	st.Current = it
+	st.Current = *it
 	st.Group = ""
 	st.Tags = v.tags
 	if !v.conf.noCookies {
@@ -112,24 +130,30 @@ func (v *vu) Run(ctx context.Context, it executor.Iteration) executor.Result {
 	v.running = true
 	start := time.Now()
 	st.Latency = it.Latency(start)
-	var err error
 	switch {
 	case ctx.Err() != nil:
-		err = errInterrupted
+		return start, errInterrupted
 	case broken != nil:
-		err = broken
 		v.suspect = true
+		return start, broken
 	case v.fn == nil:
-		err = v.fnErr
-	default:
-		v.args[0] = v.setupValue()
-		if v.execFn == nil {
-			v.execFn = v.callExec
-		}
-		err = v.guard(ctx, v.execFn)
+		return start, v.fnErr
 	}
+	v.args[0] = v.setupValue()
+	if v.execFn == nil {
+		v.execFn = v.callExec
+	}
+	return start, nil
+}
+
+// end closes the iteration that began at start and ended with err, and
+// sets res.
+//
+//go:noinline
+func (v *vu) end(ctx context.Context, start time.Time, err error, res *executor.Result) {
 	end := time.Now()
 	v.running = false
+	st := &v.state
 
 	v.tags = st.Tags
 	if v.conf.groupTag {
@@ -165,7 +189,7 @@ func (v *vu) Run(ctx context.Context, it executor.Iteration) executor.Result {
 	case interface{ Flush() }:
 		f.Flush()
 	}
-	return executor.Result{Outcome: outcome, Start: start, End: end, Tags: v.tags}
+	*res = executor.Result{Outcome: outcome, Start: start, End: end, Tags: v.tags}
 }
 
 // emitData records the bytes the VU moved since the last call as one

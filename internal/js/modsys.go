@@ -86,13 +86,21 @@ func instantiate(v *vu, mod modules.Module) (exp modules.Exports, err error) {
 			}
 		}
 	}()
-	return mod.Instantiate(v)
+	exp, err = mod.Instantiate(v)
+	if err == nil && exp.Default != nil && modules.IsOnFirstUse(mod) {
+		err = errors.New("a module instantiated on first use cannot have a default export of its own")
+	}
+	return exp, err
 }
 
 // goInstance is a Go module's exports in one runtime. Exports become
 // JavaScript values when first used: an import binding is read lazily, and
-// a script rarely uses everything a module offers.
+// a script rarely uses everything a module offers. A module marked
+// modules.OnFirstUse is instantiated then too.
 type goInstance struct {
+	v       *vu
+	mod     *compile.GoModule
+	made    bool
 	rt      *sobek.Runtime
 	exports modules.Exports
 	names   []string
@@ -102,10 +110,27 @@ type goInstance struct {
 	namespace *sobek.Object
 }
 
+// instantiate makes the module's exports in the instance's VU.
+func (i *goInstance) instantiate() error {
+	exp, err := instantiate(i.v, i.mod.Module())
+	if err != nil {
+		return fmt.Errorf("module %q: %w", i.mod.Name(), err)
+	}
+	i.exports, i.made = exp, true
+	return nil
+}
+
 // GetBindingValue returns an export, nil when there is no such export.
 func (i *goInstance) GetBindingValue(name string) sobek.Value {
 	if v, ok := i.values[name]; ok {
 		return v
+	}
+	// The default export of a module instantiated on first use is the
+	// object of its named exports, which reads them when asked.
+	if !i.made && name != "default" {
+		if err := i.instantiate(); err != nil {
+			panic(i.rt.NewGoError(err))
+		}
 	}
 	var v sobek.Value
 	switch raw, ok := i.exports.Named[name]; {
@@ -383,11 +408,12 @@ func (v *vu) goInstance(m *compile.GoModule) (*goInstance, error) {
 	if inst, ok := v.goMods[m]; ok {
 		return inst, nil
 	}
-	exp, err := instantiate(v, m.Module())
-	if err != nil {
-		return nil, fmt.Errorf("module %q: %w", m.Name(), err)
+	inst := &goInstance{v: v, mod: m, rt: v.rt, names: m.Named()}
+	if !modules.IsOnFirstUse(m.Module()) {
+		if err := inst.instantiate(); err != nil {
+			return nil, err
+		}
 	}
-	inst := &goInstance{rt: v.rt, exports: exp, names: m.Named()}
 	if v.goMods == nil {
 		v.goMods = map[*compile.GoModule]*goInstance{}
 	}

@@ -2,7 +2,9 @@ package js_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,6 +54,66 @@ func init() {
 	modules.Register("k6/x/broken", modules.ModuleFunc(func(modules.VU) (modules.Exports, error) {
 		return modules.Exports{}, errors.New("cannot start")
 	}))
+	modules.Register("k6/x/onfirstuse", modules.OnFirstUse(modules.ModuleFunc(func(vu modules.VU) (modules.Exports, error) {
+		made.Add(1)
+		return modules.Exports{Named: map[string]any{"made": func() int64 { return made.Load() }}}, nil
+	})))
+	modules.Register("k6/x/onfirstusedefault", modules.OnFirstUse(modules.ModuleFunc(func(vu modules.VU) (modules.Exports, error) {
+		return modules.Exports{Default: "not allowed"}, nil
+	})))
+}
+
+// made counts the instances of k6/x/onfirstuse.
+var made atomic.Int64
+
+// A module marked OnFirstUse is instantiated in a VU when the VU first
+// reads one of its exports, not when its script imports it: a default or
+// namespace import alone makes no instance, and a named import makes one
+// at once.
+func TestModuleInstantiatedOnFirstUse(t *testing.T) {
+	made.Store(0)
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+import m from "k6/x/onfirstuse";
+import * as ns from "k6/x/onfirstuse";
+export default function () {
+	if (__ITER === 1) console.log("made", m.made(), Object.keys(ns).join(","));
+}`,
+	}, nil)
+	probed := made.Load() // loading the script instantiates it once, to learn its names
+	vu, _ := r.NewVU(t, 1)
+	if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
+	}
+	if n := made.Load() - probed; n != 0 {
+		t.Fatalf("%d instances after an iteration that read no export, want 0", n)
+	}
+	if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
+	}
+	if want := fmt.Sprintf("made %d made", probed+1); !strings.Contains(r.Stderr.String(), want) {
+		t.Fatalf("the first read did not make exactly one instance: %s", r.Stderr)
+	}
+
+	r = jstest.Load(t, map[string]string{
+		"script.js": "import { made as count } from \"k6/x/onfirstuse\";\nexport default function () {}",
+	}, nil)
+	probed = made.Load()
+	r.NewVU(t, 1)
+	if n := made.Load() - probed; n != 1 {
+		t.Fatalf("a named import made %d instances, want 1", n)
+	}
+}
+
+// A module instantiated on first use cannot have a default export of its
+// own: reading it would need the instance.
+func TestModuleOnFirstUseWithDefaultFails(t *testing.T) {
+	msg := scriptError(t, map[string]string{
+		"script.js": "import x from \"k6/x/onfirstusedefault\";\nexport default function () {}",
+	})
+	if !strings.Contains(msg, "k6/x/onfirstusedefault") || !strings.Contains(msg, "cannot have a default export") {
+		t.Fatalf("got %q", msg)
+	}
 }
 
 // As in k6, the namespace object of a Go module holds its named exports

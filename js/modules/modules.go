@@ -34,6 +34,23 @@ type ModuleFunc func(vu VU) (Exports, error)
 // Instantiate calls f(vu).
 func (f ModuleFunc) Instantiate(vu VU) (Exports, error) { return f(vu) }
 
+// OnFirstUse marks m as a module a VU instantiates when its script first
+// reads one of m's exports rather than when it imports m: a VU that never
+// uses the module (its script imports k6/http for setup() alone, say)
+// never pays for an instance. m's Instantiate may then run outside the
+// init context, in an iteration, and must not fail; its Exports have no
+// Default, so that the default export, the object of the named exports,
+// needs no instance until one of them is read.
+func OnFirstUse(m Module) Module { return onFirstUse{m} }
+
+type onFirstUse struct{ Module }
+
+// IsOnFirstUse reports whether m was marked with OnFirstUse.
+func IsOnFirstUse(m Module) bool {
+	_, ok := m.(onFirstUse)
+	return ok
+}
+
 // Exports are what `import` sees. Named exports are what
 // `import { x } from` binds; Default is `import m from` (when nil, the
 // default export is an object holding the named exports).

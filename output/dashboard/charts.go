@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"sync"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/metronome-load/metronome/summary"
@@ -186,10 +187,11 @@ func SectionID(name string) string {
 	if name == "" {
 		return "total"
 	}
-	return "scenario-" + idUnsafe.ReplaceAllString(name, "_")
+	return "scenario-" + idUnsafe().ReplaceAllString(name, "_")
 }
 
-var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+// idUnsafe matches what a chart ID cannot hold; compiled on first use.
+var idUnsafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_-]`) })
 
 func sectionCharts(tl *Timeline, sec *Section, marks []Mark) ([]Chart, error) {
 	prefix := SectionID(sec.Name)
@@ -406,8 +408,12 @@ func trimPercent(v float64, k int) string {
 	return strconv.FormatFloat(v, 'f', max(k-2, 0), 64)
 }
 
-var xmlDecl = regexp.MustCompile(`(?s)^<\?xml.*?\?>\s*(<!--.*?-->\s*)?`)
-var svgSize = regexp.MustCompile(`<svg width="[^"]*" height="[^"]*"`)
+// svgFixes are the two rewrites of gonum's SVG output, compiled when a
+// chart is first rendered: the XML declaration and comment it starts
+// with, and its fixed size.
+var svgFixes = sync.OnceValues(func() (xmlDecl, svgSize *regexp.Regexp) {
+	return regexp.MustCompile(`(?s)^<\?xml.*?\?>\s*(<!--.*?-->\s*)?`), regexp.MustCompile(`<svg width="[^"]*" height="[^"]*"`)
+})
 
 func render(title, xLabel, yLabel string, ss []series, opts ...func(*plot.Plot)) (string, error) {
 	p := plot.New()
@@ -448,6 +454,7 @@ func render(title, xLabel, yLabel string, ss []series, opts ...func(*plot.Plot))
 	if _, err := w.WriteTo(&b); err != nil {
 		return "", err
 	}
+	xmlDecl, svgSize := svgFixes()
 	out := xmlDecl.ReplaceAllString(b.String(), "")
 	out = svgSize.ReplaceAllString(out, `<svg role="img" width="100%"`)
 	return out, nil

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -18,16 +19,20 @@ import (
 //go:embed page.html
 var pageSource string
 
-var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"svg":  func(s string) template.HTML { return template.HTML(s) }, // rendered by gonum, not user input
-	"join": strings.Join,
-	"title": func(name string) string {
-		if name == "" {
-			return "Whole test"
-		}
-		return "Scenario " + name
-	},
-}).Parse(pageSource))
+// pageTemplate is the parsed page, parsed when a page is first rendered:
+// a run without the dashboard does not pay for it.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"svg":  func(s string) template.HTML { return template.HTML(s) }, // rendered by gonum, not user input
+		"join": strings.Join,
+		"title": func(name string) string {
+			if name == "" {
+				return "Whole test"
+			}
+			return "Scenario " + name
+		},
+	}).Parse(pageSource))
+})
 
 // Overview is the row of numbers at the top of the page. Values are
 // formatted for display.
@@ -117,7 +122,7 @@ func BuildPage(tl *Timeline, in *summary.Input, live bool, note string) (*Page, 
 // Render writes the whole page.
 func (p *Page) Render() ([]byte, error) {
 	var b bytes.Buffer
-	if err := pageTemplate.Execute(&b, p); err != nil {
+	if err := pageTemplate().Execute(&b, p); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -126,7 +131,7 @@ func (p *Page) Render() ([]byte, error) {
 // RenderContent writes only the part the live page replaces each period.
 func (p *Page) RenderContent() ([]byte, error) {
 	var b bytes.Buffer
-	if err := pageTemplate.ExecuteTemplate(&b, "content", p); err != nil {
+	if err := pageTemplate().ExecuteTemplate(&b, "content", p); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

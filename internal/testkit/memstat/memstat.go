@@ -22,15 +22,24 @@ func LiveHeap() uint64 {
 
 // RSS is this process's resident set in bytes, from /proc/self/status
 // (Linux only).
-func RSS() (int64, error) {
-	f, err := os.Open("/proc/self/status")
+func RSS() (int64, error) { return Status(0, "VmRSS") }
+
+// Status returns a size field of /proc/PID/status ("VmRSS", "RssAnon",
+// "VmHWM" …) in bytes, for process pid, or for this process when pid is 0
+// (Linux only).
+func Status(pid int, field string) (int64, error) {
+	path := "/proc/self/status"
+	if pid != 0 {
+		path = "/proc/" + strconv.Itoa(pid) + "/status"
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
 			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			if err != nil {
 				return 0, err
@@ -41,5 +50,5 @@ func RSS() (int64, error) {
 	if err := sc.Err(); err != nil {
 		return 0, err
 	}
-	return 0, errors.New("/proc/self/status has no VmRSS line")
+	return 0, errors.New(path + " has no " + field + " line")
 }

@@ -1,6 +1,7 @@
 package memstat
 
 import (
+	"os"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -42,5 +43,37 @@ func TestMeasuresFollowAnAllocation(t *testing.T) {
 	b = nil
 	if heap2 := LiveHeap(); heap2 > heap0+size/8 {
 		t.Errorf("live heap %d after dropping the allocation, %d before it", heap2, heap0)
+	}
+}
+
+// Status reads any size field of any process's status: this process's
+// VmRSS by its pid as RSS does, and its anonymous part within it; a field
+// that does not exist is an error.
+func TestStatusReadsAProcessField(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Status reads /proc")
+	}
+	self, err := Status(os.Getpid(), "VmRSS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rss, err := RSS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The two reads are a moment apart: the test binary may map or free a
+	// few pages meanwhile.
+	if d := self - rss; d < -1<<20 || d > 1<<20 {
+		t.Errorf("VmRSS by pid %d, by RSS() %d: more than 1 MB apart", self, rss)
+	}
+	anon, err := Status(0, "RssAnon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if anon <= 0 || anon > rss+1<<20 {
+		t.Errorf("RssAnon %d bytes, VmRSS %d: want 0 < anon ≤ rss", anon, rss)
+	}
+	if _, err := Status(0, "NoSuchField"); err == nil {
+		t.Error("a field /proc/self/status lacks was read without error")
 	}
 }

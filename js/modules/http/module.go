@@ -38,8 +38,11 @@ const (
 // maxTargets bounds the per-VU cache of parsed URLs.
 const maxTargets = 512
 
+// The module is instantiated on first use: its instance (some 4 KB: the
+// exports, the URL cache, the request lane) is made only in VUs that run
+// code reading it, and it does nothing the init context alone allows.
 func init() {
-	modules.Register("k6/http", modules.ModuleFunc(instantiate))
+	modules.Register("k6/http", modules.OnFirstUse(modules.ModuleFunc(instantiate)))
 }
 
 var errInit = errors.New("making HTTP requests in the init context is not supported: move the request into the default function, setup() or teardown()")

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/grafana/sobek"
@@ -181,9 +182,10 @@ func (m *module) sleep(call sobek.FunctionCall) sobek.Value {
 // select's frame was what grew an idle VU's goroutine stack from 4 to
 // 8 KB. Reusing the timer also saves an allocation per sleep.
 type napper struct {
-	t    *time.Timer
-	ctx  context.Context
-	stop func() bool
+	t      *time.Timer
+	ctx    context.Context
+	stop   func() bool
+	arming sync.WaitGroup
 }
 
 // sleep blocks for d, returning early with false when ctx ends.
@@ -192,13 +194,10 @@ func (n *napper) sleep(ctx context.Context, d time.Duration) bool {
 		return false
 	}
 	until := time.Now().Add(d)
-	if n.t == nil {
-		n.t = time.NewTimer(d)
+	if ctx != n.ctx {
+		n.watch(ctx, d)
 	} else {
 		n.t.Reset(d)
-	}
-	if ctx != n.ctx {
-		n.watch(ctx)
 	}
 	for {
 		if ctx.Err() != nil {
@@ -219,23 +218,32 @@ func (n *napper) sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// watch makes the end of ctx fire the timer at once, in place of the
-// previous context's watch. It registers the watch from a goroutine of its
-// own, once per context: the registration (a map insert in the parent
-// context) is the deepest call a sleeping VU would make, and would grow
-// the VU's stack for good.
-func (n *napper) watch(ctx context.Context) {
+// watch arms the timer for d (the first watch makes it) and makes the end
+// of ctx fire it at once, in place of the previous context's watch. It
+// does so from a goroutine of its own, once per context: making the timer
+// and registering the watch (a map insert in the parent context) are the
+// deepest calls a sleeping VU would make, and would grow the VU's stack
+// for good.
+func (n *napper) watch(ctx context.Context, d time.Duration) {
 	if n.stop != nil {
 		n.stop()
 	}
-	t := n.t
 	n.ctx = ctx
-	done := make(chan struct{})
-	go func() {
-		n.stop = context.AfterFunc(ctx, func() { t.Reset(0) })
-		close(done)
-	}()
-	<-done
+	n.arming.Add(1)
+	go n.arm(ctx, d)
+	n.arming.Wait()
+}
+
+// arm is watch's goroutine.
+func (n *napper) arm(ctx context.Context, d time.Duration) {
+	defer n.arming.Done()
+	if n.t == nil {
+		n.t = time.NewTimer(d)
+	} else {
+		n.t.Reset(d)
+	}
+	t := n.t
+	n.stop = context.AfterFunc(ctx, func() { t.Reset(0) })
 }
 
 // fail(msg) throws an Error with msg, ending the iteration as failed.
