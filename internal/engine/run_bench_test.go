@@ -30,7 +30,7 @@ import (
 // JavaScript runtime, so that `go test -cpuprofile` shows where a run
 // spends its time (the metronome binary takes no profiling flag):
 //
-//	go test -run '^$' -bench RunGet -benchtime 200000x -cpuprofile cpu.prof ./engine
+//	go test -run '^$' -bench RunGet -benchtime 200000x -cpuprofile cpu.prof ./internal/engine
 //
 // The target is a net/http server in the test process, whose goroutines
 // then appear in the profile (under net/http.(*conn).serve); set
@@ -93,7 +93,7 @@ func BenchmarkRunOpen(b *testing.B) {
 // bracketed by collections, so that no run pays for another's garbage. It runs its pairs whatever b.N is (use -benchtime 1x); with
 // METRONOME_BENCH_TARGET the CPU is the generator's alone:
 //
-//	METRONOME_BENCH_TARGET=http://127.0.0.1:8080/ go test -run '^$' -bench HealthCost -benchtime 1x -v ./engine
+//	METRONOME_BENCH_TARGET=http://127.0.0.1:8080/ go test -run '^$' -bench HealthCost -benchtime 1x -v ./internal/engine
 func BenchmarkHealthCost(b *testing.B) {
 	const pairs, secs = 9, 4
 	target := benchTarget(b)

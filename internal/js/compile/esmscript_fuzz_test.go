@@ -57,7 +57,7 @@ var moduleSeeds = []string{
 // module without imports, running the function must give the exports and
 // the exception that sobek's own module evaluation gives.
 //
-//	go test -fuzz=FuzzRewriteModule -fuzztime=5m ./js/compile
+//	go test -fuzz=FuzzRewriteModule -fuzztime=5m ./internal/js/compile
 func FuzzRewriteModule(f *testing.F) {
 	for _, s := range moduleSeeds {
 		f.Add(s)
