@@ -46,6 +46,27 @@ func (c *wakeCountingClock) NewTimer(d time.Duration) clock.Timer {
 	return w
 }
 
+// wakeCountedRun is one run of runCountingWakes.
+type wakeCountedRun struct {
+	h       *arrivalHarness
+	cfg     executor.Config
+	account executor.Account
+	took    time.Duration
+	wakes   int64 // the watcher's wake-ups on its timer
+}
+
+// runCountingWakes runs the scenario js on a harness of vus VUs whose
+// iterations take work(index), counting the watcher's wake-ups.
+func runCountingWakes(t *testing.T, work func(int64) time.Duration, vus int, js string) wakeCountedRun {
+	t.Helper()
+	h := newArrivalHarness(func(it executor.Iteration, _ time.Time) time.Duration { return work(it.Index) }, vus)
+	clk := &wakeCountingClock{Clock: clock.Real}
+	h.deps.Clock = clk
+	cfg := arrivalParse(t, js)
+	a, took := h.run(t, t.Context(), cfg)
+	return wakeCountedRun{h: h, cfg: cfg, account: a, took: took, wakes: clk.wakes.Load()}
+}
+
 type wakeCountingTimer struct {
 	clock.Timer
 	c       chan time.Time
@@ -77,18 +98,16 @@ func TestArrivalWatcherTick(t *testing.T) {
 			}
 			return 10 * time.Microsecond
 		}
-		h := newArrivalHarness(func(it executor.Iteration, _ time.Time) time.Duration { return work(int(it.Index)) }, 1)
-		clk := &wakeCountingClock{Clock: clock.Real}
-		h.deps.Clock = clk
-		cfg := arrivalParse(t, `{"executor":"intended-arrival-rate","rate":10000,"duration":"1s","preAllocatedVUs":1}`)
-		a, took := h.run(t, t.Context(), cfg)
+		w := runCountingWakes(t, func(i int64) time.Duration { return work(int(i)) }, 1,
+			`{"executor":"intended-arrival-rate","rate":10000,"duration":"1s","preAllocatedVUs":1}`)
+		h, a, took, cfg := w.h, w.account, w.took, w.cfg
 		if a.Intended != 10000 || a.Completed != 10000 || a.PeakBacklog != 500 {
 			t.Errorf("account %+v, want 10000 completed, peak backlog 500", a)
 		}
 		if took != time.Second {
 			t.Errorf("Run took %v, want the schedule's 1s", took)
 		}
-		if n := clk.wakes.Load(); n > 1000+1 {
+		if n := w.wakes; n > 1000+1 {
 			t.Errorf("the watcher woke on its timer %d times in 1s, want at most one per %v", n, time.Millisecond)
 		}
 		starts, _ := lindley(h.t0, offsets(scheduleOf(cfg)), work)
@@ -174,15 +193,12 @@ func TestArrivalWatcherSleepsWhileVUsKeepUp(t *testing.T) {
 			}
 			return time.Millisecond
 		}
-		h := newArrivalHarness(func(it executor.Iteration, _ time.Time) time.Duration { return work(it.Index) }, 5)
-		clk := &wakeCountingClock{Clock: clock.Real}
-		h.deps.Clock = clk
-		cfg := arrivalParse(t, `{"executor":"intended-arrival-rate","rate":100,"duration":"10s","preAllocatedVUs":5}`)
-		a, _ := h.run(t, t.Context(), cfg)
+		w := runCountingWakes(t, work, 5, `{"executor":"intended-arrival-rate","rate":100,"duration":"10s","preAllocatedVUs":5}`)
+		h, a := w.h, w.account
 		if a.Intended != 1000 || a.Completed != 1000 || a.Dropped != 0 {
 			t.Errorf("account %+v, want 1000 intended and completed", a)
 		}
-		if n := clk.wakes.Load(); n > 30 {
+		if n := w.wakes; n > 30 {
 			t.Errorf("the watcher woke on its timer %d times, want only around the stall (at most 30)", n)
 		}
 		if w := h.warnings(); len(w) != 1 || !strings.Contains(w[0], "all 5 VUs (maxVUs) are busy") {
