@@ -285,6 +285,16 @@ type arrivalRun struct {
 	closed    bool // no more claims: k6's regular end, the hard stop, an abort
 	fresh     int  // workers started that have not claimed yet
 	returned  []arrivalClaim
+
+	// The watcher's timer, also under mu: the offset it is armed for (-1
+	// when it is not), whether that look is only to see next claimed in
+	// time, and the latest look the watcher wants (the regular end or the
+	// hard stop). A claim moves such a look on to the new next (see
+	// claim), so that the watcher sleeps while the VUs keep up.
+	timer   clock.Timer
+	armed   time.Duration
+	forNext bool
+	limit   time.Duration
 }
 
 // Run runs the scenario: the schedule, then the graceful stop. It returns
@@ -343,9 +353,11 @@ func (e *arrivalExecutor) Run(ctx context.Context) error {
 // duration is over.
 func (r *arrivalRun) watch(ctx context.Context) {
 	e, clk := r.e, r.deps.Clock
-	timer := clk.NewTimer(time.Hour)
-	defer timer.Stop()
-	armed := time.Duration(-1) // the offset the timer is set for
+	r.mu.Lock()
+	r.timer, r.armed = clk.NewTimer(time.Hour), -1
+	r.mu.Unlock()
+	defer r.timer.Stop()
+	fired := false
 	for {
 		if ctx.Err() != nil {
 			return
@@ -356,6 +368,9 @@ func (r *arrivalRun) watch(ctx context.Context) {
 			return
 		}
 		r.mu.Lock()
+		if fired {
+			r.armed, fired = -1, false
+		}
 		r.advance(el)
 		if !e.cfg.queue && el >= r.regular && !r.closed && r.fresh == 0 {
 			// k6 starts nothing after the regular duration: the arrivals
@@ -370,17 +385,24 @@ func (r *arrivalRun) watch(ctx context.Context) {
 		// just joined is about to claim it).
 		waiting := !r.closed && !r.next.end && r.next.off <= el && r.fresh == 0
 		backlog := r.setBacklog()
-		wake := r.hardStop
+		r.limit = r.hardStop
+		if el < r.regular {
+			r.limit = r.regular
+		}
+		wake := r.limit
+		r.forNext = false
 		switch {
 		case r.closed:
 		case waiting && !r.due.end:
 			wake = watchAfter(r.due.off, el) // watch the backlog grow
 		case !waiting && !r.next.end:
 			wake = watchAfter(r.next.off, el) // is it claimed by then?
+			r.forNext = wake < r.limit
 		}
-		wake = min(wake, r.hardStop)
-		if el < r.regular {
-			wake = min(wake, r.regular)
+		wake = min(wake, r.limit)
+		if wake != r.armed {
+			r.timer.Reset(wake - el)
+			r.armed = wake
 		}
 		done := r.next.end || r.closed
 		r.mu.Unlock()
@@ -393,13 +415,9 @@ func (r *arrivalRun) watch(ctx context.Context) {
 		} else if waiting {
 			r.grow(backlog)
 		}
-		if wake != armed {
-			timer.Reset(wake - el)
-			armed = wake
-		}
 		select {
-		case <-timer.C():
-			armed = -1
+		case <-r.timer.C():
+			fired = true
 		case <-r.exited:
 		case in := <-r.initCh:
 			r.initing--
@@ -474,7 +492,31 @@ func (r *arrivalRun) claim(freeSince time.Time, first bool) (int64, time.Duratio
 	r.setBacklog() // the claimed arrival was waiting too
 	r.next.step()
 	r.setBacklog()
+	r.moveLook()
 	return i, off, true
+}
+
+// moveLook moves the watcher's look at whether next is claimed in time to
+// the new next, once a claim took the arrival it was to look at: without
+// it the watcher woke once per arrival (once per watchTick above 1,000/s)
+// to find the arrival claimed, a thread wake-up each time when the
+// process was idle, for nothing while the VUs keep up. A look is only
+// ever moved later, so the watcher still looks at most once a watchTick.
+// r.mu is held.
+func (r *arrivalRun) moveLook() {
+	if !r.forNext || r.armed < 0 {
+		return
+	}
+	wake := r.limit
+	if !r.next.end {
+		wake = min(max(r.armed, r.next.off), r.limit)
+	}
+	if wake == r.armed {
+		return
+	}
+	r.forNext = wake < r.limit
+	r.timer.Reset(r.start.Add(wake).Sub(r.deps.Clock.Now()))
+	r.armed = wake
 }
 
 // dropMissed drops the unclaimed arrivals due before el, charged up to

@@ -9,9 +9,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -89,8 +92,10 @@ var responseSeeds = []string{
 }
 
 // FuzzReadResponse feeds a server's answer to the Transport, over a
-// connection that hands out chunk bytes per read, and to
-// http.ReadResponse, for a GET or a HEAD.
+// connection that hands out chunk bytes per read and over a real socket
+// written chunk bytes at a time (the Transport's path for sockets, which
+// waits for the answer before it reads), and to http.ReadResponse, for a
+// GET or a HEAD.
 func FuzzReadResponse(f *testing.F) {
 	for _, s := range responseSeeds {
 		for _, head := range []bool{false, true} {
@@ -103,64 +108,130 @@ func FuzzReadResponse(f *testing.F) {
 		if head {
 			method = http.MethodHead
 		}
-		want, wantBody, wantErr, wantBodyErr, rest := netHTTPResponse(data, method)
-
 		fc := &fakeConn{data: data, chunk: int(chunk)}
-		tr := New(Config{Dial: func(context.Context, string, string) (net.Conn, error) { return fc, nil }})
-		req := &http.Request{Method: method, URL: &url.URL{Scheme: "http", Host: "h", Path: "/"},
-			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{}, Host: "h"}
-		req = req.WithContext(context.Background())
-		got, err := tr.RoundTrip(req)
-		if (err != nil) != (wantErr != nil) {
-			t.Fatalf("head: engine error %v, net/http error %v", err, wantErr)
+		checkReadResponse(t, data, method, fc, func() bool { return fc.closed }, func() bool { return fc.off == len(data) })
+		sc := serveOnSocket(t, data, int(chunk))
+		checkReadResponse(t, data, method, sc, sc.closed.Load, func() bool { return false })
+	})
+}
+
+// checkReadResponse runs a request with method on a Transport whose only
+// connection is c, whose server side answers data, and holds the outcome
+// to what net/http makes of data. closed reports whether the Transport
+// closed c; drained, that the Transport read all of data (when that is
+// known).
+func checkReadResponse(t *testing.T, data []byte, method string, c net.Conn, closed, drained func() bool) {
+	t.Helper()
+	want, wantBody, wantErr, wantBodyErr, rest := netHTTPResponse(data, method)
+	tr := New(Config{Dial: func(context.Context, string, string) (net.Conn, error) { return c, nil }})
+	defer tr.CloseIdleConnections()
+	req := &http.Request{Method: method, URL: &url.URL{Scheme: "http", Host: "h", Path: "/"},
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{}, Host: "h"}
+	req = req.WithContext(context.Background())
+	got, err := tr.RoundTrip(req)
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("head: engine error %v, net/http error %v", err, wantErr)
+	}
+	if err != nil {
+		if err.Error() != wantErr.Error() {
+			t.Fatalf("head: engine error %q, net/http %q", err, wantErr)
 		}
+		return
+	}
+	body, bodyErr := io.ReadAll(got.Body)
+	_ = got.Body.Close()
+	if (bodyErr != nil) != (wantBodyErr != nil) || (bodyErr != nil && bodyErr.Error() != wantBodyErr.Error()) {
+		t.Fatalf("body: engine error %v, net/http error %v", bodyErr, wantBodyErr)
+	}
+	if got.Status != want.Status || got.StatusCode != want.StatusCode || got.Proto != want.Proto ||
+		got.ProtoMajor != want.ProtoMajor || got.ProtoMinor != want.ProtoMinor ||
+		got.ContentLength != want.ContentLength || got.Close != want.Close || got.Uncompressed != want.Uncompressed ||
+		!reflect.DeepEqual(got.TransferEncoding, want.TransferEncoding) {
+		t.Fatalf("engine %q %d %s %d.%d len %d close %v te %v, net/http %q %d %s %d.%d len %d close %v te %v",
+			got.Status, got.StatusCode, got.Proto, got.ProtoMajor, got.ProtoMinor, got.ContentLength, got.Close, got.TransferEncoding,
+			want.Status, want.StatusCode, want.Proto, want.ProtoMajor, want.ProtoMinor, want.ContentLength, want.Close, want.TransferEncoding)
+	}
+	if !reflect.DeepEqual(got.Header, want.Header) {
+		t.Fatalf("header %v, net/http %v", got.Header, want.Header)
+	}
+	if !reflect.DeepEqual(got.Trailer, want.Trailer) {
+		t.Fatalf("trailer %v, net/http %v", got.Trailer, want.Trailer)
+	}
+	if !bytes.Equal(body, wantBody) {
+		t.Fatalf("body %q, net/http %q", body, wantBody)
+	}
+	if (got.Body == http.NoBody) != (want.Body == http.NoBody) {
+		// Transport replaces every other body with its own reader.
+		t.Fatalf("NoBody %v, net/http %v", got.Body == http.NoBody, want.Body == http.NoBody)
+	}
+	// Reuse: net/http's Transport keeps a connection whose response
+	// was read to its end and does not ask to close, unless it
+	// switched protocols or bytes follow the response.
+	wantReuse := wantBodyErr == nil && !want.Close && want.StatusCode != http.StatusSwitchingProtocols
+	reused := tr.idleConns("h") == 1
+	if rest == 0 && reused != wantReuse {
+		t.Fatalf("connection kept %v, net/http %v", reused, wantReuse)
+	}
+	if rest > 0 && reused && drained() {
+		t.Fatalf("connection kept with %d bytes past the response already read", rest)
+	}
+	if !reused && !closed() {
+		t.Fatal("a connection not kept was not closed")
+	}
+}
+
+// socketConn is the client's end of a Unix socket pair; it records that
+// it was closed. Its socket is what the Transport waits on (SyscallConn).
+type socketConn struct {
+	*net.UnixConn
+	closed atomic.Bool
+}
+
+func (c *socketConn) Close() error {
+	c.closed.Store(true)
+	return c.UnixConn.Close()
+}
+
+// serveOnSocket returns the client's end of a socket pair whose other end
+// reads a request head, then writes data at most chunk bytes at a time
+// (all at once when chunk is 0) and closes: fakeConn's server on a real
+// socket.
+func serveOnSocket(t *testing.T, data []byte, chunk int) *socketConn {
+	t.Helper()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := make([]net.Conn, 2)
+	for i, fd := range fds {
+		f := os.NewFile(uintptr(fd), "socketpair")
+		ends[i], err = net.FileConn(f)
+		_ = f.Close()
 		if err != nil {
-			if err.Error() != wantErr.Error() {
-				t.Fatalf("head: engine error %q, net/http %q", err, wantErr)
-			}
+			t.Fatal(err)
+		}
+	}
+	server := ends[1]
+	done := make(chan struct{})
+	t.Cleanup(func() { <-done })
+	go func() {
+		defer close(done)
+		defer server.Close()
+		if _, err := http.ReadRequest(bufio.NewReader(server)); err != nil {
 			return
 		}
-		body, bodyErr := io.ReadAll(got.Body)
-		_ = got.Body.Close()
-		if (bodyErr != nil) != (wantBodyErr != nil) || (bodyErr != nil && bodyErr.Error() != wantBodyErr.Error()) {
-			t.Fatalf("body: engine error %v, net/http error %v", bodyErr, wantBodyErr)
+		for rest := data; len(rest) > 0; {
+			n := len(rest)
+			if chunk > 0 {
+				n = min(n, chunk)
+			}
+			if _, err := server.Write(rest[:n]); err != nil {
+				return
+			}
+			rest = rest[n:]
 		}
-		if got.Status != want.Status || got.StatusCode != want.StatusCode || got.Proto != want.Proto ||
-			got.ProtoMajor != want.ProtoMajor || got.ProtoMinor != want.ProtoMinor ||
-			got.ContentLength != want.ContentLength || got.Close != want.Close || got.Uncompressed != want.Uncompressed ||
-			!reflect.DeepEqual(got.TransferEncoding, want.TransferEncoding) {
-			t.Fatalf("engine %q %d %s %d.%d len %d close %v te %v, net/http %q %d %s %d.%d len %d close %v te %v",
-				got.Status, got.StatusCode, got.Proto, got.ProtoMajor, got.ProtoMinor, got.ContentLength, got.Close, got.TransferEncoding,
-				want.Status, want.StatusCode, want.Proto, want.ProtoMajor, want.ProtoMinor, want.ContentLength, want.Close, want.TransferEncoding)
-		}
-		if !reflect.DeepEqual(got.Header, want.Header) {
-			t.Fatalf("header %v, net/http %v", got.Header, want.Header)
-		}
-		if !reflect.DeepEqual(got.Trailer, want.Trailer) {
-			t.Fatalf("trailer %v, net/http %v", got.Trailer, want.Trailer)
-		}
-		if !bytes.Equal(body, wantBody) {
-			t.Fatalf("body %q, net/http %q", body, wantBody)
-		}
-		if (got.Body == http.NoBody) != (want.Body == http.NoBody) {
-			// Transport replaces every other body with its own reader.
-			t.Fatalf("NoBody %v, net/http %v", got.Body == http.NoBody, want.Body == http.NoBody)
-		}
-		// Reuse: net/http's Transport keeps a connection whose response
-		// was read to its end and does not ask to close, unless it
-		// switched protocols or bytes follow the response.
-		wantReuse := wantBodyErr == nil && !want.Close && want.StatusCode != http.StatusSwitchingProtocols
-		reused := tr.idleConns("h") == 1
-		if rest == 0 && reused != wantReuse {
-			t.Fatalf("connection kept %v, net/http %v", reused, wantReuse)
-		}
-		if rest > 0 && reused && fc.off == len(data) {
-			t.Fatalf("connection kept with %d bytes past the response already read", rest)
-		}
-		if !reused && !fc.closed {
-			t.Fatal("a connection not kept was not closed")
-		}
-	})
+	}()
+	return &socketConn{UnixConn: ends[0].(*net.UnixConn)}
 }
 
 // netHTTPResponse reads what net/http makes of data as the answer to a

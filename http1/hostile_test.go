@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRoundTripRefusesWhatNetHTTPRefuses holds the engine to net/http's
@@ -166,3 +167,43 @@ type readerConn struct {
 }
 
 func (c *readerConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// TestSilentServer: on a socket the Transport waits for the answer before
+// it reads (sendAndWait). A server that reads the request and never
+// answers holds the request until its context ends, and no longer; the
+// error is the context's, as on the read path.
+func TestSilentServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			_, _ = http.ReadRequest(bufio.NewReader(c))
+			got <- c // held open, never answered
+		}
+	}()
+	tr := New(Config{})
+	defer tr.CloseIdleConnections()
+	u := &url.URL{Scheme: "http", Host: ln.Addr().String(), Path: "/"}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	req := (&http.Request{Method: "GET", URL: u, Header: http.Header{}}).WithContext(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := tr.RoundTrip(req)
+		done <- err
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request outlived its context by 10 s")
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error %v, want the context's deadline", err)
+	}
+	(<-got).Close()
+}

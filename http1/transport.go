@@ -46,7 +46,10 @@ type Transport struct {
 
 // Config says how a Transport dials and how many idle connections it keeps.
 type Config struct {
-	// Dial opens a connection; nil means a net.Dialer's.
+	// Dial opens a connection; nil means a net.Dialer's. When the
+	// connection is a syscall.Conn, the Transport waits on that socket for
+	// each answer before it reads (see conn.raw), so the connection must
+	// not read ahead of what its Read returns.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// MaxIdlePerHost bounds the idle connections kept per host; 0 means 100.
 	MaxIdlePerHost int
@@ -90,6 +93,7 @@ type conn struct {
 	conn   net.Conn
 	head   headLimit // under br
 	br     *bufio.Reader
+	out    sendWatch // under bw
 	bw     *bufio.Writer
 	host   string        // the URL's, the pool's key
 	idleAt time.Duration // since epoch
@@ -99,6 +103,30 @@ type conn struct {
 	watcher   Watcher
 	stop      func() bool
 	interrupt func() // interruptConn, bound once
+
+	// raw is the connection's socket when it has one. A request that fits
+	// its write buffer is sent from inside a wait for the socket to become
+	// readable (sendAndWait), so the first read finds the answer there:
+	// reading right after the write, as net.Conn's Read does, costs one
+	// more system call per request that only returns EAGAIN.
+	raw      syscall.RawConn
+	await    func(uintptr) bool // awaitAnswer, bound once
+	trace    *httptrace.ClientTrace
+	sent     bool  // sendAndWait has flushed the request
+	writeErr error // and this came of it
+}
+
+// sendWatch is the writer under a connection's bufio.Writer. It records
+// whether a write reached the connection, so that exchange knows whether a
+// request went out in part before its end was flushed.
+type sendWatch struct {
+	w    io.Writer
+	sent bool
+}
+
+func (s *sendWatch) Write(p []byte) (int, error) {
+	s.sent = true
+	return s.w.Write(p)
 }
 
 // probeAfter is how long a connection may sit idle before it is checked
@@ -267,15 +295,22 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, tr
 		_ = c.conn.Close()
 		return nil, false, ctx.Err()
 	}
+	c.out.sent = false
 	handled, err := writeRequest(c.bw, req)
 	if !handled {
 		err = req.Write(c.bw)
 	}
-	if err == nil {
-		err = c.bw.Flush()
+	sent := false
+	if err == nil && c.raw != nil && !c.out.sent {
+		sent, err = c.sendAndWait(trace)
 	}
-	if trace != nil && trace.WroteRequest != nil {
-		trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
+	if !sent {
+		if err == nil {
+			err = c.bw.Flush()
+		}
+		if trace != nil && trace.WroteRequest != nil {
+			trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
+		}
 	}
 	if err != nil {
 		return c.fail(ctx, err, true)
@@ -331,6 +366,38 @@ func readResponse(br *bufio.Reader, req *http.Request) (resp *http.Response, fas
 			return nil, false, errors.New("net/http: too many 1xx informational responses")
 		}
 	}
+}
+
+// sendAndWait flushes the buffered request from inside a wait on the
+// socket, then waits until the socket is readable: the poller's readiness
+// is reset before the request goes out, so an answer that arrives at once
+// is not missed, and the read that follows finds it. sent reports whether
+// the request was flushed (with err the flush's error); when it was not,
+// because the wait failed at once (a deadline, a closed socket), the
+// caller flushes as usual. A failed wait is not reported: the read that
+// follows meets the same deadline or closed socket and fails as it would
+// have. The wait ends on any answer, close or reset; only a server that
+// sent bytes unasked while the connection was idle and then ignores the
+// request leaves it waiting, until the request's context ends.
+func (c *conn) sendAndWait(trace *httptrace.ClientTrace) (sent bool, err error) {
+	c.trace, c.sent, c.writeErr = trace, false, nil
+	_ = c.raw.Read(c.await)
+	c.trace = nil
+	return c.sent, c.writeErr
+}
+
+// awaitAnswer is sendAndWait's step: first flush the request, then (once
+// the socket is readable) stop waiting. A failed flush ends the wait.
+func (c *conn) awaitAnswer(uintptr) bool {
+	if c.sent {
+		return true
+	}
+	c.sent = true
+	c.writeErr = c.bw.Flush()
+	if c.trace != nil && c.trace.WroteRequest != nil {
+		c.trace.WroteRequest(httptrace.WroteRequestInfo{Err: c.writeErr})
+	}
+	return c.writeErr != nil
 }
 
 // watch arranges for the end of ctx to interrupt c's I/O: through the
@@ -425,9 +492,15 @@ func (t *Transport) get(ctx context.Context, u *url.URL, probe bool) (*conn, err
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{conn: nc, head: headLimit{r: nc}, bw: bufio.NewWriterSize(nc, 4<<10), host: u.Host}
+	c := &conn{conn: nc, head: headLimit{r: nc}, out: sendWatch{w: nc}, host: u.Host}
 	c.br = bufio.NewReaderSize(&c.head, 4<<10)
+	c.bw = bufio.NewWriterSize(&c.out, 4<<10)
 	c.interrupt = c.interruptConn
+	if sc, ok := nc.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			c.raw, c.await = raw, c.awaitAnswer
+		}
+	}
 	return c, nil
 }
 

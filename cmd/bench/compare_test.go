@@ -184,14 +184,28 @@ func TestMedianRatioGoals(t *testing.T) {
 		t.Errorf("median of nothing = %g, want NaN", m)
 	}
 
-	// CPU per iteration: 18 µs against k6's 55 µs is below a third.
-	r := compare("cpu", "µs", []float64{20, 17, 18}, "k6", []float64{54, 55, 58}, goalCPU)
-	if r.Value != 18 || *r.PeerValue != 55 || math.Abs(*r.Ratio-18.0/55) > 1e-12 || !*r.Pass {
+	// CPU per iteration: 13 µs against k6's 55 µs is below a quarter.
+	r := compare("cpu", "µs", []float64{20, 12, 13}, "k6", []float64{54, 55, 58}, goalCPU)
+	if r.Value != 13 || *r.PeerValue != 55 || math.Abs(*r.Ratio-13.0/55) > 1e-12 || !*r.Pass {
 		t.Errorf("cpu row %+v", r)
 	}
-	r = compare("cpu", "µs", []float64{20, 19, 21}, "k6", []float64{54, 55, 58}, goalCPU)
+	r = compare("cpu", "µs", []float64{20, 14, 15}, "k6", []float64{54, 55, 58}, goalCPU)
 	if *r.Pass {
-		t.Errorf("20/55 passed the 1/3 target: %+v", r)
+		t.Errorf("14/55 passed the 1/4 target: %+v", r)
+	}
+	// Against wrk: at most twice; and the open model's CPU per request at
+	// most 1.3 times the closed loop's.
+	if r := compare("cpu", "µs", []float64{18}, "wrk", []float64{9}, goalCPUWrk); !*r.Pass {
+		t.Error("twice wrk's CPU failed the 2× target")
+	}
+	if r := compare("cpu", "µs", []float64{18.1}, "wrk", []float64{9}, goalCPUWrk); *r.Pass {
+		t.Error("above twice wrk's CPU passed the 2× target")
+	}
+	if r := compare("open cpu", "µs", []float64{26}, "closed", []float64{20}, goalOpenCPU); !*r.Pass {
+		t.Error("1.3 times the closed loop's CPU failed the 1.3× target")
+	}
+	if r := compare("open cpu", "µs", []float64{27}, "closed", []float64{20}, goalOpenCPU); *r.Pass {
+		t.Error("1.35 times the closed loop's CPU passed the 1.3× target")
 	}
 	// p99 equal to wrk2's meets "≤ wrk2's"; above it does not.
 	if r := compare("p99", "ms", []float64{2.3}, "wrk2", []float64{2.3}, goalP99); !*r.Pass {
@@ -254,7 +268,7 @@ func TestPrintTable(t *testing.T) {
 		t.Errorf("header %q", f)
 	}
 	cpu := strings.Join(find("closed: CPU"), " ")
-	if !strings.Contains(cpu, "18.0 µs k6 54.0 µs 0.333 ≤ 1/3 of k6's pass") {
+	if !strings.Contains(cpu, "18.0 µs k6 54.0 µs 0.333 ≤ 1/4 of k6's FAIL") {
 		t.Errorf("cpu line %q", cpu)
 	}
 	p99 := strings.Join(find("open 20000/s"), " ")

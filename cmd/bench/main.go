@@ -63,6 +63,10 @@ type bench struct {
 	// iterationCPU is metronome's plus the server's median CPU time per
 	// closed-loop iteration (ns), for the cost relation; 0 until measured.
 	iterationCPU float64
+	// closedCPU is each closed-loop generator's CPU time per iteration
+	// (µs) in the closed measure, the runs in order; the open measure
+	// compares each open-model generator's CPU per request with it.
+	closedCPU series
 }
 
 // A measure is one of the targets; it adds its rows to the bench.

@@ -3,10 +3,12 @@ package http
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net"
 	"net/http"
 	"os"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/metronome-load/metronome/config"
@@ -175,6 +177,15 @@ func (c *countingConn) Read(b []byte) (int, error) {
 // NetConn returns the connection under c, so that http1 can check an idle
 // one's socket.
 func (c *countingConn) NetConn() net.Conn { return c.Conn }
+
+// SyscallConn returns the socket under c, on which http1 waits for an
+// answer before it reads (the answer's bytes still pass through Read).
+func (c *countingConn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
+}
 
 func (c *countingConn) Write(b []byte) (int, error) {
 	n, err := c.Conn.Write(b)
