@@ -28,14 +28,14 @@ test-short:
 
 # Benchmarks: Go micro-benchmarks, then the end-to-end comparison with the
 # peers found (k6 from K6_BINARY or PATH, wrk2 from WRK2_BINARY or PATH,
-# Debian's wrk on PATH; see bench/README.md), which takes about 15 minutes.
+# Debian's wrk on PATH; see cmd/bench/README.md), which takes about 15 minutes.
 # BENCHFLAGS passes flags to the latter, e.g. BENCHFLAGS='-out bench.json'. BenchmarkTrendTenMillion is skipped here:
 # each of its iterations adds ten million samples, and the bench program
 # measures the same thing once.
 BENCHFLAGS ?=
 bench: build
 	$(GO) test -run '^$$' -bench . -skip TrendTenMillion -benchmem -benchtime 2000x ./metrics/... ./executor/... ./output/...
-	K6_BINARY="$(K6_BINARY)" WRK2_BINARY="$(WRK2_BINARY)" $(GO) run ./bench -metronome $(BIN) $(BENCHFLAGS)
+	K6_BINARY="$(K6_BINARY)" WRK2_BINARY="$(WRK2_BINARY)" $(GO) run ./cmd/bench -metronome $(BIN) $(BENCHFLAGS)
 
 # The newcomer's demo: a server that freezes, measured by a closed loop
 # and by an intended-time open model, side by side.

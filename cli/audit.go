@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/metronome-load/metronome/audit"
 	"github.com/metronome-load/metronome/config"
-	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/audit"
+	"github.com/metronome-load/metronome/internal/engine"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output/dashboard"
 	"github.com/metronome-load/metronome/summary"

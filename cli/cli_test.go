@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/config"
-	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/engine"
 	"github.com/metronome-load/metronome/metrics"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/metronome-load/metronome/compare"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/compare"
 )
 
 func init() { addCommand(newCompareCmd) }

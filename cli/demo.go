@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/metronome-load/metronome/examples/stallserver"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/stallserver"
 )
 
 func init() { addCommand(newDemoCmd) }

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/metronome-load/metronome/config"
-	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/engine"
 )
 
 func init() { addCommand(newInspectCmd) }

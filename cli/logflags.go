@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/exitcode"
-	"github.com/metronome-load/metronome/logsink"
+	"github.com/metronome-load/metronome/internal/logsink"
 	"github.com/metronome-load/metronome/secrets"
 )
 

@@ -15,10 +15,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/metronome-load/metronome/config"
-	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/exitcode"
-	"github.com/metronome-load/metronome/features"
-	"github.com/metronome-load/metronome/logsink"
+	"github.com/metronome-load/metronome/internal/engine"
+	"github.com/metronome-load/metronome/internal/features"
+	"github.com/metronome-load/metronome/internal/logsink"
 	"github.com/metronome-load/metronome/secrets"
 )
 

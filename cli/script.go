@@ -7,9 +7,9 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/metronome-load/metronome/engine"
-	"github.com/metronome-load/metronome/js"
-	"github.com/metronome-load/metronome/logsink"
+	"github.com/metronome-load/metronome/internal/engine"
+	"github.com/metronome-load/metronome/internal/js"
+	"github.com/metronome-load/metronome/internal/logsink"
 	"github.com/metronome-load/metronome/secrets"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/engine"
 )
 
 // The signal warning carries the seconds since the process started, as

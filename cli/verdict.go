@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/engine"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output/dashboard"
 	"github.com/metronome-load/metronome/output/hdrlog"

@@ -9,10 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/metronome-load/metronome/config"
-	"github.com/metronome-load/metronome/engine"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/engine"
+	"github.com/metronome-load/metronome/internal/watch"
 	"github.com/metronome-load/metronome/metrics"
-	"github.com/metronome-load/metronome/watch"
 )
 
 func init() { addCommand(newWatchCmd) }

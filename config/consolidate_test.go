@@ -12,6 +12,7 @@ import (
 
 	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/segment"
 	"github.com/metronome-load/metronome/exitcode"
 )
 
@@ -427,6 +428,9 @@ func (c *fakeConfig) InitialVUs() int                     { return 1 }
 func (c *fakeConfig) MaxDuration() time.Duration          { return time.Second }
 func (c *fakeConfig) Description() string                 { return "fake" }
 func (c *fakeConfig) New(executor.Deps) executor.Executor { return fakeExecutor{} }
+func (c *fakeConfig) Segmented(*segment.Tuple) (executor.Config, error) {
+	return nil, executor.ErrNoSegments
+}
 
 type fakeExecutor struct{}
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/schedule"
 	"github.com/metronome-load/metronome/exitcode"
 )
 
@@ -60,7 +61,7 @@ func CheckLimits(o *Options, cfgs []executor.Config, lim VULimit) error {
 // checkRate refuses an open-model scenario whose peak rate exceeds
 // MaxArrivalRate, naming the option that asks for it.
 func checkRate(name string, c executor.Config) error {
-	sc, ok := c.(interface{ Schedule() *executor.Schedule })
+	sc, ok := c.(interface{ Schedule() *schedule.Schedule })
 	if !ok || sc.Schedule() == nil {
 		return nil
 	}

@@ -3,7 +3,7 @@ package config
 import (
 	"math/big"
 
-	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/segment"
 	"github.com/metronome-load/metronome/exitcode"
 )
 
@@ -11,7 +11,7 @@ import (
 // options: this instance's part of the test within the split shared by all
 // instances. It returns nil when neither is set or they leave the whole
 // test here. Errors carry exit code 104 and name the option.
-func (o *Options) ExecutionTuple() (*executor.Tuple, error) {
+func (o *Options) ExecutionTuple() (*segment.Tuple, error) {
 	segStr, seqStr := "", ""
 	if o.ExecutionSegment != nil {
 		segStr = *o.ExecutionSegment
@@ -22,17 +22,17 @@ func (o *Options) ExecutionTuple() (*executor.Tuple, error) {
 	if segStr == "" && seqStr == "" {
 		return nil, nil
 	}
-	seg, err := executor.ParseSegment(segStr)
+	seg, err := segment.Parse(segStr)
 	if err != nil {
 		return nil, exitcode.Errorf(exitcode.InvalidConfig, "options.executionSegment: %v", err)
 	}
 	var seq []*big.Rat
 	if seqStr != "" {
-		if seq, err = executor.ParseSequence(seqStr); err != nil {
+		if seq, err = segment.ParseSequence(seqStr); err != nil {
 			return nil, exitcode.Errorf(exitcode.InvalidConfig, "options.executionSegmentSequence: %v", err)
 		}
 	}
-	t, err := executor.NewTuple(seg, seq)
+	t, err := segment.NewTuple(seg, seq)
 	if err != nil {
 		return nil, exitcode.Errorf(exitcode.InvalidConfig, "options.executionSegment: %v", err)
 	}

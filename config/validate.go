@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/metronome-load/metronome/dialer"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/dialer"
 	"github.com/metronome-load/metronome/optdecode"
 )
 

@@ -14,6 +14,8 @@ import (
 
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/executor/segment"
 	"github.com/metronome-load/metronome/optdecode"
 )
 
@@ -76,7 +78,7 @@ type Accounter interface {
 // NewArrivalConfig); it provides every Config method but Description.
 type ArrivalConfig struct {
 	scenario     *Scenario
-	schedule     Timetable
+	schedule     schedule.Timetable
 	preAllocated int
 	maxVUs       int
 	// queue makes due arrivals that find no idle VU wait in a backlog
@@ -84,7 +86,7 @@ type ArrivalConfig struct {
 	queue bool
 	// stripe holds the global arrival indices this instance runs (nil:
 	// all of them); idle says it runs none (see Segmented).
-	stripe *Tuple
+	stripe *segment.Tuple
 	idle   bool
 	// segment is the length of the instance's execution segment, 0
 	// without segments; the banner scales rates by it (see rateShare).
@@ -109,8 +111,8 @@ func (c *ArrivalConfig) MaxDuration() time.Duration {
 
 // Schedule returns the scenario's schedule when it is a rate Schedule (the
 // built-in arrival processes), nil for another Timetable.
-func (c *ArrivalConfig) Schedule() *Schedule {
-	s, _ := c.schedule.(*Schedule)
+func (c *ArrivalConfig) Schedule() *schedule.Schedule {
+	s, _ := c.schedule.(*schedule.Schedule)
 	return s
 }
 
@@ -156,18 +158,6 @@ func (c *ArrivalConfig) segmentShare() float64 {
 // arrivalRatePerSecond is a rate per time unit expressed per second.
 func arrivalRatePerSecond(rate int64, unit time.Duration) float64 {
 	return float64(rate) * float64(time.Second) / float64(unit)
-}
-
-// peakRate is the highest rate of a schedule spec, per its time unit.
-func (s ScheduleSpec) peakRate() int64 {
-	if len(s.Stages) == 0 {
-		return s.Rate
-	}
-	peak := s.StartRate
-	for _, st := range s.Stages {
-		peak = max(peak, st.Target)
-	}
-	return peak
 }
 
 // arrivalExecutor runs an arrival-rate scenario. Each VU the scenario holds
@@ -232,8 +222,8 @@ type arrivalInit struct {
 // arrival it stands at, due at offset off, unless end says the schedule
 // has no arrival index.
 type scheduleHead struct {
-	cur    Walker
-	stripe *Tuple
+	cur    schedule.Walker
+	stripe *segment.Tuple
 	index  int64
 	off    time.Duration
 	end    bool
@@ -786,7 +776,7 @@ func arrivalGiven(raw json.RawMessage) bool {
 // stages checks startRate and the stages of a ramp, read by the options
 // grammar's one stage parser: a target may be at most one iteration per
 // nanosecond, timeUnit's length in nanoseconds.
-func (p arrivalOptions) stages(startRate *int64, stagesRaw json.RawMessage, unit time.Duration) (int64, []RateStage, error) {
+func (p arrivalOptions) stages(startRate *int64, stagesRaw json.RawMessage, unit time.Duration) (int64, []schedule.RateStage, error) {
 	var start int64
 	if startRate != nil {
 		start = *startRate
@@ -801,13 +791,13 @@ func (p arrivalOptions) stages(startRate *int64, stagesRaw json.RawMessage, unit
 	if err != nil {
 		return 0, nil, err
 	}
-	out := make([]RateStage, len(stages))
+	out := make([]schedule.RateStage, len(stages))
 	var total time.Duration
 	for k, st := range stages {
 		if st.Duration.Std() > math.MaxInt64/2-total {
 			return 0, nil, p.errorf(fmt.Sprintf("stages[%d].duration", k), "the stages are too long")
 		}
-		out[k] = RateStage{Duration: st.Duration.Std(), Target: *st.Target}
+		out[k] = schedule.RateStage{Duration: st.Duration.Std(), Target: *st.Target}
 		total += out[k].Duration
 	}
 	if total <= 0 {
@@ -849,11 +839,13 @@ func (p arrivalOptions) vus(pre, maxVUs *int64, needOne bool) (int, int, error) 
 const arrivalMaxVUs = 100_000_000
 
 // process is an arrival process of the kit, or a ScheduleSpec.
-type process interface{ Schedule() (*Schedule, error) }
+type process interface {
+	Schedule() (*schedule.Schedule, error)
+}
 
 // schedule builds the schedule of checked options; what is left to fail
 // is the size of the schedule.
-func (p arrivalOptions) schedule(proc process) (*Schedule, error) {
+func (p arrivalOptions) schedule(proc process) (*schedule.Schedule, error) {
 	s, err := proc.Schedule()
 	if err != nil {
 		return nil, fmt.Errorf("scenarios.%s: %w", p.scenario, err)

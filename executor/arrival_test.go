@@ -16,7 +16,8 @@ import (
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/executortest"
-	"github.com/metronome-load/metronome/internal/proptest"
+	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/internal/testkit/proptest"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -72,8 +73,8 @@ func arrivalParse(t testing.TB, js string) executor.Config {
 	return cfg
 }
 
-func scheduleOf(cfg executor.Config) *executor.Schedule {
-	return cfg.(interface{ Schedule() *executor.Schedule }).Schedule()
+func scheduleOf(cfg executor.Config) *schedule.Schedule {
+	return cfg.(interface{ Schedule() *schedule.Schedule }).Schedule()
 }
 
 // run runs cfg to its end and checks what must hold after every run of an
@@ -563,7 +564,7 @@ func BenchmarkIntendedDispatch(b *testing.B) {
 				State:         &executor.State{},
 			}
 			sc := &executor.Scenario{Name: "bench", Exec: "default", GracefulStop: time.Hour}
-			cfg, err := executor.NewIntendedArrivalRate(sc, executor.ScheduleSpec{TimeUnit: time.Second, Rate: 1_000_000_000, Duration: time.Duration(b.N)}, vus, vus)
+			cfg, err := executor.NewIntendedArrivalRate(sc, schedule.Spec{TimeUnit: time.Second, Rate: 1_000_000_000, Duration: time.Duration(b.N)}, vus, vus)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -621,7 +622,7 @@ func TestStageErrorsWordedOnce(t *testing.T) {
 func TestArrivalStageTargetAsText(t *testing.T) {
 	for _, target := range []string{`"2"`, `2.0`} {
 		c := arrivalParse(t, `{"executor":"ramping-arrival-rate","preAllocatedVUs":1,"stages":[{"duration":"1s","target":`+target+`}]}`)
-		st := c.(interface{ Schedule() *executor.Schedule }).Schedule().Spec().Stages
+		st := c.(interface{ Schedule() *schedule.Schedule }).Schedule().Spec().Stages
 		if len(st) != 1 || st[0].Target != 2 || st[0].Duration != time.Second {
 			t.Errorf("target %s: stages %+v", target, st)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/executortest"
 )
 
 // wakeCountingClock is clock.Real that counts how often the arrival
@@ -110,7 +111,7 @@ func TestArrivalWatcherTick(t *testing.T) {
 		if n := w.wakes; n > 1000+1 {
 			t.Errorf("the watcher woke on its timer %d times in 1s, want at most one per %v", n, time.Millisecond)
 		}
-		starts, _ := lindley(h.t0, offsets(scheduleOf(cfg)), work)
+		starts, _ := lindley(h.t0, executortest.Offsets(scheduleOf(cfg)), work)
 		calls := callsByIndex(h.pool)
 		for i, want := range starts {
 			if got := calls[int64(i)].Start; !got.Equal(want) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/executor/segment"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -36,7 +37,7 @@ type closedRun struct {
 	Tracker
 	index atomic.Int64 // next local iteration index
 	// stripe maps local iteration indices to global ones (nil: the same).
-	stripe *Tuple
+	stripe *segment.Tuple
 
 	errOnce sync.Once
 	err     error

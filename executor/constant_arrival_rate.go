@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // ConstantArrivalRateName is the executor name scripts use.
@@ -56,7 +58,7 @@ func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) 
 	if err != nil {
 		return nil, err
 	}
-	c, err := p.config(sc, K6Constant{Rate: rate, TimeUnit: unit, Duration: d}, pre, maxVUs, false)
+	c, err := p.config(sc, schedule.K6Constant{Rate: rate, TimeUnit: unit, Duration: d}, pre, maxVUs, false)
 	if err != nil {
 		return nil, err
 	}
@@ -70,4 +72,13 @@ func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) 
 func (c *ConstantArrivalRateConfig) Description() string {
 	sp := c.Schedule().Spec()
 	return fmt.Sprintf("%.2f iterations/s for %s%s", arrivalRatePerSecond(sp.Rate, sp.TimeUnit)*c.stripeShare(), sp.Duration, c.arrivalInfo())
+}
+
+// Segmented gives the instance its share of the VU budget and its stripe
+// of the arrivals, through the kit's ArrivalConfig.Segment as an
+// extension's arrival executor does.
+func (c *ConstantArrivalRateConfig) Segmented(t *segment.Tuple) (Config, error) {
+	cp := *c
+	cp.ArrivalConfig = c.ArrivalConfig.Segment(t)
+	return &cp, nil
 }

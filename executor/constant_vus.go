@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // ConstantVUsName is the executor name scripts use.
@@ -25,7 +26,7 @@ type ConstantVUsConfig struct {
 	// ExpectedInterval, when on, back-fills corrected_latency (docs/DESIGN.md §2.3).
 	ExpectedInterval ExpectedInterval
 	// stripe is the instance's execution segment (nil: the whole test).
-	stripe *Tuple
+	stripe *segment.Tuple
 }
 
 type constantVUsOptions struct {
@@ -90,6 +91,14 @@ func (c *ConstantVUsConfig) Description() string {
 // New builds the executor.
 func (c *ConstantVUsConfig) New(deps Deps) Executor {
 	return &constantVUs{cfg: c, loop: NewClosedLoop(deps, c.Scenario, c.Duration, int(c.VUs), c.ExpectedInterval, c.stripe)}
+}
+
+// Segmented holds the instance's share of the VUs; its VUs take the
+// global numbers of its stripe.
+func (c *ConstantVUsConfig) Segmented(t *segment.Tuple) (Config, error) {
+	cp := *c
+	cp.VUs, cp.stripe = t.Scale(c.VUs), t
+	return &cp, nil
 }
 
 type constantVUs struct {

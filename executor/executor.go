@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/clock"
+	"github.com/metronome-load/metronome/executor/segment"
 	"github.com/metronome-load/metronome/extension"
 	"github.com/metronome-load/metronome/metrics"
 )
@@ -142,6 +143,12 @@ type Config interface {
 	Description() string
 	// New builds the executor.
 	New(deps Deps) Executor
+	// Segmented returns a copy of the config as the instance of the
+	// execution segment t runs it (its share of the VUs, iterations or
+	// arrivals, striped as k6 stripes them), leaving the config itself
+	// unchanged; t is never nil. A config that cannot be split over
+	// instances returns ErrNoSegments.
+	Segmented(t *segment.Tuple) (Config, error)
 }
 
 // Deps is what an executor needs from the run around it.

@@ -6,6 +6,8 @@ import (
 	"hash/fnv"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // IntendedArrivalRateName is the executor name scripts use.
@@ -44,7 +46,7 @@ type IntendedArrivalRateConfig struct{ ArrivalConfig }
 // NewIntendedArrivalRate returns the config of an intended-arrival-rate
 // scenario following spec. It checks only what the schedule needs; Parse
 // applies the option rules. spec.K6Arithmetic is honoured as given.
-func NewIntendedArrivalRate(sc *Scenario, spec ScheduleSpec, preAllocatedVUs, maxVUs int) (*IntendedArrivalRateConfig, error) {
+func NewIntendedArrivalRate(sc *Scenario, spec schedule.Spec, preAllocatedVUs, maxVUs int) (*IntendedArrivalRateConfig, error) {
 	if maxVUs == 0 {
 		return nil, fmt.Errorf("maxVUs must be greater than 0")
 	}
@@ -62,7 +64,7 @@ func parseIntendedArrivalRate(name string, raw json.RawMessage) (Config, error) 
 		return nil, err
 	}
 	p := arrivalOptions{name}
-	spec := ScheduleSpec{}
+	spec := schedule.Spec{}
 	if spec.TimeUnit, err = p.timeUnit(o.TimeUnit); err != nil {
 		return nil, err
 	}
@@ -91,13 +93,13 @@ func parseIntendedArrivalRate(name string, raw json.RawMessage) (Config, error) 
 		switch *o.Arrivals {
 		case "uniform":
 		case "poisson":
-			spec.Arrivals = ArrivalsPoisson
+			spec.Arrivals = schedule.ArrivalsPoisson
 		default:
 			return nil, p.errorf("arrivals", `must be "uniform" or "poisson", got %q`, *o.Arrivals)
 		}
 	}
 	switch {
-	case o.Seed != nil && spec.Arrivals != ArrivalsPoisson:
+	case o.Seed != nil && spec.Arrivals != schedule.ArrivalsPoisson:
 		return nil, p.errorf("seed", `only applies to arrivals: "poisson"`)
 	case o.Seed != nil:
 		spec.Seed = uint64(*o.Seed)
@@ -122,14 +124,14 @@ func parseIntendedArrivalRate(name string, raw json.RawMessage) (Config, error) 
 
 // intendedProcess is the kit's arrival process that a parsed
 // intended-arrival-rate spec describes.
-func intendedProcess(s ScheduleSpec) process {
+func intendedProcess(s schedule.Spec) process {
 	switch {
-	case s.Arrivals == ArrivalsPoisson:
-		return Poisson{Rate: s.Rate, TimeUnit: s.TimeUnit, Duration: s.Duration, StartRate: s.StartRate, Stages: s.Stages, Seed: s.Seed}
+	case s.Arrivals == schedule.ArrivalsPoisson:
+		return schedule.Poisson{Rate: s.Rate, TimeUnit: s.TimeUnit, Duration: s.Duration, StartRate: s.StartRate, Stages: s.Stages, Seed: s.Seed}
 	case len(s.Stages) > 0:
-		return Ramping{StartRate: s.StartRate, TimeUnit: s.TimeUnit, Stages: s.Stages}
+		return schedule.Ramping{StartRate: s.StartRate, TimeUnit: s.TimeUnit, Stages: s.Stages}
 	}
-	return Constant{Rate: s.Rate, TimeUnit: s.TimeUnit, Duration: s.Duration}
+	return schedule.Constant{Rate: s.Rate, TimeUnit: s.TimeUnit, Duration: s.Duration}
 }
 
 // Description is the banner line, k6-style:
@@ -137,14 +139,22 @@ func intendedProcess(s ScheduleSpec) process {
 func (c *IntendedArrivalRateConfig) Description() string {
 	sp := c.Schedule().Spec()
 	arrivals := ""
-	if sp.Arrivals == ArrivalsPoisson {
+	if sp.Arrivals == schedule.ArrivalsPoisson {
 		arrivals = ", poisson arrivals"
 	}
 	// In an execution segment, the instance's share: the stripe of
 	// arrivals it runs.
-	rate := arrivalRatePerSecond(sp.peakRate(), sp.TimeUnit) * c.stripeShare()
+	rate := arrivalRatePerSecond(sp.PeakRate(), sp.TimeUnit) * c.stripeShare()
 	if len(sp.Stages) > 0 {
 		return fmt.Sprintf("Up to %.2f iterations/s for %s over %d stages%s%s", rate, c.schedule.Duration(), len(sp.Stages), arrivals, c.arrivalInfo())
 	}
 	return fmt.Sprintf("%.2f iterations/s for %s%s%s", rate, sp.Duration, arrivals, c.arrivalInfo())
+}
+
+// Segmented gives the instance its share of the VU budget and its stripe
+// of the arrivals, through the kit's ArrivalConfig.Segment.
+func (c *IntendedArrivalRateConfig) Segmented(t *segment.Tuple) (Config, error) {
+	cp := *c
+	cp.ArrivalConfig = c.ArrivalConfig.Segment(t)
+	return &cp, nil
 }

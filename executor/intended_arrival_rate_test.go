@@ -62,7 +62,7 @@ func TestIntendedCatchUp(t *testing.T) {
 			t.Errorf("account %+v, want 100 completed, none dropped, peak backlog 30", a)
 		}
 
-		offs := offsets(scheduleOf(cfg))
+		offs := executortest.Offsets(scheduleOf(cfg))
 		starts, _ := lindley(h.t0, offs, work)
 		calls := callsByIndex(h.pool)
 		late := 0

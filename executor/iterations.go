@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // IterationsConfig is what the two iterations executors share: VUs VUs run
@@ -19,7 +20,7 @@ type IterationsConfig struct {
 	ExpectedInterval ExpectedInterval
 	// stripe maps the instance's iterations to global indices (nil: the
 	// whole test).
-	stripe *Tuple
+	stripe *segment.Tuple
 }
 
 // iterationsOptions are the JSON options of the iterations executors.

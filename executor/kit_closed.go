@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // ClosedLoop is the closed-model half of the executor kit: the machinery
@@ -31,7 +33,7 @@ type ClosedLoop struct {
 // may start for regular after Begin, on at most maxVUs VUs; interval is
 // its expectedInterval (the zero value: no back-fill) and stripe maps the
 // instance's iteration indices to global ones (nil: the whole test).
-func NewClosedLoop(deps Deps, sc *Scenario, regular time.Duration, maxVUs int, interval ExpectedInterval, stripe *Tuple) *ClosedLoop {
+func NewClosedLoop(deps Deps, sc *Scenario, regular time.Duration, maxVUs int, interval ExpectedInterval, stripe *segment.Tuple) *ClosedLoop {
 	r := newClosedRun(deps, sc, regular, interval, maxVUs)
 	r.stripe = stripe
 	return &ClosedLoop{run: r}

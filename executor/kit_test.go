@@ -12,6 +12,9 @@ import (
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/executortest"
+	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/executor/segment"
+	"github.com/metronome-load/metronome/internal/testkit/segtest"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -52,7 +55,7 @@ func TestBuiltinModels(t *testing.T) {
 }
 
 // ttOffsets lists the first n offsets of a timetable.
-func ttOffsets(t testing.TB, tt executor.Timetable, n int64) []time.Duration {
+func ttOffsets(t testing.TB, tt schedule.Timetable, n int64) []time.Duration {
 	t.Helper()
 	w := tt.Walk()
 	var out []time.Duration
@@ -72,11 +75,11 @@ func ttOffsets(t testing.TB, tt executor.Timetable, n int64) []time.Duration {
 // The built-in processes are the executors' schedules: exact arithmetic
 // for Constant, k6's truncated period for K6Constant.
 func TestArrivalProcesses(t *testing.T) {
-	exact, err := executor.Constant{Rate: 7, TimeUnit: time.Second, Duration: time.Second}.Schedule()
+	exact, err := schedule.Constant{Rate: 7, TimeUnit: time.Second, Duration: time.Second}.Schedule()
 	if err != nil {
 		t.Fatal(err)
 	}
-	k6, err := executor.K6Constant{Rate: 7, TimeUnit: time.Second, Duration: time.Second}.Schedule()
+	k6, err := schedule.K6Constant{Rate: 7, TimeUnit: time.Second, Duration: time.Second}.Schedule()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +104,7 @@ func TestArrivalProcesses(t *testing.T) {
 
 	// A ramp from 0 to 10/s over 1s has area 5: arrival i (0-based) is due
 	// when t²·5 = i+1, at √((i+1)/5) seconds.
-	ramp, err := executor.Ramping{TimeUnit: time.Second, Stages: []executor.RateStage{{Duration: time.Second, Target: 10}}}.Schedule()
+	ramp, err := schedule.Ramping{TimeUnit: time.Second, Stages: []schedule.RateStage{{Duration: time.Second, Target: 10}}}.Schedule()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,15 +118,15 @@ func TestArrivalProcesses(t *testing.T) {
 			t.Errorf("ramp arrival %d at %v, want %v", i, off, want)
 		}
 	}
-	if _, err := (executor.Ramping{TimeUnit: time.Second}).Schedule(); err == nil {
+	if _, err := (schedule.Ramping{TimeUnit: time.Second}).Schedule(); err == nil {
 		t.Error("a ramp without stages was accepted")
 	}
 
 	// Poisson: the same seed gives the same timetable, another seed
 	// another; every offset lies in the duration.
-	p1, _ := executor.Poisson{Rate: 100, TimeUnit: time.Second, Duration: time.Second, Seed: 1}.Schedule()
-	p2, _ := executor.Poisson{Rate: 100, TimeUnit: time.Second, Duration: time.Second, Seed: 1}.Schedule()
-	p3, _ := executor.Poisson{Rate: 100, TimeUnit: time.Second, Duration: time.Second, Seed: 2}.Schedule()
+	p1, _ := schedule.Poisson{Rate: 100, TimeUnit: time.Second, Duration: time.Second, Seed: 1}.Schedule()
+	p2, _ := schedule.Poisson{Rate: 100, TimeUnit: time.Second, Duration: time.Second, Seed: 1}.Schedule()
+	p3, _ := schedule.Poisson{Rate: 100, TimeUnit: time.Second, Duration: time.Second, Seed: 2}.Schedule()
 	a, b, c := ttOffsets(t, p1, 1000), ttOffsets(t, p2, 1000), ttOffsets(t, p3, 1000)
 	if !slices.Equal(a, b) || slices.Equal(a, c) || len(a) < 50 || len(a) > 150 || a[len(a)-1] >= time.Second {
 		t.Errorf("Poisson timetables: %d and %d offsets (same seed, equal: %v), %d with another seed (equal: %v)",
@@ -152,7 +155,7 @@ func (s steps) Offset(i int64) (time.Duration, bool) {
 	}
 	return s.at[i/int64(s.n)], true
 }
-func (s steps) Walk() executor.Walker   { return s }
+func (s steps) Walk() schedule.Walker   { return s }
 func (s steps) Duration() time.Duration { return s.at[len(s.at)-1] }
 func (s steps) Count() int64            { return int64(len(s.at) * s.n) }
 
@@ -161,7 +164,22 @@ type kitConfig struct{ executor.ArrivalConfig }
 
 func (c *kitConfig) Description() string { return c.Describe("steps") }
 
-func newKitConfig(t *testing.T, tt executor.Timetable, pre, maxVUs int, p executor.Policy, grace time.Duration) *kitConfig {
+// Segmented splits the config as the built-in arrival executors do.
+func (c *kitConfig) Segmented(t *segment.Tuple) (executor.Config, error) {
+	cp := *c
+	cp.ArrivalConfig = c.ArrivalConfig.Segment(t)
+	return &cp, nil
+}
+
+// unsplitConfig is an extension's config that cannot be split over
+// instances.
+type unsplitConfig struct{ *kitConfig }
+
+func (unsplitConfig) Segmented(*segment.Tuple) (executor.Config, error) {
+	return nil, executor.ErrNoSegments
+}
+
+func newKitConfig(t *testing.T, tt schedule.Timetable, pre, maxVUs int, p executor.Policy, grace time.Duration) *kitConfig {
 	t.Helper()
 	ac, err := executor.NewArrivalConfig(&executor.Scenario{Name: "kit", Executor: "steps", GracefulStop: grace, Exec: "default"}, tt, pre, maxVUs, p)
 	if err != nil {
@@ -267,7 +285,7 @@ func TestNewArrivalConfigErrors(t *testing.T) {
 	tt := steps{at: []time.Duration{0}, n: 1}
 	for _, tc := range []struct {
 		sc       *executor.Scenario
-		tt       executor.Timetable
+		tt       schedule.Timetable
 		pre, max int
 		p        executor.Policy
 		want     string
@@ -348,20 +366,24 @@ func TestKitClosedLoop(t *testing.T) {
 	})
 }
 
-// An extension's config that implements Segmenter is segmented through
-// it; others are refused with the option path.
-func TestSegmenter(t *testing.T) {
-	seg, _ := executor.ParseSegment("1/2:1")
-	tuple, err := executor.NewTuple(seg, nil)
+// An extension's config is split through its own Segmented, exactly as a
+// built-in's; one that returns ErrNoSegments is refused with the option
+// path.
+func TestSegmentedByTheConfig(t *testing.T) {
+	tuple := segtest.Tuple(t, "1/2:1", "")
+	cfg := newKitConfig(t, steps{at: []time.Duration{0}, n: 4}, 4, 4, executor.Queue, 0)
+	half, err := executor.Segmented(cfg, tuple)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := newKitConfig(t, steps{at: []time.Duration{0}, n: 4}, 4, 4, executor.Queue, 0)
-	if _, err := executor.Segmented(cfg, tuple); err == nil || !strings.Contains(err.Error(), "does not support execution segments") {
-		t.Errorf("a config without Segmented: %v", err)
-	}
-	half := cfg.ArrivalConfig.Segment(tuple)
 	if half.MaxVUs() != 2 || half.InitialVUs() != 2 || cfg.MaxVUs() != 4 {
 		t.Errorf("segment: %d-%d VUs (the original %d)", half.InitialVUs(), half.MaxVUs(), cfg.MaxVUs())
+	}
+	if whole, err := executor.Segmented(cfg, nil); whole != executor.Config(cfg) || err != nil {
+		t.Errorf("no segment: %v, %v; want the config itself", whole, err)
+	}
+	_, err = executor.Segmented(unsplitConfig{cfg}, tuple)
+	if want := "scenarios.kit.executor: steps does not support execution segments"; err == nil || err.Error() != want || !errors.Is(err, executor.ErrNoSegments) {
+		t.Errorf("a config that cannot be split: %v; want %q", err, want)
 	}
 }

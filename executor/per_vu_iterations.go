@@ -7,6 +7,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // PerVUIterationsName is the executor name scripts use.
@@ -42,6 +44,14 @@ func (c *PerVUIterationsConfig) Description() string {
 // New builds the executor.
 func (c *PerVUIterationsConfig) New(deps Deps) Executor {
 	return &perVUIterations{cfg: c, loop: c.newLoop(deps)}
+}
+
+// Segmented holds the instance's share of the VUs; its VUs take the
+// global numbers of its stripe.
+func (c *PerVUIterationsConfig) Segmented(t *segment.Tuple) (Config, error) {
+	cp := *c
+	cp.VUs, cp.stripe = t.Scale(c.VUs), t
+	return &cp, nil
 }
 
 type perVUIterations struct {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/executortest"
-	"github.com/metronome-load/metronome/internal/proptest"
+	"github.com/metronome-load/metronome/internal/testkit/proptest"
 	"github.com/metronome-load/metronome/metrics"
 )
 

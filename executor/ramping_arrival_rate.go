@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // RampingArrivalRateName is the executor name scripts use.
@@ -50,7 +52,7 @@ func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := p.config(sc, Ramping{StartRate: start, TimeUnit: unit, Stages: stages, K6Arithmetic: true}, pre, maxVUs, false)
+	c, err := p.config(sc, schedule.Ramping{StartRate: start, TimeUnit: unit, Stages: stages, K6Arithmetic: true}, pre, maxVUs, false)
 	if err != nil {
 		return nil, err
 	}
@@ -65,5 +67,13 @@ func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 func (c *RampingArrivalRateConfig) Description() string {
 	sp := c.Schedule().Spec()
 	return fmt.Sprintf("Up to %.2f iterations/s for %s over %d stages%s",
-		arrivalRatePerSecond(sp.peakRate(), sp.TimeUnit)*c.segmentShare(), c.schedule.Duration(), len(sp.Stages), c.arrivalInfo())
+		arrivalRatePerSecond(sp.PeakRate(), sp.TimeUnit)*c.segmentShare(), c.schedule.Duration(), len(sp.Stages), c.arrivalInfo())
+}
+
+// Segmented gives the instance its share of the VU budget and its stripe
+// of the arrivals, through the kit's ArrivalConfig.Segment.
+func (c *RampingArrivalRateConfig) Segmented(t *segment.Tuple) (Config, error) {
+	cp := *c
+	cp.ArrivalConfig = c.ArrivalConfig.Segment(t)
+	return &cp, nil
 }

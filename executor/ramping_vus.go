@@ -11,6 +11,7 @@ import (
 
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/executor/segment"
 	"github.com/metronome-load/metronome/optdecode"
 )
 
@@ -46,7 +47,7 @@ type RampingVUsConfig struct {
 	ExpectedInterval ExpectedInterval
 	// stripe is the instance's execution segment (nil: the whole test):
 	// it holds its share of the global VU count at every step.
-	stripe *Tuple
+	stripe *segment.Tuple
 }
 
 type rampingVUsOptions struct {
@@ -151,6 +152,14 @@ func (c *RampingVUsConfig) Description() string {
 // New builds the executor.
 func (c *RampingVUsConfig) New(deps Deps) Executor {
 	return &rampingVUs{cfg: c, loop: NewClosedLoop(deps, c.Scenario, c.StagesDuration(), c.MaxVUs(), c.ExpectedInterval, c.stripe)}
+}
+
+// Segmented keeps the stages and gives the instance its stripe: at every
+// moment it holds its share of the VUs the stages call for.
+func (c *RampingVUsConfig) Segmented(t *segment.Tuple) (Config, error) {
+	cp := *c
+	cp.stripe = t
+	return &cp, nil
 }
 
 // rampStepper walks the VU-count changes of a ramping-vus schedule in time

@@ -8,6 +8,7 @@ import (
 
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/executortest"
+	"github.com/metronome-load/metronome/internal/testkit/segtest"
 )
 
 // What k6 v2.2.0 ran, per instance, for one script split in thirds
@@ -42,7 +43,7 @@ func TestSegmentsMatchK6Thirds(t *testing.T) {
 	for _, c := range k6Thirds {
 		whole := arrivalParse(t, c.js)
 		for i, s := range segs {
-			cfg, err := executor.Segmented(whole, mustTuple(t, s, "0,1/3,2/3,1"))
+			cfg, err := executor.Segmented(whole, segtest.Tuple(t, s, "0,1/3,2/3,1"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +56,7 @@ func TestSegmentsMatchK6Thirds(t *testing.T) {
 			}
 		}
 	}
-	tu := mustTuple(t, "0:1/3", "0,1/3,2/3,1")
+	tu := segtest.Tuple(t, "0:1/3", "0,1/3,2/3,1")
 	var ids []int64
 	for k := range int64(13) {
 		ids = append(ids, tu.Global(k)+1)
@@ -100,7 +101,7 @@ func TestSegmentDescriptionsMatchK6(t *testing.T) {
 		{`{"executor":"intended-arrival-rate","rate":30,"duration":"1s","preAllocatedVUs":5,"maxVUs":7}`, "0:1/3", thirds,
 			"12.86 iterations/s for 1s (maxVUs: 2-3, gracefulStop: 30s)"},
 	} {
-		cfg, err := executor.Segmented(arrivalParse(t, c.js), mustTuple(t, c.seg, c.seq))
+		cfg, err := executor.Segmented(arrivalParse(t, c.js), segtest.Tuple(t, c.seg, c.seq))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,10 +3,8 @@ package executor_test
 import (
 	"context"
 	"fmt"
-	"math/big"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -15,157 +13,10 @@ import (
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/executortest"
-	"github.com/metronome-load/metronome/internal/proptest"
+	"github.com/metronome-load/metronome/internal/testkit/proptest"
+	"github.com/metronome-load/metronome/internal/testkit/segtest"
 	"github.com/metronome-load/metronome/metrics"
 )
-
-func mustTuple(t testing.TB, seg, seq string) *executor.Tuple {
-	t.Helper()
-	s, err := executor.ParseSegment(seg)
-	if err != nil {
-		t.Fatalf("segment %q: %v", seg, err)
-	}
-	var pts []*big.Rat
-	if seq != "" {
-		if pts, err = executor.ParseSequence(seq); err != nil {
-			t.Fatalf("sequence %q: %v", seq, err)
-		}
-	}
-	tu, err := executor.NewTuple(s, pts)
-	if err != nil {
-		t.Fatalf("tuple %q in %q: %v", seg, seq, err)
-	}
-	return tu
-}
-
-// firstOwned lists the global indices below n that the instance owns.
-func firstOwned(tu *executor.Tuple, n int64) []int64 {
-	var out []int64
-	for k := int64(0); ; k++ {
-		g := tu.Global(k)
-		if g >= n {
-			return out
-		}
-		out = append(out, g)
-	}
-}
-
-// The worked examples of k6's striping (reference §2.2).
-func TestTupleStriping(t *testing.T) {
-	cases := []struct {
-		seg, seq string
-		n        int64
-		owned    []int64
-	}{
-		{"0:1/3", "0,1/3,2/3,1", 6, []int64{0, 3}},
-		{"1/3:2/3", "0,1/3,2/3,1", 6, []int64{1, 4}},
-		{"2/3:1", "0,1/3,2/3,1", 6, []int64{2, 5}},
-		{"0:1/2", "0,1/2,3/4,1", 8, []int64{0, 2, 4, 6}},
-		{"1/2:3/4", "0,1/2,3/4,1", 8, []int64{1, 5}},
-		{"3/4:1", "0,1/2,3/4,1", 8, []int64{3, 7}},
-		{"0:3/5", "0,3/5,1", 5, []int64{0, 2, 4}},
-		{"3/5:1", "0,3/5,1", 5, []int64{1, 3}},
-		{"0:1/3", "", 6, []int64{1, 4}},
-		{"1/3", "", 3, []int64{1}},
-		{"0:1", "", 4, []int64{0, 1, 2, 3}},
-		{"50%:100%", "0,0.5,1", 4, []int64{1, 3}},
-	}
-	for _, c := range cases {
-		tu := mustTuple(t, c.seg, c.seq)
-		if got := firstOwned(tu, c.n); !slices.Equal(got, c.owned) {
-			t.Errorf("%s in %q owns %v below %d, want %v", c.seg, c.seq, got, c.n, c.owned)
-		}
-	}
-	// 10 VUs in thirds: 4/3/3 with the shared sequence, 3+3+3 without it
-	// (each instance then pads its own sequence differently).
-	var with, without []int64
-	for _, seg := range []string{"0:1/3", "1/3:2/3", "2/3:1"} {
-		with = append(with, mustTuple(t, seg, "0,1/3,2/3,1").Scale(10))
-		without = append(without, mustTuple(t, seg, "").Scale(10))
-	}
-	if !slices.Equal(with, []int64{4, 3, 3}) || !slices.Equal(without, []int64{3, 3, 3}) {
-		t.Errorf("10 VUs in thirds: %v with the sequence, %v without; want [4 3 3] and [3 3 3]", with, without)
-	}
-}
-
-func TestSegmentParseErrors(t *testing.T) {
-	for _, s := range []string{"1/2:1/3", "0:2", "a:b", "10.5%", "-1:1/2", "1/2:1/2"} {
-		if _, err := executor.ParseSegment(s); err == nil {
-			t.Errorf("ParseSegment(%q) accepted", s)
-		}
-	}
-	for _, s := range []string{"0", "0,1/2,1/3,1", "0,x,1"} {
-		if _, err := executor.ParseSequence(s); err == nil {
-			t.Errorf("ParseSequence(%q) accepted", s)
-		}
-	}
-	seg, _ := executor.ParseSegment("0:1/4")
-	seq, _ := executor.ParseSequence("0,1/3,2/3,1")
-	if _, err := executor.NewTuple(seg, seq); err == nil {
-		t.Error("a segment that is not in the sequence was accepted")
-	}
-}
-
-// randomSequence returns 1 to 7 segments covering 0 to 1 with small
-// denominators, and the sequence string.
-func randomSequence(rng *rand.Rand) (segs []string, seq string) {
-	k := 1 + rng.IntN(7)
-	pts := map[string]*big.Rat{}
-	for len(pts) < k-1 {
-		d := int64(2 + rng.IntN(11))
-		r := big.NewRat(1+rng.Int64N(d-1), d)
-		pts[r.RatString()] = r
-	}
-	sorted := []*big.Rat{big.NewRat(0, 1)}
-	for _, r := range pts {
-		sorted = append(sorted, r)
-	}
-	sorted = append(sorted, big.NewRat(1, 1))
-	slices.SortFunc(sorted, func(a, b *big.Rat) int { return a.Cmp(b) })
-	var strs []string
-	for i, r := range sorted {
-		strs = append(strs, r.RatString())
-		if i > 0 {
-			segs = append(segs, sorted[i-1].RatString()+":"+r.RatString())
-		}
-	}
-	return segs, strings.Join(strs, ",")
-}
-
-// The instances of any sequence own every global index exactly once, and
-// their shares of any count (also after re-splitting by another count, as
-// shared-iterations and the arrival-rate executors do) add up to it.
-func TestTupleProperty(t *testing.T) {
-	rng := rand.New(rand.NewPCG(12, 7^proptest.Seed(t)))
-	for trial := range 300 {
-		segs, seq := randomSequence(rng)
-		v := rng.Int64N(200)
-		by := 1 + rng.Int64N(60)
-		var sum, resum int64
-		owners := make([]int, 3*v+7)
-		for _, s := range segs {
-			tu := mustTuple(t, s, seq)
-			sum += tu.Scale(v)
-			for _, g := range firstOwned(tu, int64(len(owners))) {
-				owners[g]++
-			}
-			if rt, ok := tu.Resegment(by); ok {
-				resum += rt.Scale(v)
-				if tu.Scale(by) == 0 {
-					t.Fatalf("trial %d: %s in %s: an instance with no share of %d kept work", trial, s, seq, by)
-				}
-			}
-		}
-		if sum != v || resum != v {
-			t.Fatalf("trial %d: shares of %d in %s add up to %d (re-split by %d: %d)", trial, v, seq, sum, by, resum)
-		}
-		for g, n := range owners {
-			if n != 1 {
-				t.Fatalf("trial %d: %s: index %d owned %d times", trial, seq, g, n)
-			}
-		}
-	}
-}
 
 // segmentRun is what one instance did: each iteration's global index,
 // intended start (zero for the closed model) and start, relative to the
@@ -239,7 +90,7 @@ func TestSegmentsUnionIsSingleInstance(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 12^seed))
 	for trial := range 42 {
 		sc := scenarios[trial%len(scenarios)]
-		segs, seq := randomSequence(rng)
+		segs, seq := segtest.RandomSequence(rng)
 		js := sc.js(1+rng.IntN(12), 13+rng.IntN(30))
 		t.Run(fmt.Sprintf("%d/%s", trial, seq), func(t *testing.T) {
 			proptest.Seed(t)
@@ -260,7 +111,7 @@ func TestSegmentsUnionIsSingleInstance(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var wg sync.WaitGroup
 				for _, s := range segs {
-					cfg, err := executor.Segmented(whole, mustTuple(t, s, seq))
+					cfg, err := executor.Segmented(whole, segtest.Tuple(t, s, seq))
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // SharedIterationsName is the executor name scripts use.
@@ -40,6 +42,21 @@ func (c *SharedIterationsConfig) Description() string {
 // New builds the executor.
 func (c *SharedIterationsConfig) New(deps Deps) Executor {
 	return &sharedIterations{cfg: c, loop: c.newLoop(deps)}
+}
+
+// Segmented holds the instance's share of the VUs and of the iterations,
+// striped as k6 stripes them: by the VU count. An instance with no share
+// of the VUs runs no iterations.
+func (c *SharedIterationsConfig) Segmented(t *segment.Tuple) (Config, error) {
+	cp := *c
+	cp.VUs = t.Scale(c.VUs)
+	rt, ok := t.Resegment(c.VUs)
+	if !ok {
+		cp.Iterations, cp.stripe = 0, nil
+		return &cp, nil
+	}
+	cp.Iterations, cp.stripe = rt.Scale(c.Iterations), rt
+	return &cp, nil
 }
 
 type sharedIterations struct {

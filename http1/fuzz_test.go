@@ -39,7 +39,7 @@ import (
 //     http.ReadResponse's "unexpected EOF".
 
 // responseSeeds are server answers: the ordinary shapes, the fault cases
-// of internal/faultserver, and framing corner cases.
+// of internal/testkit/faultserver, and framing corner cases.
 var responseSeeds = []string{
 	"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok",
 	"HTTP/1.1 404 Not Found\r\ncontent-length: 3\r\nx-thing:  spaced \t\r\nETag: \"a\"\r\n\r\nnah",

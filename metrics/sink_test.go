@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/proptest"
+	"github.com/metronome-load/metronome/internal/testkit/proptest"
 )
 
 // exactPercentile is k6's estimator on the exact values: linear

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/grafanatest"
-	"github.com/metronome-load/metronome/internal/promtest"
+	"github.com/metronome-load/metronome/internal/testkit/grafanatest"
+	"github.com/metronome-load/metronome/internal/testkit/promtest"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
 	"github.com/metronome-load/metronome/output/prometheus"

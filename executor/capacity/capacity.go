@@ -15,6 +15,7 @@ import (
 
 	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/segment"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -68,7 +69,7 @@ type Config struct {
 	pre, maxVUs  int
 	steps        int
 	// tuple is the instance's execution segment, nil for the whole test.
-	tuple *executor.Tuple
+	tuple *segment.Tuple
 }
 
 // Parse decodes and checks one scenario's options; every error names the
@@ -210,7 +211,7 @@ func (c *Config) perSecond(rate int64) float64 {
 // Segmented returns the config as the instance of the execution segment t
 // runs it: each step's share of the VU budget and its stripe of the
 // step's arrivals, at their global times.
-func (c *Config) Segmented(t *executor.Tuple) (executor.Config, error) {
+func (c *Config) Segmented(t *segment.Tuple) (executor.Config, error) {
 	cp := *c
 	cp.tuple = t
 	return &cp, nil

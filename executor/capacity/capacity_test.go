@@ -16,6 +16,7 @@ import (
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/capacity"
 	"github.com/metronome-load/metronome/executor/executortest"
+	"github.com/metronome-load/metronome/executor/segment"
 	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/metrics"
 )
@@ -258,8 +259,8 @@ func TestSegments(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := executortest.NewServer(4, 10*time.Millisecond)
 		var wg sync.WaitGroup
-		for i, seg := range []executor.Segment{{From: big.NewRat(0, 1), To: half}, {From: half, To: big.NewRat(1, 1)}} {
-			tuple, err := executor.NewTuple(seg, []*big.Rat{big.NewRat(0, 1), half, big.NewRat(1, 1)})
+		for i, seg := range []segment.Segment{{From: big.NewRat(0, 1), To: half}, {From: half, To: big.NewRat(1, 1)}} {
+			tuple, err := segment.NewTuple(seg, []*big.Rat{big.NewRat(0, 1), half, big.NewRat(1, 1)})
 			if err != nil {
 				t.Fatal(err)
 			}

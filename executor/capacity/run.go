@@ -10,6 +10,7 @@ import (
 
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/schedule"
 	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/metrics"
 )
@@ -255,7 +256,7 @@ func (e *Executor) Run(ctx context.Context) error {
 // runStep runs one step at rate and judges it.
 func (e *Executor) runStep(ctx context.Context, rate, first, firstLocal int64) (Step, error) {
 	deps, c := &e.deps, e.cfg
-	tt, err := executor.Constant{Rate: rate, TimeUnit: c.unit, Duration: c.step}.Schedule()
+	tt, err := schedule.Constant{Rate: rate, TimeUnit: c.unit, Duration: c.step}.Schedule()
 	if err != nil {
 		return Step{}, err
 	}

@@ -10,8 +10,23 @@ import (
 
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/schedule"
 	"github.com/metronome-load/metronome/metrics"
 )
+
+// Offsets returns every offset of t, read in order through one of its
+// walkers: the intended starts a test checks an arrival executor against.
+func Offsets(t schedule.Timetable) []time.Duration {
+	var out []time.Duration
+	w := t.Walk()
+	for i := int64(0); ; i++ {
+		off, ok := w.Offset(i)
+		if !ok {
+			return out
+		}
+		out = append(out, off)
+	}
+}
 
 // Recorder keeps every sample, safe for concurrent use.
 type Recorder struct {

@@ -19,7 +19,7 @@ import (
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/executortest"
-	"github.com/metronome-load/metronome/js"
+	"github.com/metronome-load/metronome/internal/js"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/secrets"
 )

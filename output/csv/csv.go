@@ -32,7 +32,7 @@ import (
 	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
-	"github.com/metronome-load/metronome/output/file"
+	"github.com/metronome-load/metronome/output/internal/file"
 )
 
 func init() { output.Register("csv", New) }

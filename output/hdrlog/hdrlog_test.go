@@ -14,7 +14,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/metronome-load/metronome/internal/logtest"
+	"github.com/metronome-load/metronome/internal/testkit/logtest"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/logtest"
+	"github.com/metronome-load/metronome/internal/testkit/logtest"
 	"github.com/metronome-load/metronome/metrics"
 )
 

@@ -19,7 +19,7 @@ import (
 
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
-	"github.com/metronome-load/metronome/output/file"
+	"github.com/metronome-load/metronome/output/internal/file"
 )
 
 // FlushInterval is how often buffered lines are written out.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/logtest"
-	"github.com/metronome-load/metronome/internal/otlptest"
+	"github.com/metronome-load/metronome/internal/testkit/logtest"
+	"github.com/metronome-load/metronome/internal/testkit/otlptest"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
 )

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/metronome-load/metronome/internal/proptest"
+	"github.com/metronome-load/metronome/internal/testkit/proptest"
 )
 
 // TestNativeIndex checks the bucket of each value, at every schema,

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/snappy"
-	"github.com/metronome-load/metronome/internal/logtest"
+	"github.com/metronome-load/metronome/internal/testkit/logtest"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
 	"github.com/prometheus/prometheus/prompb"

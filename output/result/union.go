@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // Union checks that files are the instances of one test that together ran
@@ -28,11 +28,11 @@ func Union(files []*File) ([]*File, error) {
 	}
 	type part struct {
 		f   *File
-		seg executor.Segment
+		seg segment.Segment
 	}
 	parts := make([]part, len(files))
 	for i, f := range files {
-		seg, err := executor.ParseSegment(f.Header.Segment)
+		seg, err := segment.Parse(f.Header.Segment)
 		if err != nil {
 			return nil, fmt.Errorf("%s: its executionSegment %q cannot be read: %v", f.Name, f.Header.Segment, err)
 		}
@@ -48,12 +48,12 @@ func Union(files []*File) ([]*File, error) {
 				prev.f.Name, prev.seg, p.f.Name, p.seg)
 		}
 		if p.seg.From.Cmp(at) > 0 {
-			gaps = append(gaps, executor.Segment{From: at, To: p.seg.From}.String())
+			gaps = append(gaps, segment.Segment{From: at, To: p.seg.From}.String())
 		}
 		at = p.seg.To
 	}
 	if one := big.NewRat(1, 1); at.Cmp(one) < 0 {
-		gaps = append(gaps, executor.Segment{From: at, To: one}.String())
+		gaps = append(gaps, segment.Segment{From: at, To: one}.String())
 	}
 	if len(gaps) > 0 {
 		return nil, gapError(fmt.Sprintf("the files leave the segment%s %s of the test out: the result file of the runner that ran %s is missing",

@@ -11,6 +11,7 @@ import (
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/duration"
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // PacingVUsName is the executor name scenarios use.
@@ -126,6 +127,13 @@ func (c *PacingVUsConfig) Description() string {
 	}
 	facts = append(facts, "gracefulStop: "+c.Scenario.GracefulStop.String())
 	return d + " (" + strings.Join(facts, ", ") + ")"
+}
+
+// Segmented refuses execution segments: each VU's beat is placed by its
+// number among all the scenario's VUs, which one instance of a split test
+// does not know.
+func (c *PacingVUsConfig) Segmented(*segment.Tuple) (executor.Config, error) {
+	return nil, executor.ErrNoSegments
 }
 
 // Model is closed: a VU never runs two iterations at once.

@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/executor/schedule"
+	"github.com/metronome-load/metronome/executor/segment"
 )
 
 // Name is the executor name scenarios use.
@@ -44,7 +46,7 @@ func (o Offsets) Offset(i int64) (time.Duration, bool) {
 }
 
 // Walk returns o itself: reading a slice needs no cursor.
-func (o Offsets) Walk() executor.Walker { return o }
+func (o Offsets) Walk() schedule.Walker { return o }
 
 // Duration is the last offset: no arrival is intended after it.
 func (o Offsets) Duration() time.Duration {
@@ -192,7 +194,7 @@ func (c *Config) Description() string {
 
 // Segmented gives an instance of a distributed test its stripe of the
 // arrivals, at their recorded times.
-func (c *Config) Segmented(t *executor.Tuple) (executor.Config, error) {
+func (c *Config) Segmented(t *segment.Tuple) (executor.Config, error) {
 	cp := *c
 	cp.ArrivalConfig = c.ArrivalConfig.Segment(t)
 	return &cp, nil

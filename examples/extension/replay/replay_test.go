@@ -15,6 +15,7 @@ import (
 	"github.com/metronome-load/metronome/examples/extension/replay"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/executortest"
+	"github.com/metronome-load/metronome/executor/segment"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -283,11 +284,11 @@ func TestReplayOptions(t *testing.T) {
 	if c.MaxDuration() != 1500*msec+executor.DefaultGracefulStop {
 		t.Errorf("MaxDuration %v", c.MaxDuration())
 	}
-	seg, err := executor.ParseSegment("0:1/2")
+	seg, err := segment.Parse("0:1/2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tuple, err := executor.NewTuple(seg, nil)
+	tuple, err := segment.NewTuple(seg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

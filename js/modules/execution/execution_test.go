@@ -171,7 +171,7 @@ export default function () {
 		t.Fatalf("stderr:\n%s", out)
 	}
 	// k6 v2.2.0 counts the iteration that aborts the test in iterations
-	// (compat/corpus/061-exec-test-abort).
+	// (test/compat/corpus/061-exec-test-abort).
 	if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
 		t.Fatalf("abort(): outcome %v, want Completed as in k6", res.Outcome)
 	}

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/metronome-load/metronome/config"
-	"github.com/metronome-load/metronome/dialer"
+	"github.com/metronome-load/metronome/internal/dialer"
 )
 
 // byteCounter counts the bytes a client's connections move on the wire,

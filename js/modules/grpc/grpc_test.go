@@ -15,9 +15,9 @@ import (
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/internal/testkit/grpctest"
 	"github.com/metronome-load/metronome/js/jstest"
 	grpcmod "github.com/metronome-load/metronome/js/modules/grpc"
-	"github.com/metronome-load/metronome/js/modules/grpc/grpctest"
 	"github.com/metronome-load/metronome/metrics"
 
 	_ "github.com/metronome-load/metronome/js/modules/k6"
@@ -320,7 +320,7 @@ export default function () {
 	}
 	for _, smp := range jstest.Samples(rec, r.Registry.Get(grpcmod.StreamsMsgsReceivedName)) {
 		if v, ok := smp.Tags.Get("status"); ok {
-			t.Errorf("a received message is tagged status=%q; k6 v2.2.0 tags none (compat/corpus/195)", v)
+			t.Errorf("a received message is tagged status=%q; k6 v2.2.0 tags none (test/compat/corpus/195)", v)
 		}
 	}
 }

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/config"
-	"github.com/metronome-load/metronome/dialer"
 	"github.com/metronome-load/metronome/http1"
+	"github.com/metronome-load/metronome/internal/dialer"
 )
 
 // NewClient returns the HTTP client of one VU. It has its own connection

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/metronome-load/metronome/dialer"
+	"github.com/metronome-load/metronome/internal/dialer"
 )
 
 // k6's error codes (response.error_code and the error_code tag).

@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-load/metronome/internal/faultserver"
+	"github.com/metronome-load/metronome/internal/testkit/faultserver"
 	"github.com/metronome-load/metronome/metrics"
 )
 
 // k6Fault is what real k6 v2.2.0 recorded for one request to a fault
-// server (internal/faultserver), learnt by running the same requests
+// server (internal/testkit/faultserver), learnt by running the same requests
 // through /work/peers/k6 on loopback: response.status, response.error
 // (also the error tag), response.error_code, the http_req_failed value
 // and the length of response.body (-1: null; -2: some of the body, not

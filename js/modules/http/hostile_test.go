@@ -16,8 +16,8 @@ import (
 	"github.com/andybalholm/brotli"
 
 	"github.com/metronome-load/metronome/config"
-	"github.com/metronome-load/metronome/internal/faultserver"
-	"github.com/metronome-load/metronome/internal/memstat"
+	"github.com/metronome-load/metronome/internal/testkit/faultserver"
+	"github.com/metronome-load/metronome/internal/testkit/memstat"
 )
 
 // The tests of this file hold metronome to k6 v2.2.0 where a script or a

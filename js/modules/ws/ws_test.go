@@ -7,8 +7,8 @@ import (
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/internal/testkit/wstest"
 	"github.com/metronome-load/metronome/js/jstest"
-	"github.com/metronome-load/metronome/js/modules/wsclient/wstest"
 	"github.com/metronome-load/metronome/metrics"
 
 	_ "github.com/metronome-load/metronome/js/modules/k6"

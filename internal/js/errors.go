@@ -1,0 +1,183 @@
+package js
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/grafana/sobek"
+	"github.com/grafana/sobek/parser"
+
+	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/js/compile"
+)
+
+// scriptError turns an error the user's script caused into the one-line
+// exit-code-107 error the CLI prints. Errors that already carry an exit
+// code keep it.
+func (s *Script) scriptError(err error) error {
+	var ec *exitcode.Error
+	if errors.As(err, &ec) {
+		return err
+	}
+	var ab *errAborted
+	if errors.As(err, &ab) {
+		return exitcode.Wrap(exitcode.ScriptAborted, ab)
+	}
+	if ie, ok := errors.AsType[*sobek.InterruptedError](err); ok {
+		if ab, ok := ie.Value().(*errAborted); ok {
+			return exitcode.Wrap(exitcode.ScriptAborted, ab)
+		}
+	}
+	return exitcode.Wrap(exitcode.ScriptException, errors.New(s.describe(err)))
+}
+
+// describe renders an error as "file:line:col: message" when its place in
+// the user's source is known.
+func (s *Script) describe(err error) string {
+	switch e := err.(type) {
+	case *compile.PosError:
+		return fmt.Sprintf("%s:%d:%d: %s", s.display(e.Name), e.Line, e.Col, e.Msg)
+	case parser.ErrorList:
+		if len(e) > 0 {
+			return s.describe(e[0])
+		}
+	case *parser.Error:
+		p := e.Position
+		return fmt.Sprintf("%s: SyntaxError: %s", s.place(p.Filename, p.Line, p.Column), e.Message)
+	case *sobek.CompilerSyntaxError:
+		if e.File != nil {
+			p := e.File.Position(e.Offset)
+			return fmt.Sprintf("%s: SyntaxError: %s", s.place(p.Filename, p.Line, p.Column), e.Message)
+		}
+		return "SyntaxError: " + e.Message
+	case *sobek.Exception:
+		return s.describeException(e)
+	case *sobek.InterruptedError:
+		if v, ok := e.Value().(error); ok {
+			return v.Error()
+		}
+		return "interrupted"
+	case *thrownError:
+		return s.describeValue(e.val, e.prefix)
+	}
+	return err.Error()
+}
+
+// describeException places an exception where its Error object was made
+// (for a rethrown error, where it was first thrown), else at the innermost
+// frame of user code, skipping Go functions such as a module's check.
+func (s *Script) describeException(ex *sobek.Exception) string {
+	msg := valueString(ex.Value())
+	if pos := s.stackPosition(ex.Value()); pos != "" {
+		return pos + ": " + msg
+	}
+	for _, f := range ex.Stack() {
+		if f.SrcName() == "<native>" {
+			continue
+		}
+		p := f.Position()
+		if p.Filename == "" {
+			continue
+		}
+		return s.place(p.Filename, p.Line, p.Column) + ": " + msg
+	}
+	return msg
+}
+
+// describeValue renders a thrown value that reached Go without its
+// exception, such as a rejected promise's reason.
+func (s *Script) describeValue(v sobek.Value, prefix string) string {
+	if v == nil {
+		return prefix + "undefined"
+	}
+	msg := prefix + valueString(v)
+	if pos := s.stackPosition(v); pos != "" {
+		return pos + ": " + msg
+	}
+	return msg
+}
+
+// stackFrameRE matches a frame of an Error's stack that names a script,
+// compiled when a first error needs it.
+var stackFrameRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`at (?:[^\n]*?\()?((?:file|https?)://[^\s()]+?):(\d+):(\d+)`)
+})
+
+// stackPosition reads the place an Error object was made from its stack
+// property, "" when there is none.
+func (s *Script) stackPosition(v sobek.Value) string {
+	o, ok := v.(*sobek.Object)
+	if !ok {
+		return ""
+	}
+	st := o.Get("stack")
+	if st == nil || sobek.IsUndefined(st) {
+		return ""
+	}
+	m := stackFrameRE().FindStringSubmatch(st.String())
+	if m == nil {
+		return ""
+	}
+	line, _ := strconv.Atoi(m[2])
+	col, _ := strconv.Atoi(m[3])
+	return s.place(m[1], line, col)
+}
+
+// place renders a position in a module as "path:line:col".
+func (s *Script) place(name string, line, col int) string {
+	if s.loader != nil {
+		col = s.loader.Column(name, line, col)
+	}
+	return fmt.Sprintf("%s:%d:%d", s.display(name), line, col)
+}
+
+// valueString converts a thrown value to text without letting a throwing
+// toString escape.
+func valueString(v sobek.Value) (out string) {
+	if v == nil {
+		return "undefined"
+	}
+	defer func() {
+		if recover() != nil {
+			out = "[object]"
+		}
+	}()
+	if ex, ok := v.Export().(*sobek.Exception); ok {
+		return valueString(ex.Value())
+	}
+	return v.String()
+}
+
+// display turns a module URL into the path users know: relative to the
+// working directory when below it, else absolute; remote URLs stay URLs.
+func (s *Script) display(name string) string {
+	if !strings.HasPrefix(name, "file://") {
+		return name
+	}
+	u, err := url.Parse(name)
+	if err != nil {
+		return name
+	}
+	p := filepath.FromSlash(u.Path)
+	if s.cwd != "" {
+		if rel, err := filepath.Rel(s.cwd, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+	}
+	return p
+}
+
+// thrownError carries a JavaScript value that was thrown or a promise
+// rejected with; prefix says how it went unhandled.
+type thrownError struct {
+	val    sobek.Value
+	prefix string
+}
+
+func (e *thrownError) Error() string { return e.prefix + valueString(e.val) }

@@ -1,0 +1,364 @@
+package js
+
+import (
+	"net/url"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/internal/js/compile"
+	"github.com/metronome-load/metronome/internal/logsink"
+	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
+)
+
+// installGlobals defines what every runtime offers besides the language:
+// console, open, require, timers, __ENV, __VU, __ITER and global. They live on a
+// dynamic object placed as the global object's prototype, which makes each
+// function only when a script first uses it: most VUs of most scripts
+// never touch most of them, and a native function costs about half a
+// kilobyte per runtime.
+func (v *vu) installGlobals() {
+	rt := v.rt
+	rt.SetPromiseRejectionTracker(v.trackRejection)
+	v.env = &envObject{rt: rt, base: v.s.opts.Env}
+	g := rt.GlobalObject()
+	_ = g.SetPrototype(rt.NewDynamicObject(&globals{v: v}))
+}
+
+// globalNames are the names globals provides.
+var globalNames = []string{
+	"console", "open", "require", "setTimeout", "setInterval", "clearTimeout", "clearInterval",
+	"__ENV", "__VU", "__ITER", "global",
+}
+
+// globals makes the runtime's globals on first use. Assigning to one
+// replaces it for this VU.
+type globals struct {
+	v     *vu
+	cache map[string]sobek.Value
+}
+
+func (g *globals) Get(key string) sobek.Value {
+	if val, ok := g.cache[key]; ok {
+		return val
+	}
+	v := g.v
+	rt := v.rt
+	var val sobek.Value
+	switch key {
+	case "__VU":
+		return rt.ToValue(v.id)
+	case "__ITER":
+		return rt.ToValue(v.iter)
+	case "console":
+		val = rt.NewDynamicObject(&console{v: v})
+	case "open":
+		val = rt.ToValue(v.open)
+	case "require":
+		val = rt.ToValue(v.require)
+	case "setTimeout":
+		val = rt.ToValue(func(c sobek.FunctionCall) sobek.Value { return v.setTimer(c, false) })
+	case "setInterval":
+		val = rt.ToValue(func(c sobek.FunctionCall) sobek.Value { return v.setTimer(c, true) })
+	case "clearTimeout", "clearInterval":
+		val = rt.ToValue(v.clearTimer)
+	case "__ENV":
+		val = rt.NewDynamicObject(v.env)
+	case "global":
+		// k6's name for the global object, which bundles made for Node
+		// use (k6chaijs 4.3.4.2).
+		val = rt.GlobalObject()
+	default:
+		m, ok := modules.LookupGlobal(key)
+		if !ok {
+			return nil
+		}
+		val = v.moduleGlobal(key, m)
+	}
+	g.set(key, val)
+	return val
+}
+
+func (g *globals) set(key string, val sobek.Value) {
+	if g.cache == nil {
+		g.cache = make(map[string]sobek.Value, 4)
+	}
+	g.cache[key] = val
+}
+
+func (g *globals) Set(key string, val sobek.Value) bool {
+	g.set(key, val)
+	return true
+}
+
+func (g *globals) Has(key string) bool {
+	if val, ok := g.cache[key]; ok {
+		return val != nil
+	}
+	for _, n := range globalNames {
+		if n == key {
+			return true
+		}
+	}
+	_, ok := modules.LookupGlobal(key)
+	return ok
+}
+
+func (g *globals) Delete(key string) bool {
+	g.set(key, nil)
+	return true
+}
+
+func (g *globals) Keys() []string {
+	var keys []string
+	for _, n := range globalNames {
+		if g.Has(n) {
+			keys = append(keys, n)
+		}
+	}
+	registered := modules.GlobalNames()
+	for _, n := range registered {
+		if g.Has(n) {
+			keys = append(keys, n)
+		}
+	}
+	for k, val := range g.cache {
+		if val != nil && !slices.Contains(globalNames, k) && !slices.Contains(registered, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// moduleGlobal instantiates a module registered with
+// modules.RegisterGlobal for this VU; its default export is the global.
+func (v *vu) moduleGlobal(name string, m modules.Module) sobek.Value {
+	ex, err := m.Instantiate(v)
+	if err != nil {
+		jsmod.ThrowGoError(v.rt, "global %s: %v", name, err)
+	}
+	return v.rt.ToValue(ex.Default)
+}
+
+// console is the console object; its methods are made on first use.
+type console struct {
+	v     *vu
+	cache map[string]sobek.Value
+}
+
+var consoleLevels = map[string]logsink.Level{"log": logsink.Info, "info": logsink.Info, "warn": logsink.Warn, "error": logsink.Error, "debug": logsink.Debug}
+
+func (c *console) Get(key string) sobek.Value {
+	if val, ok := c.cache[key]; ok {
+		return val
+	}
+	level, ok := consoleLevels[key]
+	if !ok {
+		return nil
+	}
+	val := c.v.rt.ToValue(c.v.consoleFunc(level))
+	if c.cache == nil {
+		c.cache = map[string]sobek.Value{}
+	}
+	c.cache[key] = val
+	return val
+}
+
+func (c *console) Set(key string, val sobek.Value) bool {
+	if c.cache == nil {
+		c.cache = map[string]sobek.Value{}
+	}
+	c.cache[key] = val
+	return true
+}
+
+func (c *console) Has(key string) bool { return c.Get(key) != nil }
+
+func (c *console) Delete(key string) bool {
+	if c.cache == nil {
+		c.cache = map[string]sobek.Value{}
+	}
+	c.cache[key] = nil
+	return true
+}
+
+func (c *console) Keys() []string { return []string{"debug", "error", "info", "log", "warn"} }
+
+// consoleFunc writes its arguments as one line: strings as they are,
+// errors as "Name: message" (Go errors as their message), other objects
+// as JSON.
+func (v *vu) consoleFunc(level logsink.Level) func(sobek.FunctionCall) sobek.Value {
+	return func(call sobek.FunctionCall) sobek.Value {
+		if level == logsink.Debug && !v.s.opts.Verbose {
+			return sobek.Undefined()
+		}
+		var b strings.Builder
+		for i, a := range call.Arguments {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(v.formatArg(a))
+		}
+		v.s.writeLine(level, b.String(), "console")
+		return sobek.Undefined()
+	}
+}
+
+func (v *vu) formatArg(a sobek.Value) string {
+	o, ok := a.(*sobek.Object)
+	if !ok {
+		return a.String()
+	}
+	if _, isFn := sobek.AssertFunction(a); isFn || o.ClassName() == "Error" {
+		return valueString(a)
+	}
+	// A Go error a promise was rejected with (k6/secrets' "no value")
+	// prints as its message, as in k6; as JSON it would be {}.
+	if _, isErr := o.Export().(error); isErr {
+		return valueString(a)
+	}
+	s, err := v.stringify(a)
+	if err != nil || s == "" {
+		return valueString(a)
+	}
+	return s
+}
+
+// open reads a file in the init context, relative to the calling module's
+// folder: a string, or an ArrayBuffer with mode "b".
+func (v *vu) open(call sobek.FunctionCall) sobek.Value {
+	name := call.Argument(0).String()
+	if v.initEnv == nil {
+		jsmod.Throwf(v.rt, "open(%q) can only be called in the init context", name)
+	}
+	mode := ""
+	if m := call.Argument(1); !sobek.IsUndefined(m) && !sobek.IsNull(m) {
+		mode = m.String()
+	}
+	path := name
+	if !filepath.IsAbs(path) {
+		base := v.s.dir
+		if u := v.callerURL(); u != nil {
+			if u.Scheme != "file" {
+				jsmod.Throwf(v.rt, "open(%q): a module loaded from %s cannot open local files by a relative path", name, u)
+			}
+			base = filepath.Dir(filepath.FromSlash(u.Path))
+		}
+		path = filepath.Join(base, path)
+	}
+	content, err := v.s.loader.ReadOpened(path)
+	if err != nil {
+		jsmod.Throwf(v.rt, "open(%q): %v", name, err)
+	}
+	if mode == "b" {
+		return v.rt.ToValue(v.rt.NewArrayBuffer([]byte(content)))
+	}
+	return v.rt.ToValue(content)
+}
+
+// require loads a module in the init context: a built-in module's default
+// export, a CommonJS module's module.exports or an ES module's namespace.
+func (v *vu) require(call sobek.FunctionCall) sobek.Value {
+	spec := call.Argument(0).String()
+	if v.initEnv == nil {
+		jsmod.Throwf(v.rt, "require(%q) can only be called in the init context", spec)
+	}
+	var base *url.URL
+	if u := v.callerURL(); u != nil {
+		base = u
+	}
+	ref, err := v.s.loader.Resolve(base, spec)
+	if err != nil {
+		jsmod.Throwf(v.rt, "%s", v.s.describe(err))
+	}
+	switch m := ref.(type) {
+	case *compile.GoModule:
+		inst, err := v.goInstance(m)
+		if err != nil {
+			jsmod.Throwf(v.rt, "%v", err)
+		}
+		return inst.GetBindingValue("default")
+	case *compile.Module:
+		mod, err := v.commonJS(m)
+		if err != nil {
+			if ex, ok := err.(*sobek.Exception); ok {
+				panic(ex.Value())
+			}
+			jsmod.Throwf(v.rt, "%s", v.s.describe(err))
+		}
+		return mod.Get("exports")
+	}
+	return sobek.Undefined()
+}
+
+// envObject is __ENV: the run's environment, overlaid with the current
+// scenario's env, plus what the script assigned. The maps it reads are
+// shared by every VU, so a VU pays only for its own assignments.
+type envObject struct {
+	rt      *sobek.Runtime
+	base    map[string]string
+	overlay map[string]string
+	own     map[string]sobek.Value // nil value: deleted
+}
+
+// Get returns a variable, nil when unset.
+func (e *envObject) Get(key string) sobek.Value {
+	if v, ok := e.own[key]; ok {
+		return v
+	}
+	if s, ok := e.overlay[key]; ok {
+		return e.rt.ToValue(s)
+	}
+	if s, ok := e.base[key]; ok {
+		return e.rt.ToValue(s)
+	}
+	return nil
+}
+
+// Set assigns a variable for this VU.
+func (e *envObject) Set(key string, val sobek.Value) bool {
+	if e.own == nil {
+		e.own = map[string]sobek.Value{}
+	}
+	e.own[key] = val
+	return true
+}
+
+// Has reports whether a variable is set.
+func (e *envObject) Has(key string) bool { return e.Get(key) != nil }
+
+// Delete unsets a variable for this VU.
+func (e *envObject) Delete(key string) bool {
+	if e.own == nil {
+		e.own = map[string]sobek.Value{}
+	}
+	e.own[key] = nil
+	return true
+}
+
+// Keys lists the variables, sorted.
+func (e *envObject) Keys() []string {
+	seen := map[string]bool{}
+	var keys []string
+	add := func(k string) {
+		if !seen[k] && e.Get(k) != nil {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	for k := range e.base {
+		add(k)
+	}
+	for k := range e.overlay {
+		add(k)
+	}
+	for k := range e.own {
+		add(k)
+	}
+	sort.Strings(keys)
+	return keys
+}

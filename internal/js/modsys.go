@@ -1,0 +1,531 @@
+package js
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/grafana/sobek"
+
+	"github.com/metronome-load/metronome/internal/js/compile"
+	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/metrics"
+)
+
+// moduleSystem is the part of a VU that evaluates modules: its exports
+// and the instances of the modules it imported, each made once per VU.
+type moduleSystem struct {
+	exports *sobek.Object
+	goMods  map[*compile.GoModule]*goInstance
+	cjs     map[*compile.Module]*sobek.Object
+	scripts map[*compile.Module]*sobek.Object // exports of modules run as functions; nil while running
+	callGo  sobek.Callable
+	goFn    func()
+}
+
+// moduleHost is the runtime side of the loader (compile.Host): it makes
+// module instances in the VU that evaluates them.
+type moduleHost struct{ s *Script }
+
+var _ compile.Host = moduleHost{}
+
+// Probe instantiates a Go module in a scratch runtime, whose data are
+// thrown away, so that the loader learns the module's export names.
+func (h moduleHost) Probe(mod modules.Module) (modules.Exports, error) {
+	probe := &vu{s: h.s, rt: sobek.New()}
+	reg := metrics.NewRegistry()
+	metrics.RegisterBuiltin(reg)
+	probe.initEnv = &modules.InitEnv{Registry: reg, CWD: h.s.dir, Shared: &modules.Shared{Get: probeShared}, Logf: func(string, ...any) {}}
+	probe.ctx = context.Background()
+	return instantiate(probe, mod)
+}
+
+// Instance makes ref's instance in the VU whose init context runs in rt,
+// once per VU: sobek asks for it at every import of the module.
+func (h moduleHost) Instance(rt *sobek.Runtime, ref compile.Ref) (sobek.ModuleInstance, error) {
+	v := h.s.vuOf(rt)
+	switch m := ref.(type) {
+	case *compile.GoModule:
+		if v == nil {
+			return nil, fmt.Errorf("module %q evaluated outside an init context", m.Name())
+		}
+		return v.goInstance(m)
+	case *compile.Module:
+		if v == nil {
+			return nil, fmt.Errorf("module %s evaluated outside an init context", m.Key())
+		}
+		if m.RunsAsFunction() {
+			exp, err := v.scriptExports(m)
+			return &scriptInstance{exports: exp}, err
+		}
+		mod, err := v.commonJS(m)
+		return &cjsInstance{module: mod}, err
+	}
+	return nil, fmt.Errorf("cannot evaluate module %T", ref)
+}
+
+// probeShared builds shared data without sharing it: the probe runtime's
+// data are thrown away.
+func probeShared(_ string, build func() (any, error)) (any, error) { return build() }
+
+// instantiate calls the module's Instantiate, turning a panic into an
+// error: a module may throw a JavaScript exception while it initialises.
+func instantiate(v *vu, mod modules.Module) (exp modules.Exports, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			switch x := r.(type) {
+			case *sobek.Exception:
+				err = x
+			case sobek.Value:
+				err = errors.New(x.String())
+			case error:
+				err = x
+			default:
+				err = fmt.Errorf("%v", x)
+			}
+		}
+	}()
+	exp, err = mod.Instantiate(v)
+	if err == nil && exp.Default != nil && modules.IsOnFirstUse(mod) {
+		err = errors.New("a module instantiated on first use cannot have a default export of its own")
+	}
+	return exp, err
+}
+
+// goInstance is a Go module's exports in one runtime. Exports become
+// JavaScript values when first used: an import binding is read lazily, and
+// a script rarely uses everything a module offers. A module marked
+// modules.OnFirstUse is instantiated then too.
+type goInstance struct {
+	v       *vu
+	mod     *compile.GoModule
+	made    bool
+	rt      *sobek.Runtime
+	exports modules.Exports
+	names   []string
+	values  map[string]sobek.Value
+	// namespace is the object import * binds in modules run as
+	// functions, made on first use.
+	namespace *sobek.Object
+}
+
+// instantiate makes the module's exports in the instance's VU.
+func (i *goInstance) instantiate() error {
+	exp, err := instantiate(i.v, i.mod.Module())
+	if err != nil {
+		return fmt.Errorf("module %q: %w", i.mod.Name(), err)
+	}
+	i.exports, i.made = exp, true
+	return nil
+}
+
+// GetBindingValue returns an export, nil when there is no such export.
+func (i *goInstance) GetBindingValue(name string) sobek.Value {
+	if v, ok := i.values[name]; ok {
+		return v
+	}
+	// The default export of a module instantiated on first use is the
+	// object of its named exports, which reads them when asked.
+	if !i.made && name != "default" {
+		if err := i.instantiate(); err != nil {
+			panic(i.rt.NewGoError(err))
+		}
+	}
+	var v sobek.Value
+	switch raw, ok := i.exports.Named[name]; {
+	case name == "default" && i.exports.Default != nil:
+		v = i.rt.ToValue(i.exports.Default)
+	case name == "default":
+		v = i.rt.NewDynamicObject(&moduleObject{i: i})
+	case ok:
+		v = i.rt.ToValue(raw)
+	default:
+		return nil
+	}
+	if i.values == nil {
+		i.values = make(map[string]sobek.Value, 4)
+	}
+	i.values[name] = v
+	return v
+}
+
+// moduleObject is the default export of a Go module that has none of its
+// own, and the namespace object of import *: an object holding the named
+// exports. As in k6, neither holds a default key.
+type moduleObject struct{ i *goInstance }
+
+func (o *moduleObject) Get(key string) sobek.Value {
+	if key == "default" {
+		return nil
+	}
+	return o.i.GetBindingValue(key)
+}
+
+func (o *moduleObject) Set(key string, val sobek.Value) bool {
+	if o.i.values == nil {
+		o.i.values = map[string]sobek.Value{}
+	}
+	o.i.values[key] = val
+	return true
+}
+
+func (o *moduleObject) Has(key string) bool { return o.Get(key) != nil }
+
+func (o *moduleObject) Delete(string) bool { return false }
+
+func (o *moduleObject) Keys() []string { return o.i.names }
+
+type cjsInstance struct{ module *sobek.Object }
+
+// GetBindingValue reads module.exports, or a property of it; the default
+// export follows the __esModule interop (cjsDefault).
+func (i *cjsInstance) GetBindingValue(name string) sobek.Value {
+	exp := i.module.Get("exports")
+	if name == "default" {
+		return cjsDefault(exp)
+	}
+	if o, ok := exp.(*sobek.Object); ok {
+		return o.Get(name)
+	}
+	return sobek.Undefined()
+}
+
+// cjsDefault is what `import x from` gives for a CommonJS module whose
+// module.exports is exports: exports.default when the module says it was
+// compiled from an ES module (exports.__esModule is truthy, as Babel,
+// TypeScript and esbuild write it), else module.exports itself. k6 does
+// the same, so `import chai from '.../k6chaijs/.../index.js'` is the
+// library's default export, not the object around it.
+func cjsDefault(exports sobek.Value) sobek.Value {
+	if o, ok := exports.(*sobek.Object); ok {
+		if flag := o.Get("__esModule"); flag != nil && flag.ToBoolean() {
+			if d := o.Get("default"); d != nil {
+				return d
+			}
+			return sobek.Undefined()
+		}
+	}
+	return exports
+}
+
+// cjsNamespace is what `import * as ns from` gives for a CommonJS module,
+// as in k6: an object holding module.exports' own enumerable properties
+// (so a __esModule flag, defined non-enumerable, is left out, and a plain
+// module has no default key).
+func cjsNamespace(rt *sobek.Runtime, exports sobek.Value) sobek.Value {
+	ns := rt.NewObject()
+	if o, ok := exports.(*sobek.Object); ok {
+		for _, k := range o.Keys() {
+			_ = ns.Set(k, o.Get(k))
+		}
+	}
+	return ns
+}
+
+// scriptInstance is a rewritten module's exports in one runtime.
+type scriptInstance struct{ exports *sobek.Object }
+
+// GetBindingValue reads an export.
+func (i *scriptInstance) GetBindingValue(name string) sobek.Value { return i.exports.Get(name) }
+
+// scriptExports runs the rewritten module f in the VU, once, after the
+// modules it imports, and returns its exports.
+func (v *vu) scriptExports(f *compile.Module) (*sobek.Object, error) {
+	if exp, ok := v.scripts[f]; ok {
+		if exp == nil {
+			return nil, fmt.Errorf("%s is imported while it runs its own imports", v.s.display(f.Key()))
+		}
+		return exp, nil
+	}
+	if v.scripts == nil {
+		v.scripts = map[*compile.Module]*sobek.Object{}
+	}
+	v.scripts[f] = nil
+	prog, imports := f.Function()
+	args := make([]sobek.Value, 1+len(imports))
+	args[0] = sobek.Undefined()
+	for i, imp := range imports {
+		val, err := v.importValue(imp)
+		if err != nil {
+			delete(v.scripts, f)
+			return nil, err
+		}
+		args[i+1] = val
+	}
+	exp, err := v.callScript(f.Key(), prog, args)
+	if err != nil {
+		delete(v.scripts, f)
+		return nil, err
+	}
+	v.scripts[f] = exp
+	return exp, nil
+}
+
+// callScript runs a wrapper program and calls the function it yields.
+func (v *vu) callScript(key string, p *sobek.Program, args []sobek.Value) (*sobek.Object, error) {
+	wrapper, err := v.rt.RunProgram(p)
+	if err != nil {
+		return nil, err
+	}
+	call, ok := sobek.AssertFunction(wrapper)
+	if !ok {
+		return nil, fmt.Errorf("module %s did not compile to a function", key)
+	}
+	ret, err := call(sobek.Undefined(), args...)
+	if err != nil {
+		return nil, err
+	}
+	exp, ok := ret.(*sobek.Object)
+	if !ok {
+		return nil, fmt.Errorf("module %s returned no exports", key)
+	}
+	return exp, nil
+}
+
+// importValue evaluates the module an import names, if it has not run
+// yet, and returns the value the import binds.
+func (v *vu) importValue(imp compile.Import) (sobek.Value, error) {
+	var ns func() sobek.Value // the namespace object, when asked for
+	var get func(name string) sobek.Value
+	switch m := imp.Ref().(type) {
+	case *compile.GoModule:
+		inst, err := v.goInstance(m)
+		if err != nil {
+			return nil, err
+		}
+		get = inst.GetBindingValue
+		ns = func() sobek.Value {
+			if inst.namespace == nil {
+				inst.namespace = v.rt.NewDynamicObject(&moduleObject{i: inst})
+			}
+			return inst.namespace
+		}
+	case *compile.Module:
+		switch {
+		case m.RunsAsFunction():
+			exp, err := v.scriptExports(m)
+			if err != nil {
+				return nil, err
+			}
+			get = exp.Get
+			ns = func() sobek.Value { return exp }
+		case m.ESM() != nil:
+			if err := v.evaluateModule(m); err != nil {
+				return nil, err
+			}
+			o := v.rt.NamespaceObjectFor(m.ESM())
+			get = o.Get
+			ns = func() sobek.Value { return o }
+		default:
+			mod, err := v.commonJS(m)
+			if err != nil {
+				return nil, err
+			}
+			exports := mod.Get("exports")
+			get = func(name string) sobek.Value {
+				if name == "default" {
+					return cjsDefault(exports)
+				}
+				if o, ok := exports.(*sobek.Object); ok {
+					return o.Get(name)
+				}
+				return sobek.Undefined()
+			}
+			ns = func() sobek.Value { return cjsNamespace(v.rt, exports) }
+		}
+	default:
+		return nil, fmt.Errorf("cannot import %q", imp.Spec())
+	}
+	var val sobek.Value
+	switch imp.Kind() {
+	case compile.ImportDefault:
+		val = get("default")
+	case compile.ImportNamed:
+		val = get(imp.Name())
+	case compile.ImportNamespace:
+		val = ns()
+	}
+	if val == nil {
+		val = sobek.Undefined()
+	}
+	return val, nil
+}
+
+// vuOf returns the VU whose init context is running in rt.
+func (s *Script) vuOf(rt *sobek.Runtime) *vu {
+	if v, ok := s.vus.Load(rt); ok {
+		return v.(*vu)
+	}
+	return nil
+}
+
+func (v *vu) evaluateInit() error {
+	m := v.s.main
+	if m.RunsAsFunction() {
+		exp, err := v.scriptExports(m)
+		if err != nil {
+			return err
+		}
+		v.exports = exp
+		return nil
+	}
+	if m.ESM() != nil {
+		if err := v.evaluateModule(m); err != nil {
+			return err
+		}
+		v.exports = v.rt.NamespaceObjectFor(m.ESM())
+		return nil
+	}
+	mod, err := v.commonJS(m)
+	if err != nil {
+		return err
+	}
+	exp, ok := mod.Get("exports").(*sobek.Object)
+	if !ok {
+		exp = v.rt.NewObject()
+	}
+	v.exports = exp
+	return nil
+}
+
+// evaluateModule evaluates an ES module and what it imports in the VU,
+// waiting for top-level awaits.
+func (v *vu) evaluateModule(f *compile.Module) error {
+	p := v.rt.CyclicModuleRecordEvaluate(f.ESM(), v.s.loader.ResolveHook)
+	if _, err := v.settle(p, nil); err != nil {
+		return err
+	}
+	if p.State() == sobek.PromiseStatePending {
+		return fmt.Errorf("%s: a top-level await never finished", v.s.display(f.Key()))
+	}
+	return nil
+}
+
+// goInstance returns the VU's instance of a Go module, instantiating it
+// on first use.
+func (v *vu) goInstance(m *compile.GoModule) (*goInstance, error) {
+	if inst, ok := v.goMods[m]; ok {
+		return inst, nil
+	}
+	inst := &goInstance{v: v, mod: m, rt: v.rt, names: m.Named()}
+	if !modules.IsOnFirstUse(m.Module()) {
+		if err := inst.instantiate(); err != nil {
+			return nil, err
+		}
+	}
+	if v.goMods == nil {
+		v.goMods = map[*compile.GoModule]*goInstance{}
+	}
+	v.goMods[m] = inst
+	return inst, nil
+}
+
+// commonJS runs a CommonJS module in the VU, once, and returns its module
+// object. An ES module loaded through require() is evaluated and its
+// namespace object stands for module.exports.
+func (v *vu) commonJS(f *compile.Module) (*sobek.Object, error) {
+	if mod, ok := v.cjs[f]; ok {
+		return mod, nil
+	}
+	if v.cjs == nil {
+		v.cjs = map[*compile.Module]*sobek.Object{}
+	}
+	mod := v.rt.NewObject()
+	if f.RunsAsFunction() {
+		exp, err := v.scriptExports(f)
+		if err != nil {
+			return nil, err
+		}
+		_ = mod.Set("exports", exp)
+		v.cjs[f] = mod
+		return mod, nil
+	}
+	if f.ESM() != nil {
+		if err := v.evaluateModule(f); err != nil {
+			return nil, err
+		}
+		_ = mod.Set("exports", v.rt.NamespaceObjectFor(f.ESM()))
+		v.cjs[f] = mod
+		return mod, nil
+	}
+	exports := v.rt.NewObject()
+	_ = mod.Set("exports", exports)
+	v.cjs[f] = mod
+	wrapper, err := v.rt.RunProgram(f.CommonJS())
+	if err != nil {
+		return nil, err
+	}
+	call, ok := sobek.AssertFunction(wrapper)
+	if !ok {
+		return nil, fmt.Errorf("module %s did not compile to a function", f.Key())
+	}
+	if _, err := call(sobek.Undefined(), mod, exports); err != nil {
+		delete(v.cjs, f)
+		return nil, err
+	}
+	return mod, nil
+}
+
+// importDynamically starts an import() expression: the module is loaded
+// (once per test) at once, and the import finishes from the event loop,
+// as sobek requires.
+func (v *vu) importDynamically(referrer any, specifier sobek.Value, payload any) {
+	spec := specifier.String()
+	var base *url.URL
+	if rec, ok := referrer.(sobek.ModuleRecord); ok {
+		base = v.s.loader.URLOf(rec)
+	}
+	if base == nil {
+		base = v.callerURL()
+	}
+	ref, err := v.s.loader.Resolve(base, spec)
+	cb := v.loop.register()
+	cb(func() error {
+		var rec sobek.ModuleRecord
+		var reason any
+		if err == nil {
+			rec, err = v.s.loader.DynamicRecord(ref)
+		}
+		if err != nil {
+			reason = v.rt.NewGoError(errors.New(v.s.describe(err)))
+		}
+		return v.topLevel(func() {
+			v.rt.FinishLoadingImportModule(referrer, specifier, payload, rec, reason)
+		})
+	})
+}
+
+// topLevel runs f as if JavaScript had called it, so that the promise jobs
+// it queues run before topLevel returns, with the VU findable from its
+// runtime for the modules that f evaluates.
+func (v *vu) topLevel(f func()) error {
+	if v.callGo == nil {
+		v.callGo, _ = sobek.AssertFunction(v.rt.ToValue(func(sobek.FunctionCall) sobek.Value {
+			v.goFn()
+			return sobek.Undefined()
+		}))
+	}
+	v.goFn = f
+	v.s.vus.Store(v.rt, v)
+	_, err := v.callGo(sobek.Undefined())
+	v.s.vus.Delete(v.rt)
+	v.goFn = nil
+	return err
+}
+
+// callerURL is the URL of the module whose code called the running Go
+// function, nil when unknown.
+func (v *vu) callerURL() *url.URL {
+	var buf [8]sobek.StackFrame
+	for _, f := range v.rt.CaptureCallStack(len(buf), buf[:0]) {
+		name := f.SrcName()
+		if name == "<native>" || name == "" {
+			continue
+		}
+		if u, err := url.Parse(name); err == nil && u.Scheme != "" {
+			return u
+		}
+	}
+	return nil
+}
