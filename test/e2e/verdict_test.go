@@ -143,8 +143,12 @@ func TestOperatorMergedVerdictMatchesSingleRun(t *testing.T) {
 		}
 	}
 
+	// The generator's health lists the reasons its intervals were
+	// limited, one entry per reason that occurred: how many is the
+	// machine's doing in each run, not the data's shape.
 	one, all := readAny(t, file("single.shape.json")), readAny(t, file("merged.shape.json"))
-	if a, b := shapeOf(one), shapeOf(all); !slices.Equal(a, b) {
+	limited := func(k string) bool { return strings.HasPrefix(k, "/metronome/health/reasons[") }
+	if a, b := slices.DeleteFunc(shapeOf(one), limited), slices.DeleteFunc(shapeOf(all), limited); !slices.Equal(a, b) {
 		t.Errorf("handleSummary data differ in shape:\none instance %v\nmerged %v", a, b)
 	}
 	if html, err := os.ReadFile(file("report.html")); err != nil || !strings.Contains(string(html), "corrected") {
