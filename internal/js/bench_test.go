@@ -18,33 +18,26 @@ import (
 // iteration: an empty default function on a cancellable context, as the
 // executors call it.
 func BenchmarkVURunEmptyIteration(b *testing.B) {
-	r := jstest.Load(b, map[string]string{"script.js": `export default function () {}`}, nil)
-	vu, err := r.Script.NewVU(context.Background(), 1, metrics.RecorderFunc(func(metrics.Sample) {}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	it := executor.Iteration{Scenario: jstest.DefaultScenario}
-	b.ReportAllocs()
-	for b.Loop() {
-		if res := vu.Run(ctx, it); res.Outcome != executor.Completed {
-			b.Fatal(res.Outcome)
-		}
-	}
+	benchIterations(b, `export default function () {}`)
 }
 
 // BenchmarkVURunCheckIteration is an iteration with one check and one
 // custom metric sample, the typical per-iteration work outside HTTP.
 func BenchmarkVURunCheckIteration(b *testing.B) {
-	r := jstest.Load(b, map[string]string{"script.js": `
+	benchIterations(b, `
 import { check } from "k6";
 import { Trend } from "k6/metrics";
 const t = new Trend("t_latency");
 export default function () {
 	check(200, { "status is 200": (s) => s === 200 });
 	t.add(1.5);
-}`}, nil)
+}`)
+}
+
+// benchIterations runs script's default function on one VU, b.N times, on
+// a cancellable context as the executors call it.
+func benchIterations(b *testing.B, script string) {
+	r := jstest.Load(b, map[string]string{"script.js": script}, nil)
 	vu, err := r.Script.NewVU(context.Background(), 1, metrics.RecorderFunc(func(metrics.Sample) {}))
 	if err != nil {
 		b.Fatal(err)
