@@ -41,8 +41,8 @@ func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) 
 	if err != nil {
 		return nil, err
 	}
-	p := arrivalOptions{name}
-	unit, err := p.timeUnit(o.TimeUnit)
+	p := ArrivalOptions{Scenario: name}
+	unit, err := p.TimeUnit(o.TimeUnit)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func parseConstantArrivalRate(name string, raw json.RawMessage) (Config, error) 
 	if err != nil {
 		return nil, err
 	}
-	pre, maxVUs, err := p.vus(o.PreAllocatedVUs, o.MaxVUs, false)
+	pre, maxVUs, err := p.VUs(o.PreAllocatedVUs, o.MaxVUs, false)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func NewIntendedArrivalRate(sc *Scenario, spec schedule.Spec, preAllocatedVUs, m
 	if maxVUs == 0 {
 		return nil, fmt.Errorf("maxVUs must be greater than 0")
 	}
-	c, err := arrivalOptions{sc.Name}.config(sc, spec, preAllocatedVUs, maxVUs, true)
+	c, err := ArrivalOptions{Scenario: sc.Name}.config(sc, spec, preAllocatedVUs, maxVUs, true)
 	if err != nil {
 		return nil, err
 	}
@@ -63,9 +63,9 @@ func parseIntendedArrivalRate(name string, raw json.RawMessage) (Config, error) 
 	if err != nil {
 		return nil, err
 	}
-	p := arrivalOptions{name}
+	p := ArrivalOptions{Scenario: name}
 	spec := schedule.Spec{}
-	if spec.TimeUnit, err = p.timeUnit(o.TimeUnit); err != nil {
+	if spec.TimeUnit, err = p.TimeUnit(o.TimeUnit); err != nil {
 		return nil, err
 	}
 	constant := o.Rate != nil || o.Duration != nil
@@ -76,7 +76,7 @@ func parseIntendedArrivalRate(name string, raw json.RawMessage) (Config, error) 
 		if !arrivalGiven(o.Stages) {
 			opt = "startRate"
 		}
-		return nil, p.errorf(opt, "cannot be combined with rate and duration: give either rate and duration, or startRate and stages")
+		return nil, p.Errorf(opt, "cannot be combined with rate and duration: give either rate and duration, or startRate and stages")
 	case ramp:
 		if spec.StartRate, spec.Stages, err = p.stages(o.StartRate, o.Stages, spec.TimeUnit); err != nil {
 			return nil, err
@@ -95,12 +95,12 @@ func parseIntendedArrivalRate(name string, raw json.RawMessage) (Config, error) 
 		case "poisson":
 			spec.Arrivals = schedule.ArrivalsPoisson
 		default:
-			return nil, p.errorf("arrivals", `must be "uniform" or "poisson", got %q`, *o.Arrivals)
+			return nil, p.Errorf("arrivals", `must be "uniform" or "poisson", got %q`, *o.Arrivals)
 		}
 	}
 	switch {
 	case o.Seed != nil && spec.Arrivals != schedule.ArrivalsPoisson:
-		return nil, p.errorf("seed", `only applies to arrivals: "poisson"`)
+		return nil, p.Errorf("seed", `only applies to arrivals: "poisson"`)
 	case o.Seed != nil:
 		spec.Seed = uint64(*o.Seed)
 	default:
@@ -111,7 +111,7 @@ func parseIntendedArrivalRate(name string, raw json.RawMessage) (Config, error) 
 		h.Write([]byte(name))
 		spec.Seed = h.Sum64()
 	}
-	pre, maxVUs, err := p.vus(o.PreAllocatedVUs, o.MaxVUs, true)
+	pre, maxVUs, err := p.VUs(o.PreAllocatedVUs, o.MaxVUs, true)
 	if err != nil {
 		return nil, err
 	}

@@ -39,8 +39,8 @@ func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := arrivalOptions{name}
-	unit, err := p.timeUnit(o.TimeUnit)
+	p := ArrivalOptions{Scenario: name}
+	unit, err := p.TimeUnit(o.TimeUnit)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func parseRampingArrivalRate(name string, raw json.RawMessage) (Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	pre, maxVUs, err := p.vus(o.PreAllocatedVUs, o.MaxVUs, false)
+	pre, maxVUs, err := p.VUs(o.PreAllocatedVUs, o.MaxVUs, false)
 	if err != nil {
 		return nil, err
 	}

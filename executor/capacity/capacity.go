@@ -80,18 +80,15 @@ func Parse(name string, raw json.RawMessage) (executor.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	bad := func(option, format string, args ...any) error {
-		return fmt.Errorf("scenarios.%s.%s: %s", name, option, fmt.Sprintf(format, args...))
-	}
+	opts := executor.ArrivalOptions{Scenario: name}
+	bad := opts.Errorf
 	if o.GracefulStop == nil {
 		sc.GracefulStop = defaultDrain
 	}
-	c := &Config{scenario: sc, unit: time.Second, step: defaultStepDuration, maxErrorRate: defaultErrors,
+	c := &Config{scenario: sc, step: defaultStepDuration, maxErrorRate: defaultErrors,
 		search: search{growth: defaultGrowth, precision: defaultPrecision}}
-	if o.TimeUnit != nil {
-		if c.unit = o.TimeUnit.Std(); c.unit <= 0 {
-			return nil, bad("timeUnit", "must be greater than 0")
-		}
+	if c.unit, err = opts.TimeUnit(o.TimeUnit); err != nil {
+		return nil, err
 	}
 	switch {
 	case o.StartRate == nil:
@@ -138,21 +135,8 @@ func Parse(name string, raw json.RawMessage) (executor.Config, error) {
 			return nil, bad("precision", "must be between %v and %v, got %v", minPrecision, maxPrecision, c.search.precision)
 		}
 	}
-	switch {
-	case o.PreAllocatedVUs == nil:
-		return nil, bad("preAllocatedVUs", "required: the number of VUs to initialise before the search starts")
-	case *o.PreAllocatedVUs < 0:
-		return nil, bad("preAllocatedVUs", "must not be negative")
-	}
-	c.pre, c.maxVUs = int(*o.PreAllocatedVUs), int(*o.PreAllocatedVUs)
-	if o.MaxVUs != nil {
-		if *o.MaxVUs < *o.PreAllocatedVUs {
-			return nil, bad("maxVUs", "must not be less than preAllocatedVUs (%d)", *o.PreAllocatedVUs)
-		}
-		c.maxVUs = int(*o.MaxVUs)
-	}
-	if c.maxVUs == 0 {
-		return nil, bad("maxVUs", "must be greater than 0")
+	if c.pre, c.maxVUs, err = opts.VUs(o.PreAllocatedVUs, o.MaxVUs, true); err != nil {
+		return nil, err
 	}
 	if c.steps = c.search.maxSteps(); c.steps > maxSteps {
 		return nil, bad("growth", "the search could take %d steps, more than %d; raise growth or precision, or narrow startRate to maxRate", c.steps, maxSteps)

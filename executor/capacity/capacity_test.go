@@ -304,17 +304,20 @@ func TestSegments(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	for js, want := range map[string]string{
-		`{"executor":"capacity-search","maxRate":10,"objective":"p(99)<50","preAllocatedVUs":1}`:                                      "scenarios.test.startRate: required",
-		`{"executor":"capacity-search","startRate":10,"maxRate":5,"objective":"p(99)<50","preAllocatedVUs":1}`:                        "scenarios.test.maxRate: must not be less than startRate (10)",
-		`{"executor":"capacity-search","startRate":10,"maxRate":50,"preAllocatedVUs":1}`:                                              "scenarios.test.objective: required",
-		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"rate<0.1","preAllocatedVUs":1}`:                       `scenarios.test.objective: "rate" is not valid for corrected_latency`,
-		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<<5","preAllocatedVUs":1}`:                       "scenarios.test.objective: ",
-		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)>5","preAllocatedVUs":1}`:                        `scenarios.test.objective: "p(99)>5" must bound latency from above`,
-		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"growth":1}`:            "scenarios.test.growth: must be between 1.05 and 10",
-		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"stepDuration":"10ms"}`: "scenarios.test.stepDuration: must be at least 1s",
-		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50"}`:                                           "scenarios.test.preAllocatedVUs: required",
-		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"maxErrorRate":2}`:      "scenarios.test.maxErrorRate: must be between 0 and 1",
-		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"rate":5}`:              "scenarios.test.rate: unknown option",
+		`{"executor":"capacity-search","maxRate":10,"objective":"p(99)<50","preAllocatedVUs":1}`:                                       "scenarios.test.startRate: required",
+		`{"executor":"capacity-search","startRate":10,"maxRate":5,"objective":"p(99)<50","preAllocatedVUs":1}`:                         "scenarios.test.maxRate: must not be less than startRate (10)",
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"preAllocatedVUs":1}`:                                               "scenarios.test.objective: required",
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"rate<0.1","preAllocatedVUs":1}`:                        `scenarios.test.objective: "rate" is not valid for corrected_latency`,
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<<5","preAllocatedVUs":1}`:                        "scenarios.test.objective: ",
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)>5","preAllocatedVUs":1}`:                         `scenarios.test.objective: "p(99)>5" must bound latency from above`,
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"growth":1}`:             "scenarios.test.growth: must be between 1.05 and 10",
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"stepDuration":"10ms"}`:  "scenarios.test.stepDuration: must be at least 1s",
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50"}`:                                            "scenarios.test.preAllocatedVUs: required",
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"maxErrorRate":2}`:       "scenarios.test.maxErrorRate: must be between 0 and 1",
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"rate":5}`:               "scenarios.test.rate: unknown option",
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"maxVUs":1000000000000}`: "scenarios.test.maxVUs: must not exceed 100000000",
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":0}`:                        "scenarios.test.maxVUs: must be greater than 0",
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"timeUnit":"-1s"}`:       "scenarios.test.timeUnit: must be greater than 0",
 	} {
 		_, err := capacity.Parse("test", json.RawMessage(js))
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
