@@ -55,6 +55,30 @@ type Scanned struct {
 	First, Last time.Time
 }
 
+// maxLineBytes bounds a line, so that a damaged file without line breaks
+// costs bounded memory. An interval's line holds every series' aggregate:
+// at most DefaultMaxSeries of them, each a sparse histogram of at most a
+// few KB, so metronome's own lines stay well below it.
+const maxLineBytes = 256 << 20
+
+var errLongLine = errors.New("line too long")
+
+// readLine returns the next line with its break, or errLongLine once it
+// passes limit bytes.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var buf []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(buf)+len(frag) > limit {
+			return nil, errLongLine
+		}
+		buf = append(buf, frag...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return buf, err
+		}
+	}
+}
+
 // Scan reads a result file line by line and calls visit with each series'
 // aggregate of each interval, in the file's order. A file that ends
 // without its end line, or whose last line was cut short, is read up to
@@ -67,7 +91,10 @@ func Scan(r io.Reader, name string, visit func(*Delta)) (*Scanned, error) {
 	metricsByName := map[string]MetricDef{}
 	series := map[int]*SeriesInfo{}
 	for n := 1; ; n++ {
-		raw, err := br.ReadBytes('\n')
+		raw, err := readLine(br, maxLineBytes)
+		if errors.Is(err, errLongLine) {
+			return nil, fmt.Errorf("%s: line %d is longer than %d MiB, not a result line", name, n, maxLineBytes>>20)
+		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("cannot read %s: %w", name, err)
 		}

@@ -1,9 +1,12 @@
 package result
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -354,5 +357,31 @@ func TestNewErrors(t *testing.T) {
 	}
 	if err := o.Start(); err == nil || !strings.Contains(err.Error(), "cannot create") {
 		t.Errorf("unwritable: %v", err)
+	}
+}
+
+// endless is a file that never ends a line.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
+// A damaged file without line breaks is refused once a line passes the
+// bound, instead of being read into memory whole.
+func TestLongLineIsRefused(t *testing.T) {
+	if _, err := readLine(bufio.NewReaderSize(endless{}, 4096), 1<<20); !errors.Is(err, errLongLine) {
+		t.Fatalf("an endless line: %v, want errLongLine", err)
+	}
+	if testing.Short() {
+		return
+	}
+	head := `{"header":{"format":"metronome-result","version":1}}` + "\n"
+	_, err := Read(io.MultiReader(strings.NewReader(head), endless{}), "long.result")
+	if err == nil || !strings.Contains(err.Error(), "long.result: line 2 is longer than 256 MiB") {
+		t.Errorf("an endless second line: %v", err)
 	}
 }
