@@ -87,7 +87,8 @@ type Result struct {
 	// Start and End span the output's samples.
 	Start, End time.Time
 
-	// rebuilt holds the rebuilt samples in time order.
+	// rebuilt holds the rebuilt samples in time order, for the log: only
+	// with Options.Log.
 	rebuilt []sample
 	// k6Log and rebuiltLog are the interval logs of k6's time trends and
 	// of the rebuilt samples, each in time order; WriteLog interleaves
@@ -416,7 +417,9 @@ func (a *auditRun) rebuilt(s metrics.Sample) {
 	if s.Metric == a.b.CorrectedLatency {
 		a.rows.add(SourceAudit, s, a.res.Start)
 	}
-	a.res.rebuilt = append(a.res.rebuilt, sample{at: s.Time.UnixNano(), value: s.Value, metric: s.Metric, tags: s.Tags})
+	if a.log != nil {
+		a.res.rebuilt = append(a.res.rebuilt, sample{at: s.Time.UnixNano(), value: s.Value, metric: s.Metric, tags: s.Tags})
+	}
 }
 
 // millisToNanos converts k6's milliseconds to whole nanoseconds.

@@ -224,7 +224,8 @@ func TestOpenScheduleMismatch(t *testing.T) {
 // audit audits out with the options.
 func audit(t *testing.T, out *k6Output, options string) *Result {
 	t.Helper()
-	res, err := Audit(bytes.NewReader(out.b.Bytes()), "out.json", Options{Scenarios: scenarios(t, options)})
+	// Log keeps the rebuilt samples, which values reads.
+	res, err := Audit(bytes.NewReader(out.b.Bytes()), "out.json", Options{Scenarios: scenarios(t, options), Log: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,7 +137,7 @@ func TestSkippedLines(t *testing.T) {
 // scenario; with several its samples cannot be told apart.
 func TestWithoutScenarioTags(t *testing.T) {
 	in := strings.ReplaceAll(frozenOpen(true, nil).b.String(), `"scenario":"open"`, `"group":""`)
-	res, err := Audit(strings.NewReader(in), "untagged.json", Options{Scenarios: scenarios(t, openOptions)})
+	res, err := Audit(strings.NewReader(in), "untagged.json", Options{Scenarios: scenarios(t, openOptions), Log: true})
 	if err != nil {
 		t.Fatal(err)
 	}

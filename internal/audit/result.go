@@ -84,8 +84,8 @@ func (a *auditRun) finish() error {
 	}
 	elapsed := res.End.Sub(res.Start)
 	res.Report = eng.EvaluateThresholds(elapsed, true)
-	slices.SortStableFunc(res.rebuilt, func(x, y sample) int { return cmp.Compare(x.at, y.at) })
 	if a.log != nil {
+		slices.SortStableFunc(res.rebuilt, func(x, y sample) int { return cmp.Compare(x.at, y.at) })
 		if res.k6Log, err = a.log.close(); err != nil {
 			return fmt.Errorf("the HdrHistogram log: %w", err)
 		}
