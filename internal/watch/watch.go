@@ -16,6 +16,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -145,9 +146,9 @@ func (w *watcher) run(ctx context.Context) (*Outcome, error) {
 		if !w.start.IsZero() {
 			if state.ended {
 				w.settle(ctx, tick)
-				return w.final(ctx)
+				return w.final(ctx), nil
 			}
-			if crossed := w.evaluate(ctx, true); len(crossed) > 0 {
+			if crossed := w.evaluate(ctx); len(crossed) > 0 {
 				fmt.Fprintf(w.cfg.Stdout, "crossed on the union: %s; stopping %d runner(s)\n", strings.Join(crossed, ", "), len(w.cfg.Runners))
 				if err := w.runners.stop(ctx); err != nil {
 					return &Outcome{Crossed: crossed}, err
@@ -161,11 +162,9 @@ func (w *watcher) run(ctx context.Context) (*Outcome, error) {
 					}
 				}
 				w.settle(ctx, tick)
-				out, err := w.final(ctx)
-				if out != nil {
-					out.Crossed = crossed
-				}
-				return out, err
+				out := w.final(ctx)
+				out.Crossed = crossed
+				return out, nil
 			}
 		}
 		select {
@@ -177,8 +176,8 @@ func (w *watcher) run(ctx context.Context) (*Outcome, error) {
 }
 
 // evaluate evaluates every check and returns those that fail (past their
-// delayAbortEval when abort is set), printing one line.
-func (w *watcher) evaluate(ctx context.Context, abort bool) []string {
+// delayAbortEval), printing one line.
+func (w *watcher) evaluate(ctx context.Context) []string {
 	elapsed := w.cfg.Now().Sub(w.start)
 	var parts, crossed []string
 	for _, c := range w.checks {
@@ -194,7 +193,7 @@ func (w *watcher) evaluate(ctx context.Context, abort bool) []string {
 		mark := "✓"
 		if !c.Expr.Holds(v) {
 			mark = "✗"
-			if !abort || elapsed >= c.Def.DelayAbortEval {
+			if elapsed >= c.Def.DelayAbortEval {
 				crossed = append(crossed, c.Key+": "+c.Def.Source)
 			}
 		}
@@ -230,7 +229,7 @@ func (w *watcher) settle(ctx context.Context, tick *time.Ticker) {
 
 // final evaluates the checks once more, once the runners' last pushes are
 // in, for the record.
-func (w *watcher) final(ctx context.Context) (*Outcome, error) {
+func (w *watcher) final(ctx context.Context) *Outcome {
 	out := &Outcome{Final: map[string]float64{}}
 	elapsed := w.cfg.Now().Sub(w.start)
 	for _, c := range w.checks {
@@ -238,15 +237,10 @@ func (w *watcher) final(ctx context.Context) (*Outcome, error) {
 			out.Final[c.Key+": "+c.Def.Source] = v
 		}
 	}
-	keys := make([]string, 0, len(out.Final))
-	for k := range out.Final {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(out.Final)) {
 		fmt.Fprintf(w.cfg.Stdout, "at the end: %s → %s\n", k, format(out.Final[k]))
 	}
-	return out, nil
+	return out
 }
 
 // value queries c's value: ok is false while Prometheus has no series.
