@@ -359,7 +359,7 @@ func addReportIntervals(lr *dashboard.LogReader, name string) error {
 		}
 		s := hdrlog.Series{Metric: m.Name}
 		s.Scenario, _ = d.Series.Tags.Get("scenario")
-		if m.Name == metrics.CorrectedLatencyName || slices.Contains(hdrlog.RawMetrics, m.Name) {
+		if hdrlog.PerName(m.Name) {
 			s.Name, _ = d.Series.Tags.Get("name")
 		}
 		if m.Name == metrics.CorrectedLatencyName {

@@ -106,12 +106,15 @@ func (w *windowState) newSlot() *windowSlot {
 	}
 	sl := &windowSlot{}
 	if w.typ == Trend {
-		sl.pos = newPackedTrendHistogram()
+		sl.pos = NewPackedTrendHistogram()
 	}
 	return sl
 }
 
-func newPackedTrendHistogram() *hdrhistogram.PackedHistogram {
+// NewPackedTrendHistogram returns a sparse histogram with a trend's range
+// and precision: what a window's step, or a reader of interval logs, keeps
+// of a trend at a few KB instead of the dense form's hundreds.
+func NewPackedTrendHistogram() *hdrhistogram.PackedHistogram {
 	return hdrhistogram.NewPacked(1, trendHighest, TrendSignificantDigits)
 }
 
@@ -233,7 +236,7 @@ func (sl *windowSlot) add(s *Sample, typ Type) {
 	}
 	if v < 0 {
 		if sl.neg == nil {
-			sl.neg = newPackedTrendHistogram()
+			sl.neg = NewPackedTrendHistogram()
 		}
 		_ = sl.neg.RecordValue(toUnits(-v))
 		return

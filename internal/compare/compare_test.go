@@ -47,7 +47,7 @@ func (sv server) run(seed uint64, name string, sinks ...*metrics.TrendSink) *Run
 	for sec := range sv.seconds {
 		start := t0.Add(time.Duration(sec) * time.Second)
 		r.Starts = append(r.Starts, start)
-		h := newHistogram()
+		h := metrics.NewPackedTrendHistogram()
 		median := sv.median * math.Exp(0.05*rng.NormFloat64())
 		pause := sv.hiccups && rng.Float64() < 0.03
 		for range sv.rate {

@@ -113,7 +113,7 @@ func labelsOr(labels string) string {
 // rawMetric is the raw metric the report shows, "" when none.
 func (r *Report) rawMetric() string {
 	for _, row := range r.Rows {
-		if row.Metric != metrics.CorrectedLatencyName && perName(row.Metric) {
+		if row.Metric != metrics.CorrectedLatencyName && hdrlog.PerName(row.Metric) {
 			return row.Metric
 		}
 	}

@@ -135,7 +135,7 @@ func (run *Run) readHdrlog(r io.Reader) error {
 		s := run.series(SeriesKey{Metric: tag.Metric, Scenario: tag.Scenario, Name: tag.Name, Folded: tag.Folded}, index)
 		p := s.Intervals[iv.Start.UnixMilli()]
 		if p == nil {
-			p = newHistogram()
+			p = metrics.NewPackedTrendHistogram()
 			s.Intervals[iv.Start.UnixMilli()] = p
 		}
 		// The log's microseconds are the trend histograms' units.
@@ -172,13 +172,13 @@ func (run *Run) readResult(r io.Reader) error {
 		tags := d.Series.Tags
 		key := SeriesKey{Metric: d.Series.Metric.Name}
 		key.Scenario, _ = tags.Get("scenario")
-		if perName(key.Metric) {
+		if hdrlog.PerName(key.Metric) {
 			key.Name, _ = tags.Get("name")
 		}
 		s := run.series(key, index)
 		p := s.Intervals[d.Start.UnixMilli()]
 		if p == nil {
-			p = newHistogram()
+			p = metrics.NewPackedTrendHistogram()
 			s.Intervals[d.Start.UnixMilli()] = p
 		}
 		run.Dropped += p.Merge(d.Pos)
@@ -192,14 +192,4 @@ func (run *Run) readResult(r io.Reader) error {
 
 func sortStarts(run *Run) {
 	slices.SortFunc(run.Starts, func(a, b time.Time) int { return a.Compare(b) })
-}
-
-func newHistogram() *hdrhistogram.PackedHistogram {
-	return hdrhistogram.NewPacked(1, metrics.TrendHighestUnit, metrics.TrendSignificantDigits)
-}
-
-// perName reports whether compare splits metric by request name: the
-// requests' durations and corrected_latency, as the hdrlog does.
-func perName(metric string) bool {
-	return metric == metrics.CorrectedLatencyName || slices.Contains(hdrlog.RawMetrics, metric)
 }

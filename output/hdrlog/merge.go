@@ -174,7 +174,7 @@ type Endpoint struct {
 // when the logs have some, come last as one Endpoint.
 func (m *Merger) Endpoints() []Endpoint {
 	by := m.mergeInto(func(s Series) (Series, bool) {
-		return Series{Metric: s.Metric, Name: s.Name, Folded: s.Folded}, perName(s.Metric) && (s.Name != "" || s.Folded)
+		return Series{Metric: s.Metric, Name: s.Name, Folded: s.Folded}, PerName(s.Metric) && (s.Name != "" || s.Folded)
 	})
 	eps := map[Series]*Endpoint{}
 	for k, d := range by {

@@ -315,7 +315,7 @@ func (o *Output) slot(m *metrics.Metric, tags *metrics.TagSet) int {
 // series is the Series a sample of metric with tags is logged in.
 func (o *Output) series(metric string, tags *metrics.TagSet) Series {
 	s := Series{Metric: metric, Scenario: o.secrets.Redact(tagValue(tags, "scenario"))}
-	if !perName(metric) {
+	if !PerName(metric) {
 		return s
 	}
 	if metric == metrics.CorrectedLatencyName {

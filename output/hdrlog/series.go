@@ -2,28 +2,23 @@ package hdrlog
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/metronome-load/metronome/metrics"
 )
 
 // RawMetrics are the duration metrics of the requests that record
-// corrected_latency (docs/DESIGN.md §2.2), in the order a name's raw figures
-// are looked for: k6/http, gRPC, WebSocket connects. They and
-// corrected_latency are logged per request name.
-var RawMetrics = []string{metrics.HTTPReqDurationName, "grpc_req_duration", "ws_connecting"}
+// corrected_latency, in the order a name's raw figures are looked for:
+// metrics.RequestDurationNames. They and corrected_latency are logged per
+// request name.
+var RawMetrics = metrics.RequestDurationNames
 
-// perName reports whether the log splits metric by request name.
-func perName(metric string) bool {
-	if metric == metrics.CorrectedLatencyName {
-		return true
-	}
-	for _, m := range RawMetrics {
-		if m == metric {
-			return true
-		}
-	}
-	return false
+// PerName reports whether the log splits metric by request name: the
+// requests' durations and corrected_latency. compare and the verdict's
+// report split the same way.
+func PerName(metric string) bool {
+	return metric == metrics.CorrectedLatencyName || slices.Contains(RawMetrics, metric)
 }
 
 // Series is what one line of the log holds the interval histogram of: a
