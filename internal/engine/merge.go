@@ -90,16 +90,7 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 	addThresholds(opts, cfg.Thresholds)
 	defs := ThresholdDefs(opts)
 	notes := wholeRunWindows(defs)
-	systemTags := map[string]bool{}
-	for _, t := range opts.SystemTags {
-		systemTags[t] = true
-	}
-	eng, err := metrics.NewEngine(reg, metrics.EngineOptions{
-		Thresholds:                defs,
-		ExpectedResponseSubmetric: systemTags["expected_response"],
-		Submetrics:                summarySubmetrics(cfgs),
-		Breakdowns:                endpointBreakdowns(systemTags),
-	})
+	eng, err := metrics.NewEngine(reg, engineOptions(defs, systemTagSet(opts), cfgs))
 	if err != nil {
 		return exitcode.Wrap(exitcode.InvalidConfig, err)
 	}

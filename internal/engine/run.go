@@ -129,10 +129,7 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 	}
 	r.builtin = metrics.RegisterBuiltin(r.reg)
 	r.monitor = r.newMonitor()
-	r.systemTags = map[string]bool{}
-	for _, t := range r.opts.SystemTags {
-		r.systemTags[t] = true
-	}
+	r.systemTags = systemTagSet(r.opts)
 	r.runTags = metrics.NewTags(r.opts.Tags)
 	r.caps = cfg.Script.Capabilities()
 
@@ -179,12 +176,7 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 		return nil, err
 	}
 
-	r.engine, err = metrics.NewEngine(r.reg, metrics.EngineOptions{
-		Thresholds:                ThresholdDefs(r.opts),
-		ExpectedResponseSubmetric: r.systemTags["expected_response"],
-		Submetrics:                summarySubmetrics(configs(r.scenarios)),
-		Breakdowns:                endpointBreakdowns(r.systemTags),
-	})
+	r.engine, err = metrics.NewEngine(r.reg, engineOptions(ThresholdDefs(r.opts), r.systemTags, configs(r.scenarios)))
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
 	}
@@ -223,6 +215,27 @@ func scenarios(opts *config.Options, caps executor.Capabilities) ([]executor.Con
 		return nil, exitcode.Errorf(exitcode.InvalidConfig, "%s: the script does not export a function named %q", path, b.Exec)
 	}
 	return cfgs, nil
+}
+
+// systemTagSet is the set of the run's system tags.
+func systemTagSet(o *config.Options) map[string]bool {
+	set := map[string]bool{}
+	for _, t := range o.SystemTags {
+		set[t] = true
+	}
+	return set
+}
+
+// engineOptions are the metrics engine's options for a run of scenarios
+// cfgs, and for the merge of such runs' result files: one place, so that a
+// merge judges thresholds exactly as a single run does.
+func engineOptions(defs map[string][]metrics.ThresholdDef, systemTags map[string]bool, cfgs []executor.Config) metrics.EngineOptions {
+	return metrics.EngineOptions{
+		Thresholds:                defs,
+		ExpectedResponseSubmetric: systemTags["expected_response"],
+		Submetrics:                summarySubmetrics(cfgs),
+		Breakdowns:                endpointBreakdowns(systemTags),
+	}
 }
 
 // ThresholdDefs are the thresholds of the options, keyed as
