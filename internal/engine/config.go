@@ -47,4 +47,8 @@ type Config struct {
 	// Paused makes the run wait, VUs initialised, until the REST API
 	// resumes it.
 	Paused bool
+
+	// healthOff turns the periodic health measurement off; only the
+	// benchmark that measures its cost sets it (export_test.go).
+	healthOff bool
 }

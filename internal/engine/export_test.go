@@ -1,5 +1,5 @@
 package engine
 
-// SetHealthOff turns the generator's health measurement off (true) or on
-// for the runs that follow, so that a benchmark can measure what it costs.
-func SetHealthOff(off bool) { healthOff = off }
+// HealthOff turns the generator's health measurement off for the run c
+// configures, so that a benchmark can measure what it costs.
+func HealthOff(c *Config) { c.healthOff = true }

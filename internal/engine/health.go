@@ -56,15 +56,10 @@ func (r *testRun) arrivalCounts() (started, lateWakeup, lateForVU int64) {
 	return started, lateWakeup, lateForVU
 }
 
-// healthOff turns the periodic health measurement off. Only the
-// benchmark that measures what it costs sets it (BenchmarkHealthCost runs
-// the same test with and without), between runs.
-var healthOff bool
-
 // tickHealth records the generator's health since the previous tick, if
 // any time passed.
 func (r *testRun) tickHealth(rec metrics.Recorder) {
-	if healthOff {
+	if r.cfg.healthOff {
 		return
 	}
 	if iv, ok := r.monitor.Tick(); ok {

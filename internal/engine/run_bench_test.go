@@ -97,7 +97,6 @@ func BenchmarkRunOpen(b *testing.B) {
 func BenchmarkHealthCost(b *testing.B) {
 	const pairs, secs = 9, 4
 	target := benchTarget(b)
-	defer engine.SetHealthOff(false)
 	for _, rate := range []int{100, 2000} {
 		b.Run(fmt.Sprintf("rate=%d", rate), func(b *testing.B) {
 			opts := fmt.Sprintf(`{"scenarios": {"open": {"executor": "intended-arrival-rate", "rate": %d, "timeUnit": "1s",
@@ -105,8 +104,11 @@ func BenchmarkHealthCost(b *testing.B) {
 			var with, without, ratios []float64
 			for i := range 2 * pairs {
 				off := (i%2 == 1) != (i/2%2 == 1) // on, off; off, on; ...
-				engine.SetHealthOff(off)
-				cpu, n := runResumed(b, benchGetScript, opts, map[string]string{"TARGET": target})
+				var tweak []func(*engine.Config)
+				if off {
+					tweak = append(tweak, engine.HealthOff)
+				}
+				cpu, n := runResumed(b, benchGetScript, opts, map[string]string{"TARGET": target}, tweak...)
 				if want := float64(rate * secs); n < 0.99*want {
 					b.Fatalf("completed %v iterations of %v intended", n, want)
 				}
@@ -133,7 +135,7 @@ func BenchmarkHealthCost(b *testing.B) {
 // runResumed runs script as runBench does, paused until its VUs are
 // initialised, and returns the process's CPU time from its resumption to
 // its end and the iterations it completed.
-func runResumed(b *testing.B, script, opts string, env map[string]string) (time.Duration, float64) {
+func runResumed(b *testing.B, script, opts string, env map[string]string, tweak ...func(*engine.Config)) (time.Duration, float64) {
 	b.Helper()
 	addrs := make(chan string, 1)
 	resumed := make(chan time.Duration, 1)
@@ -162,10 +164,10 @@ func runResumed(b *testing.B, script, opts string, env map[string]string) (time.
 		b.Error("the run never reported being paused before its start")
 		close(resumed)
 	}()
-	sum := runBench(b, script, opts, env, func(c *engine.Config) {
+	sum := runBench(b, script, opts, env, append([]func(*engine.Config){func(c *engine.Config) {
 		c.Address, c.Paused = "127.0.0.1:0", true
 		c.APIAddr = func(a string) { addrs <- a }
-	})
+	}}, tweak...)...)
 	runtime.GC()
 	end := cpuTime()
 	return end - <-resumed, sum.metric("iterations", "count")
