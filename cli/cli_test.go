@@ -20,6 +20,7 @@ import (
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/internal/engine"
+	"github.com/metronome-load/metronome/internal/logsink"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -689,5 +690,24 @@ func TestConfigFileFeatures(t *testing.T) {
 		if got := h.ran.Options.Tags["k6_feature_native_histograms"]; got != c.want {
 			t.Errorf("%v: tag k6_feature_native_histograms=%q, want %q", c.args, got, c.want)
 		}
+	}
+}
+
+// --address with port 0 binds any free port, as k6 does, and metronome
+// names the port it got in one info line (k6 binds it silently), so a
+// caller can reach the API; a fixed port is not announced.
+func TestRESTAPIAnyPortAnnounced(t *testing.T) {
+	var buf bytes.Buffer
+	logs := logsink.NewText(&buf)
+	if announceAPI("127.0.0.1:6565", logs) != nil || announceAPI("", logs) != nil {
+		t.Fatal("a fixed or absent --address is announced")
+	}
+	announce := announceAPI("127.0.0.1:0", logs)
+	if announce == nil {
+		t.Fatal("--address 127.0.0.1:0 is not announced")
+	}
+	announce("127.0.0.1:41234")
+	if got := buf.String(); !strings.Contains(got, "REST API listening on 127.0.0.1:41234") {
+		t.Errorf("announced %q", got)
 	}
 }

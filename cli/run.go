@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"regexp"
 	"strconv"
@@ -166,12 +167,23 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		StdoutTTY:     isTTY(g.stdout),
 		StderrTTY:     isTTY(g.stderr),
 		Address:       st.address,
+		APIAddr:       announceAPI(st.address, logs),
 		Paused:        st.paused,
 	})
 	if err == nil && signalled() {
 		err = exitcode.Errorf(exitcode.ExternalAbort, "test run aborted by signal")
 	}
 	return err
+}
+
+// announceAPI returns the hook that tells the user where the REST API
+// listens when --address asked for port 0 (any free port), the only case
+// in which they cannot know it; k6 binds such a port silently.
+func announceAPI(address string, logs *logsink.Sink) func(string) {
+	if _, port, err := net.SplitHostPort(address); err != nil || port != "0" {
+		return nil
+	}
+	return func(bound string) { logs.Line(logsink.Info, "REST API listening on "+bound, "") }
 }
 
 // tiers are the option tiers read before the script is: the config

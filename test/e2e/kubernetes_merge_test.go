@@ -120,19 +120,13 @@ func TestKubernetesExampleMergeJob(t *testing.T) {
 	defer cancel()
 	var ins []*instance
 	for i := 1; i <= spec.Parallelism; i++ {
-		addr := freePort(t)
 		args := append([]string{"run", "--quiet", fmt.Sprintf("--execution-segment=%d/4:%d/4", i-1, i), "--execution-segment-sequence=0,1/4,2/4,3/4,1"},
 			strings.Fields(user)...)
-		args = append(args, script, "--address="+addr, "--paused", "--tag", fmt.Sprintf("instance_id=%d", i), "--tag", "testrun_name="+tr.Metadata.Name)
-		in := &instance{addr: addr, done: make(chan error, 1)}
-		in.cmd = exec.CommandContext(ctx, k6, args...)
-		in.cmd.Args[0] = "k6"
-		in.cmd.Dir, in.cmd.Env = filepath.Join(root, "home"), env
-		in.cmd.Stdout, in.cmd.Stderr = &in.stdout, &in.stderr
-		if err := in.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { in.done <- in.cmd.Wait() }()
+		args = append(args, script, "--address="+anyPort, "--paused", "--tag", fmt.Sprintf("instance_id=%d", i), "--tag", "testrun_name="+tr.Metadata.Name)
+		cmd := exec.CommandContext(ctx, k6, args...)
+		cmd.Args[0] = "k6"
+		cmd.Dir, cmd.Env = filepath.Join(root, "home"), env
+		in := launch(t, cmd)
 		ins = append(ins, in)
 	}
 	for _, in := range ins {

@@ -229,19 +229,13 @@ func TestKubernetesExampleAsK6Operator(t *testing.T) {
 	// Runner 1 of 4, with the operator's command line (on loopback
 	// instead of 0.0.0.0), resumed by the starter's PATCH and stopped by
 	// the stopper's after a moment, since test.js runs for 5 minutes.
-	addr := freePort(t)
 	runArgs := append([]string{"run", "--quiet", "--execution-segment=0:1/4", "--execution-segment-sequence=0,1/4,2/4,3/4,1"},
 		strings.Fields(args)...)
-	runArgs = append(runArgs, script, "--address="+addr, "--paused", "--tag", "instance_id=1", "--tag", "testrun_name="+tr.Metadata.Name)
-	in := &instance{addr: addr, done: make(chan error, 1)}
-	in.cmd = exec.CommandContext(ctx, k6, runArgs...)
-	in.cmd.Args[0] = "k6"
-	in.cmd.Dir, in.cmd.Env = work, env
-	in.cmd.Stdout, in.cmd.Stderr = &in.stdout, &in.stderr
-	if err := in.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { in.done <- in.cmd.Wait() }()
+	runArgs = append(runArgs, script, "--address="+anyPort, "--paused", "--tag", "instance_id=1", "--tag", "testrun_name="+tr.Metadata.Name)
+	cmd := exec.CommandContext(ctx, k6, runArgs...)
+	cmd.Args[0] = "k6"
+	cmd.Dir, cmd.Env = work, env
+	in := launch(t, cmd)
 	in.waitPaused(t)
 	// A quarter of preAllocatedVUs 40, as k6 splits them.
 	if g := in.gauges(t); g["vus_max"] != 10 {

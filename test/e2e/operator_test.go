@@ -5,34 +5,51 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
+
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-// freePort returns a loopback address no one listens on (a moment ago).
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
+// anyPort asks a metronome instance for its REST API on any free loopback
+// port; the instance names the port it bound on stderr and
+// instance.api reads it from there. A port found free beforehand can be
+// taken by another test's connection before the instance binds it.
+const anyPort = "127.0.0.1:0"
+
+// announced is the line in which an instance names the port it bound.
+var announced = regexp.MustCompile(`REST API listening on (\S+)`)
 
 // instance is a metronome process started in the background.
 type instance struct {
 	cmd            *exec.Cmd
-	addr           string
-	stdout, stderr bytes.Buffer
-	done           chan error
+	stdout, stderr output
+	// exited is closed when the process has ended.
+	exited chan struct{}
+}
+
+// output is a process's stdout or stderr, safe to read while it runs.
+type output struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.Write(p)
+}
+
+func (o *output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.String()
 }
 
 func startInstance(t *testing.T, ctx context.Context, addr string, args ...string) *instance {
@@ -45,29 +62,57 @@ func startInstance(t *testing.T, ctx context.Context, addr string, args ...strin
 func spawn(t *testing.T, ctx context.Context, env []string, args ...string) *instance {
 	t.Helper()
 	statSources()
-	in := &instance{done: make(chan error, 1)}
-	for _, a := range args {
-		if addr, ok := strings.CutPrefix(a, "--address="); ok {
-			in.addr = addr
-		}
-	}
-	in.cmd = exec.CommandContext(ctx, binary, args...)
-	in.cmd.Env = append(hermeticEnv(t), env...)
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = append(hermeticEnv(t), env...)
+	return launch(t, cmd)
+}
+
+// launch starts cmd in the background as an instance.
+func launch(t *testing.T, cmd *exec.Cmd) *instance {
+	t.Helper()
+	in := &instance{cmd: cmd, exited: make(chan struct{})}
 	in.cmd.Stdout, in.cmd.Stderr = &in.stdout, &in.stderr
 	if err := in.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { in.done <- in.cmd.Wait() }()
+	go func() {
+		_ = in.cmd.Wait() // the exit code is read from ProcessState
+		close(in.exited)
+	}()
 	return in
+}
+
+// api returns the host:port of the instance's REST API: the one it was
+// given, or the one it announced when given port 0.
+func (in *instance) api(t *testing.T) string {
+	t.Helper()
+	for _, a := range in.cmd.Args {
+		if addr, ok := strings.CutPrefix(a, "--address="); ok && addr != anyPort {
+			return addr
+		}
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := announced.FindStringSubmatch(in.stderr.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case <-in.exited:
+			t.Fatalf("the instance ended without announcing its REST API\nstderr:\n%s", in.stderr.String())
+		default:
+		}
+	}
+	t.Fatalf("the instance never announced its REST API\nstderr:\n%s", in.stderr.String())
+	return ""
 }
 
 // status polls GET /v1/status until it answers, as the operator's
 // readiness probe does, and returns its attributes.
 func (in *instance) status(t *testing.T) map[string]any {
 	t.Helper()
+	addr := in.api(t)
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		resp, err := http.Get("http://" + in.addr + "/v1/status")
+		resp, err := http.Get("http://" + addr + "/v1/status")
 		if err == nil {
 			var body struct {
 				Data struct{ Attributes map[string]any }
@@ -80,7 +125,7 @@ func (in *instance) status(t *testing.T) map[string]any {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("GET /v1/status on %s never answered\nstderr:\n%s", in.addr, in.stderr.String())
+	t.Fatalf("GET /v1/status on %s never answered\nstderr:\n%s", addr, in.stderr.String())
 	return nil
 }
 
@@ -93,7 +138,7 @@ func (in *instance) waitPaused(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("%s never reached status 4 (paused before run)", in.addr)
+	t.Fatalf("%s never reached status 4 (paused before run)", in.api(t))
 }
 
 // gauges returns the gauge values GET /v1/metrics lists, polling for up to
@@ -102,7 +147,7 @@ func (in *instance) gauges(t *testing.T) map[string]float64 {
 	t.Helper()
 	out := map[string]float64{}
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		resp, err := http.Get("http://" + in.addr + "/v1/metrics")
+		resp, err := http.Get("http://" + in.api(t) + "/v1/metrics")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +180,7 @@ func (in *instance) gauges(t *testing.T) map[string]float64 {
 // patch sends what k6-operator's starter (or stopper) sends.
 func (in *instance) patch(t *testing.T, attrs string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPatch, "http://"+in.addr+"/v1/status",
+	req, _ := http.NewRequest(http.MethodPatch, "http://"+in.api(t)+"/v1/status",
 		strings.NewReader(`{"data":{"attributes":`+attrs+`,"id":"default","type":"status"}}`))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
@@ -151,9 +196,9 @@ func (in *instance) patch(t *testing.T, attrs string) {
 func (in *instance) wait(t *testing.T) int {
 	t.Helper()
 	select {
-	case <-in.done:
+	case <-in.exited:
 	case <-time.After(60 * time.Second):
-		t.Fatalf("%s did not end\nstderr:\n%s", in.addr, in.stderr.String())
+		t.Fatalf("%v did not end\nstderr:\n%s", in.cmd.Args, in.stderr.String())
 	}
 	return in.cmd.ProcessState.ExitCode()
 }
@@ -179,7 +224,7 @@ export default function () { http.get(__ENV.TARGET); }
 	segs := []string{"0:1/3", "1/3:2/3", "2/3:1"}
 	var ins []*instance
 	for i, seg := range segs {
-		ins = append(ins, startInstance(t, ctx, freePort(t), "--paused",
+		ins = append(ins, startInstance(t, ctx, anyPort, "--paused",
 			"--execution-segment="+seg, "--execution-segment-sequence=0,1/3,2/3,1",
 			"--tag", fmt.Sprintf("instance_id=%d", i+1), "-e", "TARGET="+tg.URL,
 			"--summary-export", filepath.Join(dir, fmt.Sprintf("s%d.json", i+1)),
@@ -244,12 +289,13 @@ func TestAPIStopAndBindFailure(t *testing.T) {
 	js := script("api_stop.js")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	in := startInstance(t, ctx, freePort(t), "--paused", js)
+	in := startInstance(t, ctx, anyPort, "--paused", js)
 	in.waitPaused(t)
 
-	taken := startInstance(t, ctx, in.addr, js)
+	addr := in.api(t)
+	taken := startInstance(t, ctx, addr, js)
 	if code := taken.wait(t); code != 106 || !strings.Contains(taken.stderr.String(), "REST API") {
-		t.Errorf("second instance on %s: exit %d, want 106\nstderr:\n%s", in.addr, code, taken.stderr.String())
+		t.Errorf("second instance on %s: exit %d, want 106\nstderr:\n%s", addr, code, taken.stderr.String())
 	}
 
 	in.patch(t, `{"stopped":true}`)

@@ -65,9 +65,7 @@ func TestWatchStopsEveryRunnerOnTheUnion(t *testing.T) {
 	var ins []*instance
 	var runners []string
 	for i := 1; i <= 4; i++ {
-		addr := freePort(t)
-		runners = append(runners, "--runner", "http://"+addr)
-		ins = append(ins, spawn(t, ctx, env, "run", "-q", "--address="+addr, "--paused",
+		ins = append(ins, spawn(t, ctx, env, "run", "-q", "--address="+anyPort, "--paused",
 			fmt.Sprintf("--execution-segment=%d/4:%d/4", i-1, i), "--execution-segment-sequence=0,1/4,2/4,3/4,1",
 			"--tag", fmt.Sprintf("instance_id=%d", i), "--tag", "testrun_name=live",
 			"-e", "TARGET="+srv.URL+"/live", "-o", "experimental-prometheus-rw",
@@ -76,6 +74,7 @@ func TestWatchStopsEveryRunnerOnTheUnion(t *testing.T) {
 	}
 	for _, in := range ins {
 		in.waitPaused(t)
+		runners = append(runners, "--runner", "http://"+in.api(t))
 	}
 	var wout, werr bytes.Buffer
 	w := exec.CommandContext(ctx, binary, append(append([]string{"watch", "--prometheus", prom.URL,
