@@ -13,6 +13,7 @@ import (
 	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/secrets"
+	"github.com/metronome-load/metronome/summary"
 )
 
 // Output receives every sample of a run, in batches, in the order the
@@ -88,6 +89,20 @@ type ScenarioEnd struct {
 	// BackFill is the back-fill account of a closed-model scenario that
 	// back-fills corrected_latency, nil otherwise.
 	BackFill *executor.BackFillAccount
+}
+
+// The optional capabilities below are interfaces an Output may also
+// implement; the engine asks each output for them with a type assertion,
+// for built-ins and extensions alike. At the end of a run it calls
+// ReceiveSummary, then ReceiveEnd, then Stop.
+
+// SummaryReceiver is implemented by outputs that show the end-of-test
+// summary themselves (the web dashboard's HTML report). The engine calls
+// ReceiveSummary once, after the last sample was handed over and before
+// Stop, with the summary the end of the run prints. The output must not
+// change it.
+type SummaryReceiver interface {
+	ReceiveSummary(*summary.Input)
 }
 
 // EndReceiver is implemented by outputs that record the end of the run

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
+	"github.com/metronome-load/metronome/summary"
 
 	_ "github.com/metronome-load/metronome/output/prometheus"
 )
@@ -46,10 +48,10 @@ func (f *fakeOutput) Stop() error {
 var (
 	registerFakes sync.Once
 	fakeMu        sync.Mutex
-	fakeNext      *fakeOutput
+	fakeNext      output.Output
 )
 
-func useFakeOutput(f *fakeOutput) func(*Config) {
+func useFakeOutput(f output.Output) func(*Config) {
 	registerFakes.Do(func() {
 		output.Register("engine-test-fake", func(output.Params) (output.Output, error) {
 			fakeMu.Lock()
@@ -61,6 +63,57 @@ func useFakeOutput(f *fakeOutput) func(*Config) {
 	fakeNext = f
 	fakeMu.Unlock()
 	return func(c *Config) { c.Outputs = []string{"engine-test-fake"} }
+}
+
+// capableOutput takes every optional capability of the output kit and
+// records the order of the engine's calls.
+type capableOutput struct {
+	fakeOutput
+	calls   []string
+	samples int
+	sum     *summary.Input
+	end     output.RunEnd
+}
+
+func (c *capableOutput) AddSamples(batch []metrics.Sample) {
+	if len(c.calls) == 0 || c.calls[len(c.calls)-1] != "samples" {
+		c.calls = append(c.calls, "samples")
+	}
+	c.samples += len(batch)
+}
+func (c *capableOutput) ReceiveSummary(in *summary.Input) {
+	c.calls, c.sum = append(c.calls, "summary"), in
+}
+func (c *capableOutput) ReceiveEnd(end output.RunEnd) { c.calls, c.end = append(c.calls, "end"), end }
+func (c *capableOutput) Stop() error                  { c.calls = append(c.calls, "stop"); return nil }
+
+// An extension's output gets the optional capabilities exactly as the
+// built-ins do, through the output kit's interfaces: the summary the run
+// prints, then the end of the run, both after the last sample and before
+// Stop.
+func TestOutputCapabilities(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &capableOutput{}
+		err, out, _ := runFake(t, context.Background(), &fakeScript{work: time.Millisecond}, `{"iterations": 3}`, useFakeOutput(c))
+		if err != nil {
+			t.Fatalf("run: %v\n%s", err, out)
+		}
+		if want := []string{"samples", "summary", "end", "stop"}; !slices.Equal(c.calls, want) {
+			t.Errorf("calls %v, want %v", c.calls, want)
+		}
+		if c.samples == 0 || c.sum == nil || c.end.Elapsed <= 0 {
+			t.Fatalf("samples %d, summary %v, elapsed %v", c.samples, c.sum != nil, c.end.Elapsed)
+		}
+		var iterations float64 = -1
+		for _, m := range c.sum.Metrics {
+			if cs, ok := m.Sink.(*metrics.CounterSink); ok && m.Name == "iterations" {
+				iterations = cs.Sum
+			}
+		}
+		if iterations != 3 {
+			t.Errorf("the summary handed over counts %v iterations, want 3", iterations)
+		}
+	})
 }
 
 // An output that lost samples fails an otherwise passing run with 255 and

@@ -109,6 +109,9 @@ const (
 	minFinePeriod = 100 * time.Millisecond
 )
 
+// The output takes its optional capability from the output kit.
+var _ output.SummaryReceiver = (*Output)(nil)
+
 // Output is the web dashboard.
 type Output struct {
 	cfg     Config

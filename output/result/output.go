@@ -53,6 +53,9 @@ const inputBuffer = 4096
 // stopTimeout bounds Stop's wait for a destination that takes nothing.
 const stopTimeout = 10 * time.Second
 
+// The output takes its optional capability from the output kit.
+var _ output.EndReceiver = (*Output)(nil)
+
 // Output writes a result file.
 type Output struct {
 	path      string
