@@ -2,10 +2,10 @@ package http
 
 import (
 	"net/http"
-	"sync"
 
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/internal/httpclient"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
@@ -31,24 +31,26 @@ func (in *instance) jsBatch(c sobek.FunctionCall) sobek.Value {
 	} else {
 		keys = o.Keys()
 	}
-	reqs := make([]*request, len(keys))
+	calls := make([]*call, len(keys))
+	reqs := make([]*httpclient.Request, len(keys))
 	for i, k := range keys {
-		reqs[i] = in.batchItem(st, k, o.Get(k))
+		calls[i] = in.batchItem(st, k, o.Get(k))
+		reqs[i] = &calls[i].req
 	}
 
-	results := runBatch(in, st, reqs)
+	httpclient.Batch(in.vu.Context(), in.roundTripper(st), reqs, in.d.batch, in.d.batchPerHost)
 
-	var firstErr *hop
-	vals := make([]sobek.Value, len(results))
-	for i, res := range results {
-		in.emit(st, res)
-		if h := res.failure(); h != nil && res.req.throw && firstErr == nil {
+	var firstErr *httpclient.Hop
+	vals := make([]sobek.Value, len(calls))
+	for i, c := range calls {
+		in.emit(st, c)
+		if h := c.req.Result().Failure(); h != nil && c.throw && firstErr == nil {
 			firstErr = h
 		}
-		vals[i] = in.newResponse(res)
+		vals[i] = in.newResponse(c)
 	}
 	if firstErr != nil {
-		jsmod.ThrowGoError(in.rt, "%s", errorText(firstErr.err))
+		jsmod.ThrowGoError(in.rt, "%s", httpclient.ErrorText(firstErr.Err))
 	}
 	if isArray {
 		items := make([]any, len(vals))
@@ -65,7 +67,7 @@ func (in *instance) jsBatch(c sobek.FunctionCall) sobek.Value {
 }
 
 // batchItem parses one element of a batch.
-func (in *instance) batchItem(st *modules.State, key string, v sobek.Value) *request {
+func (in *instance) batchItem(st *modules.State, key string, v sobek.Value) *call {
 	o, ok := v.(*sobek.Object)
 	if !ok || o.ExportType() == taggedURLType {
 		return in.parse(st, http.MethodGet, v, nil, nil)
@@ -94,72 +96,28 @@ func (in *instance) batchItem(st *modules.State, key string, v sobek.Value) *req
 	return in.parse(st, method, u, o.Get("body"), o.Get("params"))
 }
 
-// runBatch runs reqs concurrently, at most d.batch at a time overall and
-// d.batchPerHost per host (0 means no limit), and returns their results in
-// order.
-func runBatch(in *instance, st *modules.State, reqs []*request) []*result {
-	results := make([]*result, len(reqs))
-	ctx := in.vu.Context()
-	rt := in.roundTripper(st)
-	var all chan struct{}
-	if n := in.d.batch; n > 0 {
-		all = make(chan struct{}, n)
-	}
-	perHost := map[string]chan struct{}{}
-	var wg sync.WaitGroup
-	for i, r := range reqs {
-		if r.url.u == nil {
-			results[i] = in.execute(ctx, rt, r, nil)
-			continue
-		}
-		var host chan struct{}
-		if n := in.d.batchPerHost; n > 0 {
-			host = perHost[r.url.u.Host]
-			if host == nil {
-				host = make(chan struct{}, n)
-				perHost[r.url.u.Host] = host
-			}
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if host != nil {
-				host <- struct{}{}
-				defer func() { <-host }()
-			}
-			if all != nil {
-				all <- struct{}{}
-				defer func() { <-all }()
-			}
-			results[i] = do(ctx, rt, r, nil)
-		}()
-	}
-	wg.Wait()
-	return results
-}
-
 // jsAsyncRequest is http.asyncRequest(method, url, body?, params?): the
 // request runs on its own goroutine and the returned promise settles on
 // the VU's event loop.
 func (in *instance) jsAsyncRequest(c sobek.FunctionCall) sobek.Value {
 	st := in.state()
-	r := in.parse(st, in.method(c.Argument(0)), c.Argument(1), c.Argument(2), c.Argument(3))
+	call := in.parse(st, in.method(c.Argument(0)), c.Argument(1), c.Argument(2), c.Argument(3))
 	p := jsmod.NewPromise(in.vu)
 	ctx := in.vu.Context()
 	rt := in.roundTripper(st)
 	go func() {
-		res := in.execute(ctx, rt, r, nil)
+		res := httpclient.Do(ctx, rt, &call.req, nil)
 		p.Resolve(func(*sobek.Runtime) (any, error) {
 			cur := in.vu.State()
 			if cur == nil {
 				cur = st
 			}
 			in.prepare(cur)
-			in.emit(cur, res)
-			if h := res.failure(); h != nil && r.throw {
-				return nil, jsmod.Errorf(jsmod.GoError, "%s", errorText(h.err))
+			in.emit(cur, call)
+			if h := res.Failure(); h != nil && call.throw {
+				return nil, jsmod.Errorf(jsmod.GoError, "%s", httpclient.ErrorText(h.Err))
 			}
-			return in.newResponse(res), nil
+			return in.newResponse(call), nil
 		})
 	}()
 	return p.Value()

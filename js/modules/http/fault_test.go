@@ -3,13 +3,8 @@ package http
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
-	"net/url"
-	"os"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -243,35 +238,5 @@ func TestHugeBodyDiscarded(t *testing.T) {
 	// Allocated while the body streamed through: buffers, not the body.
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
 		t.Errorf("discarding a 100 MB body allocated %d MB", grew>>20)
-	}
-}
-
-// TestErrorText checks the shortening of network errors to k6's form.
-func TestErrorText(t *testing.T) {
-	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
-	cases := []struct {
-		err  error
-		text string
-		code int
-	}{
-		{&url.Error{Op: "Get", URL: "http://x/", Err: &net.OpError{Op: "dial", Net: "tcp", Addr: addr,
-			Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}, "dial: connection refused", 1212},
-		{&net.OpError{Op: "dial", Net: "tcp", Addr: addr, Err: os.NewSyscallError("connect", syscall.ECONNRESET)},
-			"dial: connection reset by peer", 1220},
-		{&net.OpError{Op: "read", Net: "tcp", Source: addr, Addr: addr, Err: os.NewSyscallError("read", syscall.ECONNRESET)},
-			"read: connection reset by peer", 1220},
-		{&net.OpError{Op: "write", Net: "tcp", Source: addr, Addr: addr, Err: os.NewSyscallError("write", syscall.EPIPE)},
-			"write: broken pipe", 1201},
-		{&net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "x.invalid", IsNotFound: true}},
-			"lookup x.invalid: no such host", 1101},
-		{io.ErrUnexpectedEOF, "unexpected EOF", 1000},
-	}
-	for _, c := range cases {
-		if got := errorText(c.err); got != c.text {
-			t.Errorf("%v: text %q, want %q", c.err, got, c.text)
-		}
-		if got := errorCode(c.err); got != c.code {
-			t.Errorf("%v: code %d, want %d", c.err, got, c.code)
-		}
 	}
 }

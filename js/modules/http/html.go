@@ -20,7 +20,7 @@ func (in *instance) responseText(c sobek.FunctionCall, fn string) (*response, st
 	}
 	body, ok := r.text()
 	if !ok {
-		jsmod.ThrowGoError(in.rt, "the response of %s has no body to parse as HTML (the request failed or its responseType is \"none\")", r.res.last().url.clean)
+		jsmod.ThrowGoError(in.rt, "the response of %s has no body to parse as HTML (the request failed or its responseType is \"none\")", r.result().Last().URL.Clean)
 	}
 	return r, body
 }
@@ -30,7 +30,7 @@ func (in *instance) responseText(c sobek.FunctionCall, fn string) (*response, st
 // selector finds in it.
 func (in *instance) jsResponseHTML(c sobek.FunctionCall) sobek.Value {
 	r, body := in.responseText(c, "html")
-	doc := html.Parse(in.rt, body, r.res.last().url.clean)
+	doc := html.Parse(in.rt, body, r.result().Last().URL.Clean)
 	sel := c.Argument(0)
 	if sobek.IsUndefined(sel) || sobek.IsNull(sel) {
 		return doc
@@ -69,10 +69,10 @@ func (in *instance) parseDocument(body string) *goquery.Document {
 
 // resolve makes ref absolute against the response's URL.
 func (in *instance) resolve(r *response, ref string) string {
-	base := r.res.last().url.u
+	base := r.result().Last().URL.URL
 	u, err := base.Parse(ref)
 	if err != nil {
-		jsmod.ThrowGoError(in.rt, "the link %q in response '%s' is not a valid URL: %v", ref, r.res.last().url.clean, err)
+		jsmod.ThrowGoError(in.rt, "the link %q in response '%s' is not a valid URL: %v", ref, r.result().Last().URL.Clean, err)
 	}
 	return u.String()
 }
@@ -85,7 +85,7 @@ func (in *instance) jsClickLink(c sobek.FunctionCall) sobek.Value {
 	r, body := in.responseText(c, "clickLink")
 	o := in.helperArgs(c)
 	selector := optString(o, "selector", "a[href]")
-	where := r.res.last().url.clean
+	where := r.result().Last().URL.Clean
 	el := in.parseDocument(body).Find(selector).First()
 	if el.Length() == 0 {
 		jsmod.ThrowGoError(in.rt, "no element found for selector '%s' in response '%s'", selector, where)
@@ -110,7 +110,7 @@ func (in *instance) jsSubmitForm(c sobek.FunctionCall) sobek.Value {
 	o := in.helperArgs(c)
 	formSel := optString(o, "formSelector", "form")
 	submitSel := optString(o, "submitSelector", `[type="submit"]`)
-	where := r.res.last().url.clean
+	where := r.result().Last().URL.Clean
 	form := in.parseDocument(body).Find(formSel)
 	if form.Length() == 0 {
 		jsmod.ThrowGoError(in.rt, "no form found for selector '%s' in response '%s'", formSel, where)

@@ -398,33 +398,6 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func TestErrorCodes(t *testing.T) {
-	cases := []struct {
-		err  error
-		code int
-	}{
-		{&net.DNSError{Err: "no such host", Name: "x.invalid", IsNotFound: true}, 1101},
-		{&net.DNSError{Err: "server misbehaving", Name: "x"}, 1100},
-		{&net.OpError{Op: "dial", Net: "tcp", Err: timeoutErr{}}, 1211},
-		{&net.OpError{Op: "read", Net: "tcp", Err: fmt.Errorf("x")}, 1200},
-		{&net.OpError{Op: "dial", Net: "unix", Err: fmt.Errorf("x")}, 1010},
-		{fmt.Errorf("http2: server sent GOAWAY and closed the connection"), 1610},
-		{&decompressError{err: fmt.Errorf("bad")}, 1701},
-		{fmt.Errorf("something else"), 1000},
-	}
-	for _, c := range cases {
-		if got := errorCode(c.err); got != c.code {
-			t.Errorf("%v: code %d, want %d", c.err, got, c.code)
-		}
-	}
-}
-
-type timeoutErr struct{}
-
-func (timeoutErr) Error() string   { return "i/o timeout" }
-func (timeoutErr) Timeout() bool   { return true }
-func (timeoutErr) Temporary() bool { return true }
-
 func TestResponseCallback(t *testing.T) {
 	srv := newServer(t)
 	e := newEnv(t, nil)

@@ -1,15 +1,15 @@
 // Package http is the "k6/http" JavaScript module: HTTP requests from VU
 // code, measured hop by hop into k6's http_req_* metrics.
 //
-// A request is parsed from JavaScript values into plain Go on the VU
-// goroutine, run by do (which touches no JavaScript, so batch and
-// asyncRequest run it elsewhere), and turned back into samples and a
+// The module only converts: a request is parsed from JavaScript values
+// into an httpclient.Request on the VU goroutine, run by the HTTP engine
+// (internal/httpclient, which touches no JavaScript, so batch and
+// asyncRequest run it elsewhere), and its Result turned into samples and a
 // response object on the VU goroutine. Each VU has its own client (see
 // NewClient), so connections are reused within a VU only.
 package http
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"net/http"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/internal/httpclient"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
@@ -60,7 +61,7 @@ type instance struct {
 	own *http.Client
 	d   defaults
 	// lane carries the synchronous requests.
-	lane *lane
+	lane *httpclient.Lane
 
 	jsonParse sobek.Callable
 	// The methods of responses, url templates and cookie jars, made on
@@ -77,16 +78,16 @@ type defaults struct {
 	header       http.Header
 	timeout      time.Duration
 	redirects    int
-	respType     responseType
+	respType     httpclient.ResponseType
 	throw        bool
-	debug        debugLevel
+	debug        httpclient.DebugLevel
 	batch        int
 	batchPerHost int
 }
 
 func instantiate(vu modules.VU) (modules.Exports, error) {
 	rt := vu.Runtime()
-	in := &instance{vu: vu, rt: rt, callback: defaultExpected, targets: make(map[string]*target), lane: newLane()}
+	in := &instance{vu: vu, rt: rt, callback: defaultExpected, targets: make(map[string]*target), lane: httpclient.NewLane()}
 
 	// The exports are Go functions, not sobek values: the runtime converts
 	// each on first use, so a VU that never calls, say, http.batch does
@@ -190,7 +191,7 @@ func (in *instance) prepare(st *modules.State) {
 			d.redirects = int(*o.MaxRedirects)
 		}
 		if o.DiscardResponseBodies != nil && *o.DiscardResponseBodies {
-			d.respType = respNone
+			d.respType = httpclient.ResponseNone
 		}
 		d.throw = o.Throw != nil && *o.Throw
 		d.debug = parseDebug(o.HTTPDebug)
@@ -224,140 +225,130 @@ func (in *instance) roundTripper(st *modules.State) http.RoundTripper {
 }
 
 // run performs a request synchronously and returns its response object.
-func (in *instance) run(st *modules.State, r *request) sobek.Value {
-	res := in.execute(in.vu.Context(), in.roundTripper(st), r, in.lane)
-	in.emit(st, res)
-	if r.throw {
-		if h := res.failure(); h != nil {
-			jsmod.ThrowGoError(in.rt, "%s", errorText(h.err))
+func (in *instance) run(st *modules.State, c *call) sobek.Value {
+	res := httpclient.Do(in.vu.Context(), in.roundTripper(st), &c.req, in.lane)
+	in.emit(st, c)
+	if c.throw {
+		if h := res.Failure(); h != nil {
+			jsmod.ThrowGoError(in.rt, "%s", httpclient.ErrorText(h.Err))
 		}
 	}
-	return in.newResponse(res)
+	return in.newResponse(c)
 }
 
-// execute runs r, or fails it at once when its URL did not parse.
-func (in *instance) execute(ctx context.Context, rt http.RoundTripper, r *request, l *lane) *result {
-	if r.url.u == nil {
-		res := &r.res
-		res.req = r
-		res.hops = append(res.inline[:0], hop{url: r.url, method: r.method, err: r.badURL, errCode: codeInvalidURL, end: time.Now()})
-		return res
-	}
-	return do(ctx, rt, r, l)
-}
-
-// emit records the samples of every hop of res and logs what the user
-// should know about it. A request that never reached the network (an
+// emit records the samples of every hop of c's result and logs what the
+// user should know about it. A request that never reached the network (an
 // invalid URL) emits nothing; a hop cut off by the end of the iteration
 // emits only the bytes it moved, as in k6.
-func (in *instance) emit(st *modules.State, res *result) {
-	r := res.req
+func (in *instance) emit(st *modules.State, c *call) {
+	r := &c.req
+	res := r.Result()
 	logf := st.Logf
-	if r.url.u == nil {
+	if r.URL.URL == nil {
 		if logf != nil {
-			logf("Request Failed: %s", errorText(res.hops[0].err))
+			logf("Request Failed: %s", httpclient.ErrorText(res.Hops[0].Err))
 		}
 		return
 	}
 	b, rec := st.Builtin, st.Recorder
-	for i := range res.hops {
-		h := &res.hops[i]
-		if h.debug != "" && logf != nil {
-			logf("%s", h.debug)
+	for i := range res.Hops {
+		h := &res.Hops[i]
+		if h.Debug != "" && logf != nil {
+			logf("%s", h.Debug)
 		}
 		if b == nil || rec == nil {
 			continue
 		}
 		// The VU emits the iteration's bytes when it ends (k6's
 		// data_sent and data_received: one sample each per iteration).
-		st.DataSent += int64(h.sent)
-		st.DataReceived += int64(h.received)
-		if h.canceled {
+		st.DataSent += h.Sent
+		st.DataReceived += h.Received
+		if h.Canceled {
 			// The iteration was cut off while the hop waited: k6 emits
 			// nothing for it, but its user is still waiting.
-			jsmod.RecordInterrupted(st, in.requestTags(r, h), h.end.Add(-h.t.total()), h.end)
+			jsmod.RecordInterrupted(st, in.requestTags(c, h), h.End.Add(-h.Timings.Total()), h.End)
 			continue
 		}
-		if h.err != nil && logf != nil {
-			logf("Request Failed: %s %s: %s", h.method, h.url.clean, errorDetail(h.err))
+		if h.Err != nil && logf != nil {
+			logf("Request Failed: %s %s: %s", h.Method, h.URL.Clean, httpclient.ErrorDetail(h.Err))
 		}
 		expected := int8(-1)
-		if r.expect != nil {
+		if c.expect != nil {
 			expected = 0
-			if h.challenge || r.expect.match(h.status) {
+			if h.Challenge || c.expect.match(h.Status) {
 				expected = 1
 			}
 		}
-		tags := in.hopTags(r, h, expected)
-		t := &h.t
-		rec.Record(metrics.Sample{Metric: b.HTTPReqs, Tags: tags, Time: h.end, Value: 1})
-		rec.Record(metrics.Sample{Metric: b.HTTPReqDuration, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.duration())})
-		rec.Record(metrics.Sample{Metric: b.HTTPReqBlocked, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.blocked)})
-		rec.Record(metrics.Sample{Metric: b.HTTPReqConnecting, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.connecting)})
-		rec.Record(metrics.Sample{Metric: b.HTTPReqTLSHandshaking, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.tlsHandshaking)})
-		rec.Record(metrics.Sample{Metric: b.HTTPReqSending, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.sending)})
-		rec.Record(metrics.Sample{Metric: b.HTTPReqWaiting, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.waiting)})
-		rec.Record(metrics.Sample{Metric: b.HTTPReqReceiving, Tags: tags, Time: h.end, Value: metrics.Milliseconds(t.receiving)})
+		tags := in.hopTags(c, h, expected)
+		t := &h.Timings
+		rec.Record(metrics.Sample{Metric: b.HTTPReqs, Tags: tags, Time: h.End, Value: 1})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqDuration, Tags: tags, Time: h.End, Value: metrics.Milliseconds(t.Duration())})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqBlocked, Tags: tags, Time: h.End, Value: metrics.Milliseconds(t.Blocked)})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqConnecting, Tags: tags, Time: h.End, Value: metrics.Milliseconds(t.Connecting)})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqTLSHandshaking, Tags: tags, Time: h.End, Value: metrics.Milliseconds(t.TLSHandshaking)})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqSending, Tags: tags, Time: h.End, Value: metrics.Milliseconds(t.Sending)})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqWaiting, Tags: tags, Time: h.End, Value: metrics.Milliseconds(t.Waiting)})
+		rec.Record(metrics.Sample{Metric: b.HTTPReqReceiving, Tags: tags, Time: h.End, Value: metrics.Milliseconds(t.Receiving)})
 		if expected >= 0 {
-			rec.Record(metrics.Sample{Metric: b.HTTPReqFailed, Tags: tags, Time: h.end, Value: float64(1 - expected)})
+			rec.Record(metrics.Sample{Metric: b.HTTPReqFailed, Tags: tags, Time: h.End, Value: float64(1 - expected)})
 		}
-		jsmod.RecordLatency(st, tags, h.end, t.total())
+		jsmod.RecordLatency(st, tags, h.End, t.Total())
 	}
-	if res.redirectsExhausted && logf != nil {
-		logf("Stopped after %d redirects and returned the last redirect response; raise the limit with the redirects param or the maxRedirects option", r.redirects)
+	if res.RedirectsExhausted && logf != nil {
+		logf("Stopped after %d redirects and returned the last redirect response; raise the limit with the redirects param or the maxRedirects option", r.Redirects)
 	}
 }
 
 // requestTags are the tags of the request a hop made, before its outcome:
 // the request's own, with a redirect hop's name and url.
-func (in *instance) requestTags(r *request, h *hop) *metrics.TagSet {
-	tags := r.tags
+func (in *instance) requestTags(c *call, h *httpclient.Hop) *metrics.TagSet {
+	tags := c.tags
 	sys := in.d.sys
-	if h.url != r.url && !r.named {
+	if h.URL != c.req.URL && !c.named {
 		if sys&sysName != 0 {
-			tags = tags.With("name", h.url.tag)
+			tags = tags.With("name", h.URL.Tag)
 		}
 		if sys&sysURL != 0 {
-			tags = tags.With("url", h.url.tag)
+			tags = tags.With("url", h.URL.Tag)
 		}
 	}
-	if h.method != r.method && sys&sysMethod != 0 {
+	if h.Method != c.req.Method && sys&sysMethod != 0 {
 		// A 301, 302 or 303 turned the request into a GET.
-		tags = tags.With("method", h.method)
+		tags = tags.With("method", h.Method)
 	}
 	return tags
 }
 
 // hopTags adds the hop's outcome to the request's tags. expected is the
 // response callback's verdict: 1 expected, 0 not, -1 no callback.
-func (in *instance) hopTags(r *request, h *hop, expected int8) *metrics.TagSet {
+func (in *instance) hopTags(c *call, h *httpclient.Hop, expected int8) *metrics.TagSet {
 	sys := in.d.sys
 	var m *hopMemo
-	if h.err == nil && (h.url == r.url || r.named) && h.method == r.method {
-		m = &r.url.hopTags
-		if m.base == r.tags && m.status == h.status && m.proto == h.proto && m.tls == h.tlsVersion &&
+	if h.Err == nil && (h.URL == c.req.URL || c.named) && h.Method == c.req.Method {
+		m = &c.target.hopTags
+		if m.base == c.tags && m.status == h.Status && m.proto == h.Proto && m.tls == h.TLSVersion &&
 			m.expected == expected && m.sys == sys {
 			return m.tags
 		}
 	}
-	tags := in.requestTags(r, h)
+	tags := in.requestTags(c, h)
 	if sys&sysStatus != 0 {
-		tags = tags.With("status", statusString(h.status))
+		tags = tags.With("status", statusString(h.Status))
 	}
-	if sys&sysProto != 0 && h.proto != "" {
-		tags = tags.With("proto", h.proto)
+	if sys&sysProto != 0 && h.Proto != "" {
+		tags = tags.With("proto", h.Proto)
 	}
-	if sys&sysTLSVersion != 0 && h.isTLS {
-		tags = tags.With("tls_version", tlsVersionName(h.tlsVersion))
+	if sys&sysTLSVersion != 0 && h.IsTLS {
+		tags = tags.With("tls_version", tlsVersionName(h.TLSVersion))
 	}
-	if h.err != nil && sys&sysError != 0 {
-		tags = tags.With("error", errorText(h.err))
+	if h.Err != nil && sys&sysError != 0 {
+		tags = tags.With("error", httpclient.ErrorText(h.Err))
 	}
-	if h.errCode != 0 && sys&sysErrorCode != 0 {
-		tags = tags.With("error_code", strconv.Itoa(h.errCode))
+	if h.ErrCode != 0 && sys&sysErrorCode != 0 {
+		tags = tags.With("error_code", strconv.Itoa(h.ErrCode))
 	}
-	if sys&sysIP != 0 && h.remote != nil {
-		if ip, _, ok := splitAddr(h.remote); ok {
+	if sys&sysIP != 0 && h.Remote != nil {
+		if ip, _, ok := splitAddr(h.Remote); ok {
 			tags = tags.With("ip", ip)
 		}
 		m = nil
@@ -370,7 +361,7 @@ func (in *instance) hopTags(r *request, h *hop, expected int8) *metrics.TagSet {
 		tags = tags.With("expected_response", v)
 	}
 	if m != nil {
-		*m = hopMemo{base: r.tags, status: h.status, proto: h.proto, tls: h.tlsVersion, expected: expected, sys: sys, tags: tags}
+		*m = hopMemo{base: c.tags, status: h.Status, proto: h.Proto, tls: h.TLSVersion, expected: expected, sys: sys, tags: tags}
 	}
 	return tags
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/internal/httpclient"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
@@ -61,7 +62,7 @@ func isFile(v sobek.Value) (*sobek.Object, bool) {
 // type, other values are sent as text (an array as Go prints it, "[a b]",
 // as k6 does). The request's Content-Type is set unless the script set
 // one; a boundary the script put there is the one used.
-func (in *instance) multipartBody(r *request, o *sobek.Object) bool {
+func (in *instance) multipartBody(r *httpclient.Request, o *sobek.Object) bool {
 	keys := o.Keys()
 	has := false
 	for _, k := range keys {
@@ -76,7 +77,7 @@ func (in *instance) multipartBody(r *request, o *sobek.Object) bool {
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
 	ct, set := "", false
-	if v := r.header["Content-Type"]; len(v) > 0 {
+	if v := r.Header["Content-Type"]; len(v) > 0 {
 		ct, set = v[0], true
 		if _, params, err := mime.ParseMediaType(ct); err == nil && params["boundary"] != "" {
 			if err := w.SetBoundary(params["boundary"]); err != nil {
@@ -100,13 +101,13 @@ func (in *instance) multipartBody(r *request, o *sobek.Object) bool {
 		_ = w.WriteField(k, fieldText(v))
 	}
 	_ = w.Close()
-	r.body, r.hasBody = buf.String(), true
+	r.Body, r.HasBody = buf.String(), true
 	if !set {
-		r.header = r.header.Clone()
-		if r.header == nil {
-			r.header = make(map[string][]string, 1)
+		r.Header = r.Header.Clone()
+		if r.Header == nil {
+			r.Header = make(map[string][]string, 1)
 		}
-		r.header["Content-Type"] = []string{w.FormDataContentType()}
+		r.Header["Content-Type"] = []string{w.FormDataContentType()}
 	}
 	return true
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/internal/httpclient"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
@@ -16,25 +17,29 @@ import (
 
 var arrayBufferType = reflect.TypeOf(sobek.ArrayBuffer{})
 
-// parse turns the JavaScript arguments of a request into a request. Script
+// parse turns the JavaScript arguments of a request into a call. Script
 // mistakes (a params value of the wrong kind) throw a TypeError; an URL that
 // does not parse is a failed request, as in k6.
-func (in *instance) parse(st *modules.State, method string, urlV, bodyV, paramsV sobek.Value) *request {
+func (in *instance) parse(st *modules.State, method string, urlV, bodyV, paramsV sobek.Value) *call {
 	d := &in.d
-	r := &request{
-		method:    method,
-		header:    d.header,
-		timeout:   d.timeout,
-		rps:       st.RPS,
-		redirects: d.redirects,
-		respType:  d.respType,
-		expect:    in.callback,
-		jar:       st.Jar,
-		throw:     d.throw,
-		debug:     d.debug,
+	c := &call{
+		req: httpclient.Request{
+			Method:       method,
+			Header:       d.header,
+			Timeout:      d.timeout,
+			RPS:          st.RPS,
+			Redirects:    d.redirects,
+			ResponseType: d.respType,
+			Jar:          st.Jar,
+			Debug:        d.debug,
+		},
+		expect: in.callback,
+		throw:  d.throw,
 	}
+	r := &c.req
 	raw, name := in.urlOf(urlV)
-	r.url, r.badURL = in.target(raw)
+	c.target, r.BadURL = in.target(raw)
+	r.URL = &c.target.Target
 
 	tags := st.Tags
 	if tags == nil {
@@ -42,38 +47,38 @@ func (in *instance) parse(st *modules.State, method string, urlV, bodyV, paramsV
 	}
 	ownHeader := false
 	if paramsV != nil && !sobek.IsUndefined(paramsV) && !sobek.IsNull(paramsV) {
-		tags, name, ownHeader = in.parseParams(r, paramsV, tags, name)
+		tags, name, ownHeader = in.parseParams(c, paramsV, tags, name)
 	}
 	if bodyV != nil && !sobek.IsUndefined(bodyV) && !sobek.IsNull(bodyV) {
 		if in.parseBody(r, bodyV) {
-			if _, set := r.header["Content-Type"]; !set {
+			if _, set := r.Header["Content-Type"]; !set {
 				if !ownHeader {
-					r.header = r.header.Clone()
+					r.Header = r.Header.Clone()
 				}
-				r.header["Content-Type"] = []string{"application/x-www-form-urlencoded"}
+				r.Header["Content-Type"] = []string{"application/x-www-form-urlencoded"}
 			}
 		}
 	}
 
 	sys := d.sys
-	r.named = name != ""
+	c.named = name != ""
 	// The url tag masks credentials, but k6 leaves those that digest or
 	// NTLM authentication uses out of it.
-	urlTag := r.url.tag
-	if r.digest || r.ntlm {
-		urlTag = r.url.clean
+	urlTag := r.URL.Tag
+	if r.Digest || r.NTLM {
+		urlTag = r.URL.Clean
 	}
-	m := &r.url.reqTags
+	m := &c.target.reqTags
 	if m.base == tags && m.method == method && m.name == name && m.sys == sys && m.url == urlTag {
-		r.tags = m.tags
-		return r
+		c.tags = m.tags
+		return c
 	}
 	base := tags
 	if sys&sysMethod != 0 {
 		tags = tags.With("method", method)
 	}
 	switch {
-	case r.named:
+	case c.named:
 		tags = tags.With("name", name)
 		if sys&sysURL != 0 {
 			tags = tags.With("url", name)
@@ -87,8 +92,8 @@ func (in *instance) parse(st *modules.State, method string, urlV, bodyV, paramsV
 		}
 	}
 	*m = tagMemo{base: base, method: method, name: name, url: urlTag, sys: sys, tags: tags}
-	r.tags = tags
-	return r
+	c.tags = tags
+	return c
 }
 
 // urlOf reads a URL argument: a string, anything with a string form, or
@@ -111,25 +116,27 @@ func (in *instance) target(raw string) (*target, error) {
 	if t, ok := in.targets[raw]; ok {
 		return t, nil
 	}
-	t, err := parseTarget(raw)
+	parsed, err := httpclient.ParseTarget(raw)
 	if err != nil {
-		return &target{clean: raw, full: raw, tag: raw}, err
+		return &target{Target: httpclient.Target{Clean: raw, Full: raw, Tag: raw}}, err
 	}
 	if len(in.targets) >= maxTargets {
 		clear(in.targets)
 	}
+	t := &target{Target: *parsed}
 	in.targets[raw] = t
 	return t, nil
 }
 
-// parseParams applies a params object to r. It returns the tags with the
+// parseParams applies a params object to c. It returns the tags with the
 // per-request tags added, the name the request is tagged with (if the
-// script chose one) and whether r.header is r's own copy.
-func (in *instance) parseParams(r *request, v sobek.Value, tags *metrics.TagSet, name string) (*metrics.TagSet, string, bool) {
+// script chose one) and whether c.req.Header is c's own copy.
+func (in *instance) parseParams(c *call, v sobek.Value, tags *metrics.TagSet, name string) (*metrics.TagSet, string, bool) {
 	o, ok := v.(*sobek.Object)
 	if !ok {
 		jsmod.ThrowTypeError(in.rt, "the request params must be an object, not %s", jsmod.Describe(v))
 	}
+	r := &c.req
 	ownHeader := false
 	for _, k := range o.Keys() {
 		pv := o.Get(k)
@@ -167,17 +174,17 @@ func (in *instance) parseParams(r *request, v sobek.Value, tags *metrics.TagSet,
 				}
 				jsmod.ThrowTypeError(in.rt, "params.timeout: %s (use a duration like \"30s\" or a number of milliseconds)", msg)
 			}
-			r.timeout = t
+			r.Timeout = t
 		case "redirects":
-			r.redirects = int(jsmod.Int(in.rt, pv, "params.redirects", 0, math.MaxInt32))
+			r.Redirects = int(jsmod.Int(in.rt, pv, "params.redirects", 0, math.MaxInt32))
 		case "responseType":
 			switch pv.String() {
 			case "text":
-				r.respType = respText
+				r.ResponseType = httpclient.ResponseText
 			case "binary":
-				r.respType = respBinary
+				r.ResponseType = httpclient.ResponseBinary
 			case "none":
-				r.respType = respNone
+				r.ResponseType = httpclient.ResponseNone
 			default:
 				jsmod.ThrowTypeError(in.rt, "params.responseType must be \"text\", \"binary\" or \"none\", not %q", pv.String())
 			}
@@ -186,31 +193,31 @@ func (in *instance) parseParams(r *request, v sobek.Value, tags *metrics.TagSet,
 			if msg != "" {
 				jsmod.ThrowTypeError(in.rt, "params.responseCallback: %s", msg)
 			}
-			r.expect = e
+			c.expect = e
 		case "cookies":
-			r.cookies = in.parseCookies(pv)
+			r.Cookies = in.parseCookies(pv)
 		case "jar":
 			if sobek.IsNull(pv) {
-				r.jar = nil
+				r.Jar = nil
 				continue
 			}
 			j, ok := jarOf(pv)
 			if !ok {
 				jsmod.ThrowTypeError(in.rt, "params.jar must be a cookie jar from http.cookieJar() or new http.CookieJar(), not %s", jsmod.Describe(pv))
 			}
-			r.jar = in.jarFor(j)
+			r.Jar = in.jarFor(j)
 		case "auth":
 			switch a := pv.String(); a {
 			case "basic", "":
 			case "digest":
-				r.digest = true
+				r.Digest = true
 			case "ntlm":
-				r.ntlm = true
+				r.NTLM = true
 			default:
 				jsmod.ThrowTypeError(in.rt, "params.auth %q is not supported: use \"basic\", \"digest\" or \"ntlm\" with the credentials in the URL", a)
 			}
 		case "throw":
-			r.throw = pv.ToBoolean()
+			c.throw = pv.ToBoolean()
 		case "compression":
 			if s := pv.String(); s != "" {
 				jsmod.ThrowTypeError(in.rt, "params.compression is not supported")
@@ -223,7 +230,7 @@ func (in *instance) parseParams(r *request, v sobek.Value, tags *metrics.TagSet,
 // parseHeaders gives r its own header: the default User-Agent and the
 // script's headers. A Host header sets the request's host instead. It
 // reports whether r got a header of its own.
-func (in *instance) parseHeaders(r *request, v sobek.Value) bool {
+func (in *instance) parseHeaders(r *httpclient.Request, v sobek.Value) bool {
 	if sobek.IsNull(v) {
 		return false
 	}
@@ -243,18 +250,18 @@ func (in *instance) parseHeaders(r *request, v sobek.Value) bool {
 		}
 		ck := http.CanonicalHeaderKey(k)
 		if ck == "Host" {
-			r.host = hv.String()
+			r.Host = hv.String()
 			continue
 		}
 		h[ck] = []string{hv.String()}
 	}
-	r.header = h
+	r.Header = h
 	return true
 }
 
 // parseCookies reads params.cookies: {name: value} or
 // {name: {value, replace}}.
-func (in *instance) parseCookies(v sobek.Value) []sentCookie {
+func (in *instance) parseCookies(v sobek.Value) []httpclient.Cookie {
 	if sobek.IsNull(v) {
 		return nil
 	}
@@ -263,18 +270,18 @@ func (in *instance) parseCookies(v sobek.Value) []sentCookie {
 		jsmod.ThrowTypeError(in.rt, "params.cookies must be an object, not %s", jsmod.Describe(v))
 	}
 	keys := o.Keys()
-	cs := make([]sentCookie, 0, len(keys))
+	cs := make([]httpclient.Cookie, 0, len(keys))
 	for _, k := range keys {
 		cv := o.Get(k)
 		if sobek.IsUndefined(cv) || sobek.IsNull(cv) {
 			continue
 		}
-		c := sentCookie{name: k}
+		c := httpclient.Cookie{Name: k}
 		if co, ok := cv.(*sobek.Object); ok {
-			c.value = co.Get("value").String()
-			c.replace = co.Get("replace").ToBoolean()
+			c.Value = co.Get("value").String()
+			c.Replace = co.Get("replace").ToBoolean()
 		} else {
-			c.value = cv.String()
+			c.Value = cv.String()
 		}
 		cs = append(cs, c)
 	}
@@ -284,14 +291,14 @@ func (in *instance) parseCookies(v sobek.Value) []sentCookie {
 // parseBody sets r's body from a string, an ArrayBuffer, a typed array or
 // DataView, or an object (form fields; multipart when it holds a file from
 // http.file()). It reports whether the body is a URL-encoded form.
-func (in *instance) parseBody(r *request, v sobek.Value) (form bool) {
+func (in *instance) parseBody(r *httpclient.Request, v sobek.Value) (form bool) {
 	o, ok := v.(*sobek.Object)
 	if !ok {
-		r.body, r.hasBody = v.String(), true
+		r.Body, r.HasBody = v.String(), true
 		return false
 	}
 	if o.ExportType() == arrayBufferType {
-		r.body, r.hasBody = string(o.Export().(sobek.ArrayBuffer).Bytes()), true
+		r.Body, r.HasBody = string(o.Export().(sobek.ArrayBuffer).Bytes()), true
 		return false
 	}
 	if buf, ok := o.Get("buffer").(*sobek.Object); ok && buf.ExportType() == arrayBufferType {
@@ -301,7 +308,7 @@ func (in *instance) parseBody(r *request, v sobek.Value) (form bool) {
 		if off < 0 || n < 0 || off+n > int64(len(b)) {
 			jsmod.ThrowTypeError(in.rt, "the request body is a view outside its buffer")
 		}
-		r.body, r.hasBody = string(b[off:off+n]), true
+		r.Body, r.HasBody = string(b[off:off+n]), true
 		return false
 	}
 	if in.multipartBody(r, o) {
@@ -322,6 +329,6 @@ func (in *instance) parseBody(r *request, v sobek.Value) (form bool) {
 		}
 		vals.Add(k, fv.String())
 	}
-	r.body, r.hasBody = vals.Encode(), true
+	r.Body, r.HasBody = vals.Encode(), true
 	return true
 }

@@ -2,7 +2,6 @@ package http
 
 import (
 	"crypto/tls"
-	"encoding/base64"
 	"net"
 	"net/http"
 	"reflect"
@@ -14,6 +13,7 @@ import (
 	"github.com/grafana/sobek"
 	"github.com/tidwall/gjson"
 
+	"github.com/metronome-load/metronome/internal/httpclient"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
 )
@@ -91,7 +91,7 @@ func fieldOf(key string) (field, bool) {
 // properties are built once and kept, so they keep their identity.
 type response struct {
 	in      *instance
-	res     *result
+	c       *call // the call the response is part of
 	objs    [nSlots]sobek.Value
 	deleted uint32
 	// extra holds what the script assigned, over the built values.
@@ -128,11 +128,14 @@ func slotOf(f field) int {
 	return -1
 }
 
-func (in *instance) newResponse(res *result) sobek.Value {
-	r := &res.req.resp
-	r.in, r.res = in, res
+func (in *instance) newResponse(c *call) sobek.Value {
+	r := &c.resp
+	r.in, r.c = in, c
 	return in.rt.NewDynamicObject(r)
 }
+
+// result is what the response's request produced.
+func (r *response) result() *httpclient.Result { return r.c.req.Result() }
 
 // Get implements sobek.DynamicObject.
 func (r *response) Get(key string) sobek.Value {
@@ -224,20 +227,20 @@ func (r *response) Keys() []string {
 
 func (r *response) build(f field) sobek.Value {
 	rt := r.in.rt
-	res := r.res
-	h := res.last()
+	res := r.result()
+	h := res.Last()
 	switch f {
 	case fStatus:
-		return rt.ToValue(h.status)
+		return rt.ToValue(h.Status)
 	case fStatusText:
-		return rt.ToValue(res.statusText)
+		return rt.ToValue(res.StatusText)
 	case fProto:
-		return rt.ToValue(h.proto)
+		return rt.ToValue(h.Proto)
 	case fURL:
-		return rt.ToValue(h.url.full)
+		return rt.ToValue(h.URL.Full)
 	case fHeaders:
 		o := rt.NewObject()
-		for k, vs := range res.header {
+		for k, vs := range res.Header {
 			_ = o.Set(k, strings.Join(vs, ", "))
 		}
 		return o
@@ -245,48 +248,48 @@ func (r *response) build(f field) sobek.Value {
 		return r.cookies()
 	case fBody:
 		switch {
-		case res.header == nil || res.req.respType == respNone || h.status == 204 || h.status == 304:
+		case res.Header == nil || r.c.req.ResponseType == httpclient.ResponseNone || h.Status == 204 || h.Status == 304:
 			// 204 and 304 have no body at all: k6 gives null, not "".
 			return sobek.Null()
-		case res.req.respType == respBinary:
-			b := res.bin
+		case r.c.req.ResponseType == httpclient.ResponseBinary:
+			b := res.Bin
 			if b == nil {
 				b = []byte{}
 			}
 			return rt.ToValue(rt.NewArrayBuffer(b))
 		}
-		return rt.ToValue(res.body)
+		return rt.ToValue(res.Body)
 	case fTimings:
-		t := &h.t
+		t := &h.Timings
 		o := rt.NewObject()
-		_ = o.Set("duration", ms(t.duration()))
-		_ = o.Set("blocked", ms(t.blocked))
+		_ = o.Set("duration", ms(t.Duration()))
+		_ = o.Set("blocked", ms(t.Blocked))
 		_ = o.Set("looking_up", 0)
-		_ = o.Set("connecting", ms(t.connecting))
-		_ = o.Set("tls_handshaking", ms(t.tlsHandshaking))
-		_ = o.Set("sending", ms(t.sending))
-		_ = o.Set("waiting", ms(t.waiting))
-		_ = o.Set("receiving", ms(t.receiving))
+		_ = o.Set("connecting", ms(t.Connecting))
+		_ = o.Set("tls_handshaking", ms(t.TLSHandshaking))
+		_ = o.Set("sending", ms(t.Sending))
+		_ = o.Set("waiting", ms(t.Waiting))
+		_ = o.Set("receiving", ms(t.Receiving))
 		return o
 	case fError:
-		if h.err == nil {
+		if h.Err == nil {
 			return rt.ToValue("")
 		}
-		return rt.ToValue(errorText(h.err))
+		return rt.ToValue(httpclient.ErrorText(h.Err))
 	case fErrorCode:
-		return rt.ToValue(h.errCode)
+		return rt.ToValue(h.ErrCode)
 	case fRequest:
 		return r.request()
 	case fTLSVersion:
-		if !h.isTLS {
+		if !h.IsTLS {
 			return rt.ToValue("")
 		}
-		return rt.ToValue(tlsVersionName(h.tlsVersion))
+		return rt.ToValue(tlsVersionName(h.TLSVersion))
 	case fTLSCipher:
-		if !h.isTLS {
+		if !h.IsTLS {
 			return rt.ToValue("")
 		}
-		return rt.ToValue(tls.CipherSuiteName(h.tlsCipher))
+		return rt.ToValue(tls.CipherSuiteName(h.TLSCipher))
 	case fOCSP:
 		o := rt.NewObject()
 		_ = o.Set("produced_at", 0)
@@ -297,10 +300,10 @@ func (r *response) build(f field) sobek.Value {
 		_ = o.Set("status", "unknown")
 		return o
 	case fRemoteIP:
-		ip, _, _ := splitAddr(h.remote)
+		ip, _, _ := splitAddr(h.Remote)
 		return rt.ToValue(ip)
 	case fRemotePort:
-		_, port, _ := splitAddr(h.remote)
+		_, port, _ := splitAddr(h.Remote)
 		return rt.ToValue(port)
 	}
 	return sobek.Undefined()
@@ -310,12 +313,13 @@ func (r *response) build(f field) sobek.Value {
 func (r *response) cookies() sobek.Value {
 	rt := r.in.rt
 	o := rt.NewObject()
-	if len(r.res.header["Set-Cookie"]) == 0 {
+	header := r.result().Header
+	if len(header["Set-Cookie"]) == 0 {
 		return o
 	}
 	byName := map[string][]any{}
 	var names []string
-	for _, c := range (&http.Response{Header: r.res.header}).Cookies() {
+	for _, c := range (&http.Response{Header: header}).Cookies() {
 		co := rt.NewObject()
 		_ = co.Set("name", c.Name)
 		_ = co.Set("value", c.Value)
@@ -343,45 +347,45 @@ func (r *response) cookies() sobek.Value {
 // request is the response's request field: what the last hop sent.
 func (r *response) request() sobek.Value {
 	rt := r.in.rt
-	res := r.res
+	res := r.result()
 	o := rt.NewObject()
-	_ = o.Set("method", res.sentMethod)
-	url := res.last().url.full
-	if res.sentURL != nil {
-		url = res.sentURL.full
+	_ = o.Set("method", res.SentMethod)
+	url := res.Last().URL.Full
+	if res.SentURL != nil {
+		url = res.SentURL.Full
 	}
 	_ = o.Set("url", url)
 	ho := rt.NewObject()
-	keys := make([]string, 0, len(res.sentHeader))
-	for k := range res.sentHeader {
+	keys := make([]string, 0, len(res.SentHeader))
+	for k := range res.SentHeader {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		vs := make([]any, len(res.sentHeader[k]))
-		for i, v := range res.sentHeader[k] {
+		vs := make([]any, len(res.SentHeader[k]))
+		for i, v := range res.SentHeader[k] {
 			vs[i] = v
 		}
 		_ = ho.Set(k, rt.NewArray(vs...))
 	}
 	_ = o.Set("headers", ho)
-	if res.req.hasBody && res.sentMethod == res.req.method {
-		_ = o.Set("body", res.req.body)
+	if req := &r.c.req; req.HasBody && res.SentMethod == req.Method {
+		_ = o.Set("body", req.Body)
 	} else {
 		_ = o.Set("body", "")
 	}
 	co := rt.NewObject()
 	byName := map[string][]any{}
 	var names []string
-	for _, c := range res.sentCookies {
+	for _, c := range res.SentCookies {
 		entry := rt.NewObject()
-		_ = entry.Set("name", c.name)
-		_ = entry.Set("value", c.value)
-		_ = entry.Set("replace", c.replace)
-		if _, ok := byName[c.name]; !ok {
-			names = append(names, c.name)
+		_ = entry.Set("name", c.Name)
+		_ = entry.Set("value", c.Value)
+		_ = entry.Set("replace", c.Replace)
+		if _, ok := byName[c.Name]; !ok {
+			names = append(names, c.Name)
 		}
-		byName[c.name] = append(byName[c.name], entry)
+		byName[c.Name] = append(byName[c.Name], entry)
 	}
 	for _, n := range names {
 		_ = co.Set(n, rt.NewArray(byName[n]...))
@@ -392,17 +396,17 @@ func (r *response) request() sobek.Value {
 
 // text is the body as text for json(); ok is false when there is none.
 func (r *response) text() (string, bool) {
-	res := r.res
-	if res.header == nil {
+	res := r.result()
+	if res.Header == nil {
 		return "", false
 	}
-	switch res.req.respType {
-	case respBinary:
-		return string(res.bin), true
-	case respNone:
+	switch r.c.req.ResponseType {
+	case httpclient.ResponseBinary:
+		return string(res.Bin), true
+	case httpclient.ResponseNone:
 		return "", false
 	}
-	return res.body, true
+	return res.Body, true
 }
 
 // jsJSON is res.json(selector?): the body parsed as JSON, or the value a
@@ -414,7 +418,7 @@ func (in *instance) jsJSON(c sobek.FunctionCall) sobek.Value {
 	}
 	body, ok := r.text()
 	if !ok {
-		jsmod.ThrowGoError(in.rt, "the response of %s has no body to parse as JSON (the request failed or its responseType is \"none\")", r.res.last().url.clean)
+		jsmod.ThrowGoError(in.rt, "the response of %s has no body to parse as JSON (the request failed or its responseType is \"none\")", r.result().Last().URL.Clean)
 	}
 	sel := c.Argument(0)
 	if sobek.IsUndefined(sel) || sobek.IsNull(sel) {
@@ -424,7 +428,7 @@ func (in *instance) jsJSON(c sobek.FunctionCall) sobek.Value {
 		return r.json
 	}
 	if !gjson.Valid(body) {
-		jsmod.ThrowGoError(in.rt, "the response body of %s is not valid JSON", r.res.last().url.clean)
+		jsmod.ThrowGoError(in.rt, "the response body of %s is not valid JSON", r.result().Last().URL.Clean)
 	}
 	v := gjson.Get(body, sel.String())
 	switch v.Type {
@@ -460,7 +464,7 @@ func (in *instance) parseJSON(r *response, text string) sobek.Value {
 		if ex, ok := err.(*sobek.Exception); ok {
 			msg = ex.Value().String()
 		}
-		jsmod.ThrowGoError(in.rt, "the response body of %s is not valid JSON: %s", r.res.last().url.clean, msg)
+		jsmod.ThrowGoError(in.rt, "the response body of %s is not valid JSON: %s", r.result().Last().URL.Clean, msg)
 	}
 	return v
 }
@@ -496,8 +500,8 @@ func (t *taggedURL) Get(key string) sobek.Value {
 	case "name":
 		return t.in.rt.ToValue(t.name)
 	case "clean_url":
-		if tg, err := parseTarget(t.url); err == nil {
-			return t.in.rt.ToValue(tg.tag)
+		if tg, err := httpclient.ParseTarget(t.url); err == nil {
+			return t.in.rt.ToValue(tg.Tag)
 		}
 		return t.in.rt.ToValue(t.url)
 	}
@@ -541,10 +545,6 @@ func (in *instance) jsURL(c sobek.FunctionCall) sobek.Value {
 func ms(d time.Duration) float64 { return metrics.Milliseconds(d) }
 
 func itoa(i int64) string { return strconv.FormatInt(i, 10) }
-
-func basicAuth(user, pass string) string {
-	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
-}
 
 // splitAddr returns the IP and port of a remote address.
 func splitAddr(a net.Addr) (string, int, bool) {

@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/metronome-load/metronome/internal/httpclient"
 	"github.com/metronome-load/metronome/ratelimit"
 )
 
@@ -77,7 +78,7 @@ JSON.stringify(out)`)
 }
 
 // A VU whose iteration ends while a request waits for the limit stops
-// waiting within pollParent, and the request fails as in an ended
+// waiting within httpclient.PollParent, and the request fails as in an ended
 // iteration instead of going out late.
 func TestRPSWaitEndsWithTheIteration(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -94,21 +95,9 @@ const r = http.get("http://fake/");
 [Date.now() - t0, r.status].join(" ")`)
 		waited, status, _ := strings.Cut(v.String(), " ")
 		ms, _ := strconv.Atoi(waited)
-		if ms < 100 || ms > 100+int(pollParent/time.Millisecond) || status != "0" {
+		if ms < 100 || ms > 100+int(httpclient.PollParent/time.Millisecond) || status != "0" {
 			t.Fatalf("the second request waited %s ms and got status %s; want 100-%d ms and status 0",
-				waited, status, 100+pollParent/time.Millisecond)
+				waited, status, 100+httpclient.PollParent/time.Millisecond)
 		}
 	})
-}
-
-// Holding a request back on the VU's lane allocates nothing once the
-// lane's pause timer exists, however often it waits.
-func TestHoldBackAllocatesNothing(t *testing.T) {
-	l := newLane()
-	lim := ratelimit.New(100_000) // 10 µs apart: every call but the first waits
-	ctx := context.Background()
-	holdBack(ctx, lim, l)
-	if n := testing.AllocsPerRun(50, func() { holdBack(ctx, lim, l) }); n != 0 {
-		t.Fatalf("holdBack allocates %v times per request", n)
-	}
 }

@@ -1,4 +1,4 @@
-package http
+package httpclient
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 // it is in the iteration's duration. A VU whose context ends stops
 // waiting, and the request then fails as any request of an ended
 // iteration does. On the VU's lane the wait allocates nothing: like the
-// lane's timer it looks at the VU's context every pollParent rather than
+// lane's timer it looks at the VU's context every PollParent rather than
 // through Done().
-func holdBack(ctx context.Context, lim *ratelimit.Limiter, l *lane) {
+func holdBack(ctx context.Context, lim *ratelimit.Limiter, l *Lane) {
 	d := lim.Reserve(time.Now())
 	if d <= 0 {
 		return
@@ -39,7 +39,7 @@ func holdBack(ctx context.Context, lim *ratelimit.Limiter, l *lane) {
 		if left <= 0 {
 			return
 		}
-		l.pause.Reset(min(left, pollParent))
+		l.pause.Reset(min(left, PollParent))
 		<-l.pause.C
 	}
 }

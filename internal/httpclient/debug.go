@@ -1,4 +1,4 @@
-package http
+package httpclient
 
 import (
 	"net/http"
@@ -7,31 +7,21 @@ import (
 	"strings"
 )
 
-// debugLevel is the --http-debug setting.
-type debugLevel uint8
+// DebugLevel is the --http-debug setting: what a hop's Debug dump holds.
+type DebugLevel uint8
 
 const (
-	debugOff debugLevel = iota
-	debugHeaders
-	debugFull
+	// DebugOff dumps nothing.
+	DebugOff DebugLevel = iota
+	// DebugHeaders dumps the request and response lines and headers.
+	DebugHeaders
+	// DebugFull dumps the bodies too.
+	DebugFull
 )
-
-func parseDebug(s *string) debugLevel {
-	if s == nil {
-		return debugOff
-	}
-	switch strings.ToLower(*s) {
-	case "", "false", "0":
-		return debugOff
-	case "full":
-		return debugFull
-	}
-	return debugHeaders
-}
 
 // dumpRequest formats a request the way it goes on the wire: request
 // line, headers and, at full level, the body.
-func dumpRequest(req *http.Request, body string, lvl debugLevel) string {
+func dumpRequest(req *http.Request, body string, lvl DebugLevel) string {
 	var b strings.Builder
 	b.WriteString("Request:\n")
 	b.WriteString(req.Method)
@@ -50,7 +40,7 @@ func dumpRequest(req *http.Request, body string, lvl debugLevel) string {
 		b.WriteByte('\n')
 	}
 	writeHeader(&b, req.Header)
-	if lvl == debugFull && body != "" {
+	if lvl == DebugFull && body != "" {
 		b.WriteByte('\n')
 		b.WriteString(body)
 		b.WriteByte('\n')
@@ -60,7 +50,7 @@ func dumpRequest(req *http.Request, body string, lvl debugLevel) string {
 
 // dumpResponse formats a response's status line, headers and, at full
 // level, its body.
-func dumpResponse(resp *http.Response, body string, lvl debugLevel) string {
+func dumpResponse(resp *http.Response, body string, lvl DebugLevel) string {
 	var b strings.Builder
 	b.WriteString("Response:\n")
 	b.WriteString(resp.Proto)
@@ -68,7 +58,7 @@ func dumpResponse(resp *http.Response, body string, lvl debugLevel) string {
 	b.WriteString(resp.Status)
 	b.WriteByte('\n')
 	writeHeader(&b, resp.Header)
-	if lvl == debugFull && body != "" {
+	if lvl == DebugFull && body != "" {
 		b.WriteByte('\n')
 		b.WriteString(body)
 		b.WriteByte('\n')

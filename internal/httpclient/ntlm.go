@@ -1,4 +1,4 @@
-package http
+package httpclient
 
 import (
 	"encoding/base64"
@@ -47,7 +47,7 @@ func ntlmOffer(resp *http.Response) (scheme string, token []byte, ok bool) {
 // ntlmNext is the Authorization value of the handshake's next hop after a
 // 401 at step, and the step after it; ok is false when the handshake ends
 // here (no credentials, no NTLM offered, a malformed challenge).
-func ntlmNext(resp *http.Response, step ntlmStep, u *target) (string, ntlmStep, bool) {
+func ntlmNext(resp *http.Response, step ntlmStep, u *Target) (string, ntlmStep, bool) {
 	user, pass := credentials(u)
 	scheme, token, offered := ntlmOffer(resp)
 	if !offered || (user == "" && pass == "") {
@@ -75,9 +75,9 @@ func ntlmNext(resp *http.Response, step ntlmStep, u *target) (string, ntlmStep, 
 
 // withoutCredentials is u without the Basic credentials of its URL: an
 // NTLM request's first hop goes out anonymous, as in k6.
-func withoutCredentials(u *target) *target {
-	if u.auth == "" {
+func withoutCredentials(u *Target) *Target {
+	if u.Auth == "" {
 		return u
 	}
-	return &target{u: u.u, clean: u.clean, full: u.clean, tag: u.clean}
+	return &Target{URL: u.URL, Clean: u.Clean, Full: u.Clean, Tag: u.Clean}
 }

@@ -1,4 +1,4 @@
-package http
+package httpclient
 
 import (
 	"crypto/tls"
@@ -134,12 +134,12 @@ func opErrorCode(op *net.OpError) int {
 	return codeTCP
 }
 
-// errorText is the message a failed request shows in response.error and
+// ErrorText is the message a failed request shows in response.error and
 // the error tag. A network error is shortened to its operation and cause,
 // as k6 does ("read: connection reset by peer", "dial: connection
 // refused"): the addresses it carries, the local port above all, would
 // make every failed request a time series of its own.
-func errorText(err error) string {
+func ErrorText(err error) string {
 	var op *net.OpError
 	var dns *net.DNSError
 	var bl *dialer.BlacklistedError
@@ -175,9 +175,9 @@ func causeText(err error) string {
 	return err.Error()
 }
 
-// errorDetail is the full message of a failed request, addresses
+// ErrorDetail is the full message of a failed request, addresses
 // included, for the log line that reports it.
-func errorDetail(err error) string {
+func ErrorDetail(err error) string {
 	var ue *url.Error
 	if errors.As(err, &ue) && ue.Op != "parse" {
 		return ue.Err.Error()

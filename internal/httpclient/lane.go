@@ -1,4 +1,4 @@
-package http
+package httpclient
 
 import (
 	"context"
@@ -11,18 +11,18 @@ import (
 	"github.com/metronome-load/metronome/http1"
 )
 
-// lane carries the synchronous requests of one VU, one at a time, and
-// keeps what would otherwise be built for every request: the request's
+// Lane carries the synchronous requests of one VU, one at a time (Do's
+// l), and keeps what would otherwise be built for every request: the request's
 // context, the tracer and a request template holding both.
 //
 // The context (a laneCtx) outlives requests and iterations; only after it
 // was cancelled is a new one made. One reusable timer cancels it, when the
 // request's timeout passed or when the timer finds the VU's context ended:
 // while a request runs the timer looks at the VU's context every
-// pollParent. Watching each new VU context instead (they change every
+// PollParent. Watching each new VU context instead (they change every
 // iteration) would cost allocations per iteration. An http1 connection
 // in use is interrupted directly, so a request on it allocates no context.
-type lane struct {
+type Lane struct {
 	mu       sync.Mutex
 	parent   context.Context
 	ctx      *laneCtx
@@ -37,12 +37,13 @@ type lane struct {
 	pause *time.Timer   // holdBack's, made on first use
 }
 
-// pollParent is how often a running request checks the VU's context, so
+// PollParent is how often a running request checks the VU's context, so
 // the longest an ended iteration waits for its request to stop.
-const pollParent = 20 * time.Millisecond
+const PollParent = 20 * time.Millisecond
 
-func newLane() *lane {
-	l := &lane{}
+// NewLane returns the lane of one VU.
+func NewLane() *Lane {
+	l := &Lane{}
 	l.timer = time.AfterFunc(time.Hour, l.onTimer)
 	l.timer.Stop()
 	return l
@@ -52,7 +53,7 @@ func newLane() *lane {
 // timeout, under the VU's context parent. It returns false when the lane
 // cannot be used because parent carries a trace of its own (which the
 // lane's tracer would have to be composed with).
-func (l *lane) arm(parent context.Context, timeout, now time.Duration) bool {
+func (l *Lane) arm(parent context.Context, timeout, now time.Duration) bool {
 	if l.parent != parent && httptrace.ContextClientTrace(parent) != nil {
 		return false
 	}
@@ -68,7 +69,7 @@ func (l *lane) arm(parent context.Context, timeout, now time.Duration) bool {
 	if err := parent.Err(); err != nil {
 		l.cancel(err)
 	}
-	l.timer.Reset(min(timeout, pollParent))
+	l.timer.Reset(min(timeout, PollParent))
 	if l.tr == nil {
 		l.tr = newTracer()
 		l.tmpl = nil
@@ -80,7 +81,7 @@ func (l *lane) arm(parent context.Context, timeout, now time.Duration) bool {
 }
 
 // disarm stops the timer after a request.
-func (l *lane) disarm() {
+func (l *Lane) disarm() {
 	l.mu.Lock()
 	l.armed = false
 	l.mu.Unlock()
@@ -91,7 +92,7 @@ func (l *lane) disarm() {
 // context ended, and otherwise looks again later. It decides and cancels
 // under the lock, so a timer that fired for a request that has just ended
 // cannot cancel the next one.
-func (l *lane) onTimer() {
+func (l *Lane) onTimer() {
 	now := sinceEpoch()
 	var funcs []*afterFunc
 	l.mu.Lock()
@@ -102,7 +103,7 @@ func (l *lane) onTimer() {
 	case l.parent.Err() != nil:
 		funcs = l.cancelLocked(l.parent.Err())
 	default:
-		l.timer.Reset(min(l.deadline-now, pollParent))
+		l.timer.Reset(min(l.deadline-now, PollParent))
 	}
 	l.mu.Unlock()
 	runAfter(funcs)
@@ -110,7 +111,7 @@ func (l *lane) onTimer() {
 
 // cancel ends the current context with err and interrupts the connection
 // in use.
-func (l *lane) cancel(err error) {
+func (l *Lane) cancel(err error) {
 	l.mu.Lock()
 	funcs := l.cancelLocked(err)
 	l.mu.Unlock()
@@ -119,7 +120,7 @@ func (l *lane) cancel(err error) {
 
 // cancelLocked is cancel under l.mu. It returns the functions registered
 // with laneCtx.AfterFunc, to be run once the lock is released.
-func (l *lane) cancelLocked(err error) []*afterFunc {
+func (l *Lane) cancelLocked(err error) []*afterFunc {
 	c := l.ctx
 	if c == nil || c.err != nil {
 		return nil
@@ -145,7 +146,7 @@ var aLongTimeAgo = time.Unix(1, 0)
 
 // attach makes conn the connection a cancellation interrupts. It returns
 // false when ctx was already cancelled.
-func (l *lane) attach(ctx *laneCtx, conn net.Conn) bool {
+func (l *Lane) attach(ctx *laneCtx, conn net.Conn) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if ctx.err != nil || l.ctx != ctx {
@@ -157,7 +158,7 @@ func (l *lane) attach(ctx *laneCtx, conn net.Conn) bool {
 
 // detach forgets the connection in use. It returns false when a
 // cancellation interrupted it, so it must not be reused.
-func (l *lane) detach(ctx *laneCtx) bool {
+func (l *Lane) detach(ctx *laneCtx) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.conn = nil
@@ -165,14 +166,14 @@ func (l *lane) detach(ctx *laneCtx) bool {
 }
 
 // err is why the current request's context ended, or nil.
-func (l *lane) err() error {
+func (l *Lane) err() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.ctx.err
 }
 
 // tracer returns the lane's tracer, reset for a new hop.
-func (l *lane) tracer() *tracer {
+func (l *Lane) tracer() *tracer {
 	if l.tr == nil {
 		l.tr = newTracer()
 		l.tmpl = (&http.Request{}).WithContext(httptrace.WithClientTrace(l.ctx, &l.tr.trace))
@@ -182,14 +183,14 @@ func (l *lane) tracer() *tracer {
 }
 
 // request returns a new request carrying the lane's context and tracer.
-func (l *lane) request() *http.Request {
+func (l *Lane) request() *http.Request {
 	req := new(http.Request)
 	*req = *l.tmpl
 	return req
 }
 
 // release gives up the tracer when a callback may still arrive for it.
-func (l *lane) release(tr *tracer) {
+func (l *Lane) release(tr *tracer) {
 	if !tr.done() && l.tr == tr {
 		l.tr = nil
 		l.tmpl = nil
@@ -199,7 +200,7 @@ func (l *lane) release(tr *tracer) {
 // laneCtx is the context of a lane's requests. Values come from the VU's
 // context of the moment.
 type laneCtx struct {
-	l     *lane
+	l     *Lane
 	done  chan struct{}
 	err   error // under l.mu
 	funcs []*afterFunc

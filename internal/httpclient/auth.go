@@ -1,11 +1,11 @@
-package http
+package httpclient
 
 import (
 	"net/http"
 )
 
 // handshake is where a request's digest or NTLM authentication is (see
-// digest.go and ntlm.go): do() asks it what to do with each 401.
+// digest.go and ntlm.go): Do asks it what to do with each 401.
 type handshake struct {
 	digested bool
 	ntlm     ntlmStep
@@ -15,9 +15,9 @@ type handshake struct {
 // "digest" or "ntlm": the Authorization value of one more hop, or false
 // when the 401 is the response. It marks h as the handshake's challenge
 // when k6 counts it as an expected response.
-func (a *handshake) answer(r *request, h *hop, resp *http.Response, u *target, method, body string) (string, bool) {
+func (a *handshake) answer(r *Request, h *Hop, resp *http.Response, u *Target, method, body string) (string, bool) {
 	switch {
-	case r.digest && !a.digested:
+	case r.Digest && !a.digested:
 		ch := digestChallenge(resp)
 		if ch == nil {
 			return "", false
@@ -26,10 +26,10 @@ func (a *handshake) answer(r *request, h *hop, resp *http.Response, u *target, m
 		if !ok {
 			return "", false
 		}
-		a.digested, h.challenge = true, true
+		a.digested, h.Challenge = true, true
 		return authz, true
-	case r.ntlm && a.ntlm != ntlmDone:
-		h.challenge = a.ntlm == ntlmStart
+	case r.NTLM && a.ntlm != ntlmDone:
+		h.Challenge = a.ntlm == ntlmStart
 		authz, step, ok := ntlmNext(resp, a.ntlm, u)
 		a.ntlm = step
 		return authz, ok

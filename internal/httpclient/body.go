@@ -1,4 +1,4 @@
-package http
+package httpclient
 
 import (
 	"bufio"
@@ -44,12 +44,12 @@ var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // except when the body is discarded (k6 does not decode those either).
 // When reading fails, what arrived before the failure is returned with
 // the error, as k6 keeps it.
-func readBody(resp *http.Response, kind responseType) (string, []byte, error) {
+func readBody(resp *http.Response, kind ResponseType) (string, []byte, error) {
 	if resp.Body == http.NoBody {
 		// HEAD, 204 and 304 answers may announce a length they never send.
 		return "", nil, nil
 	}
-	if kind == respNone {
+	if kind == ResponseNone {
 		_, err := io.Copy(io.Discard, resp.Body)
 		return "", nil, err
 	}
@@ -76,7 +76,7 @@ func readBody(resp *http.Response, kind responseType) (string, []byte, error) {
 			_, err = io.Copy(io.Discard, rd)
 		}
 		buf = buf[:got]
-		if kind == respBinary {
+		if kind == ResponseBinary {
 			return "", buf, err
 		}
 		return unsafe.String(unsafe.SliceData(buf), len(buf)), nil, err
@@ -92,7 +92,7 @@ func readBody(resp *http.Response, kind responseType) (string, []byte, error) {
 	if !plain {
 		err = wrapDecompress(err)
 	}
-	if kind == respBinary {
+	if kind == ResponseBinary {
 		return "", bytes.Clone(b.Bytes()), err
 	}
 	return b.String(), nil, err

@@ -1,4 +1,4 @@
-package http
+package httpclient
 
 import (
 	"context"
@@ -14,29 +14,34 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// counter is what do needs of a transport to attribute bytes.
+// counter is what Do needs of a transport to attribute bytes.
 type counter interface{ take() (sent, received int64) }
 
-// do runs r through rt, following redirects, and returns what happened.
-// It touches no JavaScript and no VU state, so batch and asyncRequest run
-// it on other goroutines. parent is the VU's context. l is the VU's lane
-// for synchronous requests, nil for concurrent ones.
-func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *result {
-	if r.rps != nil {
-		holdBack(parent, r.rps, l)
-	}
+// Do runs r through rt, following redirects, and returns what happened
+// (r.Result()). It touches no JavaScript and no VU state, so concurrent
+// requests run it on goroutines of their own. parent is the VU's context.
+// l is the VU's lane for synchronous requests, nil for concurrent ones.
+// A request whose URL did not parse fails at once, with k6's invalid-URL
+// code and no hop on the wire.
+func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Result {
 	res := &r.res
-	res.req = r
-	res.hops = res.inline[:0]
+	if r.URL.URL == nil {
+		res.Hops = append(res.inline[:0], Hop{URL: r.URL, Method: r.Method, Err: r.BadURL, ErrCode: codeInvalidURL, End: time.Now()})
+		return res
+	}
+	if r.RPS != nil {
+		holdBack(parent, r.RPS, l)
+	}
+	res.Hops = res.inline[:0]
 	start := sinceEpoch()
 	var ctx context.Context
-	if l != nil && l.arm(parent, r.timeout, start) {
+	if l != nil && l.arm(parent, r.Timeout, start) {
 		defer l.disarm()
 		ctx = l.ctx
 	} else {
 		l = nil
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(parent, r.timeout)
+		ctx, cancel = context.WithTimeout(parent, r.Timeout)
 		defer cancel()
 	}
 	timedOut := func() bool {
@@ -47,25 +52,25 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 	}
 	cnt, _ := rt.(counter)
 
-	u, method := r.url, r.method
-	body, hasBody := r.body, r.hasBody
-	header, host := r.header, r.host
+	u, method := r.URL, r.Method
+	body, hasBody := r.Body, r.HasBody
+	header, host := r.Header, r.Host
 	// stripped is set once a redirect left the original host for one that
 	// is not its subdomain: from then on no hop carries credentials.
 	stripped := false
 	var auth handshake
 	for n := 0; ; n++ {
-		res.hops = append(res.hops, hop{url: u, method: method})
-		h := &res.hops[len(res.hops)-1]
+		res.Hops = append(res.Hops, Hop{URL: u, Method: method})
+		h := &res.Hops[len(res.Hops)-1]
 		hu := u
-		if r.ntlm {
+		if r.NTLM {
 			hu = withoutCredentials(u)
 		}
 		sendHeader, cookies := r.headerFor(header, hu, !stripped)
 		if n == 0 {
 			// response.request is the request the script made, as in k6:
 			// its first hop, whatever redirects followed.
-			res.sentHeader, res.sentCookies, res.sentURL, res.sentMethod = sendHeader, cookies, u, method
+			res.SentHeader, res.SentCookies, res.SentURL, res.SentMethod = sendHeader, cookies, u, method
 		}
 
 		var tr *tracer
@@ -79,7 +84,7 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 			req = (&http.Request{}).WithContext(httptrace.WithClientTrace(ctx, &tr.trace))
 		}
 		req.Method = method
-		req.URL = u.u
+		req.URL = u.URL
 		req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.1", 1, 1
 		req.Header = sendHeader
 		req.Host = host
@@ -92,8 +97,8 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 				req.Body = http.NoBody
 			}
 		}
-		if r.debug != debugOff {
-			h.debug = dumpRequest(req, body, r.debug)
+		if r.Debug != DebugOff {
+			h.Debug = dumpRequest(req, body, r.Debug)
 		}
 
 		var resp *http.Response
@@ -109,33 +114,33 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 			h.fail(err, parent, timedOut())
 			return res
 		}
-		h.status = resp.StatusCode
-		h.proto = resp.Proto
+		h.Status = resp.StatusCode
+		h.Proto = resp.Proto
 		if resp.TLS != nil {
-			h.isTLS = true
-			h.tlsVersion = resp.TLS.Version
-			h.tlsCipher = resp.TLS.CipherSuite
+			h.IsTLS = true
+			h.TLSVersion = resp.TLS.Version
+			h.TLSCipher = resp.TLS.CipherSuite
 		}
 		if c := tr.conn.Load(); c != nil {
-			h.remote = c.RemoteAddr()
+			h.Remote = c.RemoteAddr()
 		}
-		if r.jar != nil {
+		if r.Jar != nil {
 			if cs := resp.Cookies(); len(cs) > 0 {
-				r.jar.SetCookies(u.u, cs)
+				r.Jar.SetCookies(u.URL, cs)
 			}
 		}
 
 		next, absolute, redirect := redirectTarget(resp, u)
-		if redirect && n >= r.redirects {
+		if redirect && n >= r.Redirects {
 			redirect = false
-			res.redirectsExhausted = r.redirects > 0
+			res.RedirectsExhausted = r.Redirects > 0
 		}
 		if redirect {
 			_, err := io.Copy(io.Discard, resp.Body)
 			_ = resp.Body.Close()
 			finishHop(h, tr, start, cnt, l)
-			if r.debug != debugOff {
-				h.debug += dumpResponse(resp, "", r.debug)
+			if r.Debug != DebugOff {
+				h.Debug += dumpResponse(resp, "", r.Debug)
 			}
 			if err != nil {
 				h.failBody(res)
@@ -150,19 +155,19 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 			// As Go's client, which k6 uses: a Host override survives only
 			// a relative redirect, and credentials only redirects within
 			// the original host and its subdomains.
-			if absolute || host == u.u.Host {
+			if absolute || host == u.URL.Host {
 				host = ""
 			}
-			if !stripped && next.u.Host != r.url.u.Host && !sameDomain(next.u, r.url.u) {
+			if !stripped && next.URL.Host != r.URL.URL.Host && !sameDomain(next.URL, r.URL.URL) {
 				stripped = true
 			}
-			header = redirectHeader(header, r.header, stripped, bodyless, u, next)
+			header = redirectHeader(header, r.Header, stripped, bodyless, u, next)
 			u = next
-			start = h.end.Sub(epoch)
+			start = h.End.Sub(epoch)
 			continue
 		}
 
-		if (r.digest || r.ntlm) && !redirect && resp.StatusCode == http.StatusUnauthorized {
+		if (r.Digest || r.NTLM) && !redirect && resp.StatusCode == http.StatusUnauthorized {
 			authz, again := auth.answer(r, h, resp, u, method, body)
 			if again {
 				_, err := io.Copy(io.Discard, resp.Body)
@@ -174,26 +179,26 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 				}
 				// The answered 401 is still a 4xx response: k6 tags it
 				// error_code 1401 though it counts as expected.
-				h.errCode = 1000 + h.status
+				h.ErrCode = 1000 + h.Status
 				header = withAuthorization(header, authz)
-				start = h.end.Sub(epoch)
+				start = h.End.Sub(epoch)
 				continue
 			}
 		}
 
-		res.header = resp.Header
-		res.statusText = resp.Status
-		res.body, res.bin, err = readBody(resp, r.respType)
+		res.Header = resp.Header
+		res.StatusText = resp.Status
+		res.Body, res.Bin, err = readBody(resp, r.ResponseType)
 		_ = resp.Body.Close()
 		finishHop(h, tr, start, cnt, l)
-		if r.debug != debugOff {
-			h.debug += dumpResponse(resp, res.body, r.debug)
+		if r.Debug != DebugOff {
+			h.Debug += dumpResponse(resp, res.Body, r.Debug)
 		}
 		switch {
 		case err != nil:
 			h.failBody(res)
 			if de := (*decompressError)(nil); errors.As(err, &de) && de.noBody {
-				res.header = nil
+				res.Header = nil
 			}
 			h.fail(err, parent, timedOut())
 		case parent.Err() != nil || timedOut():
@@ -203,8 +208,8 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 			// finish in time.
 			h.failBody(res)
 			h.fail(context.DeadlineExceeded, parent, timedOut())
-		case h.status >= 400:
-			h.errCode = 1000 + h.status
+		case h.Status >= 400:
+			h.ErrCode = 1000 + h.Status
 		}
 		return res
 	}
@@ -213,12 +218,12 @@ func do(parent context.Context, rt http.RoundTripper, r *request, l *lane) *resu
 // finishHop stamps the hop's end, computes its timings and takes its
 // bytes. The tracer goes back to the lane or the pool unless a callback
 // may still arrive for it.
-func finishHop(h *hop, tr *tracer, start time.Duration, cnt counter, l *lane) {
-	h.end = time.Now()
-	end := h.end.Sub(epoch)
-	h.t = tr.timings(start, end)
+func finishHop(h *Hop, tr *tracer, start time.Duration, cnt counter, l *Lane) {
+	h.End = time.Now()
+	end := h.End.Sub(epoch)
+	h.Timings = tr.timings(start, end)
 	if cnt != nil {
-		h.sent, h.received = cnt.take()
+		h.Sent, h.Received = cnt.take()
 	}
 	switch {
 	case l != nil:
@@ -232,28 +237,28 @@ func finishHop(h *hop, tr *tracer, start time.Duration, cnt counter, l *lane) {
 // (cut short, badly framed, timed out) as a failed request: status 0, no
 // protocol, no headers, but the part of the body that arrived, as k6
 // reports it. Without this a truncated answer would count as a success.
-func (h *hop) failBody(res *result) {
-	h.status = 0
-	h.proto = ""
-	res.header = http.Header{}
-	res.statusText = ""
+func (h *Hop) failBody(res *Result) {
+	h.Status = 0
+	h.Proto = ""
+	res.Header = http.Header{}
+	res.StatusText = ""
 }
 
 // fail records err on the hop. A hop cut off because the VU's context
 // ended is marked canceled; one cut off by the request's own timeout gets
 // k6's request-timeout code.
-func (h *hop) fail(err error, parent context.Context, timedOut bool) {
+func (h *Hop) fail(err error, parent context.Context, timedOut bool) {
 	switch {
 	case parent.Err() != nil:
-		h.canceled = true
-		h.err = parent.Err()
-		h.errCode = codeGeneric
+		h.Canceled = true
+		h.Err = parent.Err()
+		h.ErrCode = codeGeneric
 	case timedOut:
-		h.err = errTimeout
-		h.errCode = codeRequestTimeout
+		h.Err = errTimeout
+		h.ErrCode = codeRequestTimeout
 	default:
-		h.err = err
-		h.errCode = errorCode(err)
+		h.Err = err
+		h.ErrCode = errorCode(err)
 	}
 }
 
@@ -266,44 +271,44 @@ var errInvalidHost = errors.New(`net/http: invalid header field value for "Host"
 // headerFor returns the header one hop sends: base plus credentials from
 // the URL and cookies from the jar and params (params cookies only go to
 // the host the request was made for). base itself is never modified.
-func (r *request) headerFor(base http.Header, u *target, origin bool) (http.Header, []sentCookie) {
+func (r *Request) headerFor(base http.Header, u *Target, origin bool) (http.Header, []Cookie) {
 	var jarCookies []*http.Cookie
-	if r.jar != nil {
-		jarCookies = r.jar.Cookies(u.u)
+	if r.Jar != nil {
+		jarCookies = r.Jar.Cookies(u.URL)
 	}
-	params := r.cookies
+	params := r.Cookies
 	if !origin {
 		params = nil
 	}
-	if u.auth == "" && len(jarCookies) == 0 && len(params) == 0 {
+	if u.Auth == "" && len(jarCookies) == 0 && len(params) == 0 {
 		return base, nil
 	}
 	h := base.Clone()
 	if h == nil {
 		h = make(http.Header, 2)
 	}
-	if u.auth != "" {
+	if u.Auth != "" {
 		if _, set := h["Authorization"]; !set {
-			h["Authorization"] = []string{u.auth}
+			h["Authorization"] = []string{u.Auth}
 		}
 	}
 	if len(jarCookies) == 0 && len(params) == 0 {
 		return h, nil
 	}
-	sent := make([]sentCookie, 0, len(jarCookies)+len(params))
+	sent := make([]Cookie, 0, len(jarCookies)+len(params))
 	for _, c := range params {
 		sent = append(sent, c)
 	}
 	for _, c := range jarCookies {
 		replaced := false
 		for _, p := range params {
-			if p.replace && p.name == c.Name {
+			if p.Replace && p.Name == c.Name {
 				replaced = true
 				break
 			}
 		}
 		if !replaced {
-			sent = append(sent, sentCookie{name: c.Name, value: c.Value})
+			sent = append(sent, Cookie{Name: c.Name, Value: c.Value})
 		}
 	}
 	var b strings.Builder
@@ -314,7 +319,7 @@ func (r *request) headerFor(base http.Header, u *target, origin bool) (http.Head
 		if b.Len() > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString((&http.Cookie{Name: c.name, Value: c.value}).String())
+		b.WriteString((&http.Cookie{Name: c.Name, Value: c.Value}).String())
 	}
 	h["Cookie"] = []string{b.String()}
 	return h, sent
@@ -322,7 +327,7 @@ func (r *request) headerFor(base http.Header, u *target, origin bool) (http.Head
 
 // redirectTarget reports whether resp is a redirect to follow, where, and
 // whether its Location is an absolute URL.
-func redirectTarget(resp *http.Response, from *target) (to *target, absolute, ok bool) {
+func redirectTarget(resp *http.Response, from *Target) (to *Target, absolute, ok bool) {
 	switch resp.StatusCode {
 	case 301, 302, 303, 307, 308:
 	default:
@@ -336,7 +341,7 @@ func redirectTarget(resp *http.Response, from *target) (to *target, absolute, ok
 	if err != nil {
 		return nil, false, false
 	}
-	u := from.u.ResolveReference(ref)
+	u := from.URL.ResolveReference(ref)
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, false, false
 	}
@@ -401,7 +406,7 @@ var (
 // and to is not. As in k6, a Cookie header the script set is not sent
 // again: a redirect's cookies are the jar's and params.cookies' (see
 // headerFor). h is not modified.
-func redirectHeader(h, initial http.Header, strip, bodyless bool, from, to *target) http.Header {
+func redirectHeader(h, initial http.Header, strip, bodyless bool, from, to *Target) http.Header {
 	h = h.Clone()
 	if h == nil {
 		h = make(http.Header, 1)
@@ -418,10 +423,10 @@ func redirectHeader(h, initial http.Header, strip, bodyless bool, from, to *targ
 		}
 	}
 	if _, own := initial["Referer"]; !own {
-		if from.u.Scheme == "https" && to.u.Scheme == "http" {
+		if from.URL.Scheme == "https" && to.URL.Scheme == "http" {
 			delete(h, "Referer")
 		} else {
-			h["Referer"] = []string{from.clean}
+			h["Referer"] = []string{from.Clean}
 		}
 	}
 	return h

@@ -1,4 +1,4 @@
-package http
+package httpclient
 
 import (
 	"context"
@@ -11,19 +11,33 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/http1"
 	"github.com/metronome-load/metronome/internal/dialer"
 )
 
+// Options are what a VU's client takes from the test's options.
+type Options struct {
+	// MaxIdlePerHost is how many idle connections are kept per host;
+	// below 100 it is 100.
+	MaxIdlePerHost int
+	// NoConnectionReuse closes every connection after its request.
+	NoConnectionReuse bool
+	// InsecureSkipTLSVerify accepts any server certificate.
+	InsecureSkipTLSVerify bool
+	// BlacklistIPs, BlockHostnames and Hosts are the network fence and
+	// the host overrides, as the options of the same names.
+	BlacklistIPs, BlockHostnames []string
+	Hosts                        map[string]string
+}
+
 // NewClient returns the HTTP client of one VU. It has its own connection
 // pool, so connections are reused across the iterations of that VU only,
-// it never follows redirects itself (the module follows them so that every
-// hop is measured), and it counts the bytes its connections carry for
-// data_sent and data_received. opts may be nil.
-func NewClient(opts *config.Options) *http.Client {
+// it never follows redirects itself (Do follows them so that every hop is
+// measured), and it counts the bytes its connections carry for data_sent
+// and data_received.
+func NewClient(o Options) *http.Client {
 	return &http.Client{
-		Transport: newTransport(opts),
+		Transport: newTransport(o),
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},
@@ -63,22 +77,12 @@ func (t *transport) CloseIdleConnections() {
 	t.Transport.CloseIdleConnections()
 }
 
-func newTransport(opts *config.Options) *transport {
-	var o config.Options
-	if opts != nil {
-		o = *opts
-	}
-	idle := 100
-	if o.Batch != nil && int(*o.Batch) > idle {
-		idle = int(*o.Batch)
-	}
-	if o.BatchPerHost != nil && int(*o.BatchPerHost) > idle {
-		idle = int(*o.BatchPerHost)
-	}
+func newTransport(o Options) *transport {
+	idle := max(o.MaxIdlePerHost, 100)
 	t := &transport{
 		dialer: dialer.New(net.Dialer{KeepAlive: 30 * time.Second}, o.BlacklistIPs, o.BlockHostnames, o.Hosts),
 		tlsConf: &tls.Config{
-			InsecureSkipVerify: o.InsecureSkipTLSVerify != nil && *o.InsecureSkipTLSVerify, //nolint:gosec // the user asked for it
+			InsecureSkipVerify: o.InsecureSkipTLSVerify, //nolint:gosec // the user asked for it
 			NextProtos:         []string{"h2", "http/1.1"},
 			// A TLS 1.2 server may ask to renegotiate mid-connection (to
 			// ask for a client certificate, say); k6 goes along.
@@ -91,7 +95,7 @@ func newTransport(opts *config.Options) *transport {
 		DialTLSContext:        t.dialTLS,
 		TLSClientConfig:       t.tlsConf, // for HTTPS through a proxy
 		ForceAttemptHTTP2:     true,
-		DisableKeepAlives:     o.NoConnectionReuse != nil && *o.NoConnectionReuse,
+		DisableKeepAlives:     o.NoConnectionReuse,
 		DisableCompression:    true,
 		MaxIdleConnsPerHost:   idle,
 		IdleConnTimeout:       idleTimeout,

@@ -1,4 +1,4 @@
-package http
+package httpclient
 
 import (
 	"net/http/httptrace"
@@ -60,49 +60,49 @@ func (t *tracer) done() bool {
 // timings turns the moments into phases. Missing moments (a failed hop)
 // are filled with the end, so the time up to the failure lands in the
 // phase that was running, as k6 does with waiting.
-func (t *tracer) timings(start, end time.Duration) timings {
-	var r timings
+func (t *tracer) timings(start, end time.Duration) Timings {
+	var r Timings
 	get := time.Duration(t.getConn.Load())
 	if get == 0 {
 		get = start
 	}
 	got := time.Duration(t.gotConn.Load())
 	if got == 0 {
-		r.blocked = end - get
+		r.Blocked = end - get
 		return r.clamp()
 	}
 	// blocked is all the wait for a connection, a new one's dial and TLS
 	// handshake included, as k6 measures it (GetConn to GotConn);
 	// connecting and tlsHandshaking are those parts of it.
-	r.blocked = got - get
+	r.Blocked = got - get
 	if c := t.conn.Load(); c != nil && !t.reused.Load() {
-		r.connecting = c.dialEnd - c.dialStart
+		r.Connecting = c.dialEnd - c.dialStart
 		if c.tlsEnd != 0 {
-			r.tlsHandshaking = c.tlsEnd - c.tlsStart
+			r.TLSHandshaking = c.tlsEnd - c.tlsStart
 		}
 	}
 	wrote := time.Duration(t.wrote.Load())
 	if wrote == 0 {
-		r.sending = end - got
+		r.Sending = end - got
 		return r.clamp()
 	}
-	r.sending = wrote - got
+	r.Sending = wrote - got
 	first := time.Duration(t.firstByte.Load())
 	if first == 0 {
-		r.waiting = end - wrote
+		r.Waiting = end - wrote
 		return r.clamp()
 	}
-	r.waiting = first - wrote
-	r.receiving = end - first
+	r.Waiting = first - wrote
+	r.Receiving = end - first
 	return r.clamp()
 }
 
-func (r timings) clamp() timings {
-	r.blocked = max(r.blocked, 0)
-	r.connecting = max(r.connecting, 0)
-	r.tlsHandshaking = max(r.tlsHandshaking, 0)
-	r.sending = max(r.sending, 0)
-	r.waiting = max(r.waiting, 0)
-	r.receiving = max(r.receiving, 0)
+func (r Timings) clamp() Timings {
+	r.Blocked = max(r.Blocked, 0)
+	r.Connecting = max(r.Connecting, 0)
+	r.TLSHandshaking = max(r.TLSHandshaking, 0)
+	r.Sending = max(r.Sending, 0)
+	r.Waiting = max(r.Waiting, 0)
+	r.Receiving = max(r.Receiving, 0)
 	return r
 }

@@ -1,4 +1,4 @@
-package http
+package httpclient
 
 import (
 	"crypto/md5"
@@ -63,8 +63,8 @@ func authParams(s string) map[string]string {
 
 // credentials are the user and password of a target's URL, read back from
 // its Basic Authorization value ("" and "" without any).
-func credentials(t *target) (user, pass string) {
-	enc, ok := strings.CutPrefix(t.auth, "Basic ")
+func credentials(t *Target) (user, pass string) {
+	enc, ok := strings.CutPrefix(t.Auth, "Basic ")
 	if !ok {
 		return "", ""
 	}
@@ -86,7 +86,7 @@ func newCnonce() string {
 // digestAuthorization answers challenge for a request: the Authorization
 // header value, or false when the challenge uses an algorithm or quality
 // of protection this does not speak.
-func digestAuthorization(challenge map[string]string, u *target, method, body, cnonce string) (string, bool) {
+func digestAuthorization(challenge map[string]string, u *Target, method, body, cnonce string) (string, bool) {
 	alg := challenge["algorithm"]
 	if alg == "" {
 		alg = "MD5"
@@ -124,7 +124,7 @@ func digestAuthorization(challenge map[string]string, u *target, method, body, c
 	user, pass := credentials(u)
 	realm, nonce := challenge["realm"], challenge["nonce"]
 	const nc = "00000001"
-	uri := u.u.RequestURI()
+	uri := u.URL.RequestURI()
 
 	ha1 := h(user + ":" + realm + ":" + pass)
 	if strings.HasSuffix(strings.ToUpper(alg), "-SESS") {

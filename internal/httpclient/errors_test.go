@@ -1,0 +1,68 @@
+package httpclient
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"syscall"
+	"testing"
+)
+
+// TestErrorText checks the shortening of network errors to k6's form.
+func TestErrorText(t *testing.T) {
+	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
+	cases := []struct {
+		err  error
+		text string
+		code int
+	}{
+		{&url.Error{Op: "Get", URL: "http://x/", Err: &net.OpError{Op: "dial", Net: "tcp", Addr: addr,
+			Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}, "dial: connection refused", 1212},
+		{&net.OpError{Op: "dial", Net: "tcp", Addr: addr, Err: os.NewSyscallError("connect", syscall.ECONNRESET)},
+			"dial: connection reset by peer", 1220},
+		{&net.OpError{Op: "read", Net: "tcp", Source: addr, Addr: addr, Err: os.NewSyscallError("read", syscall.ECONNRESET)},
+			"read: connection reset by peer", 1220},
+		{&net.OpError{Op: "write", Net: "tcp", Source: addr, Addr: addr, Err: os.NewSyscallError("write", syscall.EPIPE)},
+			"write: broken pipe", 1201},
+		{&net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "x.invalid", IsNotFound: true}},
+			"lookup x.invalid: no such host", 1101},
+		{io.ErrUnexpectedEOF, "unexpected EOF", 1000},
+	}
+	for _, c := range cases {
+		if got := ErrorText(c.err); got != c.text {
+			t.Errorf("%v: text %q, want %q", c.err, got, c.text)
+		}
+		if got := errorCode(c.err); got != c.code {
+			t.Errorf("%v: code %d, want %d", c.err, got, c.code)
+		}
+	}
+}
+
+func TestErrorCodes(t *testing.T) {
+	cases := []struct {
+		err  error
+		code int
+	}{
+		{&net.DNSError{Err: "no such host", Name: "x.invalid", IsNotFound: true}, 1101},
+		{&net.DNSError{Err: "server misbehaving", Name: "x"}, 1100},
+		{&net.OpError{Op: "dial", Net: "tcp", Err: timeoutErr{}}, 1211},
+		{&net.OpError{Op: "read", Net: "tcp", Err: fmt.Errorf("x")}, 1200},
+		{&net.OpError{Op: "dial", Net: "unix", Err: fmt.Errorf("x")}, 1010},
+		{fmt.Errorf("http2: server sent GOAWAY and closed the connection"), 1610},
+		{&decompressError{err: fmt.Errorf("bad")}, 1701},
+		{fmt.Errorf("something else"), 1000},
+	}
+	for _, c := range cases {
+		if got := errorCode(c.err); got != c.code {
+			t.Errorf("%v: code %d, want %d", c.err, got, c.code)
+		}
+	}
+}
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }

@@ -1,0 +1,52 @@
+package http
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/internal/httpclient"
+)
+
+// NewClient returns the HTTP client of one VU, made from the test's
+// options (opts may be nil). It has its own connection pool, so
+// connections are reused across the iterations of that VU only, it never
+// follows redirects itself (the module follows them so that every hop is
+// measured), and it counts the bytes its connections carry for data_sent
+// and data_received.
+func NewClient(opts *config.Options) *http.Client {
+	var o httpclient.Options
+	if opts != nil {
+		o = httpclient.Options{
+			NoConnectionReuse:     opts.NoConnectionReuse != nil && *opts.NoConnectionReuse,
+			InsecureSkipTLSVerify: opts.InsecureSkipTLSVerify != nil && *opts.InsecureSkipTLSVerify,
+			BlacklistIPs:          opts.BlacklistIPs,
+			BlockHostnames:        opts.BlockHostnames,
+			Hosts:                 opts.Hosts,
+		}
+		// A batch keeps up to batch or batchPerHost connections to a
+		// host open at once; keeping fewer idle would close some of them
+		// after every batch.
+		if opts.Batch != nil {
+			o.MaxIdlePerHost = int(*opts.Batch)
+		}
+		if opts.BatchPerHost != nil {
+			o.MaxIdlePerHost = max(o.MaxIdlePerHost, int(*opts.BatchPerHost))
+		}
+	}
+	return httpclient.NewClient(o)
+}
+
+// parseDebug reads the httpDebug option.
+func parseDebug(s *string) httpclient.DebugLevel {
+	if s == nil {
+		return httpclient.DebugOff
+	}
+	switch strings.ToLower(*s) {
+	case "", "false", "0":
+		return httpclient.DebugOff
+	case "full":
+		return httpclient.DebugFull
+	}
+	return httpclient.DebugHeaders
+}
