@@ -1,7 +1,7 @@
 // Package http1 is metronome's HTTP/1.1 client engine: a RoundTripper
 // for plain-HTTP requests that writes the request and reads the response
 // on the calling goroutine, over connections it keeps per host. It knows
-// nothing of JavaScript; the k6/http binding (js/modules/http) drives it.
+// nothing of JavaScript; the HTTP engine (internal/httpclient) drives it.
 //
 // net/http's Transport hands every request between the caller, a writer
 // and a reader goroutine; doing the write and the read in place saves

@@ -14,7 +14,7 @@ import (
 // k6 uses (golang.org/x/time/rate with a burst of one), reduced to
 // arithmetic under a mutex: a rate.Limiter allocates a timer for every
 // request it holds back and watches the caller's context through Done(),
-// which the HTTP path avoids (see js/modules/http's lane).
+// which the HTTP path avoids (see internal/httpclient's Lane).
 type Limiter struct {
 	interval time.Duration
 
