@@ -20,6 +20,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/internal/httpclient"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -457,7 +458,7 @@ func TestResponseCallback(t *testing.T) {
 }
 
 func TestCookies(t *testing.T) {
-	t.Run("newJar", func(t *testing.T) { testCookies(t, newJar()) })
+	t.Run("NewJar", func(t *testing.T) { testCookies(t, httpclient.NewJar()) })
 	t.Run("cookiejar", func(t *testing.T) {
 		j, _ := cookiejar.New(nil)
 		testCookies(t, j)

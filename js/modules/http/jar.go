@@ -2,15 +2,14 @@ package http
 
 import (
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"reflect"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/internal/httpclient"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
@@ -80,7 +79,7 @@ func (in *instance) jsCookieJar(sobek.FunctionCall) sobek.Value {
 
 // jsNewCookieJar is new http.CookieJar(): an empty jar of its own.
 func (in *instance) jsNewCookieJar(sobek.ConstructorCall) *sobek.Object {
-	return in.rt.NewDynamicObject(&jsJar{in: in, jar: newJar()})
+	return in.rt.NewDynamicObject(&jsJar{in: in, jar: httpclient.NewJar()})
 }
 
 // jarCall resolves the receiver and the URL argument of a jar method.
@@ -197,32 +196,4 @@ func expire(jar http.CookieJar, u *url.URL, name string) {
 			&http.Cookie{Name: name, Path: p, Domain: u.Hostname(), MaxAge: -1})
 	}
 	jar.SetCookies(u, cs)
-}
-
-// newJar returns an empty cookie jar (new http.CookieJar()). It behaves as
-// net/http/cookiejar's jar, but answers at no cost while nothing was stored
-// in it, which is the common case of a test that uses no cookies.
-func newJar() http.CookieJar {
-	j, _ := cookiejar.New(nil)
-	return &jar{j: j}
-}
-
-type jar struct {
-	j    *cookiejar.Jar
-	used atomic.Bool
-}
-
-func (j *jar) SetCookies(u *url.URL, cookies []*http.Cookie) {
-	if len(cookies) == 0 {
-		return
-	}
-	j.used.Store(true)
-	j.j.SetCookies(u, cookies)
-}
-
-func (j *jar) Cookies(u *url.URL) []*http.Cookie {
-	if !j.used.Load() {
-		return nil
-	}
-	return j.j.Cookies(u)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/internal/httpclient"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/metrics"
 )
@@ -84,7 +85,7 @@ func newEnv(t testing.TB, opts *config.Options) *env {
 		Recorder: rec,
 		Tags:     metrics.NewTags(map[string]string{"scenario": "default", "group": ""}),
 		Client:   client,
-		Jar:      newJar(),
+		Jar:      httpclient.NewJar(),
 		Logf:     l.logf,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
