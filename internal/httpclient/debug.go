@@ -39,12 +39,7 @@ func dumpRequest(req *http.Request, body string, lvl DebugLevel) string {
 		b.WriteString(strconv.FormatInt(req.ContentLength, 10))
 		b.WriteByte('\n')
 	}
-	writeHeader(&b, req.Header)
-	if lvl == DebugFull && body != "" {
-		b.WriteByte('\n')
-		b.WriteString(body)
-		b.WriteByte('\n')
-	}
+	writeHeaderAndBody(&b, req.Header, body, lvl)
 	return b.String()
 }
 
@@ -57,13 +52,19 @@ func dumpResponse(resp *http.Response, body string, lvl DebugLevel) string {
 	b.WriteByte(' ')
 	b.WriteString(resp.Status)
 	b.WriteByte('\n')
-	writeHeader(&b, resp.Header)
+	writeHeaderAndBody(&b, resp.Header, body, lvl)
+	return b.String()
+}
+
+// writeHeaderAndBody writes the header lines of a dump and, at full
+// level, the body after an empty line.
+func writeHeaderAndBody(b *strings.Builder, h http.Header, body string, lvl DebugLevel) {
+	writeHeader(b, h)
 	if lvl == DebugFull && body != "" {
 		b.WriteByte('\n')
 		b.WriteString(body)
 		b.WriteByte('\n')
 	}
-	return b.String()
 }
 
 func writeHeader(b *strings.Builder, h http.Header) {
