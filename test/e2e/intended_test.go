@@ -510,14 +510,19 @@ func runThink(t *testing.T, rn runner, native bool) float64 {
 		}
 	}
 	slow2 := 0
-	for _, a := range second {
+	var load loadNoise
+	for i, a := range second {
 		if a.latency > slowCut {
 			slow2++
 		}
 		if a.latency >= thinkTime {
 			overThink++
 		}
+		// Sent when the first was answered, after the sleep.
+		d1 := idealLatency(srv, first[i].intended)
+		load.add(srv, first[i].intended.Add(d1+thinkTime), a.latency, burstAllowance)
 	}
+	want2.load = load.slow(t, "second request")
 	checkSlowCount(t, "second request", slow2, want2, total)
 	// A loaded machine delays more requests past 50 ms than past 100 ms:
 	// 10 % of them are allowed on top of the arithmetic and its edges.
