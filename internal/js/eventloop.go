@@ -2,6 +2,7 @@ package js
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -18,7 +19,8 @@ import (
 // when an iteration ends.
 //
 // Continuations of an earlier iteration that was cut short are dropped:
-// each reservation remembers the loop's generation.
+// each reservation remembers the loop's generation. The loop also follows
+// the promises rejected without a handler, which fail the call it settles.
 type eventLoop struct {
 	mu    sync.Mutex
 	queue []func() error
@@ -27,9 +29,10 @@ type eventLoop struct {
 	wake  chan struct{}
 
 	// The fields below belong to the VU goroutine.
-	pending int
-	timers  map[int64]*timer
-	timerID int64
+	pending  int
+	timers   map[int64]*timer
+	timerID  int64
+	rejected []*sobek.Promise
 }
 
 type timer struct {
@@ -123,9 +126,92 @@ func (l *eventLoop) reset() {
 	}
 }
 
-// setTimer implements setTimeout and setInterval.
-func (v *vu) setTimer(call sobek.FunctionCall, repeat bool) sobek.Value {
-	fn := jsmod.Function(v.rt, call.Argument(0), "the first argument of setTimeout or setInterval")
+// endCall drops what an unfinished or failed call left in the loop and
+// forgets the call's unhandled rejections.
+func (l *eventLoop) endCall(failed bool) {
+	if failed || l.pending > 0 {
+		l.reset()
+	}
+	clear(l.rejected) // the promises belong to a runtime that may be replaced
+	l.rejected = l.rejected[:0]
+}
+
+// promiseOf returns the promise ret is, nil when it is none.
+func promiseOf(ret sobek.Value) *sobek.Promise {
+	if o, ok := ret.(*sobek.Object); ok && o.ExportType() == typePromise {
+		return o.Export().(*sobek.Promise)
+	}
+	return nil
+}
+
+// settle runs the loop until nothing is pending and returns what p
+// settled to (ret when p is nil), or the first promise rejected without a
+// handler. While it waits it lends rec out (run), and it ends with
+// errInterrupted when ctx ends.
+func (l *eventLoop) settle(ctx context.Context, rec metrics.Recorder, p *sobek.Promise, ret sobek.Value) (sobek.Value, error) {
+	if l.pending > 0 {
+		if err := l.run(ctx, rec); err != nil {
+			return nil, err
+		}
+	}
+	if p != nil {
+		switch p.State() {
+		case sobek.PromiseStateRejected:
+			return nil, rejection(p.Result())
+		case sobek.PromiseStateFulfilled:
+			ret = p.Result()
+		default:
+			ret = sobek.Undefined()
+		}
+	}
+	for _, r := range l.rejected {
+		if r != p && r.State() == sobek.PromiseStateRejected {
+			err := rejection(r.Result())
+			if te, ok := err.(*thrownError); ok {
+				te.prefix = "Uncaught (in promise) "
+				return nil, te
+			}
+			return nil, fmt.Errorf("Uncaught (in promise) %w", err)
+		}
+	}
+	return ret, nil
+}
+
+// rejection turns a rejection reason into an error.
+func rejection(val sobek.Value) error {
+	if val == nil {
+		return &thrownError{val: sobek.Undefined()}
+	}
+	if o, ok := val.(*sobek.Object); ok && o.ClassName() != "Error" {
+		switch x := o.Export().(type) {
+		case *sobek.Exception:
+			return x
+		case error:
+			return x
+		}
+	}
+	return &thrownError{val: val}
+}
+
+// trackRejection records promises rejected without a handler, which fail
+// the call unless a handler is attached before it ends. It is the
+// runtime's promise rejection tracker.
+func (l *eventLoop) trackRejection(p *sobek.Promise, op sobek.PromiseRejectionOperation) {
+	if op == sobek.PromiseRejectionReject {
+		l.rejected = append(l.rejected, p)
+		return
+	}
+	for i, r := range l.rejected {
+		if r == p {
+			l.rejected = append(l.rejected[:i], l.rejected[i+1:]...)
+			return
+		}
+	}
+}
+
+// setTimer implements setTimeout and setInterval in rt.
+func (l *eventLoop) setTimer(rt *sobek.Runtime, call sobek.FunctionCall, repeat bool) sobek.Value {
+	fn := jsmod.Function(rt, call.Argument(0), "the first argument of setTimeout or setInterval")
 	delay := call.Argument(1).ToFloat()
 	if !(delay > 0) {
 		delay = 0
@@ -138,7 +224,6 @@ func (v *vu) setTimer(call sobek.FunctionCall, repeat bool) sobek.Value {
 	if len(call.Arguments) > 2 {
 		args = append(args, call.Arguments[2:]...)
 	}
-	l := &v.loop
 	if l.timers == nil {
 		l.timers = map[int64]*timer{}
 	}
@@ -169,12 +254,11 @@ func (v *vu) setTimer(call sobek.FunctionCall, repeat bool) sobek.Value {
 		})
 	}
 	arm()
-	return v.rt.ToValue(id)
+	return rt.ToValue(id)
 }
 
 // clearTimer implements clearTimeout and clearInterval.
-func (v *vu) clearTimer(call sobek.FunctionCall) sobek.Value {
-	l := &v.loop
+func (l *eventLoop) clearTimer(call sobek.FunctionCall) sobek.Value {
 	id := call.Argument(0).ToInteger()
 	t, ok := l.timers[id]
 	if !ok {
@@ -187,13 +271,3 @@ func (v *vu) clearTimer(call sobek.FunctionCall) sobek.Value {
 	}
 	return sobek.Undefined()
 }
-
-// SetTimer is setTimeout (repeat false) or setInterval (repeat true) for
-// modules: k6/timers exports the same timers as the globals, so ids from
-// one clear with the other.
-func (v *vu) SetTimer(call sobek.FunctionCall, repeat bool) sobek.Value {
-	return v.setTimer(call, repeat)
-}
-
-// ClearTimer is clearTimeout and clearInterval for modules.
-func (v *vu) ClearTimer(call sobek.FunctionCall) sobek.Value { return v.clearTimer(call) }

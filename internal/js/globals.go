@@ -1,15 +1,13 @@
 package js
 
 import (
-	"net/url"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/grafana/sobek"
 
-	"github.com/metronome-load/metronome/internal/js/compile"
+	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/internal/logsink"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
@@ -23,7 +21,7 @@ import (
 // kilobyte per runtime.
 func (v *vu) installGlobals() {
 	rt := v.rt
-	rt.SetPromiseRejectionTracker(v.trackRejection)
+	rt.SetPromiseRejectionTracker(v.loop.trackRejection)
 	v.env = &envObject{rt: rt, base: v.s.opts.Env}
 	g := rt.GlobalObject()
 	_ = g.SetPrototype(rt.NewDynamicObject(&globals{v: v}))
@@ -61,11 +59,11 @@ func (g *globals) Get(key string) sobek.Value {
 	case "require":
 		val = rt.ToValue(v.require)
 	case "setTimeout":
-		val = rt.ToValue(func(c sobek.FunctionCall) sobek.Value { return v.setTimer(c, false) })
+		val = rt.ToValue(func(c sobek.FunctionCall) sobek.Value { return v.loop.setTimer(rt, c, false) })
 	case "setInterval":
-		val = rt.ToValue(func(c sobek.FunctionCall) sobek.Value { return v.setTimer(c, true) })
+		val = rt.ToValue(func(c sobek.FunctionCall) sobek.Value { return v.loop.setTimer(rt, c, true) })
 	case "clearTimeout", "clearInterval":
-		val = rt.ToValue(v.clearTimer)
+		val = rt.ToValue(v.loop.clearTimer)
 	case "__ENV":
 		val = rt.NewDynamicObject(v.env)
 	case "global":
@@ -77,7 +75,7 @@ func (g *globals) Get(key string) sobek.Value {
 		if !ok {
 			return nil
 		}
-		val = v.moduleGlobal(key, m)
+		val = g.module(key, m)
 	}
 	g.set(key, val)
 	return val
@@ -134,14 +132,14 @@ func (g *globals) Keys() []string {
 	return keys
 }
 
-// moduleGlobal instantiates a module registered with
-// modules.RegisterGlobal for this VU; its default export is the global.
-func (v *vu) moduleGlobal(name string, m modules.Module) sobek.Value {
-	ex, err := m.Instantiate(v)
+// module instantiates a module registered with modules.RegisterGlobal
+// for the VU; its default export is the global.
+func (g *globals) module(name string, m modules.Module) sobek.Value {
+	ex, err := m.Instantiate(g.v)
 	if err != nil {
-		jsmod.ThrowGoError(v.rt, "global %s: %v", name, err)
+		jsmod.ThrowGoError(g.v.rt, "global %s: %v", name, err)
 	}
-	return v.rt.ToValue(ex.Default)
+	return g.v.rt.ToValue(ex.Default)
 }
 
 // console is the console object; its methods are made on first use.
@@ -160,7 +158,7 @@ func (c *console) Get(key string) sobek.Value {
 	if !ok {
 		return nil
 	}
-	val := c.v.rt.ToValue(c.v.consoleFunc(level))
+	val := c.v.rt.ToValue(c.write(level))
 	if c.cache == nil {
 		c.cache = map[string]sobek.Value{}
 	}
@@ -188,10 +186,11 @@ func (c *console) Delete(key string) bool {
 
 func (c *console) Keys() []string { return []string{"debug", "error", "info", "log", "warn"} }
 
-// consoleFunc writes its arguments as one line: strings as they are,
-// errors as "Name: message" (Go errors as their message), other objects
-// as JSON.
-func (v *vu) consoleFunc(level logsink.Level) func(sobek.FunctionCall) sobek.Value {
+// write returns the console method of a level, which writes its
+// arguments as one line: strings as they are, errors as "Name: message"
+// (Go errors as their message), other objects as JSON.
+func (c *console) write(level logsink.Level) func(sobek.FunctionCall) sobek.Value {
+	v := c.v
 	return func(call sobek.FunctionCall) sobek.Value {
 		if level == logsink.Debug && !v.s.opts.Verbose {
 			return sobek.Undefined()
@@ -201,14 +200,15 @@ func (v *vu) consoleFunc(level logsink.Level) func(sobek.FunctionCall) sobek.Val
 			if i > 0 {
 				b.WriteByte(' ')
 			}
-			b.WriteString(v.formatArg(a))
+			b.WriteString(formatArg(v.rt, &v.json, a))
 		}
 		v.s.writeLine(level, b.String(), "console")
 		return sobek.Undefined()
 	}
 }
 
-func (v *vu) formatArg(a sobek.Value) string {
+// formatArg is how console writes one argument.
+func formatArg(rt *sobek.Runtime, j *jsonFuncs, a sobek.Value) string {
 	o, ok := a.(*sobek.Object)
 	if !ok {
 		return a.String()
@@ -221,78 +221,11 @@ func (v *vu) formatArg(a sobek.Value) string {
 	if _, isErr := o.Export().(error); isErr {
 		return valueString(a)
 	}
-	s, err := v.stringify(a)
+	s, err := j.stringify(rt, a)
 	if err != nil || s == "" {
 		return valueString(a)
 	}
 	return s
-}
-
-// open reads a file in the init context, relative to the calling module's
-// folder: a string, or an ArrayBuffer with mode "b".
-func (v *vu) open(call sobek.FunctionCall) sobek.Value {
-	name := call.Argument(0).String()
-	if v.initEnv == nil {
-		jsmod.Throwf(v.rt, "open(%q) can only be called in the init context", name)
-	}
-	mode := ""
-	if m := call.Argument(1); !sobek.IsUndefined(m) && !sobek.IsNull(m) {
-		mode = m.String()
-	}
-	path := name
-	if !filepath.IsAbs(path) {
-		base := v.s.dir
-		if u := v.callerURL(); u != nil {
-			if u.Scheme != "file" {
-				jsmod.Throwf(v.rt, "open(%q): a module loaded from %s cannot open local files by a relative path", name, u)
-			}
-			base = filepath.Dir(filepath.FromSlash(u.Path))
-		}
-		path = filepath.Join(base, path)
-	}
-	content, err := v.s.loader.ReadOpened(path)
-	if err != nil {
-		jsmod.Throwf(v.rt, "open(%q): %v", name, err)
-	}
-	if mode == "b" {
-		return v.rt.ToValue(v.rt.NewArrayBuffer([]byte(content)))
-	}
-	return v.rt.ToValue(content)
-}
-
-// require loads a module in the init context: a built-in module's default
-// export, a CommonJS module's module.exports or an ES module's namespace.
-func (v *vu) require(call sobek.FunctionCall) sobek.Value {
-	spec := call.Argument(0).String()
-	if v.initEnv == nil {
-		jsmod.Throwf(v.rt, "require(%q) can only be called in the init context", spec)
-	}
-	var base *url.URL
-	if u := v.callerURL(); u != nil {
-		base = u
-	}
-	ref, err := v.s.loader.Resolve(base, spec)
-	if err != nil {
-		jsmod.Throwf(v.rt, "%s", v.s.describe(err))
-	}
-	switch m := ref.(type) {
-	case *compile.GoModule:
-		inst, err := v.goInstance(m)
-		if err != nil {
-			jsmod.Throwf(v.rt, "%v", err)
-		}
-		return inst.GetBindingValue("default")
-	case *compile.Module:
-		mod, err := v.commonJS(m)
-		if err != nil {
-			if ex, ok := err.(*sobek.Exception); ok {
-				panic(ex.Value())
-			}
-			jsmod.Throwf(v.rt, "%s", v.s.describe(err))
-		}
-		return mod.Get("exports")
-	}
-	return sobek.Undefined()
 }
 
 // envObject is __ENV: the run's environment, overlaid with the current
@@ -303,6 +236,14 @@ type envObject struct {
 	base    map[string]string
 	overlay map[string]string
 	own     map[string]sobek.Value // nil value: deleted
+}
+
+// useScenario overlays the environment of sc (nil: none).
+func (e *envObject) useScenario(sc *executor.Scenario) {
+	e.overlay = nil
+	if sc != nil {
+		e.overlay = sc.Env
+	}
 }
 
 // Get returns a variable, nil when unset.

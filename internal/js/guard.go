@@ -3,7 +3,6 @@ package js
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/grafana/sobek"
@@ -13,33 +12,51 @@ import (
 
 // runtimeGuard is the part of a VU that keeps its runtime usable: it
 // interrupts the runtime when the context of a call ends, turns panics
-// into errors, tracks unhandled promise rejections and, after an
-// interruption may have broken the runtime, checks it and rebuilds it.
+// into errors and, after an interruption may have broken the runtime,
+// checks whether it still runs promise jobs. The VU rebuilds a runtime the
+// check finds broken (vu.repair).
 type runtimeGuard struct {
+	rt          *sobek.Runtime
 	interrupts  sync.WaitGroup
 	interruptFn func()
 	watched     context.Context
 	stopWatch   func() bool
 	suspect     bool // an interrupt or panic may have broken the runtime
 	probe       sobek.Callable
-	rejected    []*sobek.Promise
 }
+
+// reset makes the guard guard rt, the VU's new runtime: it removes the
+// watch of the runtime before and drops what it made in it.
+func (g *runtimeGuard) reset(rt *sobek.Runtime) {
+	g.unwatch()
+	g.rt = rt
+	g.interruptFn, g.probe = nil, nil
+	g.suspect = false
+}
+
+// trust clears the suspicion that the runtime is broken: a repair is
+// under way, or the runtime is new.
+func (g *runtimeGuard) trust() { g.suspect = false }
+
+// distrust keeps the runtime suspect, after a repair that failed, so that
+// the next call tries again.
+func (g *runtimeGuard) distrust() { g.suspect = true }
 
 // healthy tells whether the runtime still runs promise jobs. An interrupt
 // that lands inside an async function leaves sobek's call stack unwound
 // only partly, after which the runtime never runs promise reactions again;
 // a sync interruption leaves it sound.
-func (v *vu) healthy() bool {
-	if v.probe == nil {
-		p, err := v.rt.RunProgram(healthProbe())
+func (g *runtimeGuard) healthy() bool {
+	if g.probe == nil {
+		p, err := g.rt.RunProgram(healthProbe())
 		if err != nil {
 			return false
 		}
-		if v.probe, _ = sobek.AssertFunction(p); v.probe == nil {
+		if g.probe, _ = sobek.AssertFunction(p); g.probe == nil {
 			return false
 		}
 	}
-	check, err := v.probe(sobek.Undefined())
+	check, err := g.probe(sobek.Undefined())
 	if err != nil {
 		return false
 	}
@@ -59,90 +76,50 @@ var healthProbe = sync.OnceValue(func() *sobek.Program {
 		"(function () { let ran = false; Promise.resolve().then(() => { ran = true; }); return () => ran; })", true)
 })
 
-// repair makes the VU usable after an interrupted or failed call that
-// may have broken its runtime: when the runtime no longer runs promise
-// jobs, the VU evaluates its init context again in a fresh one. It returns
-// an error only when that fails.
-func (v *vu) repair(ctx context.Context) error {
-	v.suspect = false
-	if v.healthy() {
-		return nil
-	}
-	v.loop.reset()
-	v.moduleSystem = moduleSystem{}
-	v.setup, v.setupVal = nil, nil
-	v.stringifyF, v.parseF, v.probe = nil, nil, nil
-	v.rejected = nil
-	if err := v.initRuntime(ctx); err != nil {
-		return fmt.Errorf("VU %d could not be initialised again after an interruption: %s", v.id, v.s.describe(err))
-	}
-	if v.started {
-		v.lookupExec()
-	}
-	return nil
-}
-
-// guard runs f, interrupting the runtime when ctx ends, and leaves the
-// runtime ready for the next call.
-func (v *vu) guard(ctx context.Context, f func() error) error {
-	v.ctx = ctx
-	if ctx.Done() == nil {
-		if v.stopWatch != nil {
-			v.unwatch()
-			v.rt.ClearInterrupt()
-		}
-		err := protect(f)
-		v.rt.ClearInterrupt() // exec.test.abort() interrupts too
-		v.afterCall(err)
-		return err
-	}
-	v.watch(ctx)
-	err := protect(f)
-	if ctx.Err() != nil {
-		// Let the watch finish interrupting before the interrupt is
-		// cleared.
-		v.unwatch()
-		if err == nil && v.loop.pending > 0 {
-			err = errInterrupted
-		}
-	}
-	v.rt.ClearInterrupt()
-	v.afterCall(err)
-	return err
-}
-
 // watch makes sure the runtime is interrupted when ctx ends. The watch
 // stays in place across calls with the same context, which is what the
 // executors pass for a VU's iterations, so that it costs nothing per
 // iteration.
-func (v *vu) watch(ctx context.Context) {
-	if v.watched == ctx {
+func (g *runtimeGuard) watch(ctx context.Context) {
+	if g.watched == ctx {
 		return
 	}
-	v.unwatch()
+	g.unwatch()
 	// A context watched before may have ended while the VU was idle.
-	v.rt.ClearInterrupt()
-	if v.interruptFn == nil {
-		v.interruptFn = func() {
-			v.rt.Interrupt(errInterrupted)
-			v.interrupts.Done()
+	g.rt.ClearInterrupt()
+	if g.interruptFn == nil {
+		rt := g.rt
+		g.interruptFn = func() {
+			rt.Interrupt(errInterrupted)
+			g.interrupts.Done()
 		}
 	}
-	v.interrupts.Add(1)
-	v.watched = ctx
-	v.stopWatch = context.AfterFunc(ctx, v.interruptFn)
+	g.interrupts.Add(1)
+	g.watched = ctx
+	g.stopWatch = context.AfterFunc(ctx, g.interruptFn)
 }
 
+// watching reports whether a context is watched.
+func (g *runtimeGuard) watching() bool { return g.stopWatch != nil }
+
 // unwatch removes the watch, waiting for it if it is interrupting now.
-func (v *vu) unwatch() {
-	if v.stopWatch == nil {
+func (g *runtimeGuard) unwatch() {
+	if g.stopWatch == nil {
 		return
 	}
-	if v.stopWatch() {
-		v.interrupts.Done()
+	if g.stopWatch() {
+		g.interrupts.Done()
 	}
-	v.interrupts.Wait()
-	v.stopWatch, v.watched = nil, nil
+	g.interrupts.Wait()
+	g.stopWatch, g.watched = nil, nil
+}
+
+// suspectAfter marks the runtime for a health check after a call that
+// ended with err, when err is an interruption or a panic.
+func (g *runtimeGuard) suspectAfter(err error) {
+	if err != nil && (isInterrupt(err) || exitcode.Of(err) == exitcode.GoPanic) {
+		g.suspect = true
+	}
 }
 
 // protect runs f, turning a Go panic (a bug in a module) into an error
@@ -154,90 +131,6 @@ func protect(f func() error) (err error) {
 		}
 	}()
 	return f()
-}
-
-// afterCall drops what an unfinished call left in the event loop, and
-// marks the runtime for a health check after an interruption or a panic.
-func (v *vu) afterCall(err error) {
-	if err != nil || v.loop.pending > 0 {
-		v.loop.reset()
-	}
-	if err != nil && (isInterrupt(err) || exitcode.Of(err) == exitcode.GoPanic) {
-		v.suspect = true
-	}
-	v.rejected = v.rejected[:0]
-}
-
-// await runs the event loop until nothing is pending and returns what the
-// value settled to: a promise's result, or the value itself.
-func (v *vu) await(ret sobek.Value) (sobek.Value, error) {
-	var p *sobek.Promise
-	if o, ok := ret.(*sobek.Object); ok && o.ExportType() == typePromise {
-		p = o.Export().(*sobek.Promise)
-	}
-	return v.settle(p, ret)
-}
-
-// settle runs the event loop until nothing is pending and returns what p
-// settled to (ret when p is nil).
-func (v *vu) settle(p *sobek.Promise, ret sobek.Value) (sobek.Value, error) {
-	if v.loop.pending > 0 {
-		if err := v.loop.run(v.ctx, v.rec); err != nil {
-			return nil, err
-		}
-	}
-	if p != nil {
-		switch p.State() {
-		case sobek.PromiseStateRejected:
-			return nil, v.rejection(p.Result())
-		case sobek.PromiseStateFulfilled:
-			ret = p.Result()
-		default:
-			ret = sobek.Undefined()
-		}
-	}
-	for _, r := range v.rejected {
-		if r != p && r.State() == sobek.PromiseStateRejected {
-			err := v.rejection(r.Result())
-			if te, ok := err.(*thrownError); ok {
-				te.prefix = "Uncaught (in promise) "
-				return nil, te
-			}
-			return nil, fmt.Errorf("Uncaught (in promise) %w", err)
-		}
-	}
-	return ret, nil
-}
-
-// rejection turns a rejection reason into an error.
-func (v *vu) rejection(val sobek.Value) error {
-	if val == nil {
-		return &thrownError{val: sobek.Undefined()}
-	}
-	if o, ok := val.(*sobek.Object); ok && o.ClassName() != "Error" {
-		switch x := o.Export().(type) {
-		case *sobek.Exception:
-			return x
-		case error:
-			return x
-		}
-	}
-	return &thrownError{val: val}
-}
-
-// trackRejection records promises rejected without a handler, which fail
-// the iteration unless a handler is attached before it ends.
-func (v *vu) trackRejection(p *sobek.Promise, op sobek.PromiseRejectionOperation) {
-	if op == sobek.PromiseRejectionReject {
-		v.rejected = append(v.rejected, p)
-		return
-	}
-	for i, r := range v.rejected {
-		if r == p {
-			v.rejected = append(v.rejected[:i], v.rejected[i+1:]...)
-			return
-		}
-	}
 }
 
 func isInterrupt(err error) bool {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -23,6 +24,7 @@ import (
 type iterationState struct {
 	scenario  *executor.Scenario
 	started   bool
+	prepared  bool
 	fn        sobek.Callable
 	fnErr     error
 	tags      *metrics.TagSet
@@ -32,11 +34,20 @@ type iterationState struct {
 
 	setup    *setupData
 	setupVal sobek.Value
-	args     [1]sobek.Value
-	execFn   func() error
 
-	jar      *vuJar
-	prepared bool
+	jar *vuJar
+}
+
+// restart makes the state follow a new run configuration: no scenario
+// entered yet, and a cookie jar.
+func (it *iterationState) restart() {
+	it.prepared = true
+	if it.jar == nil {
+		it.jar = &vuJar{}
+	}
+	it.tags = nil
+	it.scenario = nil
+	it.started = false
 }
 
 // prepare fills in the parts of the state that do not change between
@@ -48,11 +59,8 @@ func (v *vu) prepare() {
 		return
 	}
 	v.conf = conf
-	v.prepared = true
+	v.restart()
 	hooks := v.s.hooks()
-	if v.jar == nil {
-		v.jar = &vuJar{}
-	}
 	st := &v.state
 	st.Options = conf.opts
 	st.Builtin = conf.builtin
@@ -84,9 +92,6 @@ func (v *vu) prepare() {
 		}
 		v.rt.Interrupt(&errAborted{reason: reason})
 	}
-	v.tags = nil
-	v.scenario = nil
-	v.started = false
 }
 
 // Run runs one iteration of the scenario's exec function.
@@ -115,7 +120,8 @@ func (v *vu) begin(ctx context.Context, it *executor.Iteration) (time.Time, erro
 		broken = v.repair(ctx)
 	}
 	if !v.started || it.Scenario != v.scenario {
-		v.enterScenario(it.Scenario)
+		v.enterScenario(it.Scenario, v.conf.scenarioTags(it.Scenario), v.exports)
+		v.env.useScenario(it.Scenario)
 	}
 	st := &v.state
 	st.Iteration = v.iter
@@ -134,12 +140,12 @@ func (v *vu) begin(ctx context.Context, it *executor.Iteration) (time.Time, erro
 	case ctx.Err() != nil:
 		return start, errInterrupted
 	case broken != nil:
-		v.suspect = true
+		v.distrust()
 		return start, broken
 	case v.fn == nil:
 		return start, v.fnErr
 	}
-	v.args[0] = v.setupValue()
+	v.args[0] = v.setupValue(v.s, v.rt, &v.json)
 	if v.execFn == nil {
 		v.execFn = v.callExec
 	}
@@ -155,13 +161,12 @@ func (v *vu) end(ctx context.Context, start time.Time, err error, res *executor.
 	v.running = false
 	st := &v.state
 
-	v.tags = st.Tags
+	tags := st.Tags
 	if v.conf.groupTag {
-		v.tags = v.tags.With("group", "")
+		tags = tags.With("group", "")
 	}
-	v.emitData(end, v.tags)
-	v.iter++
-	v.scenIter++
+	emitData(v.rec, st, end, tags)
+	v.count(tags)
 
 	outcome := executor.Completed
 	switch {
@@ -189,35 +194,43 @@ func (v *vu) end(ctx context.Context, start time.Time, err error, res *executor.
 	case interface{ Flush() }:
 		f.Flush()
 	}
-	*res = executor.Result{Outcome: outcome, Start: start, End: end, Tags: v.tags}
+	*res = executor.Result{Outcome: outcome, Start: start, End: end, Tags: tags}
 }
 
-// emitData records the bytes the VU moved since the last call as one
+// count closes an iteration whose samples carried tags: the next one
+// starts from them, and the counters move on.
+func (it *iterationState) count(tags *metrics.TagSet) {
+	it.tags = tags
+	it.iter++
+	it.scenIter++
+}
+
+// emitData records the bytes st counted since the last call as one
 // data_sent and one data_received sample, zero included, as k6 emits them
 // once per iteration, setup and teardown.
-func (v *vu) emitData(at time.Time, tags *metrics.TagSet) {
-	st := &v.state
-	if b := st.Builtin; b != nil && v.rec != nil {
+func emitData(rec metrics.Recorder, st *modules.State, at time.Time, tags *metrics.TagSet) {
+	if b := st.Builtin; b != nil && rec != nil {
 		if tags == nil {
 			tags = metrics.EmptyTags
 		}
-		v.rec.Record(metrics.Sample{Metric: b.DataSent, Tags: tags, Time: at, Value: float64(st.DataSent)})
-		v.rec.Record(metrics.Sample{Metric: b.DataReceived, Tags: tags, Time: at, Value: float64(st.DataReceived)})
+		rec.Record(metrics.Sample{Metric: b.DataSent, Tags: tags, Time: at, Value: float64(st.DataSent)})
+		rec.Record(metrics.Sample{Metric: b.DataReceived, Tags: tags, Time: at, Value: float64(st.DataReceived)})
 	}
 	st.DataSent, st.DataReceived = 0, 0
 }
 
+// callExec calls the exec function with setup()'s data and waits for
+// what it started.
 func (v *vu) callExec() error {
 	ret, err := v.fn(sobek.Undefined(), v.args[:]...)
 	if err != nil {
 		return err
 	}
-	if v.loop.pending == 0 && len(v.rejected) == 0 {
-		if o, ok := ret.(*sobek.Object); !ok || o.ExportType() != typePromise {
-			return nil
-		}
+	p := promiseOf(ret)
+	if p == nil && v.loop.pending == 0 && len(v.loop.rejected) == 0 {
+		return nil
 	}
-	_, err = v.await(ret)
+	_, err = v.settle(p, ret)
 	return err
 }
 
@@ -232,40 +245,36 @@ func isAbort(err error) bool {
 	return errors.As(err, &ab)
 }
 
-// enterScenario switches the VU to a scenario: its exec function, tags,
-// environment and per-scenario iteration counter.
-func (v *vu) enterScenario(sc *executor.Scenario) {
-	if v.started {
-		if v.scenIters == nil {
-			v.scenIters = map[*executor.Scenario]int64{}
+// enterScenario switches to a scenario whose samples carry tags: its
+// exec function among the script's exports, and its iteration counter.
+func (it *iterationState) enterScenario(sc *executor.Scenario, tags *metrics.TagSet, exports *sobek.Object) {
+	if it.started {
+		if it.scenIters == nil {
+			it.scenIters = map[*executor.Scenario]int64{}
 		}
-		v.scenIters[v.scenario] = v.scenIter
+		it.scenIters[it.scenario] = it.scenIter
 	}
-	v.started = true
-	v.scenario = sc
-	v.scenIter = v.scenIters[sc]
-	v.lookupExec()
-	v.tags = v.conf.scenarioTags(sc)
+	it.started = true
+	it.scenario = sc
+	it.scenIter = it.scenIters[sc]
+	it.lookupExec(exports)
+	it.tags = tags
 }
 
-// lookupExec finds the current scenario's exec function.
-func (v *vu) lookupExec() {
+// lookupExec finds the current scenario's exec function among exports.
+func (it *iterationState) lookupExec(exports *sobek.Object) {
 	exec, name := "default", "default"
-	if sc := v.scenario; sc != nil {
+	if sc := it.scenario; sc != nil {
 		name = sc.Name
 		if sc.Exec != "" {
 			exec = sc.Exec
 		}
 	}
-	v.env.overlay = nil
-	if v.scenario != nil {
-		v.env.overlay = v.scenario.Env
-	}
-	v.fn, v.fnErr = nil, nil
-	if f, ok := sobek.AssertFunction(v.exports.Get(exec)); ok {
-		v.fn = f
+	it.fn, it.fnErr = nil, nil
+	if f, ok := sobek.AssertFunction(exports.Get(exec)); ok {
+		it.fn = f
 	} else {
-		v.fnErr = fmt.Errorf("scenario %s: the script does not export a function named %q", name, exec)
+		it.fnErr = fmt.Errorf("scenario %s: the script does not export a function named %q", name, exec)
 	}
 }
 
@@ -288,23 +297,28 @@ func (c *runConfig) scenarioTags(sc *executor.Scenario) *metrics.TagSet {
 	return t
 }
 
-// setupValue is setup()'s result, parsed once per VU.
-func (v *vu) setupValue() sobek.Value {
-	sd := v.s.setupGen.Load()
-	if sd == v.setup && v.setupVal != nil {
-		return v.setupVal
+// setupValue is the setup() result s holds, parsed in rt once per
+// runtime.
+func (it *iterationState) setupValue(s *Script, rt *sobek.Runtime, j *jsonFuncs) sobek.Value {
+	sd := s.setupGen.Load()
+	if sd == it.setup && it.setupVal != nil {
+		return it.setupVal
 	}
-	v.setup = sd
-	v.setupVal = sobek.Undefined()
+	it.setup = sd
+	it.setupVal = sobek.Undefined()
 	if sd != nil && len(sd.raw) > 0 {
-		if val, err := v.parseJSON(sd.raw); err == nil {
-			v.setupVal = val
+		if val, err := j.parse(rt, sd.raw); err == nil {
+			it.setupVal = val
 		} else {
-			v.s.logf("setup() data cannot be parsed: %v", err)
+			s.logf("setup() data cannot be parsed: %v", err)
 		}
 	}
-	return v.setupVal
+	return it.setupVal
 }
+
+// forgetSetup drops the parsed setup data, a value of a runtime the VU
+// replaces.
+func (it *iterationState) forgetSetup() { it.setup, it.setupVal = nil, nil }
 
 // vuJar is the VU's cookie jar. It is emptied at the start of each
 // iteration unless noCookiesReset; it makes the underlying jar only once a

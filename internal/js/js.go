@@ -214,7 +214,7 @@ func (s *Script) readExports(v *vu) error {
 	if o == nil || sobek.IsUndefined(o) || sobek.IsNull(o) {
 		return nil
 	}
-	raw, err := v.stringify(o)
+	raw, err := v.json.stringify(v.rt, o)
 	if err != nil {
 		return exitcode.Errorf(exitcode.ScriptException, "%s: the exported options cannot be turned into JSON: %s",
 			s.display(s.path), s.describe(err))

@@ -33,7 +33,7 @@ func (s *Script) Setup(ctx context.Context, rec metrics.Recorder) (json.RawMessa
 	}
 	var data json.RawMessage
 	if !sobek.IsUndefined(ret) {
-		str, err := v.setupJSON(ret)
+		str, err := setupJSON(v.rt, ret)
 		if err != nil {
 			return nil, exitcode.Errorf(exitcode.ScriptException, "setup() returned a value that cannot be turned into JSON: %s", s.describe(err))
 		}
@@ -49,8 +49,7 @@ func (s *Script) Setup(ctx context.Context, rec metrics.Recorder) (json.RawMessa
 // the value to Go and marshals that, so a Date becomes Go's RFC 3339 time
 // (no trailing zero fraction) and a property holding undefined becomes
 // null (test/compat/corpus/099). Everything else is JSON.stringify's.
-func (v *vu) setupJSON(val sobek.Value) (string, error) {
-	rt := v.rt
+func setupJSON(rt *sobek.Runtime, val sobek.Value) (string, error) {
 	replacer := rt.ToValue(func(call sobek.FunctionCall) sobek.Value {
 		value := call.Argument(1)
 		holder, ok := call.This.(*sobek.Object)
@@ -87,7 +86,7 @@ func (s *Script) Teardown(ctx context.Context, rec metrics.Recorder, data json.R
 	}
 	arg := sobek.Undefined()
 	if len(data) > 0 {
-		if arg, err = v.parseJSON(data); err != nil {
+		if arg, err = v.json.parse(v.rt, data); err != nil {
 			return exitcode.Errorf(exitcode.ScriptException, "teardown(): the setup data are not valid JSON: %v", s.describe(err))
 		}
 	}
@@ -113,7 +112,7 @@ func (s *Script) HandleSummary(ctx context.Context, data map[string]any) (map[st
 	if err != nil {
 		return nil, false, err
 	}
-	arg, err := v.parseJSON(raw)
+	arg, err := v.json.parse(v.rt, raw)
 	if err != nil {
 		return nil, false, fmt.Errorf("handleSummary(): %s", s.describe(err))
 	}
@@ -193,12 +192,12 @@ func (v *vu) lifecycle(ctx context.Context, name string, arg sobek.Value) (sobek
 		if err != nil {
 			return err
 		}
-		ret, err = v.await(r)
+		ret, err = v.settle(promiseOf(r), r)
 		return err
 	})
 	v.running = false
 	if name == "setup" || name == "teardown" {
-		v.emitData(time.Now(), tags)
+		emitData(v.rec, st, time.Now(), tags)
 	}
 	if f, ok := v.rec.(interface{ Flush() }); ok {
 		f.Flush()

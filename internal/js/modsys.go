@@ -5,23 +5,40 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/internal/js/compile"
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
 )
 
 // moduleSystem is the part of a VU that evaluates modules: its exports
-// and the instances of the modules it imported, each made once per VU.
+// and the instances of the modules it imported, each made once per
+// runtime, and the init context's require() and open(). A VU makes a new
+// one with each runtime.
 type moduleSystem struct {
+	vu moduleVU // the VU the instances are made for
+
 	exports *sobek.Object
 	goMods  map[*compile.GoModule]*goInstance
 	cjs     map[*compile.Module]*sobek.Object
 	scripts map[*compile.Module]*sobek.Object // exports of modules run as functions; nil while running
 	callGo  sobek.Callable
 	goFn    func()
+}
+
+// moduleVU is what the module system needs of its VU: the VU modules see
+// (its runtime, context and event loop), its script, and the wait for a
+// top-level await.
+type moduleVU interface {
+	modules.VU
+	script() *Script
+	// settle runs the VU's event loop until nothing is pending, failing
+	// with p's rejection or an unhandled one.
+	settle(p *sobek.Promise, ret sobek.Value) (sobek.Value, error)
 }
 
 // moduleHost is the runtime side of the loader (compile.Host): it makes
@@ -44,22 +61,22 @@ func (h moduleHost) Probe(mod modules.Module) (modules.Exports, error) {
 // Instance makes ref's instance in the VU whose init context runs in rt,
 // once per VU: sobek asks for it at every import of the module.
 func (h moduleHost) Instance(rt *sobek.Runtime, ref compile.Ref) (sobek.ModuleInstance, error) {
-	v := h.s.vuOf(rt)
+	ms := h.s.modulesOf(rt)
 	switch m := ref.(type) {
 	case *compile.GoModule:
-		if v == nil {
+		if ms == nil {
 			return nil, fmt.Errorf("module %q evaluated outside an init context", m.Name())
 		}
-		return v.goInstance(m)
+		return ms.goInstance(m)
 	case *compile.Module:
-		if v == nil {
+		if ms == nil {
 			return nil, fmt.Errorf("module %s evaluated outside an init context", m.Key())
 		}
 		if m.RunsAsFunction() {
-			exp, err := v.scriptExports(m)
+			exp, err := ms.scriptExports(m)
 			return &scriptInstance{exports: exp}, err
 		}
-		mod, err := v.commonJS(m)
+		mod, err := ms.commonJS(m)
 		return &cjsInstance{module: mod}, err
 	}
 	return nil, fmt.Errorf("cannot evaluate module %T", ref)
@@ -71,7 +88,7 @@ func probeShared(_ string, build func() (any, error)) (any, error) { return buil
 
 // instantiate calls the module's Instantiate, turning a panic into an
 // error: a module may throw a JavaScript exception while it initialises.
-func instantiate(v *vu, mod modules.Module) (exp modules.Exports, err error) {
+func instantiate(v modules.VU, mod modules.Module) (exp modules.Exports, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			switch x := r.(type) {
@@ -98,7 +115,7 @@ func instantiate(v *vu, mod modules.Module) (exp modules.Exports, err error) {
 // a script rarely uses everything a module offers. A module marked
 // modules.OnFirstUse is instantiated then too.
 type goInstance struct {
-	v       *vu
+	ms      *moduleSystem
 	mod     *compile.GoModule
 	made    bool
 	rt      *sobek.Runtime
@@ -112,7 +129,7 @@ type goInstance struct {
 
 // instantiate makes the module's exports in the instance's VU.
 func (i *goInstance) instantiate() error {
-	exp, err := instantiate(i.v, i.mod.Module())
+	exp, err := instantiate(i.ms.vu, i.mod.Module())
 	if err != nil {
 		return fmt.Errorf("module %q: %w", i.mod.Name(), err)
 	}
@@ -231,40 +248,40 @@ func (i *scriptInstance) GetBindingValue(name string) sobek.Value { return i.exp
 
 // scriptExports runs the rewritten module f in the VU, once, after the
 // modules it imports, and returns its exports.
-func (v *vu) scriptExports(f *compile.Module) (*sobek.Object, error) {
-	if exp, ok := v.scripts[f]; ok {
+func (ms *moduleSystem) scriptExports(f *compile.Module) (*sobek.Object, error) {
+	if exp, ok := ms.scripts[f]; ok {
 		if exp == nil {
-			return nil, fmt.Errorf("%s is imported while it runs its own imports", v.s.display(f.Key()))
+			return nil, fmt.Errorf("%s is imported while it runs its own imports", ms.vu.script().display(f.Key()))
 		}
 		return exp, nil
 	}
-	if v.scripts == nil {
-		v.scripts = map[*compile.Module]*sobek.Object{}
+	if ms.scripts == nil {
+		ms.scripts = map[*compile.Module]*sobek.Object{}
 	}
-	v.scripts[f] = nil
+	ms.scripts[f] = nil
 	prog, imports := f.Function()
 	args := make([]sobek.Value, 1+len(imports))
 	args[0] = sobek.Undefined()
 	for i, imp := range imports {
-		val, err := v.importValue(imp)
+		val, err := ms.importValue(imp)
 		if err != nil {
-			delete(v.scripts, f)
+			delete(ms.scripts, f)
 			return nil, err
 		}
 		args[i+1] = val
 	}
-	exp, err := v.callScript(f.Key(), prog, args)
+	exp, err := ms.callScript(f.Key(), prog, args)
 	if err != nil {
-		delete(v.scripts, f)
+		delete(ms.scripts, f)
 		return nil, err
 	}
-	v.scripts[f] = exp
+	ms.scripts[f] = exp
 	return exp, nil
 }
 
 // callScript runs a wrapper program and calls the function it yields.
-func (v *vu) callScript(key string, p *sobek.Program, args []sobek.Value) (*sobek.Object, error) {
-	wrapper, err := v.rt.RunProgram(p)
+func (ms *moduleSystem) callScript(key string, p *sobek.Program, args []sobek.Value) (*sobek.Object, error) {
+	wrapper, err := ms.vu.Runtime().RunProgram(p)
 	if err != nil {
 		return nil, err
 	}
@@ -285,40 +302,41 @@ func (v *vu) callScript(key string, p *sobek.Program, args []sobek.Value) (*sobe
 
 // importValue evaluates the module an import names, if it has not run
 // yet, and returns the value the import binds.
-func (v *vu) importValue(imp compile.Import) (sobek.Value, error) {
+func (ms *moduleSystem) importValue(imp compile.Import) (sobek.Value, error) {
+	rt := ms.vu.Runtime()
 	var ns func() sobek.Value // the namespace object, when asked for
 	var get func(name string) sobek.Value
 	switch m := imp.Ref().(type) {
 	case *compile.GoModule:
-		inst, err := v.goInstance(m)
+		inst, err := ms.goInstance(m)
 		if err != nil {
 			return nil, err
 		}
 		get = inst.GetBindingValue
 		ns = func() sobek.Value {
 			if inst.namespace == nil {
-				inst.namespace = v.rt.NewDynamicObject(&moduleObject{i: inst})
+				inst.namespace = rt.NewDynamicObject(&moduleObject{i: inst})
 			}
 			return inst.namespace
 		}
 	case *compile.Module:
 		switch {
 		case m.RunsAsFunction():
-			exp, err := v.scriptExports(m)
+			exp, err := ms.scriptExports(m)
 			if err != nil {
 				return nil, err
 			}
 			get = exp.Get
 			ns = func() sobek.Value { return exp }
 		case m.ESM() != nil:
-			if err := v.evaluateModule(m); err != nil {
+			if err := ms.evaluateModule(m); err != nil {
 				return nil, err
 			}
-			o := v.rt.NamespaceObjectFor(m.ESM())
+			o := rt.NamespaceObjectFor(m.ESM())
 			get = o.Get
 			ns = func() sobek.Value { return o }
 		default:
-			mod, err := v.commonJS(m)
+			mod, err := ms.commonJS(m)
 			if err != nil {
 				return nil, err
 			}
@@ -332,7 +350,7 @@ func (v *vu) importValue(imp compile.Import) (sobek.Value, error) {
 				}
 				return sobek.Undefined()
 			}
-			ns = func() sobek.Value { return cjsNamespace(v.rt, exports) }
+			ns = func() sobek.Value { return cjsNamespace(rt, exports) }
 		}
 	default:
 		return nil, fmt.Errorf("cannot import %q", imp.Spec())
@@ -352,107 +370,111 @@ func (v *vu) importValue(imp compile.Import) (sobek.Value, error) {
 	return val, nil
 }
 
-// vuOf returns the VU whose init context is running in rt.
-func (s *Script) vuOf(rt *sobek.Runtime) *vu {
-	if v, ok := s.vus.Load(rt); ok {
-		return v.(*vu)
+// modulesOf returns the module system of the VU whose init context is
+// running in rt.
+func (s *Script) modulesOf(rt *sobek.Runtime) *moduleSystem {
+	if ms, ok := s.vus.Load(rt); ok {
+		return ms.(*moduleSystem)
 	}
 	return nil
 }
 
-func (v *vu) evaluateInit() error {
-	m := v.s.main
+func (ms *moduleSystem) evaluateInit() error {
+	rt := ms.vu.Runtime()
+	m := ms.vu.script().main
 	if m.RunsAsFunction() {
-		exp, err := v.scriptExports(m)
+		exp, err := ms.scriptExports(m)
 		if err != nil {
 			return err
 		}
-		v.exports = exp
+		ms.exports = exp
 		return nil
 	}
 	if m.ESM() != nil {
-		if err := v.evaluateModule(m); err != nil {
+		if err := ms.evaluateModule(m); err != nil {
 			return err
 		}
-		v.exports = v.rt.NamespaceObjectFor(m.ESM())
+		ms.exports = rt.NamespaceObjectFor(m.ESM())
 		return nil
 	}
-	mod, err := v.commonJS(m)
+	mod, err := ms.commonJS(m)
 	if err != nil {
 		return err
 	}
 	exp, ok := mod.Get("exports").(*sobek.Object)
 	if !ok {
-		exp = v.rt.NewObject()
+		exp = rt.NewObject()
 	}
-	v.exports = exp
+	ms.exports = exp
 	return nil
 }
 
 // evaluateModule evaluates an ES module and what it imports in the VU,
 // waiting for top-level awaits.
-func (v *vu) evaluateModule(f *compile.Module) error {
-	p := v.rt.CyclicModuleRecordEvaluate(f.ESM(), v.s.loader.ResolveHook)
-	if _, err := v.settle(p, nil); err != nil {
+func (ms *moduleSystem) evaluateModule(f *compile.Module) error {
+	s := ms.vu.script()
+	p := ms.vu.Runtime().CyclicModuleRecordEvaluate(f.ESM(), s.loader.ResolveHook)
+	if _, err := ms.vu.settle(p, nil); err != nil {
 		return err
 	}
 	if p.State() == sobek.PromiseStatePending {
-		return fmt.Errorf("%s: a top-level await never finished", v.s.display(f.Key()))
+		return fmt.Errorf("%s: a top-level await never finished", s.display(f.Key()))
 	}
 	return nil
 }
 
 // goInstance returns the VU's instance of a Go module, instantiating it
 // on first use.
-func (v *vu) goInstance(m *compile.GoModule) (*goInstance, error) {
-	if inst, ok := v.goMods[m]; ok {
+func (ms *moduleSystem) goInstance(m *compile.GoModule) (*goInstance, error) {
+	if inst, ok := ms.goMods[m]; ok {
 		return inst, nil
 	}
-	inst := &goInstance{v: v, mod: m, rt: v.rt, names: m.Named()}
+	inst := &goInstance{ms: ms, mod: m, rt: ms.vu.Runtime(), names: m.Named()}
 	if !modules.IsOnFirstUse(m.Module()) {
 		if err := inst.instantiate(); err != nil {
 			return nil, err
 		}
 	}
-	if v.goMods == nil {
-		v.goMods = map[*compile.GoModule]*goInstance{}
+	if ms.goMods == nil {
+		ms.goMods = map[*compile.GoModule]*goInstance{}
 	}
-	v.goMods[m] = inst
+	ms.goMods[m] = inst
 	return inst, nil
 }
 
 // commonJS runs a CommonJS module in the VU, once, and returns its module
 // object. An ES module loaded through require() is evaluated and its
 // namespace object stands for module.exports.
-func (v *vu) commonJS(f *compile.Module) (*sobek.Object, error) {
-	if mod, ok := v.cjs[f]; ok {
+func (ms *moduleSystem) commonJS(f *compile.Module) (*sobek.Object, error) {
+	rt := ms.vu.Runtime()
+	if mod, ok := ms.cjs[f]; ok {
 		return mod, nil
 	}
-	if v.cjs == nil {
-		v.cjs = map[*compile.Module]*sobek.Object{}
+	if ms.cjs == nil {
+		ms.cjs = map[*compile.Module]*sobek.Object{}
 	}
-	mod := v.rt.NewObject()
+	mod := rt.NewObject()
 	if f.RunsAsFunction() {
-		exp, err := v.scriptExports(f)
+		exp, err := ms.scriptExports(f)
 		if err != nil {
 			return nil, err
 		}
 		_ = mod.Set("exports", exp)
-		v.cjs[f] = mod
+		ms.cjs[f] = mod
 		return mod, nil
 	}
 	if f.ESM() != nil {
-		if err := v.evaluateModule(f); err != nil {
+		if err := ms.evaluateModule(f); err != nil {
 			return nil, err
 		}
-		_ = mod.Set("exports", v.rt.NamespaceObjectFor(f.ESM()))
-		v.cjs[f] = mod
+		_ = mod.Set("exports", rt.NamespaceObjectFor(f.ESM()))
+		ms.cjs[f] = mod
 		return mod, nil
 	}
-	exports := v.rt.NewObject()
+	exports := rt.NewObject()
 	_ = mod.Set("exports", exports)
-	v.cjs[f] = mod
-	wrapper, err := v.rt.RunProgram(f.CommonJS())
+	ms.cjs[f] = mod
+	wrapper, err := rt.RunProgram(f.CommonJS())
 	if err != nil {
 		return nil, err
 	}
@@ -461,7 +483,7 @@ func (v *vu) commonJS(f *compile.Module) (*sobek.Object, error) {
 		return nil, fmt.Errorf("module %s did not compile to a function", f.Key())
 	}
 	if _, err := call(sobek.Undefined(), mod, exports); err != nil {
-		delete(v.cjs, f)
+		delete(ms.cjs, f)
 		return nil, err
 	}
 	return mod, nil
@@ -470,28 +492,30 @@ func (v *vu) commonJS(f *compile.Module) (*sobek.Object, error) {
 // importDynamically starts an import() expression: the module is loaded
 // (once per test) at once, and the import finishes from the event loop,
 // as sobek requires.
-func (v *vu) importDynamically(referrer any, specifier sobek.Value, payload any) {
+func (ms *moduleSystem) importDynamically(referrer any, specifier sobek.Value, payload any) {
+	rt := ms.vu.Runtime()
+	s := ms.vu.script()
 	spec := specifier.String()
 	var base *url.URL
 	if rec, ok := referrer.(sobek.ModuleRecord); ok {
-		base = v.s.loader.URLOf(rec)
+		base = s.loader.URLOf(rec)
 	}
 	if base == nil {
-		base = v.callerURL()
+		base = callerURL(rt)
 	}
-	ref, err := v.s.loader.Resolve(base, spec)
-	cb := v.loop.register()
+	ref, err := s.loader.Resolve(base, spec)
+	cb := ms.vu.RegisterCallback()
 	cb(func() error {
 		var rec sobek.ModuleRecord
 		var reason any
 		if err == nil {
-			rec, err = v.s.loader.DynamicRecord(ref)
+			rec, err = s.loader.DynamicRecord(ref)
 		}
 		if err != nil {
-			reason = v.rt.NewGoError(errors.New(v.s.describe(err)))
+			reason = rt.NewGoError(errors.New(s.describe(err)))
 		}
-		return v.topLevel(func() {
-			v.rt.FinishLoadingImportModule(referrer, specifier, payload, rec, reason)
+		return ms.topLevel(func() {
+			rt.FinishLoadingImportModule(referrer, specifier, payload, rec, reason)
 		})
 	})
 }
@@ -499,26 +523,95 @@ func (v *vu) importDynamically(referrer any, specifier sobek.Value, payload any)
 // topLevel runs f as if JavaScript had called it, so that the promise jobs
 // it queues run before topLevel returns, with the VU findable from its
 // runtime for the modules that f evaluates.
-func (v *vu) topLevel(f func()) error {
-	if v.callGo == nil {
-		v.callGo, _ = sobek.AssertFunction(v.rt.ToValue(func(sobek.FunctionCall) sobek.Value {
-			v.goFn()
+func (ms *moduleSystem) topLevel(f func()) error {
+	rt := ms.vu.Runtime()
+	s := ms.vu.script()
+	if ms.callGo == nil {
+		ms.callGo, _ = sobek.AssertFunction(rt.ToValue(func(sobek.FunctionCall) sobek.Value {
+			ms.goFn()
 			return sobek.Undefined()
 		}))
 	}
-	v.goFn = f
-	v.s.vus.Store(v.rt, v)
-	_, err := v.callGo(sobek.Undefined())
-	v.s.vus.Delete(v.rt)
-	v.goFn = nil
+	ms.goFn = f
+	s.vus.Store(rt, ms)
+	_, err := ms.callGo(sobek.Undefined())
+	s.vus.Delete(rt)
+	ms.goFn = nil
 	return err
 }
 
-// callerURL is the URL of the module whose code called the running Go
-// function, nil when unknown.
-func (v *vu) callerURL() *url.URL {
+// open reads a file in the init context, relative to the calling module's
+// folder: a string, or an ArrayBuffer with mode "b".
+func (ms *moduleSystem) open(call sobek.FunctionCall) sobek.Value {
+	rt := ms.vu.Runtime()
+	s := ms.vu.script()
+	name := call.Argument(0).String()
+	if ms.vu.InitEnv() == nil {
+		jsmod.Throwf(rt, "open(%q) can only be called in the init context", name)
+	}
+	mode := ""
+	if m := call.Argument(1); !sobek.IsUndefined(m) && !sobek.IsNull(m) {
+		mode = m.String()
+	}
+	path := name
+	if !filepath.IsAbs(path) {
+		base := s.dir
+		if u := callerURL(rt); u != nil {
+			if u.Scheme != "file" {
+				jsmod.Throwf(rt, "open(%q): a module loaded from %s cannot open local files by a relative path", name, u)
+			}
+			base = filepath.Dir(filepath.FromSlash(u.Path))
+		}
+		path = filepath.Join(base, path)
+	}
+	content, err := s.loader.ReadOpened(path)
+	if err != nil {
+		jsmod.Throwf(rt, "open(%q): %v", name, err)
+	}
+	if mode == "b" {
+		return rt.ToValue(rt.NewArrayBuffer([]byte(content)))
+	}
+	return rt.ToValue(content)
+}
+
+// require loads a module in the init context: a built-in module's default
+// export, a CommonJS module's module.exports or an ES module's namespace.
+func (ms *moduleSystem) require(call sobek.FunctionCall) sobek.Value {
+	rt := ms.vu.Runtime()
+	s := ms.vu.script()
+	spec := call.Argument(0).String()
+	if ms.vu.InitEnv() == nil {
+		jsmod.Throwf(rt, "require(%q) can only be called in the init context", spec)
+	}
+	ref, err := s.loader.Resolve(callerURL(rt), spec)
+	if err != nil {
+		jsmod.Throwf(rt, "%s", s.describe(err))
+	}
+	switch m := ref.(type) {
+	case *compile.GoModule:
+		inst, err := ms.goInstance(m)
+		if err != nil {
+			jsmod.Throwf(rt, "%v", err)
+		}
+		return inst.GetBindingValue("default")
+	case *compile.Module:
+		mod, err := ms.commonJS(m)
+		if err != nil {
+			if ex, ok := err.(*sobek.Exception); ok {
+				panic(ex.Value())
+			}
+			jsmod.Throwf(rt, "%s", s.describe(err))
+		}
+		return mod.Get("exports")
+	}
+	return sobek.Undefined()
+}
+
+// callerURL is the URL of the module whose code called the Go function
+// running in rt, nil when unknown.
+func callerURL(rt *sobek.Runtime) *url.URL {
 	var buf [8]sobek.StackFrame
-	for _, f := range v.rt.CaptureCallStack(len(buf), buf[:0]) {
+	for _, f := range rt.CaptureCallStack(len(buf), buf[:0]) {
 		name := f.SrcName()
 		if name == "<native>" || name == "" {
 			continue

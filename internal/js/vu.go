@@ -2,6 +2,7 @@ package js
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 
 	"github.com/grafana/sobek"
@@ -17,11 +18,18 @@ var typePromise = reflect.TypeOf((*sobek.Promise)(nil))
 
 // vu is one virtual user: a runtime that evaluated the init context, run
 // by one goroutine at a time. It is both the executor's VU and the VU
-// modules see. Its state is split by responsibility: the runtime guard
-// (guard.go) interrupts and repairs the runtime, the module system
-// (modsys.go) holds the VU's module instances, and the iteration state
-// (iteration.go) follows scenarios and iterations.
+// modules see. Its state is split into parts, each with the methods that
+// write it (docs/js-layers.md): the event loop (eventloop.go) runs
+// asynchronous work and settles promises, the runtime guard (guard.go)
+// interrupts the runtime and checks it, the module system (modsys.go)
+// holds the VU's module instances, and the iteration state (iteration.go)
+// follows scenarios and iterations. The vu's own methods are the ones that
+// coordinate parts.
 type vu struct {
+	// The guard comes first: at the vu's own address, it costs guard no
+	// extra word of stack under a running script (Run).
+	runtimeGuard
+
 	s    *Script
 	id   uint64
 	rt   *sobek.Runtime
@@ -35,12 +43,12 @@ type vu struct {
 	loop    eventLoop
 	env     *envObject
 
-	runtimeGuard
 	moduleSystem
 	iterationState
 
-	stringifyF sobek.Callable
-	parseF     sobek.Callable
+	json   jsonFuncs
+	args   [1]sobek.Value // the exec function's argument
+	execFn func() error   // callExec, made once
 }
 
 var (
@@ -64,19 +72,86 @@ func (s *Script) newVU(ctx context.Context, id uint64, rec metrics.Recorder) (*v
 // initRuntime gives the VU a fresh runtime that evaluated the init
 // context.
 func (v *vu) initRuntime(ctx context.Context) error {
-	v.unwatch() // the watch interrupts v.rt
+	v.json = jsonFuncs{}
 	v.rt = sobek.New()
+	v.runtimeGuard.reset(v.rt)
 	v.rt.SetFieldNameMapper(fieldNames{})
+	v.moduleSystem = moduleSystem{vu: v}
 	v.rt.SetImportModuleDynamically(v.importDynamically)
 	v.initEnv = v.s.config().initEnv
 	v.installGlobals()
-	v.s.vus.Store(v.rt, v)
+	v.s.vus.Store(v.rt, &v.moduleSystem)
 	err := v.guard(ctx, v.evaluateInit)
 	v.s.vus.Delete(v.rt)
 	v.initEnv = nil
 	v.ctx = nil
-	v.suspect = false
+	v.trust()
 	return err
+}
+
+// repair makes the VU usable after an interrupted or failed call that
+// may have broken its runtime: when the runtime no longer runs promise
+// jobs, the VU evaluates its init context again in a fresh one. It returns
+// an error only when that fails.
+func (v *vu) repair(ctx context.Context) error {
+	v.trust()
+	if v.healthy() {
+		return nil
+	}
+	v.loop.reset()
+	v.forgetSetup()
+	if err := v.initRuntime(ctx); err != nil {
+		return fmt.Errorf("VU %d could not be initialised again after an interruption: %s", v.id, v.s.describe(err))
+	}
+	if v.started {
+		v.lookupExec(v.exports)
+		v.env.useScenario(v.scenario)
+	}
+	return nil
+}
+
+// guard runs f, interrupting the runtime when ctx ends, and leaves the
+// runtime and the event loop ready for the next call.
+func (v *vu) guard(ctx context.Context, f func() error) error {
+	v.ctx = ctx
+	if ctx.Done() == nil {
+		if v.watching() {
+			v.unwatch()
+			v.rt.ClearInterrupt()
+		}
+		err := protect(f)
+		v.rt.ClearInterrupt() // exec.test.abort() interrupts too
+		v.loop.endCall(err != nil)
+		v.suspectAfter(err)
+		return err
+	}
+	v.watch(ctx)
+	err := protect(f)
+	if ctx.Err() != nil {
+		// Let the watch finish interrupting before the interrupt is
+		// cleared.
+		v.unwatch()
+		if err == nil && v.loop.pending > 0 {
+			err = errInterrupted
+		}
+	}
+	v.rt.ClearInterrupt()
+	v.loop.endCall(err != nil)
+	v.suspectAfter(err)
+	return err
+}
+
+// script is the VU's script.
+func (v *vu) script() *Script { return v.s }
+
+// settle runs the event loop in the context of the VU's call until
+// nothing is pending, and returns what p settled to, ret when p is nil
+// (eventLoop.settle). A call of its own keeps the frame under a running
+// script small (Run).
+//
+//go:noinline
+func (v *vu) settle(p *sobek.Promise, ret sobek.Value) (sobek.Value, error) {
+	return v.loop.settle(v.ctx, v.rec, p, ret)
 }
 
 // Runtime returns the VU's runtime.
@@ -104,19 +179,36 @@ func (v *vu) State() *modules.State {
 // RegisterCallback reserves a place in the event loop.
 func (v *vu) RegisterCallback() func(func() error) { return v.loop.register() }
 
+// SetTimer is setTimeout (repeat false) or setInterval (repeat true) for
+// modules: k6/timers exports the same timers as the globals, so ids from
+// one clear with the other.
+func (v *vu) SetTimer(call sobek.FunctionCall, repeat bool) sobek.Value {
+	return v.loop.setTimer(v.rt, call, repeat)
+}
+
+// ClearTimer is clearTimeout and clearInterval for modules.
+func (v *vu) ClearTimer(call sobek.FunctionCall) sobek.Value { return v.loop.clearTimer(call) }
+
 // ID is __VU.
 func (v *vu) ID() uint64 { return v.id }
 
 // Recorder is the VU's sample buffer.
 func (v *vu) Recorder() metrics.Recorder { return v.rec }
 
-// stringify is JSON.stringify in the VU's runtime.
-func (v *vu) stringify(val sobek.Value) (string, error) {
-	if v.stringifyF == nil {
-		json := v.rt.Get("JSON").ToObject(v.rt)
-		v.stringifyF, _ = sobek.AssertFunction(json.Get("stringify"))
+// jsonFuncs are a runtime's JSON.stringify and JSON.parse, looked up on
+// first use.
+type jsonFuncs struct {
+	stringifyF sobek.Callable
+	parseF     sobek.Callable
+}
+
+// stringify is JSON.stringify in rt.
+func (j *jsonFuncs) stringify(rt *sobek.Runtime, val sobek.Value) (string, error) {
+	if j.stringifyF == nil {
+		json := rt.Get("JSON").ToObject(rt)
+		j.stringifyF, _ = sobek.AssertFunction(json.Get("stringify"))
 	}
-	r, err := v.stringifyF(sobek.Undefined(), val)
+	r, err := j.stringifyF(sobek.Undefined(), val)
 	if err != nil {
 		return "", err
 	}
@@ -126,11 +218,11 @@ func (v *vu) stringify(val sobek.Value) (string, error) {
 	return r.String(), nil
 }
 
-// parseJSON is JSON.parse in the VU's runtime.
-func (v *vu) parseJSON(b []byte) (sobek.Value, error) {
-	if v.parseF == nil {
-		json := v.rt.Get("JSON").ToObject(v.rt)
-		v.parseF, _ = sobek.AssertFunction(json.Get("parse"))
+// parse is JSON.parse in rt.
+func (j *jsonFuncs) parse(rt *sobek.Runtime, b []byte) (sobek.Value, error) {
+	if j.parseF == nil {
+		json := rt.Get("JSON").ToObject(rt)
+		j.parseF, _ = sobek.AssertFunction(json.Get("parse"))
 	}
-	return v.parseF(sobek.Undefined(), v.rt.ToValue(string(b)))
+	return j.parseF(sobek.Undefined(), rt.ToValue(string(b)))
 }
