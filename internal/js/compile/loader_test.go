@@ -2,9 +2,9 @@ package compile_test
 
 import (
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,22 +37,22 @@ func (host) Instance(*sobek.Runtime, compile.Ref) (sobek.ModuleInstance, error) 
 	return nil, errors.New("the compile tests run no VU")
 }
 
-// load writes files to a new folder and loads its script.js as the
-// runtime does: LoadMain, then linking the main module if it is an ES
-// module record. cfg's Dir is that folder.
+// load loads script.js from files (slash-separated name → content, in a
+// folder of their own) as the runtime does: LoadMain, then linking the
+// main module if it is an ES module record. The files are given to the
+// loader as an archive's are (Config.Files, to which they are added), so
+// nothing is read from disk.
 func load(t *testing.T, files map[string]string, cfg compile.Config) (*compile.Loader, string, error) {
 	t.Helper()
 	dir := t.TempDir()
-	for name, src := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	cfg.Dir = dir
+	cfg.Files = maps.Clone(cfg.Files)
+	if cfg.Files == nil {
+		cfg.Files = map[string][]byte{}
+	}
+	for name, src := range files {
+		cfg.Files[filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(name)))] = []byte(src)
+	}
 	l := compile.New(cfg, host{})
 	main, err := l.LoadMain(compile.FileURL(filepath.Join(dir, "script.js")))
 	if err == nil && main.ESM() != nil {
@@ -226,11 +226,7 @@ func TestLoadErrors(t *testing.T) {
 // than MaxRemoteModule is refused after that many bytes. The messages are
 // k6 v2.2.0's.
 func TestRemoteModules(t *testing.T) {
-	dir := t.TempDir()
-	local := filepath.Join(dir, "local.json")
-	if err := os.WriteFile(local, []byte(`{"secret": "LOCAL"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	local := filepath.Join(t.TempDir(), "local.json")
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte(`export default "plain http";`))
 	}))
@@ -261,7 +257,9 @@ func TestRemoteModules(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	cfg := compile.Config{ModuleClient: srv.Client()}
+	// The local file exists for the loader: what keeps it out of reach is
+	// the rule, not its absence.
+	cfg := compile.Config{ModuleClient: srv.Client(), Files: map[string][]byte{filepath.ToSlash(local): []byte(`{"secret": "LOCAL"}`)}}
 	script := func(module string) map[string]string {
 		return map[string]string{"script.js": `import m from "` + module + `"; export default function () {}`}
 	}
