@@ -16,13 +16,12 @@ import (
 // checks whether it still runs promise jobs. The VU rebuilds a runtime the
 // check finds broken (vu.repair).
 type runtimeGuard struct {
-	rt          *sobek.Runtime
-	interrupts  sync.WaitGroup
-	interruptFn func()
-	watched     context.Context
-	stopWatch   func() bool
-	suspect     bool // an interrupt or panic may have broken the runtime
-	probe       sobek.Callable
+	rt         *sobek.Runtime
+	interrupts sync.WaitGroup
+	watched    context.Context
+	stopWatch  func() bool
+	suspect    bool // an interrupt or panic may have broken the runtime
+	probe      sobek.Callable
 }
 
 // reset makes the guard guard rt, the VU's new runtime: it removes the
@@ -30,7 +29,7 @@ type runtimeGuard struct {
 func (g *runtimeGuard) reset(rt *sobek.Runtime) {
 	g.unwatch()
 	g.rt = rt
-	g.interruptFn, g.probe = nil, nil
+	g.probe = nil
 	g.suspect = false
 }
 
@@ -87,16 +86,16 @@ func (g *runtimeGuard) watch(ctx context.Context) {
 	g.unwatch()
 	// A context watched before may have ended while the VU was idle.
 	g.rt.ClearInterrupt()
-	if g.interruptFn == nil {
-		rt := g.rt
-		g.interruptFn = func() {
-			rt.Interrupt(errInterrupted)
-			g.interrupts.Done()
-		}
-	}
 	g.interrupts.Add(1)
 	g.watched = ctx
-	g.stopWatch = context.AfterFunc(ctx, g.interruptFn)
+	g.stopWatch = context.AfterFunc(ctx, g.interrupt)
+}
+
+// interrupt interrupts the runtime; the watch calls it when its context
+// ends.
+func (g *runtimeGuard) interrupt() {
+	g.rt.Interrupt(errInterrupted)
+	g.interrupts.Done()
 }
 
 // watching reports whether a context is watched.
