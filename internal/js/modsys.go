@@ -540,15 +540,22 @@ func (ms *moduleSystem) topLevel(f func()) error {
 	return err
 }
 
+// initArg returns the first argument of fn, a function of the init
+// context (open, require), and throws when it is called outside it.
+func (ms *moduleSystem) initArg(call sobek.FunctionCall, fn string) string {
+	arg := call.Argument(0).String()
+	if ms.vu.InitEnv() == nil {
+		jsmod.Throwf(ms.vu.Runtime(), "%s(%q) can only be called in the init context", fn, arg)
+	}
+	return arg
+}
+
 // open reads a file in the init context, relative to the calling module's
 // folder: a string, or an ArrayBuffer with mode "b".
 func (ms *moduleSystem) open(call sobek.FunctionCall) sobek.Value {
 	rt := ms.vu.Runtime()
 	s := ms.vu.script()
-	name := call.Argument(0).String()
-	if ms.vu.InitEnv() == nil {
-		jsmod.Throwf(rt, "open(%q) can only be called in the init context", name)
-	}
+	name := ms.initArg(call, "open")
 	mode := ""
 	if m := call.Argument(1); !sobek.IsUndefined(m) && !sobek.IsNull(m) {
 		mode = m.String()
@@ -579,10 +586,7 @@ func (ms *moduleSystem) open(call sobek.FunctionCall) sobek.Value {
 func (ms *moduleSystem) require(call sobek.FunctionCall) sobek.Value {
 	rt := ms.vu.Runtime()
 	s := ms.vu.script()
-	spec := call.Argument(0).String()
-	if ms.vu.InitEnv() == nil {
-		jsmod.Throwf(rt, "require(%q) can only be called in the init context", spec)
-	}
+	spec := ms.initArg(call, "require")
 	ref, err := s.loader.Resolve(callerURL(rt), spec)
 	if err != nil {
 		jsmod.Throwf(rt, "%s", s.describe(err))
