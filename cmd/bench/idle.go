@@ -29,10 +29,12 @@ var (
 	goalIdleWall = map[int]*goal{100_000: ratioAtMost(0.5, "≤ ½ of k6's")}
 )
 
-// idleRun is what one idle run measured: peak RSS and peak anonymous RSS
-// (MB; 0 without /proc), start-up and wall time (s).
+// idleRun is what one idle run measured: peak RSS, peak anonymous RSS and
+// the executable's resident pages (MB; 0 without /proc), those pages by
+// ELF section, start-up and wall time (s).
 type idleRun struct {
-	rss, anon, startup, wall float64
+	rss, anon, exe, startup, wall float64
+	sections                      string
 }
 
 // measureIdle runs each of the idle VU counts looping sleep(1) for 5 s
@@ -52,8 +54,9 @@ func (b *bench) measureIdle(ctx context.Context) error {
 	}
 	var base *point // the smallest count, from which the cost per VU grows
 	for _, vus := range b.idleVUs {
-		rss, anon, startup, wall := series{}, series{}, series{}, series{}
+		rss, anon, exe, startup, wall := series{}, series{}, series{}, series{}, series{}
 		var loads []string
+		var sections string  // of metronome's last run
 		worst := math.Inf(1) // the lowest share of possible iterations
 		for rep := range b.reps {
 			for _, gen := range rotation(gens, rep) {
@@ -72,6 +75,12 @@ func (b *bench) measureIdle(ctx context.Context) error {
 				if run.anon > 0 {
 					anon.add(gen, run.anon)
 				}
+				if run.exe > 0 {
+					exe.add(gen, run.exe)
+					if gen == "metronome" {
+						sections = run.sections
+					}
+				}
 				startup.add(gen, run.startup)
 				wall.add(gen, run.wall)
 				loads = append(loads, load)
@@ -84,6 +93,9 @@ func (b *bench) measureIdle(ctx context.Context) error {
 			vsPeer{"k6", goalIdleByVUs[vus]})
 		b.versus(label+"peak anonymous RSS", "MB", anon,
 			anon.runs("metronome", "k6")+"; RSS less the executable's and libraries' pages",
+			vsPeer{"k6", nil})
+		b.versus(label+"executable's resident pages", "MB", exe,
+			fmt.Sprintf("%s; metronome's by section (MB): %s", exe.runs("metronome", "k6"), sections),
 			vsPeer{"k6", nil})
 		b.versus(label+"start-up to setup()", "s", startup, startup.runs("metronome", "k6"),
 			vsPeer{"k6", nil})
@@ -129,10 +141,12 @@ func (b *bench) idleRun(ctx context.Context, gen, bin string, vus int, d time.Du
 		return idleRun{}, 0, "", fmt.Errorf("%s: setup() never reached the server", name)
 	}
 	run := idleRun{
-		rss:     float64(res.MaxRSS) / mb,
-		anon:    float64(res.MaxAnon) / mb,
-		startup: res.Started.Sub(res.Start).Seconds(),
-		wall:    res.Wall.Seconds(),
+		rss:      float64(res.MaxRSS) / mb,
+		anon:     float64(res.MaxAnon) / mb,
+		exe:      float64(total(res.Exe)) / mb,
+		sections: sectionsText(res.Exe),
+		startup:  res.Started.Sub(res.Start).Seconds(),
+		wall:     res.Wall.Seconds(),
 	}
 	return run, count / (float64(vus) * d.Seconds()), res.Load, nil
 }

@@ -124,6 +124,10 @@ type procResult struct {
 	// which the kernel maps from its page cache, 64 KB around each page
 	// touched.
 	MaxAnon int64
+	// Exe is, at the sample where it was largest, how much of the
+	// process's own executable was resident, by ELF section (see
+	// exeResident; nil without /proc/PID/pagemap).
+	Exe map[string]int64
 	// Started is when the loopback server last received /started during
 	// the run; zero when it did not.
 	Started time.Time
@@ -165,7 +169,7 @@ func (b *bench) spawn(ctx context.Context, name string, limit time.Duration, bin
 		err = cmd.Wait()
 		close(stop)
 		peak = <-peaks
-		res.MaxAnon = peak.anon
+		res.MaxAnon, res.Exe = peak.anon, peak.exe
 	}
 	res.Wall, res.ServerCPU, res.Conns = time.Since(res.Start), selfCPU()-cpu0, b.srv.conns.Load()-conns0
 	if s := b.srv.started.Load(); s != started0 {
@@ -193,12 +197,16 @@ func (b *bench) spawn(ctx context.Context, name string, limit time.Duration, bin
 }
 
 // procPeak is the peak of a process's resident set and of its anonymous
-// part, in bytes, as sampled.
-type procPeak struct{ rss, anon int64 }
+// part, in bytes, and the largest sample of its executable's resident
+// pages, as sampled.
+type procPeak struct {
+	rss, anon int64
+	exe       map[string]int64
+}
 
-// samplePeaks samples the resident set's high-water mark (VmHWM) and
-// anonymous part (RssAnon) of process pid every 100 ms until stop is
-// closed, and returns the largest samples.
+// samplePeaks samples the resident set's high-water mark (VmHWM), its
+// anonymous part (RssAnon) and the executable's resident pages of process
+// pid every 100 ms until stop is closed, and returns the largest samples.
 func samplePeaks(pid int, stop <-chan struct{}) procPeak {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
@@ -209,6 +217,9 @@ func samplePeaks(pid int, stop <-chan struct{}) procPeak {
 		}
 		if n, err := memstat.Status(pid, "RssAnon"); err == nil {
 			p.anon = max(p.anon, n)
+		}
+		if exe, err := exeResident(pid); err == nil && total(exe) > total(p.exe) {
+			p.exe = exe
 		}
 		select {
 		case <-stop:
