@@ -76,10 +76,12 @@ func (c *control) Pause() error {
 // Stop aborts the test.
 func (c *control) Stop() {
 	c.stopped.Store(true)
-	c.stopOnce.Do(func() { close(c.stopCh) })
+	// The abort goes first: a run waiting paused wakes on stopCh and
+	// reads it at once, and must not find the test still unaborted.
 	if r := c.run.Load(); r != nil {
 		r.setAbort(errStoppedByAPI)
 	}
+	c.stopOnce.Do(func() { close(c.stopCh) })
 }
 
 // Metrics are the observed metrics and the time since the test started.
