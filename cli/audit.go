@@ -61,7 +61,7 @@ scenario and name) make the audit exact; docs/stock-k6.md says what is
 estimated without them.`,
 		Example: `  k6 run --system-tags=scenario,name,method,status,vu,iter -o json=run.json.gz script.js
   metronome audit run.json.gz script.js
-  metronome audit --threshold 'corrected_latency=p(99)<250' --report audit.html run.json.gz script.js`,
+  metronome audit --threshold 'corrected_latency: p(99)<250' --report audit.html run.json.gz script.js`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return exitcode.Errorf(exitcode.InvalidConfig, "audit needs k6's JSON output and the script (or archive) of the run, in that order; got %d argument(s)", len(args))
@@ -73,7 +73,7 @@ estimated without them.`,
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.BoolVar(&c.asJSON, "json", false, "print the rows of k6's and the audited figures as JSON (the shape of metronome merge --json) instead of text")
-	fs.StringArrayVar(&c.thresholds, "threshold", nil, "a threshold evaluated on the audited data, METRIC=EXPRESSION, e.g. corrected_latency=p(99)<250 (repeatable)")
+	fs.StringArrayVar(&c.thresholds, "threshold", nil, "a threshold evaluated on the audited data, 'METRIC[{tag:value}]: EXPRESSION', e.g. 'corrected_latency: p(99)<250' (repeatable)")
 	fs.DurationVar(&c.bound, "over", audit.DefaultBound, "the latency above which the tables count requests")
 	fs.StringVar(&c.logPath, "hdrlog", "", "write the audited run's HdrHistogram interval log to this file (for metronome merge, compare and report)")
 	fs.StringVar(&c.reportPath, "report", "", "write the audited run's HTML report to this file")
@@ -98,16 +98,15 @@ func (c *auditCmd) audit(outputPath, scriptPath string) error {
 	}
 	defs := engine.ThresholdDefs(opts)
 	noThresholds := opts.NoThresholds != nil && *opts.NoThresholds
-	for _, t := range c.thresholds {
-		name, expr, ok := strings.Cut(t, "=")
-		if !ok || strings.TrimSpace(name) == "" || strings.TrimSpace(expr) == "" {
-			return exitcode.Errorf(exitcode.InvalidConfig, "--threshold %q: expected METRIC=EXPRESSION, e.g. corrected_latency=p(99)<250", t)
-		}
+	extra, err := parseThresholdFlags(c.legacyThresholds())
+	if err != nil {
+		return err
+	}
+	for name, ts := range extra {
 		if defs == nil {
 			defs = map[string][]metrics.ThresholdDef{}
 		}
-		name = strings.TrimSpace(name)
-		defs[name] = append(defs[name], metrics.ThresholdDef{Source: strings.TrimSpace(expr)})
+		defs[name] = append(defs[name], ts...)
 	}
 	f, err := os.Open(outputPath)
 	if err != nil {
@@ -150,6 +149,30 @@ func (c *auditCmd) audit(outputPath, scriptPath string) error {
 			strings.Join(res.Report.FailedMetrics(), "', '"))
 	}
 	return nil
+}
+
+// legacyThresholds returns the --threshold values in the form merge and
+// watch take, METRIC[{tag:value}]: EXPRESSION, rewriting each in the form
+// audit took before, METRIC=EXPRESSION, with a warning: that form is
+// deprecated and goes in the next release.
+func (c *auditCmd) legacyThresholds() []string {
+	out := make([]string, len(c.thresholds))
+	for i, t := range c.thresholds {
+		out[i] = t
+		// The metric ends at its tag filter's closing brace, if any; a
+		// colon after it is the shared form's separator.
+		at := strings.IndexByte(t, '}') + 1
+		if strings.IndexByte(t[at:], ':') >= 0 {
+			continue
+		}
+		eq := strings.IndexByte(t[at:], '=')
+		if eq < 0 {
+			continue
+		}
+		out[i] = t[:at+eq] + ": " + t[at+eq+1:]
+		fmt.Fprintf(c.run.g.stderr, "warning: --threshold %q: METRIC=EXPRESSION is deprecated and will be refused in the next release; write %q, as merge and watch take it\n", t, out[i])
+	}
+	return out
 }
 
 // options loads the script (or archive) as inspect does and returns the

@@ -336,8 +336,12 @@ func TestAuditOutputs(t *testing.T) {
 	dir := t.TempDir()
 	hlog, report := filepath.Join(dir, "audit.hlog"), filepath.Join(dir, "audit.html")
 	r := metronome(t, runSpec{args: []string{"audit", "--hdrlog", hlog, "--report", report,
-		"--threshold", "corrected_latency=p(99)<100", "--threshold", "http_req_duration=p(95)<100", fixture, script("audit/" + c.script)}})
+		"--threshold", "corrected_latency: p(99)<100", "--threshold", "http_req_duration=p(95)<100", fixture, script("audit/" + c.script)}})
 	wantOneError(t, r, 99, "thresholds on metrics 'corrected_latency' have been crossed on the audited data")
+	// The form audit took before merge's and watch's still works, warned of.
+	if !strings.Contains(r.stderr, `--threshold "http_req_duration=p(95)<100": METRIC=EXPRESSION is deprecated`) {
+		t.Errorf("no deprecation warning for the old --threshold form:\n%s", r.stderr)
+	}
 	for _, want := range []string{"RECONSTRUCTED by metronome audit", "✗ 'p(99)<100'", "✓ 'p(95)<100'",
 		"█ AUDIT", "by k6's vu and iter metadata (exact)", "█ K6 vs AUDIT", "audit  corrected_latency"} {
 		if !strings.Contains(r.stdout, want) {
@@ -401,8 +405,8 @@ func TestAuditMistakes(t *testing.T) {
 		{[]string{measured, js}, "already holds corrected_latency samples (a metronome run, or k6 with jslib/intended.js)"},
 		{[]string{out, script("audit/closed.js")}, "holds samples of scenario open, which the options do not have (they have closed)"},
 		{[]string{"-e", "DURATION=5s", out, js}, "but its schedule (1000.00 iterations/s for 5s (maxVUs: 20, gracefulStop: 30s)) intends only 5000"},
-		{[]string{"--threshold", "p(99)<5", out, js}, `--threshold "p(99)<5": expected METRIC=EXPRESSION`},
-		{[]string{"--threshold", "no_such=p(99)<5", out, js}, `metric "no_such" is not defined (the output holds no sample of no_such)`},
+		{[]string{"--threshold", "p(99)<5", out, js}, `--threshold "p(99)<5": write it as METRIC[{tag:value}]: EXPRESSION`},
+		{[]string{"--threshold", "no_such: p(99)<5", out, js}, `metric "no_such" is not defined (the output holds no sample of no_such)`},
 	} {
 		wantOneError(t, metronome(t, runSpec{args: append([]string{"audit"}, c.args...)}), 104, c.want)
 	}
