@@ -286,7 +286,7 @@ func (a *auditRun) take(p point) {
 		if !a.isRaw(p.metric) {
 			return
 		}
-		a.rows.add(SourceK6, s, a.res.Start)
+		a.rows.add(SourceK6, s)
 		sc := a.scenarioOf(name, tagged)
 		if sc == nil {
 			if !tagged {
@@ -415,7 +415,7 @@ func scheduleOf(cfg executor.Config) *schedule.Schedule {
 func (a *auditRun) rebuilt(s metrics.Sample) {
 	a.eng.add(a, s)
 	if s.Metric == a.b.CorrectedLatency {
-		a.rows.add(SourceAudit, s, a.res.Start)
+		a.rows.add(SourceAudit, s)
 	}
 	if a.log != nil {
 		a.res.rebuilt = append(a.res.rebuilt, sample{at: s.Time.UnixNano(), value: s.Value, metric: s.Metric, tags: s.Tags})

@@ -297,3 +297,52 @@ func row(t *testing.T, res *Result, source, labels string) Row {
 	t.Fatalf("no %s row for %s", source, labels)
 	return Row{}
 }
+
+// The tables count intervals from one origin, the log's (the output's
+// first sample), however out of time order k6 wrote its lines. Here a
+// server answers in 10 ms and arrival 1's lines come before arrival 0's:
+// the first sample is arrival 1's answer at 22.53 ms, arrival 0's at 10.03 ms falls before it and
+// into the first interval, as in the log. Arrival 320's answer, the last,
+// at 4010.03 ms, is in the interval 3 s after the origin (ending at
+// 4022.53): four intervals. Counting some samples from the earliest time
+// seen so far (10.03 ms) put it in a fifth.
+func TestRowIntervalsHaveOneOrigin(t *testing.T) {
+	o := newK6Output(true)
+	for _, i := range append([]int{1, 0}, seq(2, 321)...) {
+		start := 12.5*float64(i) + handoff
+		o.request(at(t0, start+10), ms(10), "open", target, 1, i)
+		o.iteration(at(t0, start), at(t0, start+10), "open", 1, i)
+	}
+	res := audit(t, o, openOptions)
+	origin := at(t0, 12.5+handoff+10)
+	for _, source := range []string{SourceK6, SourceAudit} {
+		r := row(t, res, source, "scenario=open")
+		if r.Intervals != 4 || !r.Start.Equal(origin) || !r.End.Equal(origin.Add(4*time.Second)) {
+			t.Errorf("%s row: %d intervals from %v to %v, want 4 from %v", source, r.Intervals, r.Start, r.End, origin)
+		}
+	}
+	var log bytes.Buffer
+	if err := res.WriteLog(&log); err != nil {
+		t.Fatal(err)
+	}
+	starts := map[string]bool{}
+	for _, l := range strings.Split(log.String(), "\n") {
+		if strings.HasPrefix(l, "Tag=") && strings.Contains(l, "http_req_duration") {
+			_, rest, _ := strings.Cut(l, ",")
+			start, _, _ := strings.Cut(rest, ",")
+			starts[start] = true
+		}
+	}
+	if len(starts) != 4 {
+		t.Errorf("the log holds http_req_duration in %d intervals, the table says 4:\n%s", len(starts), log.String())
+	}
+}
+
+// seq returns the integers from lo up to hi, hi excluded.
+func seq(lo, hi int) []int {
+	var out []int
+	for i := lo; i < hi; i++ {
+		out = append(out, i)
+	}
+	return out
+}

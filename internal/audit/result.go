@@ -97,7 +97,7 @@ func (a *auditRun) finish() error {
 			return fmt.Errorf("the HdrHistogram log: %w", err)
 		}
 	}
-	res.Rows = a.rows.rows(a.base, a.scenarioNames())
+	res.Rows = a.rows.rows(a.scenarioNames())
 	res.Summary = a.summaryInput(eng, elapsed)
 	return nil
 }

@@ -25,6 +25,7 @@ import (
 // begin starts the aggregates at the output's first sample.
 func (a *auditRun) begin(first time.Time) {
 	a.base = first
+	a.rows.base = first
 	if a.o.Log {
 		a.log = newLogBuffer(first, a.o.LogEnv, a.o.Logf)
 	}
@@ -215,6 +216,9 @@ type rowAgg struct {
 type rowSet struct {
 	by    map[rowKey]*rowAgg
 	bound float64 // milliseconds
+	// base is where the intervals count from: the output's first sample,
+	// as in the log.
+	base time.Time
 	// untagged names the scenario the samples without a scenario tag
 	// belong to, "" when they belong to none (setup's, teardown's).
 	untagged string
@@ -224,16 +228,16 @@ func newRowSet(bound time.Duration) rowSet {
 	return rowSet{by: map[rowKey]*rowAgg{}, bound: metrics.Milliseconds(bound)}
 }
 
-// add files one sample of source, base being the log's start.
-func (rs *rowSet) add(source string, s metrics.Sample, base time.Time) {
+// add files one sample of source.
+func (rs *rowSet) add(source string, s metrics.Sample) {
 	sc, _ := s.Tags.Get("scenario")
-	rs.file(rowKey{source: source, metric: s.Metric.Name, scenario: sc}, s, base)
+	rs.file(rowKey{source: source, metric: s.Metric.Name, scenario: sc}, s)
 	if name, ok := s.Tags.Get("name"); ok {
-		rs.file(rowKey{source: source, metric: s.Metric.Name, name: name}, s, base)
+		rs.file(rowKey{source: source, metric: s.Metric.Name, name: name}, s)
 	}
 }
 
-func (rs *rowSet) file(k rowKey, s metrics.Sample, base time.Time) {
+func (rs *rowSet) file(k rowKey, s metrics.Sample) {
 	r := rs.by[k]
 	if r == nil {
 		r = &rowAgg{row: Row{Summary: hdrlog.Summary{Metric: k.metric}, Source: k.source, Reconstructed: k.source == SourceAudit},
@@ -244,17 +248,23 @@ func (rs *rowSet) file(k rowKey, s metrics.Sample, base time.Time) {
 	if s.Value > rs.bound {
 		r.row.OverBound++
 	}
-	r.intervals[int64(s.Time.Sub(base).Truncate(hdrlog.DefaultInterval)/hdrlog.DefaultInterval)] = true
+	r.intervals[rs.interval(s.Time)] = true
+}
+
+// interval returns the index of the interval t falls in. A sample from
+// before the first (k6 writes its lines only roughly in time order) is
+// the first interval's, as the log files it.
+func (rs *rowSet) interval(t time.Time) int64 {
+	return int64(max(t.Sub(rs.base), 0) / hdrlog.DefaultInterval)
 }
 
 // untaggedAre says that the samples without a scenario tag are the
 // scenario's.
 func (rs *rowSet) untaggedAre(scenario string) { rs.untagged = scenario }
 
-// rows returns the Rows, with their intervals counted from base:
-// scenarios in the order of names, then request names; within
-// each, k6's row before the audit's.
-func (rs *rowSet) rows(base time.Time, names []string) []Row {
+// rows returns the Rows: scenarios in the order of names, then request
+// names; within each, k6's row before the audit's.
+func (rs *rowSet) rows(names []string) []Row {
 	order := map[string]int{}
 	for i, n := range names {
 		order[n] = i
@@ -287,8 +297,8 @@ func (rs *rowSet) rows(base time.Time, names []string) []Row {
 		}
 		ivs := slices.Sorted(maps.Keys(agg.intervals))
 		r.Intervals = len(ivs)
-		r.Start = base.Add(time.Duration(ivs[0]) * hdrlog.DefaultInterval).UTC()
-		r.End = base.Add(time.Duration(ivs[len(ivs)-1]+1) * hdrlog.DefaultInterval).UTC()
+		r.Start = rs.base.Add(time.Duration(ivs[0]) * hdrlog.DefaultInterval).UTC()
+		r.End = rs.base.Add(time.Duration(ivs[len(ivs)-1]+1) * hdrlog.DefaultInterval).UTC()
 		out = append(out, keyed{k, r})
 	}
 	slices.SortFunc(out, func(x, y keyed) int {
