@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/metronome-load/metronome/internal/columns"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -696,28 +697,9 @@ func (r *textRenderer) capacity() {
 	r.b.WriteByte('\n')
 }
 
-// table writes rows as columns as wide as their widest cell, each row
-// after indent: the first column aligned left, the others right.
-func (r *textRenderer) table(indent string, rows [][]string) {
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
-		for k, c := range row {
-			widths[k] = max(widths[k], utf8.RuneCountInString(c))
-		}
-	}
-	for _, row := range rows {
-		r.b.WriteString(indent)
-		for k, c := range row {
-			pad := strings.Repeat(" ", widths[k]-utf8.RuneCountInString(c))
-			if k == 0 {
-				r.b.WriteString(c + pad)
-			} else {
-				r.b.WriteString("  " + pad + c)
-			}
-		}
-		r.b.WriteByte('\n')
-	}
-}
+// table writes rows as columns after indent: the first column aligned
+// left, the others right.
+func (r *textRenderer) table(indent string, rows [][]string) { columns.Write(&r.b, indent, "lr", rows) }
 
 // estimated reports whether any scenario back-filled from estimated
 // intervals.

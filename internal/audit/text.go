@@ -8,9 +8,9 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/internal/columns"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output/hdrlog"
 	"github.com/metronome-load/metronome/summary"
@@ -152,7 +152,8 @@ func (r *Result) table() string {
 		cells = append(cells, hdrlog.FormatMs(row.Max), fmt.Sprint(row.OverBound))
 		rows = append(rows, cells)
 	}
-	writeColumns(&b, rows)
+	// A row of one cell heads a group: the names left, the numbers right.
+	columns.Write(&b, "    ", "llr", rows)
 	for _, sc := range r.Scenarios {
 		if sc.Dropped > 0 {
 			b.WriteString("\n    A dropped arrival sent no request: its corrected_latency is its scenario's, in no name's row.\n")
@@ -161,36 +162,6 @@ func (r *Result) table() string {
 	}
 	b.WriteByte('\n')
 	return b.String()
-}
-
-// writeColumns prints rows as columns, the first two left-aligned and the
-// numbers right-aligned; a row of one cell is a heading across them.
-func writeColumns(b *strings.Builder, rows [][]string) {
-	width := make([]int, len(rows[0]))
-	for _, r := range rows {
-		if len(r) == 1 {
-			continue
-		}
-		for i, c := range r {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
-	}
-	for _, r := range rows {
-		b.WriteString("    ")
-		if len(r) == 1 {
-			b.WriteString(r[0] + "\n")
-			continue
-		}
-		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			if i < 2 {
-				b.WriteString(c + pad + "  ")
-			} else {
-				b.WriteString(pad + c + "  ")
-			}
-		}
-		b.WriteByte('\n')
-	}
 }
 
 // WriteJSON writes the rows as an indented JSON array in the shape of

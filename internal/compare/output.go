@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/metronome-load/metronome/internal/columns"
 	"github.com/metronome-load/metronome/output/hdrlog"
 )
 
@@ -44,7 +44,8 @@ func (r *Report) WriteText(w io.Writer) error {
 			table = append(table, []string{name, value(d.Base, row.Time), value(d.New, row.Time),
 				signed(d.Diff, row.Time), "(" + percent(d.Relative) + ")", interval(d.Low, d.High, row.Time)})
 		}
-		writeColumns(&b, table)
+		// The percentile left, the numbers right, the interval left.
+		columns.Write(&b, "", "lrrrrl", table)
 	}
 	word := "no regression"
 	if r.Verdict.Regression {
@@ -62,31 +63,6 @@ func (r *Report) judgedName() string {
 		of = r.Verdict.Labels
 	}
 	return fmt.Sprintf("%s p%s of %s", r.Verdict.Metric, trimFloat(r.Options.Percentile), of)
-}
-
-// writeColumns aligns rows: the first column left, the others right, the
-// last left.
-func writeColumns(b *strings.Builder, rows [][]string) {
-	width := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
-	}
-	for _, r := range rows {
-		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			switch {
-			case i == 0:
-				b.WriteString(c + pad)
-			case i == len(r)-1:
-				b.WriteString("  " + c)
-			default:
-				b.WriteString("  " + pad + c)
-			}
-		}
-		b.WriteString("\n")
-	}
 }
 
 // WriteJSON prints the comparison as JSON: values in milliseconds for time

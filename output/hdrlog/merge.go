@@ -9,10 +9,10 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/metronome-load/metronome/internal/columns"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -392,7 +392,7 @@ func WriteEndpointTable(w io.Writer, eps []EndpointSummary, pcts []float64) erro
 		}
 		rows = append(rows, row)
 	}
-	return writeAligned(w, rows, 1)
+	return writeColumns(w, "lr", rows)
 }
 
 // statName writes p as k6 names a trend stat: 99.9 → p(99.9).
@@ -423,34 +423,14 @@ func WriteTable(w io.Writer, sums []Summary, pcts []float64) error {
 		}
 		rows = append(rows, append(row, FormatMs(s.Max)))
 	}
-	return writeAligned(w, rows, 2)
+	return writeColumns(w, "llr", rows)
 }
 
-// writeAligned prints rows as columns: the first left columns
-// left-aligned, the others (numbers) right-aligned.
-func writeAligned(w io.Writer, rows [][]string, left int) error {
-	width := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
-	}
+// writeColumns prints rows as columns aligned as align says (see
+// columns.Write).
+func writeColumns(w io.Writer, align string, rows [][]string) error {
 	var b strings.Builder
-	for _, r := range rows {
-		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			switch {
-			case i < left:
-				b.WriteString(c + pad)
-			default:
-				b.WriteString(pad + c)
-			}
-			if i < len(r)-1 {
-				b.WriteString("  ")
-			}
-		}
-		b.WriteByte('\n')
-	}
+	columns.Write(&b, "", align, rows)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
