@@ -68,6 +68,18 @@ func (v ValueType) String() string {
 	return "default"
 }
 
+// ParseValueType reads a value type as String writes it; any other text
+// is Default, the type of plain numbers.
+func ParseValueType(s string) ValueType {
+	switch s {
+	case "time":
+		return Time
+	case "data":
+		return Data
+	}
+	return Default
+}
+
 // Metric is the definition of one metric. Definitions are created through a
 // Registry and compared by pointer.
 type Metric struct {

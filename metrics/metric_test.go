@@ -34,3 +34,15 @@ func TestValidNameIsK6sRule(t *testing.T) {
 		}
 	}
 }
+
+// A value type read back from its String is itself; other text is Default.
+func TestParseValueType(t *testing.T) {
+	for _, v := range []ValueType{Default, Time, Data} {
+		if got := ParseValueType(v.String()); got != v {
+			t.Errorf("ParseValueType(%q) = %v, want %v", v.String(), got, v)
+		}
+	}
+	if got := ParseValueType("bytes"); got != Default {
+		t.Errorf(`ParseValueType("bytes") = %v, want default`, got)
+	}
+}

@@ -231,13 +231,7 @@ func (r *reader) declare(rec *record) error {
 		r.skip(&r.rd.Malformed, fmt.Sprintf("a Metric line for %q of type %q", name, rec.Data.Type))
 		return nil
 	}
-	contains := metrics.Default
-	switch rec.Data.Contains {
-	case "time":
-		contains = metrics.Time
-	case "data":
-		contains = metrics.Data
-	}
+	contains := metrics.ParseValueType(rec.Data.Contains)
 	if m := r.reg.Get(name); m != nil {
 		if m.Type != typ {
 			r.rd.Conflicting[name] = fmt.Sprintf("declared a %s, but %s is a %s", typ, name, m.Type)

@@ -75,7 +75,7 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 	for _, f := range files {
 		for _, d := range f.Metrics {
 			t, _ := metrics.ParseType(d.Type) // result.Read checked it
-			if _, err := reg.New(d.Name, t, valueType(d.Contains)); err != nil {
+			if _, err := reg.New(d.Name, t, metrics.ParseValueType(d.Contains)); err != nil {
 				return exitcode.Errorf(exitcode.InvalidConfig, "%s: %v", f.Name, err)
 			}
 		}
@@ -219,18 +219,6 @@ func addThresholds(opts *config.Options, extra map[string][]metrics.ThresholdDef
 			opts.Thresholds[k] = append(opts.Thresholds[k], config.Threshold{Source: d.Source, AbortOnFail: d.AbortOnFail})
 		}
 	}
-}
-
-// valueType reads a metric's value type as metrics.ValueType.String
-// writes it.
-func valueType(s string) metrics.ValueType {
-	switch s {
-	case "time":
-		return metrics.Time
-	case "data":
-		return metrics.Data
-	}
-	return metrics.Default
 }
 
 // instanceGauges are the gauges each instance keeps of its own share of
