@@ -348,6 +348,16 @@ func (r *runCmd) applyFeatures(cmd *cobra.Command, fileFeatures []string, script
 	return set
 }
 
+// checkSummaryMode refuses a summary mode other than compact, full and
+// disabled; from names where it was set.
+func checkSummaryMode(from, mode string) error {
+	switch mode {
+	case "compact", "full", "disabled":
+		return nil
+	}
+	return exitcode.Errorf(exitcode.InvalidConfig, "%s: unknown summary mode %q; use compact, full or disabled", from, mode)
+}
+
 // settings resolves the run settings from flags, K6_* variables and the
 // config file, in that order of precedence.
 func (r *runCmd) settings(cmd *cobra.Command, fileOuts []string) (settings, error) {
@@ -377,12 +387,11 @@ func (r *runCmd) settings(cmd *cobra.Command, fileOuts []string) (settings, erro
 	if fs.Changed("summary-mode") {
 		mode, modeFrom = r.summaryMode, "--summary-mode"
 	}
-	switch mode {
-	case "":
-	case "compact", "full", "disabled":
+	if mode != "" {
+		if err := checkSummaryMode(modeFrom, mode); err != nil {
+			return st, err
+		}
 		st.summaryMode = mode
-	default:
-		return st, exitcode.Errorf(exitcode.InvalidConfig, "%s: unknown summary mode %q; use compact, full or disabled", modeFrom, mode)
 	}
 	if r.noSummary {
 		st.summaryMode = "disabled"

@@ -238,10 +238,8 @@ func runVerdict(ctx context.Context, g *globals, v *verdictFlags, args []string)
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	switch v.summaryMode {
-	case "compact", "full", "disabled":
-	default:
-		return exitcode.Errorf(exitcode.InvalidConfig, "--summary-mode: unknown summary mode %q; use compact, full or disabled", v.summaryMode)
+	if err := checkSummaryMode("--summary-mode", v.summaryMode); err != nil {
+		return err
 	}
 	extra, err := parseThresholdFlags(v.thresholds)
 	if err != nil {
