@@ -267,26 +267,15 @@ func (r *textRenderer) thresholds() {
 }
 
 // windowVerdict writes how a windowed threshold's windows went: the worst
-// window's value and where it was, then how many failed and where.
+// window's value and where it was, then WindowVerdict.String.
 //
-//	✗ 'p(99)<500' p(99)=2s in the worst 10s window (51s–1m1s); 11 of 111 windows failed: 51s–1m11s
+//	✗ 'p(99)<500' p(99)=2s in the worst 10s window (51s–1m1s); 11 of 111 10s windows failed: 51s–1m11s
 func (r *textRenderer) windowVerdict(m *Metric, t *Threshold) {
 	w := &t.Windows
-	if w.Judged == 0 {
-		fmt.Fprintf(&r.b, " no %s window had samples", t.Window)
-		return
-	}
-	if agg, ok := thresholdAgg(t.Source); ok {
+	if agg, ok := thresholdAgg(t.Source); ok && w.Judged > 0 {
 		fmt.Fprintf(&r.b, " %s=%s in the worst %s window (%s);", agg, r.thresholdValue(m, agg, w.Value), t.Window, FormatSpan(w.Worst))
 	}
-	if w.Failed == 0 {
-		fmt.Fprintf(&r.b, " all %d windows passed", w.Judged)
-	} else {
-		fmt.Fprintf(&r.b, " %d of %d windows failed: %s", w.Failed, w.Judged, w.spans())
-	}
-	if w.Late > 0 {
-		fmt.Fprintf(&r.b, " (%d samples came too late for their windows)", w.Late)
-	}
+	r.b.WriteString(" " + w.String(t.Window))
 }
 
 // maxFailingSpans is how many stretches of failing windows are listed; the
@@ -309,16 +298,23 @@ func (w *WindowVerdict) spans() string {
 	return b.String()
 }
 
-// String says how the windows of length window went, for tables: "12 of
-// 111 10s windows failed: 51s–1m11s, 1m40s–1m50s".
+// String says how the windows of length window went, in the summary's
+// threshold lines and the report's table: "12 of 111 10s windows failed:
+// 51s–1m11s, 1m40s–1m50s (3 samples came too late for their windows)".
 func (w WindowVerdict) String(window time.Duration) string {
+	var s string
 	switch {
 	case w.Judged == 0:
 		return fmt.Sprintf("no %s window had samples", window)
 	case w.Failed == 0:
-		return fmt.Sprintf("all %d %s windows passed", w.Judged, window)
+		s = fmt.Sprintf("all %d %s windows passed", w.Judged, window)
+	default:
+		s = fmt.Sprintf("%d of %d %s windows failed: %s", w.Failed, w.Judged, window, w.spans())
 	}
-	return fmt.Sprintf("%d of %d %s windows failed: %s", w.Failed, w.Judged, window, w.spans())
+	if w.Late > 0 {
+		s += fmt.Sprintf(" (%d samples came too late for their windows)", w.Late)
+	}
+	return s
 }
 
 // FormatSpan writes a stretch of the run as offsets from its start,

@@ -39,8 +39,8 @@ func TestWindowedThresholdLines(t *testing.T) {
 	in.Options.NoColor = true
 	text := Text(in)
 	lineWith(t, text, "    ✓ 'p(99)<500' p(99)=") // the whole-run one, as before
-	lineWith(t, text, "    ✗ 'p(99)<500' p(99)=2s in the worst 10s window (51s–1m1s); 12 of 111 windows failed: 51s–1m11s, 1m40s–1m50s (3 samples came too late for their windows)")
-	lineWith(t, text, "    ✓ 'rate>50' rate=98.5/s in the worst 1m0s window (12s–1m12s); all 61 windows passed")
+	lineWith(t, text, "    ✗ 'p(99)<500' p(99)=2s in the worst 10s window (51s–1m1s); 12 of 111 10s windows failed: 51s–1m11s, 1m40s–1m50s (3 samples came too late for their windows)")
+	lineWith(t, text, "    ✓ 'rate>50' rate=98.5/s in the worst 1m0s window (12s–1m12s); all 61 1m0s windows passed")
 }
 
 func TestWindowedThresholdData(t *testing.T) {

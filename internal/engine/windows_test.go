@@ -75,7 +75,7 @@ func TestWindowedAbortOnFail(t *testing.T) {
 		// The final evaluation judges the windows the run began, up to
 		// 55–65 s: four of them fail.
 		l := lineWith(t, out, "    ✗ 'p(99)<100' p(99)=")
-		if !strings.HasSuffix(l, "; 4 of 56 windows failed: 52s–1m5s") {
+		if !strings.HasSuffix(l, "; 4 of 56 10s windows failed: 52s–1m5s") {
 			t.Errorf("windowed line %q, want 4 of 56 windows failing from 52 s", l)
 		}
 	})
