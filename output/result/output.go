@@ -109,14 +109,13 @@ type interval struct {
 
 // delta is one series' aggregate over one interval.
 type delta struct {
-	n            int64
-	sum          float64
-	min, max     float64
-	value        float64
-	first, last  int64
-	nonZero      int64
-	pos, neg     hdrhist.Hist
-	hasPos, hasN bool
+	n           int64
+	sum         float64
+	min, max    float64
+	value       float64
+	first, last int64
+	nonZero     int64
+	pos, neg    hdrhist.Hist
 }
 
 // New builds the output; p.Arg is the file. "{instance_id}" and
@@ -422,10 +421,8 @@ func (o *Output) add(iv *interval, id int, s *metrics.Sample, t time.Time) {
 		d.sum += v
 		if v < 0 {
 			o.pool.Record(&d.neg, metrics.TrendUnits(-v))
-			d.hasN = true
 		} else {
 			o.pool.Record(&d.pos, metrics.TrendUnits(v))
-			d.hasPos = true
 		}
 	}
 	d.n++
@@ -473,8 +470,8 @@ func (o *Output) writeInterval(iv *interval, start, end time.Time) {
 			e.NonZero = d.nonZero
 		case metrics.Trend:
 			e.Sum, e.Min, e.Max = num(d.sum), num(d.min), num(d.max)
-			e.Hist = o.encode(&d.pos, d.hasPos)
-			e.Neg = o.encode(&d.neg, d.hasN)
+			e.Hist = o.encode(&d.pos)
+			e.Neg = o.encode(&d.neg)
 		}
 		l.Data = append(l.Data, e)
 	}
@@ -482,8 +479,8 @@ func (o *Output) writeInterval(iv *interval, start, end time.Time) {
 }
 
 // encode encodes and releases h, "" when it holds nothing.
-func (o *Output) encode(h *hdrhist.Hist, used bool) string {
-	if !used {
+func (o *Output) encode(h *hdrhist.Hist) string {
+	if h.TotalCount() == 0 {
 		return ""
 	}
 	defer o.pool.Release(h)

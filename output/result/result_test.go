@@ -17,6 +17,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/internal/testkit/logtest"
@@ -193,6 +195,29 @@ func TestFileMergesLikeTheSamples(t *testing.T) {
 	}
 	if got := f.End.Health.Tally(); !reflect.DeepEqual(got, *end.Health) {
 		t.Errorf("health read back as %+v, want %+v", got, *end.Health)
+	}
+	// A trend's interval carries the histogram of each sign it had values
+	// of, and only those.
+	fh, err := os.Open(r.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	var pos, neg, signedNeg int
+	if _, err := Scan(fh, r.path, func(d *Delta) {
+		switch d.Series.Metric.Name {
+		case metrics.HTTPReqDurationName:
+			pos += min(countOf(d.Pos), 1)
+			neg += min(countOf(d.Neg), 1)
+		case "signed":
+			signedNeg += min(countOf(d.Neg), 1)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if pos == 0 || neg != 0 || signedNeg == 0 {
+		t.Errorf("intervals with values: http_req_duration %d with a histogram of values ≥ 0, %d of negative ones (want none); signed %d of negative ones",
+			pos, neg, signedNeg)
 	}
 	// Metrics come in the registry's order, the custom one after the
 	// built-ins.
@@ -384,4 +409,12 @@ func TestLongLineIsRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "long.result: line 2 is longer than 256 MiB") {
 		t.Errorf("an endless second line: %v", err)
 	}
+}
+
+// countOf is the number of values in h, 0 for none.
+func countOf(h *hdrhistogram.PackedHistogram) int {
+	if h == nil {
+		return 0
+	}
+	return int(h.TotalCount())
 }
