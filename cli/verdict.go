@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,11 +146,70 @@ func isResultFile(path string) bool {
 	return bytes.HasPrefix(head[:n], []byte(`{"header":`))
 }
 
+// resultReader reads the result files of a merge, each once: while --wait
+// waits, each look takes only what the runners appended since the last.
+type resultReader struct {
+	args []string
+	// report keeps each file's latency histograms per interval, for
+	// --report.
+	report bool
+	files  map[string]*followed
+	// names are the files of the last look.
+	names []string
+}
+
+// followed is one result file being read.
+type followed struct {
+	tail *result.Tail
+	// intervals are its latency histograms per interval, with report.
+	intervals []*result.Delta
+}
+
+func newResultReader(args []string, report bool) *resultReader {
+	return &resultReader{args: args, report: report, files: map[string]*followed{}}
+}
+
+// look reads what the files args name hold now, as far as they are
+// written.
+func (rr *resultReader) look() ([]*result.File, error) {
+	names, err := rr.resultFiles()
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, exitcode.Errorf(exitcode.InvalidConfig, "%s holds no result files (written with -o result=FILE)", strings.Join(rr.args, ", "))
+	}
+	rr.names = names
+	var files []*result.File
+	for _, name := range names {
+		fl := rr.follow(name)
+		restarted, err := fl.tail.Poll()
+		if restarted {
+			// Its runner began it anew: what it held before is gone.
+			fl.intervals = nil
+			_, err = fl.tail.Poll()
+		}
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			return nil, exitcode.Errorf(exitcode.InvalidConfig, "cannot read %s: %v", name, unwrapPath(err))
+		}
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
+		}
+		f, err := fl.tail.File()
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
 // resultFiles lists the files args name: files as they are, and for a
-// directory the result files in it, sorted.
-func resultFiles(args []string) ([]string, error) {
+// directory the result files in it, sorted; a file already followed is
+// known to be one without reading its head again.
+func (rr *resultReader) resultFiles() ([]string, error) {
 	var files []string
-	for _, a := range args {
+	for _, a := range rr.args {
 		st, err := os.Stat(a)
 		if err != nil || !st.IsDir() {
 			files = append(files, a)
@@ -160,7 +220,8 @@ func resultFiles(args []string) ([]string, error) {
 			return nil, exitcode.Errorf(exitcode.InvalidConfig, "cannot read %s: %v", a, unwrapPath(err))
 		}
 		for _, e := range entries {
-			if p := filepath.Join(a, e.Name()); e.Type().IsRegular() && isResultFile(p) {
+			p := filepath.Join(a, e.Name())
+			if e.Type().IsRegular() && (rr.files[p] != nil || isResultFile(p)) {
 				files = append(files, p)
 			}
 		}
@@ -168,66 +229,71 @@ func resultFiles(args []string) ([]string, error) {
 	return files, nil
 }
 
-// readResults reads every result file args name.
-func readResults(args []string) ([]*result.File, error) {
-	names, err := resultFiles(args)
-	if err != nil {
-		return nil, err
+// follow returns the reading of the file name, begun at its first look.
+func (rr *resultReader) follow(name string) *followed {
+	if fl := rr.files[name]; fl != nil {
+		return fl
 	}
-	if len(names) == 0 {
-		return nil, exitcode.Errorf(exitcode.InvalidConfig, "%s holds no result files (written with -o result=FILE)", strings.Join(args, ", "))
+	fl := &followed{}
+	var visit func(*result.Delta)
+	if rr.report {
+		visit = func(d *result.Delta) {
+			if d.Series.Type == metrics.Trend && d.Series.Metric.Contains == metrics.Time.String() && d.Pos != nil {
+				fl.intervals = append(fl.intervals, d)
+			}
+		}
 	}
+	fl.tail = result.NewTail(name, visit)
+	rr.files[name] = fl
+	return fl
+}
+
+// finish reads the files of the last look to their ends: what follows a
+// file's last line break is its last line.
+func (rr *resultReader) finish() ([]*result.File, error) {
 	var files []*result.File
-	for _, name := range names {
-		f, err := readResult(name)
+	for _, name := range rr.names {
+		f, err := rr.files[name].tail.Finish()
 		if err != nil {
-			return nil, err
+			return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
 		}
 		files = append(files, f)
 	}
 	return files, nil
 }
 
-func readResult(name string) (*result.File, error) {
-	fh, err := os.Open(name)
-	if err != nil {
-		return nil, exitcode.Errorf(exitcode.InvalidConfig, "cannot read %s: %v", name, unwrapPath(err))
-	}
-	defer fh.Close()
-	f, err := result.Read(fh, name)
-	if err != nil {
-		return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
-	}
-	return f, nil
-}
-
 // waitPoll is how often --wait looks at the files again.
 const waitPoll = time.Second
 
-// awaitResults reads the files args name until they are complete and
-// cover the test, or until wait has passed (0: once), and returns what it
-// read last; the merge then says what is missing. Files of different
-// tests, or whose segments overlap, end the wait at once: more files
-// cannot mend them.
-func awaitResults(ctx context.Context, args []string, wait time.Duration) ([]*result.File, error) {
+// await reads the files until they are complete and cover the test, or
+// until wait has passed (0: once), and returns what it read last; the
+// merge then says what is missing. Files of different tests, or whose
+// segments overlap, end the wait at once: more files cannot mend them.
+func (rr *resultReader) await(ctx context.Context, wait time.Duration) ([]*result.File, error) {
 	deadline := time.Now().Add(wait)
 	for {
-		files, err := readResults(args)
+		files, err := rr.look()
 		if err == nil {
 			_, uerr := result.Union(files)
 			switch {
 			case uerr == nil && !slices.ContainsFunc(files, func(f *result.File) bool { return f.End == nil }):
-				return files, nil
+				return rr.finish()
 			case uerr != nil && !errors.Is(uerr, result.ErrGap):
-				return files, nil // Merge refuses them in one sentence
+				return rr.finish() // Merge refuses them in one sentence
 			}
 		}
 		if wait <= 0 || !time.Now().Before(deadline) {
-			return files, err
+			if err != nil {
+				return nil, err
+			}
+			return rr.finish()
 		}
 		select {
 		case <-ctx.Done():
-			return files, err
+			if err != nil {
+				return nil, err
+			}
+			return rr.finish()
 		case <-time.After(waitPoll):
 		}
 	}
@@ -250,7 +316,8 @@ func runVerdict(ctx context.Context, g *globals, v *verdictFlags, args []string)
 		return err
 	}
 	defer logs.Close()
-	files, err := awaitResults(ctx, args, v.wait)
+	rr := newResultReader(args, v.report != "")
+	files, err := rr.await(ctx, v.wait)
 	if err != nil {
 		return err
 	}
@@ -275,7 +342,7 @@ func runVerdict(ctx context.Context, g *globals, v *verdictFlags, args []string)
 		}
 	}
 	if v.report != "" {
-		cfg.Report = func(in *summary.Input) error { return writeVerdictReport(g.stdout, v.report, files, in) }
+		cfg.Report = func(in *summary.Input) error { return writeVerdictReport(g.stdout, v.report, rr, files, in) }
 	}
 	return engine.Merge(ctx, cfg)
 }
@@ -311,12 +378,10 @@ func parseThresholdFlags(flags []string) (map[string][]metrics.ThresholdDef, err
 // writeVerdictReport writes the web dashboard's HTML report of the union:
 // the latency charts from the files' intervals, the tables from the
 // merged summary.
-func writeVerdictReport(stdout io.Writer, out string, files []*result.File, in *summary.Input) error {
+func writeVerdictReport(stdout io.Writer, out string, rr *resultReader, files []*result.File, in *summary.Input) error {
 	var lr dashboard.LogReader
 	for _, f := range files {
-		if err := addReportIntervals(&lr, f.Name); err != nil {
-			return err
-		}
+		addReportIntervals(&lr, rr.files[f.Name].intervals)
 	}
 	tl, err := lr.Timeline(0)
 	if err != nil {
@@ -342,19 +407,11 @@ func writeVerdictReport(stdout io.Writer, out string, files []*result.File, in *
 	return nil
 }
 
-// addReportIntervals adds the latency histograms of a result file's
-// intervals to lr, as an HdrHistogram log of the same run holds them.
-func addReportIntervals(lr *dashboard.LogReader, name string) error {
-	fh, err := os.Open(name)
-	if err != nil {
-		return exitcode.Errorf(exitcode.InvalidConfig, "cannot read %s: %v", name, unwrapPath(err))
-	}
-	defer fh.Close()
-	_, err = result.Scan(fh, name, func(d *result.Delta) {
+// addReportIntervals adds a result file's latency histograms per interval
+// to lr, as an HdrHistogram log of the same run holds them.
+func addReportIntervals(lr *dashboard.LogReader, intervals []*result.Delta) {
+	for _, d := range intervals {
 		m := d.Series.Metric
-		if d.Series.Type != metrics.Trend || m.Contains != metrics.Time.String() || d.Pos == nil {
-			return
-		}
 		s := hdrlog.Series{Metric: m.Name}
 		s.Scenario, _ = d.Series.Tags.Get("scenario")
 		if hdrlog.PerName(m.Name) {
@@ -365,9 +422,5 @@ func addReportIntervals(lr *dashboard.LogReader, name string) error {
 		}
 		// Trend units are microseconds for time metrics, as in the log.
 		lr.AddInterval(s, d.Start, d.End, d.Pos)
-	})
-	if err != nil {
-		return exitcode.Wrap(exitcode.InvalidConfig, err)
 	}
-	return nil
 }

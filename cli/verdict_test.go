@@ -144,3 +144,90 @@ func TestMergeWaits(t *testing.T) {
 		t.Errorf("after the wait: %v", err)
 	}
 }
+
+// The merge reads each result file once: while it waits, each look takes
+// only what was appended (bytes already read may change under it
+// unnoticed), and --report draws from what the looks kept rather than
+// reading the files again.
+func TestMergeReadsEachFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.result"), filepath.Join(dir, "b.result")
+	writeResultFile(t, a, "0:1/2", 5)
+	whole := filepath.Join(t.TempDir(), "b.result")
+	writeResultFile(t, whole, "1/2:1", 7)
+	content, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var intervals int
+	fh, err := os.Open(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := result.Scan(fh, whole, func(d *result.Delta) {
+		if d.Series.Metric.Name == metrics.IterationDurationName {
+			intervals++
+		}
+	}); err != nil || intervals == 0 {
+		t.Fatalf("%d iteration_duration intervals in %s: %v", intervals, whole, err)
+	}
+	fh.Close()
+	// b's runner has written its header and part of a line.
+	half := bytes.IndexByte(content, '\n') + 10
+	if err := os.WriteFile(b, content[:half], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rr := newResultReader([]string{dir}, true)
+	files, err := rr.look()
+	if err != nil || len(files) != 2 || files[1].End != nil || !strings.Contains(files[1].Truncated, "is cut short") {
+		t.Fatalf("first look: %v, %+v", err, files)
+	}
+	f, err := os.OpenFile(b, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(bytes.Repeat([]byte{'#'}, half), 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(content[half:], int64(half)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if files, err = rr.look(); err != nil || files[1].End == nil {
+		t.Fatalf("second look: %v, %+v", err, files)
+	}
+	// b's runner begins it anew (another file at the path): what the
+	// report kept of it goes, and the new file is read whole.
+	if err := os.WriteFile(b+".new", content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(b+".new", b); err != nil {
+		t.Fatal(err)
+	}
+	if files, err = rr.look(); err != nil || files[1].End == nil {
+		t.Fatalf("look at b begun anew: %v, %+v", err, files)
+	}
+	if files, err = rr.finish(); err != nil {
+		t.Fatal(err)
+	}
+	var iterations int64
+	for _, f := range files {
+		for _, s := range f.Series {
+			if c, ok := s.Sink.(*metrics.CounterSink); ok && s.Metric.Name == metrics.IterationsName {
+				iterations += c.Count
+			}
+		}
+	}
+	if iterations != 12 {
+		t.Errorf("the looks read %d iterations, want 5 + 7", iterations)
+	}
+	if got := len(rr.files[b].intervals); got != intervals {
+		t.Errorf("the report keeps %d of b's latency intervals, want its %d iteration_duration ones", got, intervals)
+	}
+	// Merged, with its report, from what was read.
+	report := filepath.Join(dir, "report.html")
+	out, _, err := runVerdictCmd(t, "--report", report, a, whole)
+	if err != nil || !strings.Contains(out, "wrote "+report) {
+		t.Errorf("merge with --report: %v\n%s", err, out)
+	}
+}

@@ -86,102 +86,142 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 // file's line is an error naming the file and the line. name is used in
 // messages.
 func Scan(r io.Reader, name string, visit func(*Delta)) (*Scanned, error) {
+	s := newScanner(name, visit)
 	br := bufio.NewReaderSize(r, 64<<10)
-	sc := &Scanned{}
-	metricsByName := map[string]MetricDef{}
-	series := map[int]*SeriesInfo{}
-	for n := 1; ; n++ {
+	for {
 		raw, err := readLine(br, maxLineBytes)
 		if errors.Is(err, errLongLine) {
-			return nil, fmt.Errorf("%s: line %d is longer than %d MiB, not a result line", name, n, maxLineBytes>>20)
+			return nil, s.longLine()
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("cannot read %s: %w", name, err)
 		}
-		if len(bytes.TrimSpace(raw)) == 0 && errors.Is(err, io.EOF) {
-			if n == 1 {
-				return nil, fmt.Errorf("%s is empty, not a result file (written with -o result=FILE)", name)
-			}
-			if sc.End == nil {
-				sc.Truncated = truncation(name, sc, "ends")
-			}
-			return sc, nil
+		done, err := s.line(raw, err != nil)
+		if err != nil {
+			return nil, err
 		}
-		var l line
-		if jerr := json.Unmarshal(raw, &l); jerr != nil {
-			if n == 1 {
-				return nil, fmt.Errorf("%s is not a result file (written with -o result=FILE): its first line is not a result header", name)
-			}
-			if errors.Is(err, io.EOF) && sc.End == nil {
-				// The last line was cut off mid-write: a killed runner.
-				sc.Truncated = truncation(name, sc, "is cut short")
-				return sc, nil
-			}
-			return nil, fmt.Errorf("%s: line %d is not a result line: %v", name, n, jerr)
-		}
-		if n == 1 {
-			if l.Header == nil || l.Header.Format != Format {
-				return nil, fmt.Errorf("%s is not a result file (written with -o result=FILE): its first line is not a result header", name)
-			}
-			if l.Header.Version > Version {
-				return nil, fmt.Errorf("%s was written in result format %d by a newer metronome (%s); this one reads format %d",
-					name, l.Header.Version, l.Header.Metronome, Version)
-			}
-			sc.Header = *l.Header
-			continue
-		}
-		if sc.End != nil {
-			return nil, fmt.Errorf("%s: line %d comes after the end line", name, n)
-		}
-		switch {
-		case l.Metric != nil:
-			if _, err := metrics.ParseType(l.Metric.Type); err != nil {
-				return nil, fmt.Errorf("%s: line %d: metric %s: %v", name, n, l.Metric.Name, err)
-			}
-			metricsByName[l.Metric.Name] = *l.Metric
-			sc.Metrics = append(sc.Metrics, *l.Metric)
-		case l.Series != nil:
-			m, ok := metricsByName[l.Series.Metric]
-			if !ok {
-				return nil, fmt.Errorf("%s: line %d: series %d is of metric %q, which is not defined before it", name, n, l.Series.ID, l.Series.Metric)
-			}
-			t, _ := metrics.ParseType(m.Type)
-			series[l.Series.ID] = &SeriesInfo{ID: l.Series.ID, Metric: m, Type: t, Tags: metrics.NewTags(l.Series.Tags)}
-		case l.Interval != nil:
-			iv := l.Interval
-			start, end := time.UnixMilli(iv.Start), time.UnixMilli(iv.End)
-			if sc.Intervals == 0 || start.Before(sc.First) {
-				sc.First = start
-			}
-			if end.After(sc.Last) {
-				sc.Last = end
-			}
-			sc.Intervals++
-			for _, e := range iv.Data {
-				s := series[e.Series]
-				if s == nil {
-					return nil, fmt.Errorf("%s: line %d: series %d is not defined before it", name, n, e.Series)
-				}
-				d, err := deltaOf(e, s, start, end)
-				if err != nil {
-					return nil, fmt.Errorf("%s: line %d: series %d: %v", name, n, e.Series, err)
-				}
-				visit(d)
-			}
-		case l.End != nil:
-			sc.End = l.End
-		default:
-			return nil, fmt.Errorf("%s: line %d is not a result line", name, n)
-		}
-		if errors.Is(err, io.EOF) {
-			// A whole last line without its newline: the end line is
-			// complete, anything else was being written.
-			if sc.End == nil {
-				sc.Truncated = truncation(name, sc, "ends")
-			}
-			return sc, nil
+		if done {
+			return &s.sc, nil
 		}
 	}
+}
+
+// scanner takes a result file's lines one by one, for Scan and Tail.
+type scanner struct {
+	name          string
+	visit         func(*Delta)
+	sc            Scanned
+	n             int // the lines taken
+	metricsByName map[string]MetricDef
+	series        map[int]*SeriesInfo
+}
+
+func newScanner(name string, visit func(*Delta)) *scanner {
+	return &scanner{name: name, visit: visit, metricsByName: map[string]MetricDef{}, series: map[int]*SeriesInfo{}}
+}
+
+// empty is the error of a file without a line.
+func (s *scanner) empty() error {
+	return fmt.Errorf("%s is empty, not a result file (written with -o result=FILE)", s.name)
+}
+
+// longLine is the error of a line past maxLineBytes.
+func (s *scanner) longLine() error {
+	return fmt.Errorf("%s: line %d is longer than %d MiB, not a result line", s.name, s.n+1, maxLineBytes>>20)
+}
+
+// line takes the next line, raw, with its line break; eof is set when it
+// is what follows the file's last line break (possibly nothing). done is
+// set once the file has been read as far as it goes, as Scan says.
+func (s *scanner) line(raw []byte, eof bool) (done bool, err error) {
+	s.n++
+	n, name, sc := s.n, s.name, &s.sc
+	if len(bytes.TrimSpace(raw)) == 0 && eof {
+		if n == 1 {
+			return true, s.empty()
+		}
+		if sc.End == nil {
+			sc.Truncated = truncation(name, sc, "ends")
+		}
+		return true, nil
+	}
+	var l line
+	if jerr := json.Unmarshal(raw, &l); jerr != nil {
+		if n == 1 {
+			return true, fmt.Errorf("%s is not a result file (written with -o result=FILE): its first line is not a result header", name)
+		}
+		if eof && sc.End == nil {
+			// The last line was cut off mid-write: a killed runner.
+			sc.Truncated = truncation(name, sc, "is cut short")
+			return true, nil
+		}
+		return true, fmt.Errorf("%s: line %d is not a result line: %v", name, n, jerr)
+	}
+	if n == 1 {
+		if l.Header == nil || l.Header.Format != Format {
+			return true, fmt.Errorf("%s is not a result file (written with -o result=FILE): its first line is not a result header", name)
+		}
+		if l.Header.Version > Version {
+			return true, fmt.Errorf("%s was written in result format %d by a newer metronome (%s); this one reads format %d",
+				name, l.Header.Version, l.Header.Metronome, Version)
+		}
+		sc.Header = *l.Header
+		return s.ended(eof), nil
+	}
+	if sc.End != nil {
+		return true, fmt.Errorf("%s: line %d comes after the end line", name, n)
+	}
+	switch {
+	case l.Metric != nil:
+		if _, err := metrics.ParseType(l.Metric.Type); err != nil {
+			return true, fmt.Errorf("%s: line %d: metric %s: %v", name, n, l.Metric.Name, err)
+		}
+		s.metricsByName[l.Metric.Name] = *l.Metric
+		sc.Metrics = append(sc.Metrics, *l.Metric)
+	case l.Series != nil:
+		m, ok := s.metricsByName[l.Series.Metric]
+		if !ok {
+			return true, fmt.Errorf("%s: line %d: series %d is of metric %q, which is not defined before it", name, n, l.Series.ID, l.Series.Metric)
+		}
+		t, _ := metrics.ParseType(m.Type)
+		s.series[l.Series.ID] = &SeriesInfo{ID: l.Series.ID, Metric: m, Type: t, Tags: metrics.NewTags(l.Series.Tags)}
+	case l.Interval != nil:
+		iv := l.Interval
+		start, end := time.UnixMilli(iv.Start), time.UnixMilli(iv.End)
+		if sc.Intervals == 0 || start.Before(sc.First) {
+			sc.First = start
+		}
+		if end.After(sc.Last) {
+			sc.Last = end
+		}
+		sc.Intervals++
+		for _, e := range iv.Data {
+			ser := s.series[e.Series]
+			if ser == nil {
+				return true, fmt.Errorf("%s: line %d: series %d is not defined before it", name, n, e.Series)
+			}
+			d, err := deltaOf(e, ser, start, end)
+			if err != nil {
+				return true, fmt.Errorf("%s: line %d: series %d: %v", name, n, e.Series, err)
+			}
+			s.visit(d)
+		}
+	case l.End != nil:
+		sc.End = l.End
+	default:
+		return true, fmt.Errorf("%s: line %d is not a result line", name, n)
+	}
+	return s.ended(eof), nil
+}
+
+// ended reports whether the file ends after a whole line, eof being set
+// when that line had no line break: the end line is complete, anything
+// else was being written.
+func (s *scanner) ended(eof bool) bool {
+	if eof && s.sc.End == nil {
+		s.sc.Truncated = truncation(s.name, &s.sc, "ends")
+	}
+	return eof
 }
 
 // truncation words why a file has no end line.
@@ -259,39 +299,42 @@ type Series struct {
 
 // Read reads a whole result file (see Scan) into its series' totals.
 func Read(r io.Reader, name string) (*File, error) {
-	var order []*SeriesInfo
-	totals := map[*SeriesInfo]*total{}
-	sc, err := Scan(r, name, func(d *Delta) {
-		t := totals[d.Series]
-		if t == nil {
-			t = &total{}
-			totals[d.Series] = t
-			order = append(order, d.Series)
-		}
-		t.add(d)
-	})
+	var tot totals
+	sc, err := Scan(r, name, tot.add)
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Name: name, Scanned: *sc}
-	for _, s := range order {
-		f.Series = append(f.Series, Series{Metric: s.Metric, Tags: s.Tags, Sink: totals[s].sink})
-	}
-	return f, nil
+	return tot.file(name, sc), nil
 }
 
-// total sums the deltas of one series.
-type total struct {
-	sink metrics.Sink
+// totals sums the deltas of each series.
+type totals struct {
+	order []*SeriesInfo
+	sinks map[*SeriesInfo]metrics.Sink
 }
 
-func (t *total) add(d *Delta) {
-	if t.sink == nil {
-		t.sink = metrics.NewSink(d.Series.Type)
+func (t *totals) add(d *Delta) {
+	sink := t.sinks[d.Series]
+	if sink == nil {
+		if t.sinks == nil {
+			t.sinks = map[*SeriesInfo]metrics.Sink{}
+		}
+		sink = metrics.NewSink(d.Series.Type)
+		t.sinks[d.Series] = sink
+		t.order = append(t.order, d.Series)
 	}
-	if tr, ok := t.sink.(*metrics.TrendSink); ok {
+	if tr, ok := sink.(*metrics.TrendSink); ok {
 		tr.MergeParts(d.N, d.Sum, d.Min, d.Max, d.Pos, d.Neg)
 		return
 	}
-	metrics.MergeSink(t.sink, d.Sink())
+	metrics.MergeSink(sink, d.Sink())
+}
+
+// file is the File of the totals so far; it shares their sinks.
+func (t *totals) file(name string, sc *Scanned) *File {
+	f := &File{Name: name, Scanned: *sc}
+	for _, s := range t.order {
+		f.Series = append(f.Series, Series{Metric: s.Metric, Tags: s.Tags, Sink: t.sinks[s]})
+	}
+	return f
 }
