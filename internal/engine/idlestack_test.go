@@ -3,6 +3,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -36,23 +37,46 @@ func TestIdleVUStacksStaySmall(t *testing.T) {
 export default function () { sleep(1); }
 `
 	opts := fmt.Sprintf(`{"scenarios": {"idle": {"executor": "constant-vus", "vus": %d, "duration": "3s"}}}`, vus)
-	done := make(chan uint64)
+	type figure struct {
+		peak    uint64
+		samples int
+	}
+	done := make(chan figure)
 	go func() {
-		// Every VU has slept at least once after 1.5 s; the largest
-		// sample from then on is the figure.
-		time.Sleep(1500 * time.Millisecond)
-		var peak uint64
+		// The figure is the largest of four samples, each taken while
+		// every VU is blocked in its sleep: its frames are then as deep as
+		// an idle VU's get. The VUs wake for a moment once a second, so
+		// the samples come 250 ms apart, within the run's 3 s.
+		buf := make([]byte, 16<<20)
+		deadline := time.Now().Add(3 * time.Second)
+		var f figure
 		var ms runtime.MemStats
-		for range 4 {
+		for f.samples < 4 && time.Now().Before(deadline) {
+			if asleep(buf) < vus {
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
 			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.StackInuse)
+			f.peak = max(f.peak, ms.StackInuse)
+			f.samples++
 			time.Sleep(250 * time.Millisecond)
 		}
-		done <- peak
+		done <- f
 	}()
 	runBench(t, script, opts, nil)
-	peak := <-done
+	f := <-done
+	if f.samples < 4 {
+		t.Fatalf("all %d VUs were asleep at %d moments of the run, want 4", vus, f.samples)
+	}
+	peak := f.peak
 	if perVU := float64(peak) / vus; perVU > 6<<10 {
 		t.Errorf("%d idle VUs hold %.0f bytes of goroutine stack each, want at most 6 KB", vus, perVU)
 	}
+}
+
+// asleep counts the goroutines blocked in k6's sleep, as a dump of every
+// goroutine's stack into buf shows them.
+func asleep(buf []byte) int {
+	n := runtime.Stack(buf, true)
+	return bytes.Count(buf[:n], []byte("k6.(*napper).sleep("))
 }
