@@ -5,8 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -108,12 +113,18 @@ func makeRun(b *metrics.Builtin, testid string) *syntheticRun {
 	return r
 }
 
-// pushAll sends the batches through one output, letting it push between
-// batches as it would during a run.
+// pushAll sends the batches through one output, waiting after each until
+// the output has pushed it, as a run's pushes come between its batches:
+// each batch is then one point of every series it changed. A push that
+// took two batches at once (an output's 10 ms flush falling behind on a
+// loaded machine) left a 10 s gap among the 5 s points, and rate() over a
+// 1m window that began in the gap extrapolated to its edge only half a
+// point interval: 87.5/s mid-run instead of 100/s.
 func pushAll(t *testing.T, srv *promtest.Server, batches [][]metrics.Sample, env map[string]string) {
 	t.Helper()
 	var logs []string
-	env["K6_PROMETHEUS_RW_SERVER_URL"] = srv.WriteURL()
+	write, pushed := countingProxy(t, srv.WriteURL())
+	env["K6_PROMETHEUS_RW_SERVER_URL"] = write
 	env["K6_PROMETHEUS_RW_PUSH_INTERVAL"] = "10ms"
 	o, err := prometheus.New(output.Params{Env: env, Logf: func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }})
 	if err != nil {
@@ -122,9 +133,14 @@ func pushAll(t *testing.T, srv *promtest.Server, batches [][]metrics.Sample, env
 	if err := o.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range batches {
+	for i, b := range batches {
+		before := pushed.Load()
 		o.AddSamples(b)
-		time.Sleep(30 * time.Millisecond)
+		for deadline := time.Now().Add(30 * time.Second); pushed.Load() == before; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("batch %d was not pushed within 30 s", i)
+			}
+		}
 	}
 	if err := o.Stop(); err != nil {
 		t.Fatal(err)
@@ -132,6 +148,29 @@ func pushAll(t *testing.T, srv *promtest.Server, batches [][]metrics.Sample, env
 	if len(logs) > 0 {
 		t.Fatalf("output reported:\n%s\nserver:\n%s", strings.Join(logs, "\n"), srv.Log())
 	}
+}
+
+// countingProxy forwards requests to target on a loopback port of its own
+// and counts the ones the target accepted.
+func countingProxy(t *testing.T, target string) (string, *atomic.Int64) {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accepted atomic.Int64
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(&url.URL{Scheme: u.Scheme, Host: u.Host}) },
+		ModifyResponse: func(resp *http.Response) error {
+			if resp.StatusCode/100 == 2 {
+				accepted.Add(1)
+			}
+			return nil
+		},
+	}
+	front := httptest.NewServer(proxy)
+	t.Cleanup(front.Close)
+	return front.URL + u.Path, &accepted
 }
 
 // dashboardQueries returns the queries of the checked-in JSON.
