@@ -5,7 +5,6 @@
 package jstest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -20,6 +19,7 @@ import (
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/executortest"
 	"github.com/metronome-load/metronome/internal/js"
+	"github.com/metronome-load/metronome/internal/testkit/logtest"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/secrets"
 )
@@ -60,24 +60,7 @@ type Runner struct {
 }
 
 // Buffer is a bytes.Buffer safe for concurrent writers.
-type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-// Write appends p.
-func (b *Buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-// String returns what was written.
-func (b *Buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+type Buffer = logtest.Buffer
 
 // WriteFiles writes files (slash-separated name → content) into a fresh
 // temporary folder and returns the folder.

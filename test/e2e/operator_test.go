@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,9 +11,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/metronome-load/metronome/internal/testkit/logtest"
 )
 
 // anyPort asks a metronome instance for its REST API on any free loopback
@@ -28,28 +28,11 @@ var announced = regexp.MustCompile(`REST API listening on (\S+)`)
 
 // instance is a metronome process started in the background.
 type instance struct {
-	cmd            *exec.Cmd
-	stdout, stderr output
+	cmd *exec.Cmd
+	// stdout and stderr can be read while the process runs.
+	stdout, stderr logtest.Buffer
 	// exited is closed when the process has ended.
 	exited chan struct{}
-}
-
-// output is a process's stdout or stderr, safe to read while it runs.
-type output struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
-
-func (o *output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
 }
 
 func startInstance(t *testing.T, ctx context.Context, addr string, args ...string) *instance {

@@ -1,12 +1,34 @@
-// Package logtest collects what a component logs, for tests that check
-// its warnings.
+// Package logtest collects what a component logs or prints, for tests
+// that check its warnings and output.
 package logtest
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"sync"
 )
+
+// Buffer is a bytes.Buffer safe for concurrent writers and readers: a
+// process's or a component's output, read while it still writes.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String returns what was written.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
 
 // Lines collects formatted log lines; it is safe for concurrent use, and
 // its Logf fits every Logf field of the project.
