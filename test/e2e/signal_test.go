@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -9,30 +8,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/metronome-load/metronome/internal/testkit/logtest"
 )
-
-// lockedBuffer is a bytes.Buffer a running process writes while the test
-// reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // signalStep sends sig once stderr contains after (at once when empty),
 // no earlier than notBefore after the start.
@@ -57,7 +38,7 @@ func runSignalled(t *testing.T, timeout time.Duration, steps []signalStep, args 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = hermeticEnv(t)
-	var stdout, stderr lockedBuffer
+	var stdout, stderr logtest.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
