@@ -23,9 +23,9 @@ type moduleSystem struct {
 	vu moduleVU // the VU the instances are made for
 
 	exports *sobek.Object
-	goMods  map[*compile.GoModule]*goInstance
-	cjs     map[*compile.Module]*sobek.Object
-	scripts map[*compile.Module]*sobek.Object // exports of modules run as functions; nil while running
+	goMods  pairs[*compile.GoModule, *goInstance]
+	cjs     pairs[*compile.Module, *sobek.Object]
+	scripts pairs[*compile.Module, *sobek.Object] // exports of modules run as functions; nil while running
 	callGo  sobek.Callable
 	goFn    func()
 }
@@ -121,7 +121,7 @@ type goInstance struct {
 	rt      *sobek.Runtime
 	exports modules.Exports
 	names   []string
-	values  map[string]sobek.Value
+	values  pairs[string, sobek.Value]
 	// namespace is the object import * binds in modules run as
 	// functions, made on first use.
 	namespace *sobek.Object
@@ -139,7 +139,7 @@ func (i *goInstance) instantiate() error {
 
 // GetBindingValue returns an export, nil when there is no such export.
 func (i *goInstance) GetBindingValue(name string) sobek.Value {
-	if v, ok := i.values[name]; ok {
+	if v, ok := i.values.get(name); ok {
 		return v
 	}
 	// The default export of a module instantiated on first use is the
@@ -160,10 +160,7 @@ func (i *goInstance) GetBindingValue(name string) sobek.Value {
 	default:
 		return nil
 	}
-	if i.values == nil {
-		i.values = make(map[string]sobek.Value, 4)
-	}
-	i.values[name] = v
+	i.values.set(name, v)
 	return v
 }
 
@@ -180,10 +177,7 @@ func (o *moduleObject) Get(key string) sobek.Value {
 }
 
 func (o *moduleObject) Set(key string, val sobek.Value) bool {
-	if o.i.values == nil {
-		o.i.values = map[string]sobek.Value{}
-	}
-	o.i.values[key] = val
+	o.i.values.set(key, val)
 	return true
 }
 
@@ -249,33 +243,30 @@ func (i *scriptInstance) GetBindingValue(name string) sobek.Value { return i.exp
 // scriptExports runs the rewritten module f in the VU, once, after the
 // modules it imports, and returns its exports.
 func (ms *moduleSystem) scriptExports(f *compile.Module) (*sobek.Object, error) {
-	if exp, ok := ms.scripts[f]; ok {
+	if exp, ok := ms.scripts.get(f); ok {
 		if exp == nil {
 			return nil, fmt.Errorf("%s is imported while it runs its own imports", ms.vu.script().display(f.Key()))
 		}
 		return exp, nil
 	}
-	if ms.scripts == nil {
-		ms.scripts = map[*compile.Module]*sobek.Object{}
-	}
-	ms.scripts[f] = nil
+	ms.scripts.set(f, nil)
 	prog, imports := f.Function()
 	args := make([]sobek.Value, 1+len(imports))
 	args[0] = sobek.Undefined()
 	for i, imp := range imports {
 		val, err := ms.importValue(imp)
 		if err != nil {
-			delete(ms.scripts, f)
+			ms.scripts.delete(f)
 			return nil, err
 		}
 		args[i+1] = val
 	}
 	exp, err := ms.callScript(f.Key(), prog, args)
 	if err != nil {
-		delete(ms.scripts, f)
+		ms.scripts.delete(f)
 		return nil, err
 	}
-	ms.scripts[f] = exp
+	ms.scripts.set(f, exp)
 	return exp, nil
 }
 
@@ -426,7 +417,7 @@ func (ms *moduleSystem) evaluateModule(f *compile.Module) error {
 // goInstance returns the VU's instance of a Go module, instantiating it
 // on first use.
 func (ms *moduleSystem) goInstance(m *compile.GoModule) (*goInstance, error) {
-	if inst, ok := ms.goMods[m]; ok {
+	if inst, ok := ms.goMods.get(m); ok {
 		return inst, nil
 	}
 	inst := &goInstance{ms: ms, mod: m, rt: ms.vu.Runtime(), names: m.Named()}
@@ -435,10 +426,7 @@ func (ms *moduleSystem) goInstance(m *compile.GoModule) (*goInstance, error) {
 			return nil, err
 		}
 	}
-	if ms.goMods == nil {
-		ms.goMods = map[*compile.GoModule]*goInstance{}
-	}
-	ms.goMods[m] = inst
+	ms.goMods.set(m, inst)
 	return inst, nil
 }
 
@@ -447,11 +435,8 @@ func (ms *moduleSystem) goInstance(m *compile.GoModule) (*goInstance, error) {
 // namespace object stands for module.exports.
 func (ms *moduleSystem) commonJS(f *compile.Module) (*sobek.Object, error) {
 	rt := ms.vu.Runtime()
-	if mod, ok := ms.cjs[f]; ok {
+	if mod, ok := ms.cjs.get(f); ok {
 		return mod, nil
-	}
-	if ms.cjs == nil {
-		ms.cjs = map[*compile.Module]*sobek.Object{}
 	}
 	mod := rt.NewObject()
 	if f.RunsAsFunction() {
@@ -460,7 +445,7 @@ func (ms *moduleSystem) commonJS(f *compile.Module) (*sobek.Object, error) {
 			return nil, err
 		}
 		_ = mod.Set("exports", exp)
-		ms.cjs[f] = mod
+		ms.cjs.set(f, mod)
 		return mod, nil
 	}
 	if f.ESM() != nil {
@@ -468,12 +453,12 @@ func (ms *moduleSystem) commonJS(f *compile.Module) (*sobek.Object, error) {
 			return nil, err
 		}
 		_ = mod.Set("exports", rt.NamespaceObjectFor(f.ESM()))
-		ms.cjs[f] = mod
+		ms.cjs.set(f, mod)
 		return mod, nil
 	}
 	exports := rt.NewObject()
 	_ = mod.Set("exports", exports)
-	ms.cjs[f] = mod
+	ms.cjs.set(f, mod)
 	wrapper, err := rt.RunProgram(f.CommonJS())
 	if err != nil {
 		return nil, err
@@ -483,7 +468,7 @@ func (ms *moduleSystem) commonJS(f *compile.Module) (*sobek.Object, error) {
 		return nil, fmt.Errorf("module %s did not compile to a function", f.Key())
 	}
 	if _, err := call(sobek.Undefined(), mod, exports); err != nil {
-		delete(ms.cjs, f)
+		ms.cjs.delete(f)
 		return nil, err
 	}
 	return mod, nil
