@@ -114,17 +114,19 @@ func instantiate(v modules.VU, mod modules.Module) (exp modules.Exports, err err
 // JavaScript values when first used: an import binding is read lazily, and
 // a script rarely uses everything a module offers. A module marked
 // modules.OnFirstUse is instantiated then too.
+//
+// The instance keeps the module's exports as pairs rather than the map the
+// module returned, which costs an idle VU a few hundred bytes per module.
 type goInstance struct {
-	ms      *moduleSystem
-	mod     *compile.GoModule
-	made    bool
-	rt      *sobek.Runtime
-	exports modules.Exports
-	names   []string
-	values  pairs[string, sobek.Value]
+	ms     *moduleSystem
+	mod    *compile.GoModule
+	def    any                // the module's own default export
+	named  pairs[string, any] // the named exports
+	values pairs[string, sobek.Value]
 	// namespace is the object import * binds in modules run as
 	// functions, made on first use.
 	namespace *sobek.Object
+	made      bool
 }
 
 // instantiate makes the module's exports in the instance's VU.
@@ -133,7 +135,11 @@ func (i *goInstance) instantiate() error {
 	if err != nil {
 		return fmt.Errorf("module %q: %w", i.mod.Name(), err)
 	}
-	i.exports, i.made = exp, true
+	i.def, i.made = exp.Default, true
+	i.named = make(pairs[string, any], 0, len(exp.Named))
+	for name, raw := range exp.Named {
+		i.named = append(i.named, pair[string, any]{name, raw})
+	}
 	return nil
 }
 
@@ -142,21 +148,22 @@ func (i *goInstance) GetBindingValue(name string) sobek.Value {
 	if v, ok := i.values.get(name); ok {
 		return v
 	}
+	rt := i.ms.vu.Runtime()
 	// The default export of a module instantiated on first use is the
 	// object of its named exports, which reads them when asked.
 	if !i.made && name != "default" {
 		if err := i.instantiate(); err != nil {
-			panic(i.rt.NewGoError(err))
+			panic(rt.NewGoError(err))
 		}
 	}
 	var v sobek.Value
-	switch raw, ok := i.exports.Named[name]; {
-	case name == "default" && i.exports.Default != nil:
-		v = i.rt.ToValue(i.exports.Default)
+	switch raw, ok := i.named.get(name); {
+	case name == "default" && i.def != nil:
+		v = rt.ToValue(i.def)
 	case name == "default":
-		v = i.rt.NewDynamicObject(&moduleObject{i: i})
+		v = rt.NewDynamicObject(&moduleObject{i: i})
 	case ok:
-		v = i.rt.ToValue(raw)
+		v = rt.ToValue(raw)
 	default:
 		return nil
 	}
@@ -185,7 +192,7 @@ func (o *moduleObject) Has(key string) bool { return o.Get(key) != nil }
 
 func (o *moduleObject) Delete(string) bool { return false }
 
-func (o *moduleObject) Keys() []string { return o.i.names }
+func (o *moduleObject) Keys() []string { return o.i.mod.Named() }
 
 type cjsInstance struct{ module *sobek.Object }
 
@@ -420,7 +427,7 @@ func (ms *moduleSystem) goInstance(m *compile.GoModule) (*goInstance, error) {
 	if inst, ok := ms.goMods.get(m); ok {
 		return inst, nil
 	}
-	inst := &goInstance{ms: ms, mod: m, rt: ms.vu.Runtime(), names: m.Named()}
+	inst := &goInstance{ms: ms, mod: m}
 	if !modules.IsOnFirstUse(m.Module()) {
 		if err := inst.instantiate(); err != nil {
 			return nil, err
