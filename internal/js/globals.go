@@ -49,7 +49,7 @@ func (g *globals) Get(key string) sobek.Value {
 	var val sobek.Value
 	switch key {
 	case "__VU":
-		return rt.ToValue(v.id)
+		return rt.ToValue(v.ID())
 	case "__ITER":
 		return rt.ToValue(v.iter)
 	case "console":

@@ -67,8 +67,7 @@ func (v *vu) prepare() {
 	st.Registry = conf.registry
 	st.Recorder = v.rec
 	st.SystemTags = conf.systemTags
-	st.VUID = v.id
-	st.VUIDInTest = conf.idInTest(v.id)
+	st.VUIDInTest = conf.idInTest(st.VUID)
 	st.Execution = hooks.exec
 	if progress := hooks.progress; progress != nil {
 		st.Progress = func() float64 {

@@ -23,8 +23,8 @@ type moduleSystem struct {
 	vu moduleVU // the VU the instances are made for
 
 	exports *sobek.Object
-	goMods  pairs[*compile.GoModule, *goInstance]
-	cjs     pairs[*compile.Module, *sobek.Object]
+	goMods  *goInstance // the first of the instances, linked by next
+	cjs     map[*compile.Module]*sobek.Object
 	scripts pairs[*compile.Module, *sobek.Object] // exports of modules run as functions; nil while running
 	callGo  sobek.Callable
 	goFn    func()
@@ -50,7 +50,8 @@ var _ compile.Host = moduleHost{}
 // Probe instantiates a Go module in a scratch runtime, whose data are
 // thrown away, so that the loader learns the module's export names.
 func (h moduleHost) Probe(mod modules.Module) (modules.Exports, error) {
-	probe := &vu{s: h.s, rt: sobek.New()}
+	probe := &vu{s: h.s}
+	probe.runtimeGuard.reset(sobek.New())
 	reg := metrics.NewRegistry()
 	metrics.RegisterBuiltin(reg)
 	probe.initEnv = &modules.InitEnv{Registry: reg, CWD: h.s.dir, Shared: &modules.Shared{Get: probeShared}, Logf: func(string, ...any) {}}
@@ -126,8 +127,11 @@ type goInstance struct {
 	// namespace is the object import * binds in modules run as
 	// functions, made on first use.
 	namespace *sobek.Object
-	made      bool
+	next      *goInstance // the VU's next instance
 }
+
+// made reports whether the module was instantiated.
+func (i *goInstance) made() bool { return i.named != nil }
 
 // instantiate makes the module's exports in the instance's VU.
 func (i *goInstance) instantiate() error {
@@ -135,8 +139,8 @@ func (i *goInstance) instantiate() error {
 	if err != nil {
 		return fmt.Errorf("module %q: %w", i.mod.Name(), err)
 	}
-	i.def, i.made = exp.Default, true
-	i.named = make(pairs[string, any], 0, len(exp.Named))
+	i.def = exp.Default
+	i.named = make(pairs[string, any], 0, len(exp.Named)) // not nil: made
 	for name, raw := range exp.Named {
 		i.named = append(i.named, pair[string, any]{name, raw})
 	}
@@ -151,7 +155,7 @@ func (i *goInstance) GetBindingValue(name string) sobek.Value {
 	rt := i.ms.vu.Runtime()
 	// The default export of a module instantiated on first use is the
 	// object of its named exports, which reads them when asked.
-	if !i.made && name != "default" {
+	if !i.made() && name != "default" {
 		if err := i.instantiate(); err != nil {
 			panic(rt.NewGoError(err))
 		}
@@ -424,8 +428,10 @@ func (ms *moduleSystem) evaluateModule(f *compile.Module) error {
 // goInstance returns the VU's instance of a Go module, instantiating it
 // on first use.
 func (ms *moduleSystem) goInstance(m *compile.GoModule) (*goInstance, error) {
-	if inst, ok := ms.goMods.get(m); ok {
-		return inst, nil
+	for inst := ms.goMods; inst != nil; inst = inst.next {
+		if inst.mod == m {
+			return inst, nil
+		}
 	}
 	inst := &goInstance{ms: ms, mod: m}
 	if !modules.IsOnFirstUse(m.Module()) {
@@ -433,7 +439,7 @@ func (ms *moduleSystem) goInstance(m *compile.GoModule) (*goInstance, error) {
 			return nil, err
 		}
 	}
-	ms.goMods.set(m, inst)
+	inst.next, ms.goMods = ms.goMods, inst
 	return inst, nil
 }
 
@@ -442,8 +448,11 @@ func (ms *moduleSystem) goInstance(m *compile.GoModule) (*goInstance, error) {
 // namespace object stands for module.exports.
 func (ms *moduleSystem) commonJS(f *compile.Module) (*sobek.Object, error) {
 	rt := ms.vu.Runtime()
-	if mod, ok := ms.cjs.get(f); ok {
+	if mod, ok := ms.cjs[f]; ok {
 		return mod, nil
+	}
+	if ms.cjs == nil {
+		ms.cjs = map[*compile.Module]*sobek.Object{}
 	}
 	mod := rt.NewObject()
 	if f.RunsAsFunction() {
@@ -452,7 +461,7 @@ func (ms *moduleSystem) commonJS(f *compile.Module) (*sobek.Object, error) {
 			return nil, err
 		}
 		_ = mod.Set("exports", exp)
-		ms.cjs.set(f, mod)
+		ms.cjs[f] = mod
 		return mod, nil
 	}
 	if f.ESM() != nil {
@@ -460,12 +469,12 @@ func (ms *moduleSystem) commonJS(f *compile.Module) (*sobek.Object, error) {
 			return nil, err
 		}
 		_ = mod.Set("exports", rt.NamespaceObjectFor(f.ESM()))
-		ms.cjs.set(f, mod)
+		ms.cjs[f] = mod
 		return mod, nil
 	}
 	exports := rt.NewObject()
 	_ = mod.Set("exports", exports)
-	ms.cjs.set(f, mod)
+	ms.cjs[f] = mod
 	wrapper, err := rt.RunProgram(f.CommonJS())
 	if err != nil {
 		return nil, err
@@ -475,7 +484,7 @@ func (ms *moduleSystem) commonJS(f *compile.Module) (*sobek.Object, error) {
 		return nil, fmt.Errorf("module %s did not compile to a function", f.Key())
 	}
 	if _, err := call(sobek.Undefined(), mod, exports); err != nil {
-		ms.cjs.delete(f)
+		delete(ms.cjs, f)
 		return nil, err
 	}
 	return mod, nil

@@ -1,7 +1,7 @@
 package js
 
-// pairs is a map for the few entries a VU keeps per module: the module
-// instances it made and the exports it turned into JavaScript values. A
+// pairs is a map for the few entries a VU keeps: the modules it ran as
+// functions, and each Go module's exports, raw and as JavaScript values. A
 // VU holds a handful of entries in each, where a Go map costs about 200
 // bytes even when it holds one and a slice of pairs costs 16–48 bytes an
 // entry; every idle VU pays for them (BenchmarkVUHeap). Lookups scan, which

@@ -34,9 +34,9 @@ type vu struct {
 	// extra word of stack under a running script (Run).
 	runtimeGuard
 
+	// The runtime is the guard's (v.rt), and the VU's number is its
+	// state's VUID, so that neither costs a word twice.
 	s    *Script
-	id   uint64
-	rt   *sobek.Runtime
 	rec  metrics.Recorder
 	conf *runConfig
 
@@ -66,7 +66,8 @@ func (s *Script) newVU(ctx context.Context, id uint64, rec metrics.Recorder) (*v
 	if rec == nil {
 		rec = discard{}
 	}
-	v := &vu{s: s, id: id, rec: rec, conf: conf}
+	v := &vu{s: s, rec: rec, conf: conf}
+	v.state.VUID = id
 	if err := v.initRuntime(ctx); err != nil {
 		return nil, s.scriptError(err)
 	}
@@ -77,8 +78,7 @@ func (s *Script) newVU(ctx context.Context, id uint64, rec metrics.Recorder) (*v
 // context.
 func (v *vu) initRuntime(ctx context.Context) error {
 	v.json = jsonFuncs{}
-	v.rt = sobek.New()
-	v.runtimeGuard.reset(v.rt)
+	v.runtimeGuard.reset(sobek.New())
 	v.rt.SetFieldNameMapper(fieldNames{})
 	v.moduleSystem = moduleSystem{vu: v}
 	v.rt.SetImportModuleDynamically(v.importDynamically)
@@ -117,7 +117,7 @@ func (v *vu) repair(ctx context.Context) error {
 	v.loop.reset()
 	v.forgetSetup()
 	if err := v.initRuntime(ctx); err != nil {
-		return fmt.Errorf("VU %d could not be initialised again after an interruption: %s", v.id, v.s.describe(err))
+		return fmt.Errorf("VU %d could not be initialised again after an interruption: %s", v.ID(), v.s.describe(err))
 	}
 	if v.started {
 		v.lookupExec(v.exports)
@@ -206,7 +206,7 @@ func (v *vu) SetTimer(call sobek.FunctionCall, repeat bool) sobek.Value {
 func (v *vu) ClearTimer(call sobek.FunctionCall) sobek.Value { return v.loop.clearTimer(call) }
 
 // ID is __VU.
-func (v *vu) ID() uint64 { return v.id }
+func (v *vu) ID() uint64 { return v.state.VUID }
 
 // Recorder is the VU's sample buffer.
 func (v *vu) Recorder() metrics.Recorder { return v.rec }
