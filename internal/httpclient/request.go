@@ -182,6 +182,18 @@ type Result struct {
 	Hops   []Hop
 	inline [1]Hop
 
+	Outcome
+
+	// RedirectsExhausted is set when the last hop is a redirect that the
+	// request's Redirects did not let it follow.
+	RedirectsExhausted bool
+}
+
+// Outcome is the part of a Result that outlives the request in a
+// response object: the final response and what the request sent. It
+// holds no pointer into the Result, so a caller may copy it out and reuse
+// the Request.
+type Outcome struct {
 	Header     http.Header // of the final response; nil without one, or when its body did not decode at all
 	StatusText string
 	Body       string // the body for ResponseText
@@ -192,10 +204,6 @@ type Result struct {
 	SentCookies []Cookie
 	SentURL     *Target
 	SentMethod  string
-
-	// RedirectsExhausted is set when the last hop is a redirect that the
-	// request's Redirects did not let it follow.
-	RedirectsExhausted bool
 }
 
 // Last is the final hop.

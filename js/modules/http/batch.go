@@ -70,7 +70,7 @@ func (in *instance) jsBatch(c sobek.FunctionCall) sobek.Value {
 func (in *instance) batchItem(st *modules.State, key string, v sobek.Value) *call {
 	o, ok := v.(*sobek.Object)
 	if !ok || o.ExportType() == taggedURLType {
-		return in.parse(st, http.MethodGet, v, nil, nil)
+		return in.parse(st, new(call), http.MethodGet, v, nil, nil)
 	}
 	if o.ClassName() == "Array" {
 		n := o.Get("length").ToInteger()
@@ -83,7 +83,7 @@ func (in *instance) batchItem(st *modules.State, key string, v sobek.Value) *cal
 			}
 			return sobek.Undefined()
 		}
-		return in.parse(st, in.method(arg(0)), arg(1), arg(2), arg(3))
+		return in.parse(st, new(call), in.method(arg(0)), arg(1), arg(2), arg(3))
 	}
 	u := o.Get("url")
 	if u == nil || sobek.IsUndefined(u) {
@@ -93,7 +93,7 @@ func (in *instance) batchItem(st *modules.State, key string, v sobek.Value) *cal
 	if m := o.Get("method"); m != nil && !sobek.IsUndefined(m) && !sobek.IsNull(m) {
 		method = in.method(m)
 	}
-	return in.parse(st, method, u, o.Get("body"), o.Get("params"))
+	return in.parse(st, new(call), method, u, o.Get("body"), o.Get("params"))
 }
 
 // jsAsyncRequest is http.asyncRequest(method, url, body?, params?): the
@@ -101,7 +101,7 @@ func (in *instance) batchItem(st *modules.State, key string, v sobek.Value) *cal
 // the VU's event loop.
 func (in *instance) jsAsyncRequest(c sobek.FunctionCall) sobek.Value {
 	st := in.state()
-	call := in.parse(st, in.method(c.Argument(0)), c.Argument(1), c.Argument(2), c.Argument(3))
+	call := in.parse(st, new(call), in.method(c.Argument(0)), c.Argument(1), c.Argument(2), c.Argument(3))
 	p := jsmod.NewPromise(in.vu)
 	ctx := in.vu.Context()
 	rt := in.roundTripper(st)

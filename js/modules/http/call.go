@@ -6,11 +6,12 @@ import (
 )
 
 // call is one request of a script: the engine's request (which holds its
-// result), the response object the script gets, and what the module needs
-// to turn the result into samples. One allocation holds all of them.
+// result) and what the module needs to turn the result into samples. The
+// response object the script gets copies what it shows out of the call,
+// so that a synchronous request's call can carry the VU's next one (see
+// instance.syncCall); batch and asyncRequest make a call per request.
 type call struct {
-	req  httpclient.Request
-	resp response
+	req httpclient.Request
 
 	// target is the cached URL req.URL points into; its memos spare a
 	// repeated request the tag work.

@@ -20,7 +20,7 @@ func (in *instance) responseText(c sobek.FunctionCall, fn string) (*response, st
 	}
 	body, ok := r.text()
 	if !ok {
-		jsmod.ThrowGoError(in.rt, "the response of %s has no body to parse as HTML (the request failed or its responseType is \"none\")", r.result().Last().URL.Clean)
+		jsmod.ThrowGoError(in.rt, "the response of %s has no body to parse as HTML (the request failed or its responseType is \"none\")", r.hop.URL.Clean)
 	}
 	return r, body
 }
@@ -30,7 +30,7 @@ func (in *instance) responseText(c sobek.FunctionCall, fn string) (*response, st
 // selector finds in it.
 func (in *instance) jsResponseHTML(c sobek.FunctionCall) sobek.Value {
 	r, body := in.responseText(c, "html")
-	doc := html.Parse(in.rt, body, r.result().Last().URL.Clean)
+	doc := html.Parse(in.rt, body, r.hop.URL.Clean)
 	sel := c.Argument(0)
 	if sobek.IsUndefined(sel) || sobek.IsNull(sel) {
 		return doc
@@ -69,10 +69,10 @@ func (in *instance) parseDocument(body string) *goquery.Document {
 
 // resolve makes ref absolute against the response's URL.
 func (in *instance) resolve(r *response, ref string) string {
-	base := r.result().Last().URL.URL
+	base := r.hop.URL.URL
 	u, err := base.Parse(ref)
 	if err != nil {
-		jsmod.ThrowGoError(in.rt, "the link %q in response '%s' is not a valid URL: %v", ref, r.result().Last().URL.Clean, err)
+		jsmod.ThrowGoError(in.rt, "the link %q in response '%s' is not a valid URL: %v", ref, r.hop.URL.Clean, err)
 	}
 	return u.String()
 }
@@ -85,7 +85,7 @@ func (in *instance) jsClickLink(c sobek.FunctionCall) sobek.Value {
 	r, body := in.responseText(c, "clickLink")
 	o := in.helperArgs(c)
 	selector := optString(o, "selector", "a[href]")
-	where := r.result().Last().URL.Clean
+	where := r.hop.URL.Clean
 	el := in.parseDocument(body).Find(selector).First()
 	if el.Length() == 0 {
 		jsmod.ThrowGoError(in.rt, "no element found for selector '%s' in response '%s'", selector, where)
@@ -94,7 +94,7 @@ func (in *instance) jsClickLink(c sobek.FunctionCall) sobek.Value {
 	if !ok || href == "" {
 		jsmod.ThrowGoError(in.rt, "no valid href attribute value found on element '%s' in response '%s'", selector, where)
 	}
-	return in.run(st, in.parse(st, "GET", in.rt.ToValue(in.resolve(r, href)), nil, o.Get("params")))
+	return in.run(st, in.parse(st, in.syncCall(), "GET", in.rt.ToValue(in.resolve(r, href)), nil, o.Get("params")))
 }
 
 // jsSubmitForm is res.submitForm({formSelector, fields, submitSelector,
@@ -110,7 +110,7 @@ func (in *instance) jsSubmitForm(c sobek.FunctionCall) sobek.Value {
 	o := in.helperArgs(c)
 	formSel := optString(o, "formSelector", "form")
 	submitSel := optString(o, "submitSelector", `[type="submit"]`)
-	where := r.result().Last().URL.Clean
+	where := r.hop.URL.Clean
 	form := in.parseDocument(body).Find(formSel)
 	if form.Length() == 0 {
 		jsmod.ThrowGoError(in.rt, "no form found for selector '%s' in response '%s'", formSel, where)
@@ -137,7 +137,7 @@ func (in *instance) jsSubmitForm(c sobek.FunctionCall) sobek.Value {
 			jsmod.Throw(in.rt, jsmod.Errorf(jsmod.GoError, "%v", err))
 		}
 		u.RawQuery = vals.Encode()
-		return in.run(st, in.parse(st, method, in.rt.ToValue(u.String()), nil, o.Get("params")))
+		return in.run(st, in.parse(st, in.syncCall(), method, in.rt.ToValue(u.String()), nil, o.Get("params")))
 	}
 	fields := in.rt.NewObject()
 	for k, vs := range vals {
@@ -151,5 +151,5 @@ func (in *instance) jsSubmitForm(c sobek.FunctionCall) sobek.Value {
 		}
 		_ = fields.Set(k, in.rt.NewArray(items...))
 	}
-	return in.run(st, in.parse(st, method, in.rt.ToValue(target), fields, o.Get("params")))
+	return in.run(st, in.parse(st, in.syncCall(), method, in.rt.ToValue(target), fields, o.Get("params")))
 }

@@ -759,3 +759,45 @@ func TestClientDoesNotFollowRedirects(t *testing.T) {
 		t.Errorf("NewClient followed a redirect: %d", resp.StatusCode)
 	}
 }
+
+// TestKeptResponses keeps responses of synchronous requests, which share
+// one call, and reads them only after later requests ran: each must show
+// its own request, including the fields built on first read.
+func TestKeptResponses(t *testing.T) {
+	srv := newServer(t)
+	e := newEnv(t, nil)
+	v := e.run(fmt.Sprintf(`
+		var a = http.post(%[1]q + "/echo", "first", {headers: {"X-Which": "a"}});
+		var b = http.get(%[1]q + "/status/404");
+		var c = http.request("PUT", %[1]q + "/redirect/1", "third");
+		JSON.stringify([
+			[a.status, a.url, JSON.parse(a.body).body, a.request.method, a.request.body, a.request.headers["X-Which"], a.headers["Content-Type"], a.error_code, typeof a.timings.duration],
+			[b.status, b.url, b.body, b.request.method, b.request.body, b.request.headers["X-Which"], b.error_code],
+			[c.status, c.url, JSON.parse(c.body).method, c.request.method, c.request.body, c.request.url],
+		])`, srv.URL))
+	want := fmt.Sprintf(`[[200,"%[1]s/echo","first","POST","first",["a"],"application/json",0,"number"],`+
+		`[404,"%[1]s/status/404","status 404","GET","",null,1404],`+
+		`[200,"%[1]s/echo","GET","PUT","third","%[1]s/redirect/1"]]`, srv.URL)
+	if v.String() != want {
+		t.Errorf("kept responses:\n got %s\nwant %s", v, want)
+	}
+}
+
+// TestNestedSyncRequests makes a request while another one's arguments
+// are read (a params getter, a URL's toString): the inner request must not
+// take the outer one's call.
+func TestNestedSyncRequests(t *testing.T) {
+	srv := newServer(t)
+	e := newEnv(t, nil)
+	v := e.run(fmt.Sprintf(`
+		var inner = [];
+		var params = {get tags() { inner.push(http.get(%[1]q + "/status/201")); return {t: "outer"}; }};
+		var url = {toString() { inner.push(http.get(%[1]q + "/status/202")); return %[1]q + "/echo"; }};
+		var a = http.post(%[1]q + "/echo", "outer body", params);
+		var b = http.get(url);
+		JSON.stringify([a.status, JSON.parse(a.body).body, b.status, b.url, inner.map(r => r.status + " " + r.body)])`, srv.URL))
+	want := fmt.Sprintf(`[200,"outer body",200,"%s/echo",["201 status 201","202 status 202"]]`, srv.URL)
+	if v.String() != want {
+		t.Errorf("nested requests:\n got %s\nwant %s", v, want)
+	}
+}

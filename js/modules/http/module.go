@@ -62,6 +62,8 @@ type instance struct {
 	d   defaults
 	// lane carries the synchronous requests.
 	lane *httpclient.Lane
+	// spare is the call of the next synchronous request (see syncCall).
+	spare *call
 
 	jsonParse sobek.Callable
 	// The methods of responses, url templates and cookie jars, made on
@@ -136,14 +138,14 @@ func (in *instance) verb(method string, withBody bool) func(sobek.FunctionCall) 
 		} else {
 			params = c.Argument(1)
 		}
-		return in.run(st, in.parse(st, method, c.Argument(0), body, params))
+		return in.run(st, in.parse(st, in.syncCall(), method, c.Argument(0), body, params))
 	}
 }
 
 // jsRequest is http.request(method, url, body?, params?).
 func (in *instance) jsRequest(c sobek.FunctionCall) sobek.Value {
 	st := in.state()
-	return in.run(st, in.parse(st, in.method(c.Argument(0)), c.Argument(1), c.Argument(2), c.Argument(3)))
+	return in.run(st, in.parse(st, in.syncCall(), in.method(c.Argument(0)), c.Argument(1), c.Argument(2), c.Argument(3)))
 }
 
 func (in *instance) method(v sobek.Value) string {
@@ -224,16 +226,39 @@ func (in *instance) roundTripper(st *modules.State) http.RoundTripper {
 	return c.Transport
 }
 
+// syncCall returns the call for a synchronous request: the instance's
+// spare one, or a new one while the spare is taken, since a getter of the
+// params or a URL's toString may make a request of its own while the
+// outer one is parsed. run gives it back.
+func (in *instance) syncCall() *call {
+	c := in.spare
+	if c == nil {
+		return new(call)
+	}
+	in.spare = nil
+	return c
+}
+
 // run performs a request synchronously and returns its response object.
+// No JavaScript runs from the request's start to the response's copy, so
+// c is the instance's spare again, cleared, before the script resumes.
 func (in *instance) run(st *modules.State, c *call) sobek.Value {
 	res := httpclient.Do(in.vu.Context(), in.roundTripper(st), &c.req, in.lane)
 	in.emit(st, c)
-	if c.throw {
-		if h := res.Failure(); h != nil {
-			jsmod.ThrowGoError(in.rt, "%s", httpclient.ErrorText(h.Err))
-		}
+	var v sobek.Value
+	var failed error
+	if h := res.Failure(); h != nil && c.throw {
+		failed = h.Err
+	} else {
+		v = in.newResponse(c)
 	}
-	return in.newResponse(c)
+	// Cleared, the spare keeps no body or header alive while the VU idles.
+	*c = call{}
+	in.spare = c
+	if failed != nil {
+		jsmod.ThrowGoError(in.rt, "%s", httpclient.ErrorText(failed))
+	}
+	return v
 }
 
 // emit records the samples of every hop of c's result and logs what the

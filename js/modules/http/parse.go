@@ -17,12 +17,13 @@ import (
 
 var arrayBufferType = reflect.TypeOf(sobek.ArrayBuffer{})
 
-// parse turns the JavaScript arguments of a request into a call. Script
-// mistakes (a params value of the wrong kind) throw a TypeError; an URL that
-// does not parse is a failed request, as in k6.
-func (in *instance) parse(st *modules.State, method string, urlV, bodyV, paramsV sobek.Value) *call {
+// parse turns the JavaScript arguments of a request into c, overwriting
+// all of it, and returns c. Script mistakes (a params value of the wrong
+// kind) throw a TypeError; an URL that does not parse is a failed request,
+// as in k6.
+func (in *instance) parse(st *modules.State, c *call, method string, urlV, bodyV, paramsV sobek.Value) *call {
 	d := &in.d
-	c := &call{
+	*c = call{
 		req: httpclient.Request{
 			Method:       method,
 			Header:       d.header,

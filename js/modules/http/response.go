@@ -90,8 +90,13 @@ func fieldOf(key string) (field, bool) {
 // script that only checks res.status pays for nothing else. Object-valued
 // properties are built once and kept, so they keep their identity.
 type response struct {
-	in      *instance
-	c       *call // the call the response is part of
+	in *instance
+	// What the request produced and sent, copied from its call.
+	hop      httpclient.Hop // the final one
+	out      httpclient.Outcome
+	sentBody string // the body the first hop sent, "" for none
+	respType httpclient.ResponseType
+
 	objs    [nSlots]sobek.Value
 	deleted uint32
 	// extra holds what the script assigned, over the built values.
@@ -128,14 +133,16 @@ func slotOf(f field) int {
 	return -1
 }
 
+// newResponse returns the response object of c, which it copies what it
+// shows from, so that c may be reused.
 func (in *instance) newResponse(c *call) sobek.Value {
-	r := &c.resp
-	r.in, r.c = in, c
+	res := c.req.Result()
+	r := &response{in: in, hop: *res.Last(), out: res.Outcome, respType: c.req.ResponseType}
+	if c.req.HasBody && res.SentMethod == c.req.Method {
+		r.sentBody = c.req.Body
+	}
 	return in.rt.NewDynamicObject(r)
 }
-
-// result is what the response's request produced.
-func (r *response) result() *httpclient.Result { return r.c.req.Result() }
 
 // Get implements sobek.DynamicObject.
 func (r *response) Get(key string) sobek.Value {
@@ -227,8 +234,7 @@ func (r *response) Keys() []string {
 
 func (r *response) build(f field) sobek.Value {
 	rt := r.in.rt
-	res := r.result()
-	h := res.Last()
+	res, h := &r.out, &r.hop
 	switch f {
 	case fStatus:
 		return rt.ToValue(h.Status)
@@ -248,10 +254,10 @@ func (r *response) build(f field) sobek.Value {
 		return r.cookies()
 	case fBody:
 		switch {
-		case res.Header == nil || r.c.req.ResponseType == httpclient.ResponseNone || h.Status == 204 || h.Status == 304:
+		case res.Header == nil || r.respType == httpclient.ResponseNone || h.Status == 204 || h.Status == 304:
 			// 204 and 304 have no body at all: k6 gives null, not "".
 			return sobek.Null()
-		case r.c.req.ResponseType == httpclient.ResponseBinary:
+		case r.respType == httpclient.ResponseBinary:
 			b := res.Bin
 			if b == nil {
 				b = []byte{}
@@ -313,7 +319,7 @@ func (r *response) build(f field) sobek.Value {
 func (r *response) cookies() sobek.Value {
 	rt := r.in.rt
 	o := rt.NewObject()
-	header := r.result().Header
+	header := r.out.Header
 	if len(header["Set-Cookie"]) == 0 {
 		return o
 	}
@@ -347,10 +353,10 @@ func (r *response) cookies() sobek.Value {
 // request is the response's request field: what the last hop sent.
 func (r *response) request() sobek.Value {
 	rt := r.in.rt
-	res := r.result()
+	res := &r.out
 	o := rt.NewObject()
 	_ = o.Set("method", res.SentMethod)
-	url := res.Last().URL.Full
+	url := r.hop.URL.Full
 	if res.SentURL != nil {
 		url = res.SentURL.Full
 	}
@@ -369,11 +375,7 @@ func (r *response) request() sobek.Value {
 		_ = ho.Set(k, rt.NewArray(vs...))
 	}
 	_ = o.Set("headers", ho)
-	if req := &r.c.req; req.HasBody && res.SentMethod == req.Method {
-		_ = o.Set("body", req.Body)
-	} else {
-		_ = o.Set("body", "")
-	}
+	_ = o.Set("body", r.sentBody)
 	co := rt.NewObject()
 	byName := map[string][]any{}
 	var names []string
@@ -396,11 +398,11 @@ func (r *response) request() sobek.Value {
 
 // text is the body as text for json(); ok is false when there is none.
 func (r *response) text() (string, bool) {
-	res := r.result()
+	res := &r.out
 	if res.Header == nil {
 		return "", false
 	}
-	switch r.c.req.ResponseType {
+	switch r.respType {
 	case httpclient.ResponseBinary:
 		return string(res.Bin), true
 	case httpclient.ResponseNone:
@@ -418,7 +420,7 @@ func (in *instance) jsJSON(c sobek.FunctionCall) sobek.Value {
 	}
 	body, ok := r.text()
 	if !ok {
-		jsmod.ThrowGoError(in.rt, "the response of %s has no body to parse as JSON (the request failed or its responseType is \"none\")", r.result().Last().URL.Clean)
+		jsmod.ThrowGoError(in.rt, "the response of %s has no body to parse as JSON (the request failed or its responseType is \"none\")", r.hop.URL.Clean)
 	}
 	sel := c.Argument(0)
 	if sobek.IsUndefined(sel) || sobek.IsNull(sel) {
@@ -428,7 +430,7 @@ func (in *instance) jsJSON(c sobek.FunctionCall) sobek.Value {
 		return r.json
 	}
 	if !gjson.Valid(body) {
-		jsmod.ThrowGoError(in.rt, "the response body of %s is not valid JSON", r.result().Last().URL.Clean)
+		jsmod.ThrowGoError(in.rt, "the response body of %s is not valid JSON", r.hop.URL.Clean)
 	}
 	v := gjson.Get(body, sel.String())
 	switch v.Type {
@@ -464,7 +466,7 @@ func (in *instance) parseJSON(r *response, text string) sobek.Value {
 		if ex, ok := err.(*sobek.Exception); ok {
 			msg = ex.Value().String()
 		}
-		jsmod.ThrowGoError(in.rt, "the response body of %s is not valid JSON: %s", r.result().Last().URL.Clean, msg)
+		jsmod.ThrowGoError(in.rt, "the response body of %s is not valid JSON: %s", r.hop.URL.Clean, msg)
 	}
 	return v
 }
