@@ -34,6 +34,7 @@ type Lane struct {
 	// Used on the VU goroutine only.
 	tr    *tracer
 	tmpl  *http.Request // carries ctx and tr's trace
+	req   *http.Request // the hops' request, rebuilt from tmpl for each
 	pause *time.Timer   // holdBack's, made on first use
 }
 
@@ -60,7 +61,7 @@ func (l *Lane) arm(parent context.Context, timeout, now time.Duration) bool {
 	l.mu.Lock()
 	if l.ctx == nil || l.ctx.err != nil {
 		l.ctx = &laneCtx{l: l, done: make(chan struct{})}
-		l.tmpl = nil
+		l.tmpl, l.req = nil, nil
 	}
 	l.parent = parent
 	l.deadline = now + timeout
@@ -182,18 +183,26 @@ func (l *Lane) tracer() *tracer {
 	return l.tr
 }
 
-// request returns a new request carrying the lane's context and tracer.
+// request returns the lane's request, reset to carry only the lane's
+// context and tracer. One serves every hop: the transport is done with a
+// hop's request once all of its tracer's callbacks fired (the last, the
+// request written, comes after its last use of it) and the response body
+// is closed, and release gives up both together otherwise.
 func (l *Lane) request() *http.Request {
-	req := new(http.Request)
-	*req = *l.tmpl
-	return req
+	if l.req == nil {
+		l.req = new(http.Request)
+	}
+	*l.req = *l.tmpl
+	return l.req
 }
 
-// release gives up the tracer when a callback may still arrive for it.
+// release gives up the tracer, and the request with it, when a callback
+// may still arrive for it: the transport may still be using both.
 func (l *Lane) release(tr *tracer) {
 	if !tr.done() && l.tr == tr {
 		l.tr = nil
 		l.tmpl = nil
+		l.req = nil
 	}
 }
 
