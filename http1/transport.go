@@ -322,7 +322,7 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, tr
 	if trace != nil && trace.GotFirstResponseByte != nil {
 		trace.GotFirstResponseByte()
 	}
-	resp, fast, err := readResponse(c.br, req)
+	resp, b, err := readResponse(c.br, req)
 	if err != nil {
 		if c.head.left <= 0 {
 			err = errHeadTooLarge
@@ -335,35 +335,36 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, tr
 		t.release(c, reuse)
 		return resp, false, nil
 	}
-	b := &bodyReader{ctx: ctx, c: c, t: t, reuse: reuse}
-	if fast {
-		b.left = resp.ContentLength
+	if b == nil {
+		b = &bodyReader{rc: resp.Body}
 	} else {
-		b.rc = resp.Body
+		b.left = resp.ContentLength
 	}
+	b.ctx, b.c, b.t, b.reuse = ctx, c, t, reuse
 	resp.Body = b
 	return resp, false, nil
 }
 
 // readResponse reads the response to req from br: its head by readHead
 // when it can, else by http.ReadResponse, skipping informational answers
-// as net/http's Transport does. fast reports that readHead parsed the
-// head: then the body, ContentLength bytes, is still to be read from br.
-func readResponse(br *bufio.Reader, req *http.Request) (resp *http.Response, fast bool, err error) {
-	if resp, ok := readHead(br, req); ok {
-		return resp, true, nil
+// as net/http's Transport does. When readHead parsed the head, fast is
+// the body reader allocated with the response, to be set up for the
+// body's ContentLength bytes still in br; else it is nil.
+func readResponse(br *bufio.Reader, req *http.Request) (resp *http.Response, fast *bodyReader, err error) {
+	if fr, ok := readHead(br, req); ok {
+		return &fr.Response, &fr.body, nil
 	}
 	for n := 0; ; n++ {
 		resp, err = http.ReadResponse(br, req)
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		// 101 switches protocols and ends HTTP on this connection.
 		if resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
-			return resp, false, nil
+			return resp, nil, nil
 		}
 		if n == max1xx {
-			return nil, false, errors.New("net/http: too many 1xx informational responses")
+			return nil, nil, errors.New("net/http: too many 1xx informational responses")
 		}
 	}
 }

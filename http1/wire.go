@@ -172,11 +172,19 @@ func trimBlanks(v string) string {
 	return v
 }
 
+// fastResponse is a response readHead parsed and the reader of its body,
+// allocated together.
+type fastResponse struct {
+	http.Response
+	body bodyReader
+}
+
 // readHead parses a response head that lies entirely in br's buffer and
 // consumes it. It returns false, having consumed nothing, for anything it
-// does not handle: then http.ReadResponse takes over. The body it sets up
-// reads exactly Content-Length bytes from br.
-func readHead(br *bufio.Reader, req *http.Request) (*http.Response, bool) {
+// does not handle: then http.ReadResponse takes over. The body, unless
+// there is none (http.NoBody), is Content-Length bytes still in br, for
+// the caller to set up with the response's body reader.
+func readHead(br *bufio.Reader, req *http.Request) (*fastResponse, bool) {
 	buf, _ := br.Peek(br.Buffered())
 	end := bytes.Index(buf, []byte("\r\n\r\n"))
 	if end < 0 {
@@ -209,7 +217,7 @@ func readHead(br *bufio.Reader, req *http.Request) (*http.Response, bool) {
 	rest := head[eol+1:]
 	lines := bytes.Count(rest, []byte("\n"))
 	text := string(head) // the one string every name and value comes from
-	resp := &http.Response{
+	fr := &fastResponse{Response: http.Response{
 		StatusCode:    code,
 		Proto:         text[:8],
 		ProtoMajor:    1,
@@ -217,7 +225,8 @@ func readHead(br *bufio.Reader, req *http.Request) (*http.Response, bool) {
 		Header:        make(http.Header, lines),
 		ContentLength: -1,
 		Request:       req,
-	}
+	}}
+	resp := &fr.Response
 	resp.Status = text[9:len(line)]
 	vals := make([]string, lines)
 	off := eol + 1
@@ -294,7 +303,7 @@ func readHead(br *bufio.Reader, req *http.Request) (*http.Response, bool) {
 	if noBody || resp.ContentLength == 0 {
 		resp.Body = http.NoBody
 	}
-	return resp, true
+	return fr, true
 }
 
 // digits parses a Content-Length: decimal digits only.

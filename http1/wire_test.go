@@ -126,7 +126,7 @@ func TestReadHeadMatchesNetHTTP(t *testing.T) {
 	for i, c := range cases {
 		br := bufio.NewReaderSize(strings.NewReader(c.raw), 4096)
 		_, _ = br.Peek(1)
-		resp, ok := readHead(br, c.req)
+		fr, ok := readHead(br, c.req)
 		if ok != c.handled {
 			t.Errorf("case %d: handled %v, want %v", i, ok, c.handled)
 			continue
@@ -137,6 +137,7 @@ func TestReadHeadMatchesNetHTTP(t *testing.T) {
 			}
 			continue
 		}
+		resp := &fr.Response
 		var body []byte
 		if resp.Body == nil {
 			fb := &bodyReader{left: resp.ContentLength, c: &conn{br: br}}
