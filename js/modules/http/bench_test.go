@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/http/httptrace"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/grafana/sobek"
@@ -17,11 +16,16 @@ import (
 	"github.com/metronome-load/metronome/ratelimit"
 )
 
+// benchRecorder is a VU's recorder as the engine makes it, a Buffer,
+// whose batches are given back at once as the ingest loop gives them back
+// once read.
+func benchRecorder() metrics.Recorder { return metrics.NewBuffer(metrics.ReleaseBatch) }
+
 // benchVU is one VU whose iteration is a single http.get of url. Every
 // iteration runs under a context of its own, as a runtime's do.
-func benchVU(b *testing.B, url string, count *atomic.Int64) func() error {
+func benchVU(b *testing.B, url string) func() error {
 	e := newEnv(b, nil)
-	e.st.Recorder = metrics.RecorderFunc(func(metrics.Sample) { count.Add(1) })
+	e.st.Recorder = benchRecorder()
 	e.run(fmt.Sprintf(`var url = %q; function iteration() { return http.get(url).status }`, url))
 	fn, ok := sobek.AssertFunction(e.vu.rt.Get("iteration"))
 	if !ok {
@@ -41,8 +45,7 @@ func benchVU(b *testing.B, url string, count *atomic.Int64) func() error {
 func BenchmarkGet(b *testing.B) {
 	srv := httptest.NewServer(okHandler)
 	defer srv.Close()
-	var samples atomic.Int64
-	iteration := benchVU(b, srv.URL+"/", &samples)
+	iteration := benchVU(b, srv.URL+"/")
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := iteration(); err != nil {
@@ -57,11 +60,10 @@ func BenchmarkGet(b *testing.B) {
 func BenchmarkGet50VUs(b *testing.B) {
 	srv := httptest.NewServer(okHandler)
 	defer srv.Close()
-	var samples atomic.Int64
 	b.SetParallelism((50 + 1) / 2)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
-		iteration := benchVU(b, srv.URL+"/", &samples)
+		iteration := benchVU(b, srv.URL+"/")
 		for pb.Next() {
 			if err := iteration(); err != nil {
 				b.Error(err)
@@ -117,10 +119,9 @@ func BenchmarkGetOverhead(b *testing.B) { benchGetOverhead(b, nil) }
 func BenchmarkGetOverheadRPS(b *testing.B) { benchGetOverhead(b, ratelimit.New(1e9)) }
 
 func benchGetOverhead(b *testing.B, rps *ratelimit.Limiter) {
-	var samples atomic.Int64
 	e := newEnv(b, nil)
 	e.st.RPS = rps
-	e.st.Recorder = metrics.RecorderFunc(func(metrics.Sample) { samples.Add(1) })
+	e.st.Recorder = benchRecorder()
 	e.st.Client = &http.Client{Transport: &fakeTransport{header: http.Header{"Content-Length": {"2"}}}}
 	e.run(`function iteration() { return http.get("http://fake/").status }`)
 	fn, _ := sobek.AssertFunction(e.vu.rt.Get("iteration"))
