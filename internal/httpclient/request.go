@@ -97,8 +97,8 @@ type Cookie struct {
 
 // Request is a request in plain Go, made on the VU goroutine so that it
 // can run on any goroutine. It holds its Result too, so that a caller
-// that embeds it (k6/http puts its response object beside it) pays one
-// allocation for all of them.
+// that embeds it pays one allocation for both, or none when it reuses it
+// (k6/http does for a VU's synchronous requests, copying the Outcome out).
 type Request struct {
 	res Result
 
