@@ -3,6 +3,7 @@ package js
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -201,11 +202,11 @@ func (l *eventLoop) trackRejection(p *sobek.Promise, op sobek.PromiseRejectionOp
 		l.rejected = append(l.rejected, p)
 		return
 	}
-	for i, r := range l.rejected {
-		if r == p {
-			l.rejected = append(l.rejected[:i], l.rejected[i+1:]...)
-			return
-		}
+	// slices.Delete clears the freed slot, so a handled rejection keeps no
+	// promise (and through it a replaced runtime) alive past the length
+	// that endCall clears.
+	if i := slices.Index(l.rejected, p); i >= 0 {
+		l.rejected = slices.Delete(l.rejected, i, i+1)
 	}
 }
 

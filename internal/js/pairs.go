@@ -1,5 +1,7 @@
 package js
 
+import "slices"
+
 // pairs is a map for the few entries a VU keeps: the modules it ran as
 // functions, and each Go module's exports, raw and as JavaScript values. A
 // VU holds a handful of entries in each, where a Go map costs about 200
@@ -13,12 +15,15 @@ type pair[K comparable, V any] struct {
 	val V
 }
 
+// index returns the position of k's entry, or -1.
+func (p pairs[K, V]) index(k K) int {
+	return slices.IndexFunc(p, func(e pair[K, V]) bool { return e.key == k })
+}
+
 // get returns the value stored for k.
 func (p pairs[K, V]) get(k K) (V, bool) {
-	for i := range p {
-		if p[i].key == k {
-			return p[i].val, true
-		}
+	if i := p.index(k); i >= 0 {
+		return p[i].val, true
 	}
 	var zero V
 	return zero, false
@@ -26,21 +31,17 @@ func (p pairs[K, V]) get(k K) (V, bool) {
 
 // set stores v for k.
 func (p *pairs[K, V]) set(k K, v V) {
-	for i := range *p {
-		if (*p)[i].key == k {
-			(*p)[i].val = v
-			return
-		}
+	if i := p.index(k); i >= 0 {
+		(*p)[i].val = v
+		return
 	}
 	*p = append(*p, pair[K, V]{k, v})
 }
 
-// delete removes k's entry.
+// delete removes k's entry; slices.Delete clears the freed slot, so the
+// removed value is not kept alive.
 func (p *pairs[K, V]) delete(k K) {
-	for i := range *p {
-		if (*p)[i].key == k {
-			*p = append((*p)[:i], (*p)[i+1:]...)
-			return
-		}
+	if i := p.index(k); i >= 0 {
+		*p = slices.Delete(*p, i, i+1)
 	}
 }

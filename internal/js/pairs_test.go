@@ -26,3 +26,16 @@ func TestPairs(t *testing.T) {
 		t.Error("b is still there after delete")
 	}
 }
+
+// A deleted entry's slot is cleared: the value it held is not kept alive
+// past the slice's length.
+func TestPairsDeleteLetsGo(t *testing.T) {
+	var p pairs[string, *int]
+	one, two := 1, 2
+	p.set("a", &one)
+	p.set("b", &two)
+	p.delete("a")
+	if spare := p[:cap(p)][len(p)]; spare.val != nil {
+		t.Errorf("the freed slot still holds %v", *spare.val)
+	}
+}
