@@ -54,10 +54,10 @@ func TestStallOpenModelGRPC(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit code %d, want 0\nstderr:\n%s", r.code, r.stderr)
 	}
-	arrivals, total := scheduledArrivals(t, jsonPath, time.Millisecond)
+	arrivals, total, lines := scheduledArrivals(t, jsonPath, time.Millisecond)
 	// The bounds are stall_test.go's with gRPC's longer release of the
 	// R·S = 100 held calls (grpcBurst instead of burstAllowance).
-	want := checkStalledArrivals(t, "gRPC corrected_latency", clockSrv, arrivals, total, grpcBurst)
+	want := checkStalledArrivals(t, "gRPC corrected_latency", clockSrv, arrivals, total, grpcBurst, readRaw(t, lines, "grpc_req_duration"))
 	e := readExport(t, exp)
 	checkP99(t, "gRPC corrected_latency", e.num(t, "corrected_latency", "p(99)"), want)
 	calls := g.Calls("Stall")

@@ -169,8 +169,8 @@ func testIntendedJSStall(t *testing.T, rn runner) {
 	// The samples are stamped when the script adds them, a little after
 	// it read Date.now() for the end: the intended times reconstructed
 	// from them lie on the 5 ms grid within the jitter allowance.
-	arrivals, total := scheduledArrivals(t, jsonPath, stallJitter)
-	want := checkStalledArrivals(t, "intended.js corrected_latency", srv, arrivals, total, burstAllowance)
+	arrivals, total, lines := scheduledArrivals(t, jsonPath, stallJitter)
+	want := checkStalledArrivals(t, "intended.js corrected_latency", srv, arrivals, total, burstAllowance, readRaw(t, lines, "http_req_duration"))
 
 	e := readExport(t, exp)
 	checkP99(t, "intended.js corrected_latency", e.num(t, "corrected_latency", "p(99)"), want)
@@ -489,7 +489,8 @@ func runThink(t *testing.T, rn runner, native bool) float64 {
 	if dev := onSchedule(first, period); dev > stallJitter {
 		t.Logf("the first requests' points stray up to %v from the grid", dev.Round(time.Microsecond))
 	}
-	want1 := checkStalledArrivals(t, "first request", srv, first, total, burstAllowance)
+	raw := readRaw(t, lines, "http_req_duration")
+	want1 := checkStalledArrivals(t, "first request", srv, first, total, burstAllowance, raw)
 
 	// The second request leaves when the first was answered (at the end
 	// of the stall it met, or at once) plus the sleep, and meets the rest
@@ -510,7 +511,7 @@ func runThink(t *testing.T, rn runner, native bool) float64 {
 		}
 	}
 	slow2 := 0
-	var load loadNoise
+	load := stallNoise(srv, burstAllowance)
 	for i, a := range second {
 		if a.latency > slowCut {
 			slow2++
@@ -520,9 +521,9 @@ func runThink(t *testing.T, rn runner, native bool) float64 {
 		}
 		// Sent when the first was answered, after the sleep.
 		d1 := idealLatency(srv, first[i].intended)
-		load.add(srv, first[i].intended.Add(d1+thinkTime), a.latency, burstAllowance)
+		load.add(first[i].intended.Add(d1+thinkTime), a.latency)
 	}
-	want2.load = load.slow(t, "second request")
+	want2.load, _ = load.bound(t, "second request", raw)
 	checkSlowCount(t, "second request", slow2, want2, total)
 	// A loaded machine delays more requests past 50 ms than past 100 ms:
 	// 10 % of them are allowed on top of the arithmetic and its edges.
@@ -536,7 +537,7 @@ func runThink(t *testing.T, rn runner, native bool) float64 {
 	}
 
 	slices.Sort(ideal)
-	want := stallExpectation{p99: k6Percentile(ideal, 0.99), burst: burstAllowance, late: max(want1.late, load.p99())}
+	want := stallExpectation{p99: k6Percentile(ideal, 0.99), burst: burstAllowance, late: want1.late}
 	e := readExport(t, exp)
 	p99 := e.num(t, "corrected_latency", "p(99)")
 	checkP99(t, "corrected_latency over both requests", p99, want)
@@ -546,28 +547,12 @@ func runThink(t *testing.T, rn runner, native bool) float64 {
 }
 
 // intendedStarts returns the intended starts of the iterations of a JSON
-// output, sorted: exact from metronome's own samples (iterationStarts),
-// else from intended.js's schedule_lag points, which it adds as soon as
-// it has read the clock at the iteration's start, so that a point's time
-// less its value is the intended start to Date.now()'s millisecond.
+// output, sorted: exact from metronome's own samples, else from
+// intended.js's schedule_lag points (iterationLags).
 func intendedStarts(t *testing.T, lines []jsonLine) []time.Time {
 	t.Helper()
-	if starts := iterationStarts(t, lines); starts != nil {
-		return starts
-	}
-	var out []time.Time
-	for _, l := range lines {
-		if l.Type != "Point" || l.Metric != "schedule_lag" {
-			continue
-		}
-		at, err := time.Parse(time.RFC3339Nano, l.Data.Time)
-		if err != nil {
-			t.Fatalf("schedule_lag point time %q: %v", l.Data.Time, err)
-		}
-		out = append(out, at.Add(-time.Duration(*l.Data.Value*float64(time.Millisecond))))
-	}
-	slices.SortFunc(out, time.Time.Compare)
-	return out
+	lags, _ := iterationLags(t, lines)
+	return starts(lags)
 }
 
 // ms is d in milliseconds.
