@@ -34,21 +34,40 @@ func TestPerRequestOpenModelLeavesOutSleep(t *testing.T) {
 	}
 	// Each corrected_latency point carries exactly the tags of its
 	// request's http_req_duration point (same time, same request).
+	lines := readJSONOutput(t, jsonPath)
 	tagsAt := map[string]map[string]string{}
-	for _, l := range readJSONOutput(t, jsonPath) {
+	var busy []timing // the completed iterations: start and duration
+	for _, l := range lines {
 		if l.Type == "Point" && l.Metric == "http_req_duration" {
 			tagsAt[l.Data.Time] = l.Data.Tags
 		}
+		if l.Type == "Point" && l.Metric == "iteration_duration" && l.Data.Tags["outcome"] == "" {
+			d := pointDuration(l)
+			busy = append(busy, timing{pointTime(t, l).Add(-d), d})
+		}
 	}
 	// An arrival the machine's load left without a free VU is charged as
-	// dropped (a point without a request); the others are requests.
+	// dropped (a point without a request): at its intended time every one
+	// of the script's 20 VUs was running an iteration (within 1 ms, the
+	// moment a VU frees and takes the next); the others are requests.
+	const vus, edge = 20, time.Millisecond
 	points, dropped, cmax := 0, 0, 0.0
-	for _, l := range readJSONOutput(t, jsonPath) {
+	for _, l := range lines {
 		if l.Type != "Point" || l.Metric != "corrected_latency" {
 			continue
 		}
 		if l.Data.Tags["outcome"] == "dropped" {
 			dropped++
+			at := pointTime(t, l).Add(-pointDuration(l))
+			running := 0
+			for _, b := range busy {
+				if !b.at.After(at.Add(edge)) && !b.at.Add(b.d).Before(at.Add(-edge)) {
+					running++
+				}
+			}
+			if running < vus {
+				t.Errorf("an arrival intended at %v was dropped while %d of the %d VUs were running an iteration", at, running, vus)
+			}
 			continue
 		}
 		points++
@@ -74,7 +93,7 @@ func TestPerRequestOpenModelLeavesOutSleep(t *testing.T) {
 			n, points, reqs, dropped)
 	}
 	if dropped > 0 {
-		t.Logf("%d arrivals dropped: the machine's load kept all 20 VUs busy", dropped)
+		t.Logf("%d arrivals dropped, each while all %d VUs were busy", dropped, vus)
 	}
 	if want := e.num(t, "http_req_duration", "max") + e.num(t, "schedule_lag", "max") + 2; cmax > want {
 		t.Errorf("a request's corrected_latency reached %.2f ms, above the slowest request plus the largest lag (%.2f ms)", cmax, want)
