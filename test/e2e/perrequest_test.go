@@ -217,6 +217,21 @@ func TestReferenceClosedLoopRealTime(t *testing.T) {
 	}
 	sent := end.Add(-time.Duration(d * float64(time.Millisecond)))
 	into := sent.Sub(freezeStart)
+	// One VU: the request cannot have been sent before the one before it
+	// was answered, so a value that charged more than the request's own
+	// time would put its sending there.
+	var prevEnd time.Time
+	for _, l := range lines {
+		if l.Type == "Point" && l.Metric == "corrected_latency" && l.Data.Tags["backfilled"] != "true" {
+			if at := pointTime(t, l); at.Before(end) && at.After(prevEnd) {
+				prevEnd = at
+			}
+		}
+	}
+	if sent.Before(prevEnd.Add(-time.Millisecond)) {
+		t.Errorf("the frozen request's %.1f ms put its sending %v before the previous request was answered: it was charged more than it waited",
+			d, prevEnd.Sub(sent))
+	}
 	expected := ms(freezeEnd.Add(service).Sub(sent))
 	t.Logf("the frozen request was sent %v into the freeze (the cadence is %.2f ms): %.1f ms of freeze and service left, it took %.1f ms", into, cadence, expected, d)
 	if !sent.Before(freezeEnd) || end.Before(freezeEnd.Add(service)) {
