@@ -86,15 +86,19 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 // file's line is an error naming the file and the line. name is used in
 // messages.
 func Scan(r io.Reader, name string, visit func(*Delta)) (*Scanned, error) {
-	s := newScanner(name, visit)
+	return scan(r, newScanner(name, visit))
+}
+
+// scan is Scan with the scanner given, and so its line limit.
+func scan(r io.Reader, s *scanner) (*Scanned, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
-		raw, err := readLine(br, maxLineBytes)
+		raw, err := readLine(br, s.limit)
 		if errors.Is(err, errLongLine) {
 			return nil, s.longLine()
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("cannot read %s: %w", name, err)
+			return nil, fmt.Errorf("cannot read %s: %w", s.name, err)
 		}
 		done, err := s.line(raw, err != nil)
 		if err != nil {
@@ -109,6 +113,7 @@ func Scan(r io.Reader, name string, visit func(*Delta)) (*Scanned, error) {
 // scanner takes a result file's lines one by one, for Scan and Tail.
 type scanner struct {
 	name          string
+	limit         int // the longest line taken, in bytes
 	visit         func(*Delta)
 	sc            Scanned
 	n             int // the lines taken
@@ -117,7 +122,7 @@ type scanner struct {
 }
 
 func newScanner(name string, visit func(*Delta)) *scanner {
-	return &scanner{name: name, visit: visit, metricsByName: map[string]MetricDef{}, series: map[int]*SeriesInfo{}}
+	return &scanner{name: name, limit: maxLineBytes, visit: visit, metricsByName: map[string]MetricDef{}, series: map[int]*SeriesInfo{}}
 }
 
 // empty is the error of a file without a line.
@@ -125,9 +130,9 @@ func (s *scanner) empty() error {
 	return fmt.Errorf("%s is empty, not a result file (written with -o result=FILE)", s.name)
 }
 
-// longLine is the error of a line past maxLineBytes.
+// longLine is the error of a line past the scanner's limit.
 func (s *scanner) longLine() error {
-	return fmt.Errorf("%s: line %d is longer than %d MiB, not a result line", s.name, s.n+1, maxLineBytes>>20)
+	return fmt.Errorf("%s: line %d is longer than %d MiB, not a result line", s.name, s.n+1, s.limit>>20)
 }
 
 // line takes the next line, raw, with its line break; eof is set when it
@@ -140,9 +145,7 @@ func (s *scanner) line(raw []byte, eof bool) (done bool, err error) {
 		if n == 1 {
 			return true, s.empty()
 		}
-		if sc.End == nil {
-			sc.Truncated = truncation(name, sc, "ends")
-		}
+		sc.truncate(name, false)
 		return true, nil
 	}
 	var l line
@@ -152,7 +155,7 @@ func (s *scanner) line(raw []byte, eof bool) (done bool, err error) {
 		}
 		if eof && sc.End == nil {
 			// The last line was cut off mid-write: a killed runner.
-			sc.Truncated = truncation(name, sc, "is cut short")
+			sc.truncate(name, true)
 			return true, nil
 		}
 		return true, fmt.Errorf("%s: line %d is not a result line: %v", name, n, jerr)
@@ -218,18 +221,28 @@ func (s *scanner) line(raw []byte, eof bool) (done bool, err error) {
 // when that line had no line break: the end line is complete, anything
 // else was being written.
 func (s *scanner) ended(eof bool) bool {
-	if eof && s.sc.End == nil {
-		s.sc.Truncated = truncation(s.name, &s.sc, "ends")
+	if eof {
+		s.sc.truncate(s.name, false)
 	}
 	return eof
 }
 
-// truncation words why a file has no end line.
-func truncation(name string, sc *Scanned, how string) string {
-	if sc.Intervals == 0 {
-		return fmt.Sprintf("%s %s before its first interval and has no end line: the runner was stopped before it recorded anything", name, how)
+// truncate says in Truncated why a file without its end line stopped
+// where it did: it ends after a whole line, or is cut short mid-line. It
+// is the one place that decides the wording, for Scan and Tail.
+func (sc *Scanned) truncate(name string, cutShort bool) {
+	if sc.End != nil {
+		return
 	}
-	return fmt.Sprintf("%s %s without its end line after %d intervals (up to %s): the runner was killed; what it recorded until then is merged",
+	how := "ends"
+	if cutShort {
+		how = "is cut short"
+	}
+	if sc.Intervals == 0 {
+		sc.Truncated = fmt.Sprintf("%s %s before its first interval and has no end line: the runner was stopped before it recorded anything", name, how)
+		return
+	}
+	sc.Truncated = fmt.Sprintf("%s %s without its end line after %d intervals (up to %s): the runner was killed; what it recorded until then is merged",
 		name, how, sc.Intervals, sc.Last.UTC().Format(time.RFC3339))
 }
 

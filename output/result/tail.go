@@ -75,7 +75,7 @@ func (t *Tail) Poll() (restarted bool, err error) {
 	}
 	br := bufio.NewReaderSize(f, 64<<10)
 	for {
-		raw, err := readLine(br, maxLineBytes-len(t.partial))
+		raw, err := readLine(br, t.s.limit-len(t.partial))
 		switch {
 		case errors.Is(err, errLongLine):
 			t.err = t.s.longLine()
@@ -109,13 +109,7 @@ func (t *Tail) File() (*File, error) {
 		return nil, t.s.empty()
 	}
 	sc := t.s.sc
-	if sc.End == nil {
-		how := "ends"
-		if len(t.partial) > 0 {
-			how = "is cut short"
-		}
-		sc.Truncated = truncation(t.path, &sc, how)
-	}
+	sc.truncate(t.path, len(t.partial) > 0)
 	return t.tot.file(t.path, &sc), nil
 }
 
