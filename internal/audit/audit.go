@@ -153,9 +153,9 @@ type auditRun struct {
 	pendingAt int
 	raw       map[*metrics.Metric]bool
 
-	// The aggregates, fed as the output is read (see sinks.go); base is
-	// the first sample's time, where the log's intervals begin.
-	base time.Time
+	// The aggregates, fed as the output is read (see sinks.go); rows.base
+	// is the first sample's time, where the log's and the rows' intervals
+	// begin.
 	eng  engineFeed
 	log  *logBuffer
 	rows rowSet
@@ -247,7 +247,7 @@ func Audit(r io.Reader, name string, o Options) (*Result, error) {
 // time trend for the log; iterations, requests and drops are filed by
 // scenario for the rebuild.
 func (a *auditRun) take(p point) {
-	if a.base.IsZero() {
+	if a.rows.base.IsZero() {
 		a.begin(p.time)
 	}
 	a.res.Start = minTime(a.res.Start, p.time)

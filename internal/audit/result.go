@@ -89,7 +89,7 @@ func (a *auditRun) finish() error {
 		if res.k6Log, err = a.log.close(); err != nil {
 			return fmt.Errorf("the HdrHistogram log: %w", err)
 		}
-		lb := newLogBuffer(a.base, a.o.LogEnv, a.o.Logf)
+		lb := newLogBuffer(a.rows.base, a.o.LogEnv, a.o.Logf)
 		for _, s := range res.rebuilt {
 			lb.add(metrics.Sample{Metric: s.metric, Tags: s.tags, Time: time.Unix(0, s.at), Value: s.value})
 		}

@@ -24,7 +24,6 @@ import (
 
 // begin starts the aggregates at the output's first sample.
 func (a *auditRun) begin(first time.Time) {
-	a.base = first
 	a.rows.base = first
 	if a.o.Log {
 		a.log = newLogBuffer(first, a.o.LogEnv, a.o.Logf)
