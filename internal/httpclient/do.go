@@ -70,7 +70,7 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 		if n == 0 {
 			// response.request is the request the script made, as in k6:
 			// its first hop, whatever redirects followed.
-			res.SentHeader, res.SentCookies, res.SentURL, res.SentMethod = sendHeader, cookies, u, method
+			res.SentHeader, res.SentCookies = sendHeader, cookies
 		}
 
 		var tr *tracer
@@ -96,6 +96,8 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 			if len(b) == 0 {
 				req.Body = http.NoBody
 			}
+		} else {
+			req.Body, req.ContentLength, req.GetBody = nil, 0, nil // the lane's request may carry the last hop's
 		}
 		if r.Debug != DebugOff {
 			h.Debug = dumpRequest(req, body, r.Debug)

@@ -33,8 +33,7 @@ type Lane struct {
 
 	// Used on the VU goroutine only.
 	tr    *tracer
-	tmpl  *http.Request // carries ctx and tr's trace
-	req   *http.Request // the hops' request, rebuilt from tmpl for each
+	req   *http.Request // the hops' request, carrying ctx and tr's trace
 	pause *time.Timer   // holdBack's, made on first use
 }
 
@@ -61,7 +60,7 @@ func (l *Lane) arm(parent context.Context, timeout, now time.Duration) bool {
 	l.mu.Lock()
 	if l.ctx == nil || l.ctx.err != nil {
 		l.ctx = &laneCtx{l: l, done: make(chan struct{})}
-		l.tmpl, l.req = nil, nil
+		l.req = nil
 	}
 	l.parent = parent
 	l.deadline = now + timeout
@@ -73,10 +72,7 @@ func (l *Lane) arm(parent context.Context, timeout, now time.Duration) bool {
 	l.timer.Reset(min(timeout, PollParent))
 	if l.tr == nil {
 		l.tr = newTracer()
-		l.tmpl = nil
-	}
-	if l.tmpl == nil {
-		l.tmpl = (&http.Request{}).WithContext(httptrace.WithClientTrace(l.ctx, &l.tr.trace))
+		l.req = nil
 	}
 	return true
 }
@@ -177,22 +173,22 @@ func (l *Lane) err() error {
 func (l *Lane) tracer() *tracer {
 	if l.tr == nil {
 		l.tr = newTracer()
-		l.tmpl = (&http.Request{}).WithContext(httptrace.WithClientTrace(l.ctx, &l.tr.trace))
+		l.req = nil
 	}
 	l.tr.reset()
 	return l.tr
 }
 
-// request returns the lane's request, reset to carry only the lane's
-// context and tracer. One serves every hop: the transport is done with a
-// hop's request once all of its tracer's callbacks fired (the last, the
-// request written, comes after its last use of it) and the response body
-// is closed, and release gives up both together otherwise.
+// request returns the lane's request, which carries the lane's context
+// and tracer; Do sets every other field it sends on each hop. One serves
+// every hop: the transport is done with a hop's request once all of its
+// tracer's callbacks fired (the last, the request written, comes after
+// its last use of it) and the response body is closed, and release gives
+// up both together otherwise.
 func (l *Lane) request() *http.Request {
 	if l.req == nil {
-		l.req = new(http.Request)
+		l.req = (&http.Request{}).WithContext(httptrace.WithClientTrace(l.ctx, &l.tr.trace))
 	}
-	*l.req = *l.tmpl
 	return l.req
 }
 
@@ -201,7 +197,6 @@ func (l *Lane) request() *http.Request {
 func (l *Lane) release(tr *tracer) {
 	if !tr.done() && l.tr == tr {
 		l.tr = nil
-		l.tmpl = nil
 		l.req = nil
 	}
 }

@@ -198,12 +198,11 @@ type Outcome struct {
 	StatusText string
 	Body       string // the body for ResponseText
 	Bin        []byte // the body for ResponseBinary
-	// SentHeader, SentCookies, SentURL and SentMethod are what the first
-	// hop sent: the request the script made, as k6's response.request.
+	// SentHeader and SentCookies are what the first hop sent: the request
+	// the script made, as k6's response.request (its URL and method are
+	// the Request's).
 	SentHeader  http.Header
 	SentCookies []Cookie
-	SentURL     *Target
-	SentMethod  string
 }
 
 // Last is the final hop.

@@ -94,7 +94,7 @@ func (in *instance) jsClickLink(c sobek.FunctionCall) sobek.Value {
 	if !ok || href == "" {
 		jsmod.ThrowGoError(in.rt, "no valid href attribute value found on element '%s' in response '%s'", selector, where)
 	}
-	return in.run(st, in.parse(st, in.syncCall(), "GET", in.rt.ToValue(in.resolve(r, href)), nil, o.Get("params")))
+	return in.request(st, "GET", in.rt.ToValue(in.resolve(r, href)), nil, o.Get("params"))
 }
 
 // jsSubmitForm is res.submitForm({formSelector, fields, submitSelector,
@@ -137,7 +137,7 @@ func (in *instance) jsSubmitForm(c sobek.FunctionCall) sobek.Value {
 			jsmod.Throw(in.rt, jsmod.Errorf(jsmod.GoError, "%v", err))
 		}
 		u.RawQuery = vals.Encode()
-		return in.run(st, in.parse(st, in.syncCall(), method, in.rt.ToValue(u.String()), nil, o.Get("params")))
+		return in.request(st, method, in.rt.ToValue(u.String()), nil, o.Get("params"))
 	}
 	fields := in.rt.NewObject()
 	for k, vs := range vals {
@@ -151,5 +151,5 @@ func (in *instance) jsSubmitForm(c sobek.FunctionCall) sobek.Value {
 		}
 		_ = fields.Set(k, in.rt.NewArray(items...))
 	}
-	return in.run(st, in.parse(st, in.syncCall(), method, in.rt.ToValue(target), fields, o.Get("params")))
+	return in.request(st, method, in.rt.ToValue(target), fields, o.Get("params"))
 }

@@ -138,14 +138,14 @@ func (in *instance) verb(method string, withBody bool) func(sobek.FunctionCall) 
 		} else {
 			params = c.Argument(1)
 		}
-		return in.run(st, in.parse(st, in.syncCall(), method, c.Argument(0), body, params))
+		return in.request(st, method, c.Argument(0), body, params)
 	}
 }
 
 // jsRequest is http.request(method, url, body?, params?).
 func (in *instance) jsRequest(c sobek.FunctionCall) sobek.Value {
 	st := in.state()
-	return in.run(st, in.parse(st, in.syncCall(), in.method(c.Argument(0)), c.Argument(1), c.Argument(2), c.Argument(3)))
+	return in.request(st, in.method(c.Argument(0)), c.Argument(1), c.Argument(2), c.Argument(3))
 }
 
 func (in *instance) method(v sobek.Value) string {
@@ -229,7 +229,7 @@ func (in *instance) roundTripper(st *modules.State) http.RoundTripper {
 // syncCall returns the call for a synchronous request: the instance's
 // spare one, or a new one while the spare is taken, since a getter of the
 // params or a URL's toString may make a request of its own while the
-// outer one is parsed. run gives it back.
+// outer one is parsed. request gives it back.
 func (in *instance) syncCall() *call {
 	c := in.spare
 	if c == nil {
@@ -239,10 +239,13 @@ func (in *instance) syncCall() *call {
 	return c
 }
 
-// run performs a request synchronously and returns its response object.
-// No JavaScript runs from the request's start to the response's copy, so
-// c is the instance's spare again, cleared, before the script resumes.
-func (in *instance) run(st *modules.State, c *call) sobek.Value {
+// request makes a synchronous request from its JavaScript arguments and
+// returns its response object. It parses them into the instance's spare
+// call (syncCall); no JavaScript runs from the request's start to the
+// response's copy, so the call is the spare again, cleared, before the
+// script resumes.
+func (in *instance) request(st *modules.State, method string, urlV, bodyV, paramsV sobek.Value) sobek.Value {
+	c := in.parse(st, in.syncCall(), method, urlV, bodyV, paramsV)
 	res := httpclient.Do(in.vu.Context(), in.roundTripper(st), &c.req, in.lane)
 	in.emit(st, c)
 	var v sobek.Value

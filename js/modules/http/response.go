@@ -92,10 +92,13 @@ func fieldOf(key string) (field, bool) {
 type response struct {
 	in *instance
 	// What the request produced and sent, copied from its call.
-	hop      httpclient.Hop // the final one
-	out      httpclient.Outcome
-	sentBody string // the body the first hop sent, "" for none
-	respType httpclient.ResponseType
+	hop httpclient.Hop // the final one, without its --http-debug dump
+	out httpclient.Outcome
+	// sentURL, sentMethod and sentBody are what the first hop sent, the
+	// request the script made: its URL, and its method and body ("" for
+	// a URL that did not parse, which sent nothing).
+	sentURL, sentMethod, sentBody string
+	respType                      httpclient.ResponseType
 
 	objs    [nSlots]sobek.Value
 	deleted uint32
@@ -137,9 +140,15 @@ func slotOf(f field) int {
 // shows from, so that c may be reused.
 func (in *instance) newResponse(c *call) sobek.Value {
 	res := c.req.Result()
-	r := &response{in: in, hop: *res.Last(), out: res.Outcome, respType: c.req.ResponseType}
-	if c.req.HasBody && res.SentMethod == c.req.Method {
-		r.sentBody = c.req.Body
+	r := &response{in: in, hop: *res.Last(), out: res.Outcome, respType: c.req.ResponseType, sentURL: c.req.URL.Full}
+	// emit has logged the dump; a response the script keeps need not hold
+	// a second copy of the body in it.
+	r.hop.Debug = ""
+	if c.req.URL.URL != nil {
+		r.sentMethod = c.req.Method
+		if c.req.HasBody {
+			r.sentBody = c.req.Body
+		}
 	}
 	return in.rt.NewDynamicObject(r)
 }
@@ -350,17 +359,13 @@ func (r *response) cookies() sobek.Value {
 	return o
 }
 
-// request is the response's request field: what the last hop sent.
+// request is the response's request field: what the first hop sent.
 func (r *response) request() sobek.Value {
 	rt := r.in.rt
 	res := &r.out
 	o := rt.NewObject()
-	_ = o.Set("method", res.SentMethod)
-	url := r.hop.URL.Full
-	if res.SentURL != nil {
-		url = res.SentURL.Full
-	}
-	_ = o.Set("url", url)
+	_ = o.Set("method", r.sentMethod)
+	_ = o.Set("url", r.sentURL)
 	ho := rt.NewObject()
 	keys := make([]string, 0, len(res.SentHeader))
 	for k := range res.SentHeader {
