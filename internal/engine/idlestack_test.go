@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"testing"
 	"time"
 )
@@ -86,4 +87,54 @@ export default function () { sleep(1); }
 func asleep(buf []byte) int {
 	n := runtime.Stack(buf, true)
 	return bytes.Count(buf[:n], []byte("k6.(*napper).sleep("))
+}
+
+// TestIdleVUHeapProfile writes the heap profile that docs/performance.md's
+// table "What an idle VU holds" is read from, when asked:
+//
+//	METRONOME_VU_HEAP_PROFILE=heap.pprof go test ./internal/engine -run TestIdleVUHeapProfile
+//	go tool pprof -sample_index=inuse_space -top heap.pprof
+//
+// 10,000 VUs of the bench's idle script (it imports k6/http and k6, and its
+// default function sleeps 1 s), every allocation sampled, the profile taken
+// once every VU is asleep; divide by 10,000 for bytes per VU.
+func TestIdleVUHeapProfile(t *testing.T) {
+	path := os.Getenv("METRONOME_VU_HEAP_PROFILE")
+	if path == "" {
+		t.Skip("METRONOME_VU_HEAP_PROFILE is not set: set it to a file to write the profile to")
+	}
+	const vus = 10000
+	runtime.MemProfileRate = 1
+	defer func() { runtime.MemProfileRate = 512 * 1024 }()
+	script := `import http from 'k6/http';
+import { sleep } from 'k6';
+export default function () { sleep(1); }
+`
+	opts := fmt.Sprintf(`{"scenarios": {"idle": {"executor": "constant-vus", "vus": %d, "duration": "20s"}}}`, vus)
+	done, stop := make(chan error), make(chan struct{})
+	go func() {
+		buf := make([]byte, 64<<20)
+		for asleep(buf) < vus {
+			select {
+			case <-stop:
+				done <- fmt.Errorf("the %d VUs were never all asleep at once", vus)
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		runtime.GC()
+		f, err := os.Create(path)
+		if err == nil {
+			err = pprof.Lookup("heap").WriteTo(f, 0)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		done <- err
+	}()
+	runBench(t, script, opts, nil)
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 }
