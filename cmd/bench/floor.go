@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/metronome-load/metronome/http1"
 )
 
 // floorWorkers matches openScript's VUs and wrk2's connections.
@@ -121,6 +123,75 @@ func (b *bench) runFloor(ctx context.Context, rate int, d time.Duration) (*floor
 	var res floorResult
 	if err := json.Unmarshal([]byte(pr.Stdout), &res); err != nil {
 		return nil, nil, fmt.Errorf("floor client printed %q: %v", pr.Stdout, err)
+	}
+	return &res, pr, nil
+}
+
+// closedFloorResult is what the closed-loop floor client prints.
+type closedFloorResult struct {
+	Iterations int64   `json:"iterations"`
+	PerSecond  float64 `json:"per_second"`
+}
+
+// closedFloorClient is the least metronome's own HTTP client costs in the
+// closed loop: closedVUs goroutines GET target back to back through one
+// http1.Transport, the one under k6/http, and read each body — no
+// JavaScript, no VUs, no samples. What metronome spends above it per
+// iteration is the script, the k6/http binding and the metrics; what it
+// spends above wrk is Go's and the HTTP client's. It writes a
+// closedFloorResult to w.
+func closedFloorClient(w io.Writer, target string, d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("-floor-duration must be greater than 0")
+	}
+	tr := http1.New(http1.Config{MaxIdlePerHost: closedVUs})
+	if _, err := http.NewRequest(http.MethodGet, target, nil); err != nil {
+		return err
+	}
+	var n atomic.Int64
+	var failed atomic.Value
+	start := time.Now()
+	end := start.Add(d)
+	var wg sync.WaitGroup
+	for range closedVUs {
+		wg.Go(func() {
+			req, _ := http.NewRequest(http.MethodGet, target, nil)
+			for time.Now().Before(end) {
+				resp, err := tr.RoundTrip(req)
+				if err == nil {
+					_, err = io.Copy(io.Discard, resp.Body)
+					_ = resp.Body.Close()
+				}
+				if err != nil {
+					failed.CompareAndSwap(nil, err)
+					return
+				}
+				n.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		return err
+	}
+	return json.NewEncoder(w).Encode(closedFloorResult{
+		Iterations: n.Load(), PerSecond: float64(n.Load()) / time.Since(start).Seconds()})
+}
+
+// runClosedFloor runs closedFloorClient as a child process for d.
+func (b *bench) runClosedFloor(ctx context.Context, d time.Duration) (*closedFloorResult, *procResult, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	pr, err := b.spawn(ctx, "closed-floor", d+time.Minute, self,
+		"-floor", b.target, "-floor-closed", "-floor-duration", d.String())
+	if err != nil {
+		return nil, nil, err
+	}
+	var res closedFloorResult
+	if err := json.Unmarshal([]byte(pr.Stdout), &res); err != nil {
+		return nil, nil, fmt.Errorf("closed floor client printed %q: %v", pr.Stdout, err)
 	}
 	return &res, pr, nil
 }

@@ -101,14 +101,20 @@ func main() {
 		repo  = flag.String("repo", ".", "the metronome module's root, where the Go micro-benchmark runs")
 		goCmd = flag.String("go", "go", "the go command")
 
-		// The floor measure runs this program again as its client.
+		// The open and closed measures run this program again as their
+		// floor client.
 		floor     = flag.String("floor", "", "run as the floor client against this URL (used by the floor measure)")
 		floorRate = flag.Int("floor-rate", 10_000, "the floor client's arrivals per second")
 		floorDur  = flag.Duration("floor-duration", 30*time.Second, "the floor client's duration")
+		closedFl  = flag.Bool("floor-closed", false, "run the floor client as a closed loop on metronome's HTTP client (used by the closed measure)")
 	)
 	flag.Parse()
 	if *floor != "" {
-		if err := floorClient(*floor, *floorRate, *floorDur); err != nil {
+		run := func() error { return floorClient(*floor, *floorRate, *floorDur) }
+		if *closedFl {
+			run = func() error { return closedFloorClient(os.Stdout, *floor, *floorDur) }
+		}
+		if err := run(); err != nil {
 			fmt.Fprintln(os.Stderr, "bench: floor client:", err)
 			os.Exit(1)
 		}

@@ -126,6 +126,7 @@ func (b *bench) measureClosed(ctx context.Context) error {
 	if b.peers.wrk != "" {
 		gens = append(gens, "wrk")
 	}
+	gens = append(gens, "floor")
 	cpu, rate, rss, srvCPU := series{}, series{}, series{}, series{}
 	var loads []string
 	for rep := range b.reps {
@@ -147,6 +148,12 @@ func (b *bench) measureClosed(ctx context.Context) error {
 					return fmt.Errorf("closed-wrk: %d socket errors, %d non-2xx responses", w.SocketErrors, w.Non2xx)
 				}
 				n, perSec, pr = float64(w.Requests), w.RequestsPerSec, p
+			case "floor":
+				f, p, err := b.runClosedFloor(ctx, d)
+				if err != nil {
+					return err
+				}
+				n, perSec, pr = float64(f.Iterations), f.PerSecond, p
 			default:
 				bin := b.bin
 				if gen == "k6" {
@@ -185,11 +192,11 @@ func (b *bench) measureClosed(ctx context.Context) error {
 	b.closedCPU = cpu
 	label := fmt.Sprintf("closed %d VUs, 1 GET, %s: ", closedVUs, d)
 	b.versus(label+"CPU per iteration", "µs", cpu,
-		fmt.Sprintf("%s; server %.1f µs/iteration", cpu.runs("metronome", "k6", "wrk"), median(srvCPU["metronome"])),
-		vsPeer{"k6", goalCPU}, vsPeer{"wrk", goalCPUWrk})
+		fmt.Sprintf("%s; server %.1f µs/iteration", cpu.runs("metronome", "k6", "wrk", "floor"), median(srvCPU["metronome"])),
+		vsPeer{"k6", goalCPU}, vsPeer{"wrk", goalCPUWrk}, vsPeer{"floor", nil})
 	b.versus(label+"iterations/s", "/s", rate,
-		rate.runs("metronome", "k6", "wrk"),
-		vsPeer{"k6", goalRate}, vsPeer{"wrk", nil})
+		rate.runs("metronome", "k6", "wrk", "floor"),
+		vsPeer{"k6", goalRate}, vsPeer{"wrk", nil}, vsPeer{"floor", nil})
 	b.versus(label+"peak RSS", "MB", rss, "load "+loadRange(loads),
 		vsPeer{"k6", goalRSSClosed}, vsPeer{"wrk", nil})
 	return nil
