@@ -35,7 +35,8 @@ func measure(t *testing.T, srv *poolserver.Server, workers int) float64 {
 
 // A server of 20 workers at 50 ms serves 400/s at most, less what this
 // machine adds to each request; the search must find what it really
-// serves, measured before and after, within 10 %.
+// serves: no less than 0.9 times the rate measured before and after, and
+// no more than the arithmetic below allows above 400/s.
 //
 // The arithmetic of the tolerance: at a rate (1+ε) times the capacity μ
 // the server's queue grows by εμ a second, so an arrival t seconds into
@@ -45,6 +46,14 @@ func measure(t *testing.T, srv *poolserver.Server, workers int) float64 {
 // adds nothing ends within [μ/1.05, 1.045·μ]; the remaining margin is for
 // what a loaded machine does to the server and the generator between
 // measurements.
+//
+// The upper bound is 1.045 times the pool's 400/s, which no machine can
+// raise. Measuring it instead reads low under load: Measure's 40 clients
+// run in this process, beside the pool's workers, and delay their timers
+// more than metronome's requests do (at load 6: 377–380/s measured, while
+// the search held 402–405/s, which by the arithmetic above needs μ ≥
+// 385/s), so a bound of 1.1 times the measured rate left 3 % of margin.
+// The lower bound stays measured: that is where load pulls μ down.
 func TestCapacitySearchFindsTheServersCapacity(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a capacity search takes about a minute")
@@ -65,10 +74,10 @@ func TestCapacitySearchFindsTheServersCapacity(t *testing.T) {
 		t.Fatalf("the search did not name the server's limit:\n%s", r.stdout)
 	}
 	found := readExport(t, exp).num(t, "capacity_search_rate", "value")
-	lo, hi := 0.9*min(before, after), 1.1*max(before, after)
+	lo, hi := 0.9*min(before, after), 1.045*workers/service.Seconds()
 	t.Logf("measured %.1f/s before and %.1f/s after; the search found %.1f/s", before, after, found)
 	if found < lo || found > hi {
-		t.Errorf("the search found %.1f/s, want within 10%% of the measured capacity (%.1f to %.1f/s)\n%s", found, lo, hi, r.stdout)
+		t.Errorf("the search found %.1f/s, want from 0.9 times the measured capacity to 1.045 times the pool's (%.1f to %.1f/s)\n%s", found, lo, hi, r.stdout)
 	}
 }
 
