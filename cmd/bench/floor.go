@@ -111,18 +111,24 @@ func quantileMs(sorted []time.Duration, q float64) float64 {
 
 // runFloor runs floorClient as a child process at rate for d.
 func (b *bench) runFloor(ctx context.Context, rate int, d time.Duration) (*floorResult, *procResult, error) {
+	return runSelf[floorResult](ctx, b, fmt.Sprintf("floor-%d", rate), d,
+		"-floor", b.target, "-floor-rate", fmt.Sprint(rate), "-floor-duration", d.String())
+}
+
+// runSelf runs this program as the child process name, with args, for
+// about d, and decodes the result it prints as a T.
+func runSelf[T any](ctx context.Context, b *bench, name string, d time.Duration, args ...string) (*T, *procResult, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, nil, err
 	}
-	pr, err := b.spawn(ctx, fmt.Sprintf("floor-%d", rate), d+time.Minute, self,
-		"-floor", b.target, "-floor-rate", fmt.Sprint(rate), "-floor-duration", d.String())
+	pr, err := b.spawn(ctx, name, d+time.Minute, self, args...)
 	if err != nil {
 		return nil, nil, err
 	}
-	var res floorResult
+	var res T
 	if err := json.Unmarshal([]byte(pr.Stdout), &res); err != nil {
-		return nil, nil, fmt.Errorf("floor client printed %q: %v", pr.Stdout, err)
+		return nil, nil, fmt.Errorf("%s printed %q: %v", name, pr.Stdout, err)
 	}
 	return &res, pr, nil
 }
@@ -180,18 +186,6 @@ func closedFloorClient(w io.Writer, target string, d time.Duration) error {
 
 // runClosedFloor runs closedFloorClient as a child process for d.
 func (b *bench) runClosedFloor(ctx context.Context, d time.Duration) (*closedFloorResult, *procResult, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, nil, err
-	}
-	pr, err := b.spawn(ctx, "closed-floor", d+time.Minute, self,
+	return runSelf[closedFloorResult](ctx, b, "closed-floor", d,
 		"-floor", b.target, "-floor-closed", "-floor-duration", d.String())
-	if err != nil {
-		return nil, nil, err
-	}
-	var res closedFloorResult
-	if err := json.Unmarshal([]byte(pr.Stdout), &res); err != nil {
-		return nil, nil, fmt.Errorf("closed floor client printed %q: %v", pr.Stdout, err)
-	}
-	return &res, pr, nil
 }
