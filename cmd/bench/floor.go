@@ -154,8 +154,11 @@ func closedFloorClient(w io.Writer, target string, d time.Duration) error {
 	if _, err := http.NewRequest(http.MethodGet, target, nil); err != nil {
 		return err
 	}
-	var n atomic.Int64
-	var failed atomic.Value
+	var (
+		n        atomic.Int64
+		failOnce sync.Once
+		failed   error
+	)
 	start := time.Now()
 	end := start.Add(d)
 	var wg sync.WaitGroup
@@ -169,7 +172,7 @@ func closedFloorClient(w io.Writer, target string, d time.Duration) error {
 					_ = resp.Body.Close()
 				}
 				if err != nil {
-					failed.CompareAndSwap(nil, err)
+					failOnce.Do(func() { failed = err })
 					return
 				}
 				n.Add(1)
@@ -177,8 +180,8 @@ func closedFloorClient(w io.Writer, target string, d time.Duration) error {
 		})
 	}
 	wg.Wait()
-	if err, _ := failed.Load().(error); err != nil {
-		return err
+	if failed != nil {
+		return failed
 	}
 	return json.NewEncoder(w).Encode(closedFloorResult{
 		Iterations: n.Load(), PerSecond: float64(n.Load()) / time.Since(start).Seconds()})
