@@ -1,6 +1,7 @@
 package http
 
 import (
+	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -38,8 +39,12 @@ func (in *instance) parse(st *modules.State, c *call, method string, urlV, bodyV
 		throw:  d.throw,
 	}
 	r := &c.req
-	raw, name := in.urlOf(urlV)
-	c.target, r.BadURL = in.target(raw)
+	raw, name, ok := in.urlOf(urlV)
+	if ok {
+		c.target, r.BadURL = in.target(raw)
+	} else {
+		c.target, r.BadURL = &target{}, notAURL(urlV)
+	}
 	r.URL = &c.target.Target
 
 	tags := st.Tags
@@ -97,19 +102,31 @@ func (in *instance) parse(st *modules.State, c *call, method string, urlV, bodyV
 	return c
 }
 
-// urlOf reads a URL argument: a string, anything with a string form, or
-// the result of the http.url template tag (which also names the request).
-func (in *instance) urlOf(v sobek.Value) (raw, name string) {
-	if o, ok := v.(*sobek.Object); ok {
-		if o.ExportType() == taggedURLType {
-			t := o.Export().(*taggedURL)
-			return t.url, t.name
-		}
+// urlOf reads a URL argument: a string, or the result of the http.url
+// template tag (which also names the request). Anything else is not a
+// URL (ok false): k6 v2.2.0 fails the request, with no call to the
+// value's toString, and so does metronome (see notAURL).
+func (in *instance) urlOf(v sobek.Value) (raw, name string, ok bool) {
+	if o, isObj := v.(*sobek.Object); isObj && o.ExportType() == taggedURLType {
+		t := o.Export().(*taggedURL)
+		return t.url, t.name, true
 	}
-	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
-		jsmod.ThrowTypeError(in.rt, "the request URL is missing")
+	if s, isStr := v.(sobek.String); isStr {
+		return s.String(), "", true
 	}
-	return v.String(), ""
+	return "", "", false
+}
+
+// notAURL is the error of a request whose URL argument is not a string,
+// in k6's words: "invalid URL: '#123'", "invalid URL: '#<nil>'" for
+// undefined and null, the exported object for an object. The request
+// fails with error_code 1020, its url empty, and records nothing.
+func notAURL(v sobek.Value) error {
+	var exported any
+	if v != nil {
+		exported = v.Export()
+	}
+	return fmt.Errorf("invalid URL: '#%v'", exported)
 }
 
 // target returns the parsed form of raw from the VU's cache.
