@@ -14,7 +14,7 @@ import (
 	"testing"
 )
 
-func TestExeResidentCountsThisProcesssOwnPages(t *testing.T) {
+func TestExeResidentCountsTheTestBinarysPages(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs /proc/PID/pagemap")
 	}
