@@ -119,9 +119,7 @@ func TestCorpus(t *testing.T) {
 	if *updateK6 && k6Bin == "" {
 		t.Fatal("-update-k6 needs a k6 binary: set K6_BINARY")
 	}
-	srv, tlsSrv := newServer(), newTLSServer()
-	t.Cleanup(srv.Close)
-	t.Cleanup(tlsSrv.Close)
+	eps := startEndpoints(t)
 	names := corpus(t)
 	if len(names) < 80 {
 		t.Errorf("the corpus has %d scripts; issue #9 asks for at least 80", len(names))
@@ -135,17 +133,17 @@ func TestCorpus(t *testing.T) {
 			t.Parallel()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			checkScript(t, name, srv.URL, tlsSrv.URL)
+			checkScript(t, name, eps)
 		})
 	}
 }
 
-func checkScript(t *testing.T, name, base, tlsBase string) {
+func checkScript(t *testing.T, name string, eps []endpoint) {
 	s, err := loadScript(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := observe(t, metronomeBin, s, base, tlsBase)
+	got := observe(t, metronomeBin, s, eps)
 	if *dumpDir != "" {
 		if err := writeRecord(filepath.Join(*dumpDir, strings.TrimSuffix(name, filepath.Ext(name))+".json"), &record{K6: got}); err != nil {
 			t.Fatal(err)
@@ -163,7 +161,7 @@ func checkScript(t *testing.T, name, base, tlsBase string) {
 		t.Fatal(err)
 	}
 	if k6Bin != "" {
-		k6got := observe(t, k6Bin, s, base, tlsBase)
+		k6got := observe(t, k6Bin, s, eps)
 		switch {
 		case *updateK6 || rec.K6 == nil:
 			rec.K6Version, rec.K6 = k6Version, k6got

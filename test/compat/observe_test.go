@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -98,17 +99,19 @@ func loadScript(name string) (script, error) {
 	return s, nil
 }
 
-// observe runs bin (metronome or k6) on the script against the plain
-// and the TLS server (base, tlsBase) and reduces the run to an
-// observation.
-func observe(t *testing.T, bin string, s script, base, tlsBase string) *observation {
+// observe runs bin (metronome or k6) on the script against the loopback
+// servers eps and reduces the run to an observation.
+func observe(t *testing.T, bin string, s script, eps []endpoint) *observation {
 	t.Helper()
 	dir := t.TempDir()
 	exp, out, hs := filepath.Join(dir, "export.json"), filepath.Join(dir, "out.json"), filepath.Join(dir, "summary.json")
 	// No REST API: its default port is one per machine, and metronome
 	// exits 106 when another run holds it.
 	args := []string{"run", "--quiet", "--no-color", "--address=", "--summary-export", exp, "-o", "json=" + out,
-		"-e", "BASE=" + base, "-e", "TLS_BASE=" + tlsBase, "-e", "HS_OUT=" + hs}
+		"-e", "HS_OUT=" + hs}
+	for _, ep := range eps {
+		args = append(args, "-e", ep.name+"="+ep.url)
+	}
 	args = append(args, s.args...)
 	args = append(args, s.name)
 
@@ -130,8 +133,7 @@ func observe(t *testing.T, bin string, s script, base, tlsBase string) *observat
 	case err != nil:
 		t.Fatalf("%s %s: %v", filepath.Base(bin), s.name, err)
 	}
-	norm := strings.NewReplacer(base, "BASE", tlsBase, "TLS_BASE",
-		strings.TrimPrefix(base, "http://"), "HOST", strings.TrimPrefix(tlsBase, "https://"), "TLS_HOST").Replace
+	norm := normalizer(eps)
 	if err := o.readJSONOutput(out, norm); err != nil {
 		t.Fatalf("%s %s: JSON output: %v", filepath.Base(bin), s.name, err)
 	}
@@ -149,6 +151,34 @@ func observe(t *testing.T, bin string, s script, base, tlsBase string) *observat
 	}
 	return o
 }
+
+// normalizer returns the function that rewrites a value seen in a run
+// into one that is the same on every run: the servers' URLs become their
+// names (http://127.0.0.1:40000 is BASE), their host:port the name with
+// HOST for BASE (HOST, TLS_HOST) or _HOST added, and the moments in x509's
+// validity errors TIME.
+func normalizer(eps []endpoint) func(string) string {
+	var pairs []string
+	for _, ep := range eps {
+		pairs = append(pairs, ep.url, ep.name)
+	}
+	for _, ep := range eps {
+		host := strings.Replace(ep.name, "BASE", "HOST", 1)
+		if host == ep.name {
+			host += "_HOST"
+		}
+		_, hostPort, _ := strings.Cut(ep.url, "://")
+		pairs = append(pairs, hostPort, host)
+	}
+	r := strings.NewReplacer(pairs...)
+	return func(s string) string {
+		return certTime.ReplaceAllString(r.Replace(s), "current time TIME is $1 TIME")
+	}
+}
+
+// certTime matches the moments in x509's "certificate has expired or is
+// not yet valid: current time … is after …".
+var certTime = regexp.MustCompile(`current time \S+ is (after|before) [0-9TZ:.+-]+`)
 
 // hermeticEnv is the test's environment without K6_* variables, with a
 // private config directory and k6's usage report off: nothing may leave

@@ -1,18 +1,27 @@
 package compat
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/md5"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
+	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -38,6 +47,12 @@ func newServer() *httptest.Server {
 		})
 	})
 	mux.HandleFunc("/echo", echo)
+	mux.HandleFunc("/raw", func(w http.ResponseWriter, r *http.Request) {
+		// The request's body as the response's, for bodies that are not
+		// JSON.
+		w.Header().Set("Content-Type", "text/plain")
+		io.Copy(w, io.LimitReader(r.Body, 1<<20))
+	})
 	mux.HandleFunc("/status/{code}", func(w http.ResponseWriter, r *http.Request) {
 		code, err := strconv.Atoi(r.PathValue("code"))
 		if err != nil || code < 100 || code > 599 {
@@ -128,11 +143,85 @@ func newServer() *httptest.Server {
 // newTLSServer starts the loopback HTTPS server of the TLS scripts
 // (__ENV.TLS_BASE); its certificate is self-signed, so only a run with
 // insecureSkipTLSVerify reaches it.
+// endpoint is a loopback server a corpus script reaches through
+// __ENV[name].
+type endpoint struct{ name, url string }
+
+// startEndpoints starts the servers of the corpus, closed when t ends:
+// BASE (newServer), TLS_BASE (a certificate of an unknown authority) and
+// TLS servers that fail a client's verification or handshake in other
+// ways, with certificates made here:
+//
+//	TLS_EXPIRED     a certificate that expired yesterday
+//	TLS_NOT_YET     one valid from tomorrow
+//	TLS_WRONG_HOST  one for other.test only (no IP address)
+//	TLS_OLD         a server of TLS 1.0 only
+func startEndpoints(t *testing.T) []endpoint {
+	now := time.Now()
+	loopback := []net.IP{net.IPv4(127, 0, 0, 1)}
+	valid := selfSigned(t, now.Add(-time.Hour), now.Add(24*time.Hour), nil, loopback)
+	tlsSrvs := []struct {
+		name string
+		cfg  *tls.Config
+	}{
+		{"TLS_EXPIRED", &tls.Config{Certificates: []tls.Certificate{selfSigned(t, now.Add(-48*time.Hour), now.Add(-24*time.Hour), nil, loopback)}}},
+		{"TLS_NOT_YET", &tls.Config{Certificates: []tls.Certificate{selfSigned(t, now.Add(24*time.Hour), now.Add(48*time.Hour), nil, loopback)}}},
+		{"TLS_WRONG_HOST", &tls.Config{Certificates: []tls.Certificate{selfSigned(t, now.Add(-time.Hour), now.Add(24*time.Hour), []string{"other.test"}, nil)}}},
+		{"TLS_OLD", &tls.Config{Certificates: []tls.Certificate{valid}, MinVersion: tls.VersionTLS10, MaxVersion: tls.VersionTLS10}},
+	}
+	srv, tlsSrv := newServer(), newTLSServer()
+	t.Cleanup(srv.Close)
+	t.Cleanup(tlsSrv.Close)
+	eps := []endpoint{{"BASE", srv.URL}, {"TLS_BASE", tlsSrv.URL}}
+	for _, ts := range tlsSrvs {
+		s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			io.WriteString(w, "secure\n")
+		}))
+		// The handshake errors these servers exist for would fill the
+		// test's log.
+		s.Config.ErrorLog = log.New(io.Discard, "", 0)
+		s.TLS = ts.cfg
+		s.StartTLS()
+		t.Cleanup(s.Close)
+		eps = append(eps, endpoint{ts.name, s.URL})
+	}
+	return eps
+}
+
+// selfSigned makes a self-signed server certificate valid from notBefore
+// to notAfter for the names and addresses given.
+func selfSigned(t *testing.T, notBefore, notAfter time.Time, names []string, ips []net.IP) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "metronome compat"},
+		NotBefore:    notBefore,
+		NotAfter:     notAfter,
+		DNSNames:     names,
+		IPAddresses:  ips,
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
 func newTLSServer() *httptest.Server {
-	return httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		io.WriteString(w, "secure\n")
 	}))
+	// Scripts that do not trust its certificate fail the handshake.
+	s.Config.ErrorLog = log.New(io.Discard, "", 0)
+	s.StartTLS()
+	return s
 }
 
 // htmlPage is what /html serves: enough structure for k6/html's Selection
