@@ -3,6 +3,7 @@ package httpclient
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -72,6 +73,13 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 			// its first hop, whatever redirects followed.
 			res.SentHeader, res.SentCookies = sendHeader, cookies
 		}
+		if err := unsendable(u.URL); err != nil {
+			// Go's client, which k6 sends through, refuses the hop before
+			// it looks for a connection: a failed request that took no time.
+			h.End = time.Now()
+			h.fail(err, parent, false)
+			return res
+		}
 
 		var tr *tracer
 		var req *http.Request
@@ -132,7 +140,17 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 			}
 		}
 
-		next, absolute, redirect := redirectTarget(resp, u)
+		next, absolute, redirect, err := redirectTarget(resp, u)
+		if err != nil {
+			// A Location that does not parse fails the redirect itself, as
+			// in Go's client, whatever the redirects limit.
+			_ = resp.Body.Close()
+			finishHop(h, tr, start, cnt, l)
+			h.failBody(res)
+			res.Header = nil
+			h.fail(err, parent, timedOut())
+			return res
+		}
 		if redirect && n >= r.Redirects {
 			redirect = false
 			res.RedirectsExhausted = r.Redirects > 0
@@ -328,27 +346,45 @@ func (r *Request) headerFor(base http.Header, u *Target, origin bool) (http.Head
 }
 
 // redirectTarget reports whether resp is a redirect to follow, where, and
-// whether its Location is an absolute URL.
-func redirectTarget(resp *http.Response, from *Target) (to *Target, absolute, ok bool) {
+// whether its Location is an absolute URL. As in Go's client, a Location
+// of any scheme is followed (the next hop fails unless it is http or
+// https) and one that does not parse is an error.
+func redirectTarget(resp *http.Response, from *Target) (to *Target, absolute, ok bool, err error) {
 	switch resp.StatusCode {
 	case 301, 302, 303, 307, 308:
 	default:
-		return nil, false, false
+		return nil, false, false, nil
 	}
 	loc := resp.Header.Get("Location")
 	if loc == "" {
-		return nil, false, false
+		return nil, false, false, nil
 	}
 	ref, err := url.Parse(loc)
 	if err != nil {
-		return nil, false, false
+		return nil, false, false, refusal(fmt.Sprintf("failed to parse Location header %q: %v", loc, err))
 	}
-	u := from.URL.ResolveReference(ref)
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, false, false
-	}
-	return targetOf(u), ref.IsAbs(), true
+	return targetOf(from.URL.ResolveReference(ref)), ref.IsAbs(), true, nil
 }
+
+// unsendable is why Go's client would not send a request to u, or nil:
+// its transport takes http and https URLs with a host only.
+func unsendable(u *url.URL) error {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return refusal(fmt.Sprintf("unsupported protocol scheme %q", u.Scheme))
+	}
+	if u.Host == "" {
+		return errNoHost
+	}
+	return nil
+}
+
+// refusal is an error of Go's client that is not about the network: k6
+// gives it error_code 1000, whatever its text says.
+type refusal string
+
+func (e refusal) Error() string { return string(e) }
+
+var errNoHost = refusal("http: no Host in request URL")
 
 // redirectMethod is the method and body a redirect is followed with:
 // 307 and 308 keep both, the others turn into a body-less GET (HEAD stays

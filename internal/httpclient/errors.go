@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -44,6 +45,7 @@ const (
 // errorCode classifies a transport error with k6's codes.
 func errorCode(err error) int {
 	var (
+		rf  refusal
 		ue  *url.Error
 		dns *net.DNSError
 		op  *net.OpError
@@ -56,6 +58,8 @@ func errorCode(err error) int {
 		bh  *dialer.BlockedError
 	)
 	switch {
+	case errors.As(err, &rf):
+		return codeGeneric
 	case errors.As(err, &bl):
 		return codeBlacklistedIP
 	case errors.As(err, &bh):
@@ -183,4 +187,39 @@ func ErrorDetail(err error) string {
 		return ue.Err.Error()
 	}
 	return err.Error()
+}
+
+// ThrowText is the message of the exception a failed request throws when
+// the script asked for one (the throw option or param): Go's client error,
+// which k6 passes on, `Get "URL": cause`, with the method of the request
+// the script made, the URL of the hop that failed and its password
+// replaced by ***.
+func ThrowText(method string, h *Hop) string {
+	return fmt.Sprintf("%s %q: %s", errorOp(method), withoutPassword(h.URL.Full), ErrorDetail(h.Err))
+}
+
+// errorOp is how Go's client names a method in its errors: "Get", "Post".
+func errorOp(method string) string {
+	if method == "" {
+		return "Get"
+	}
+	lower := strings.ToLower(method)
+	for i := 0; i < len(lower); i++ {
+		if lower[i] >= 0x80 {
+			return method
+		}
+	}
+	return method[:1] + lower[1:]
+}
+
+// withoutPassword is the URL u with its password, if any, as ***.
+func withoutPassword(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.User == nil {
+		return u
+	}
+	if _, ok := p.User.Password(); !ok {
+		return u
+	}
+	return strings.Replace(p.String(), p.User.String()+"@", p.User.Username()+":***@", 1)
 }

@@ -29,6 +29,7 @@ func TestErrorText(t *testing.T) {
 		{&net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "x.invalid", IsNotFound: true}},
 			"lookup x.invalid: no such host", 1101},
 		{io.ErrUnexpectedEOF, "unexpected EOF", 1000},
+		{refusal(`unsupported protocol scheme "ftp"`), `unsupported protocol scheme "ftp"`, 1000},
 	}
 	for _, c := range cases {
 		if got := ErrorText(c.err); got != c.text {

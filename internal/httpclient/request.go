@@ -2,7 +2,6 @@ package httpclient
 
 import (
 	"encoding/base64"
-	"errors"
 	"net"
 	"net/http"
 	"net/url"
@@ -30,9 +29,12 @@ type Target struct {
 	URL *url.URL // without user info; nil when the URL did not parse
 	// Clean is the URL without credentials, for messages and the Referer.
 	Clean string
-	// Full is the URL as the script wrote it, credentials included: the
-	// response's url and its request's url, as in k6.
+	// Full is the URL with its credentials, in Go's form: the response's
+	// url and its request's url, as in k6.
 	Full string
+	// Raw is the URL as the script wrote it (empty for a redirect's): the
+	// response's url when the request failed before any redirect, as in k6.
+	Raw string
 	// Tag is the URL with its credentials masked as k6 masks them
 	// (****:**** for a user and a password, **** for a user alone): the
 	// url and name tags.
@@ -42,22 +44,17 @@ type Target struct {
 	Auth string
 }
 
-// ParseTarget parses raw, which must be an absolute http or https URL.
+// ParseTarget parses raw. Only what url.Parse refuses is refused here, as
+// in k6: a URL without a scheme or a host, or of a scheme other than http
+// and https, is a request that fails when it is sent (see Do).
 func ParseTarget(raw string) (*Target, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		if u.Scheme == "" {
-			return nil, &url.Error{Op: "parse", URL: raw, Err: errors.New("the URL has no scheme; it must start with http:// or https://")}
-		}
-		return nil, &url.Error{Op: "parse", URL: raw, Err: errors.New("unsupported scheme " + u.Scheme)}
-	}
-	if u.Host == "" {
-		return nil, &url.Error{Op: "parse", URL: raw, Err: errors.New("the URL has no host")}
-	}
-	return targetOf(u), nil
+	t := targetOf(u)
+	t.Raw = raw
+	return t, nil
 }
 
 func targetOf(u *url.URL) *Target {

@@ -36,22 +36,64 @@ func (in *instance) jsBatch(c sobek.FunctionCall) sobek.Value {
 	for i, k := range keys {
 		calls[i] = in.batchItem(st, k, o.Get(k))
 		reqs[i] = &calls[i].req
+		if calls[i].req.BadURL != nil {
+			return in.abortBatch(st, isArray, keys, calls[:i+1])
+		}
 	}
 
 	httpclient.Batch(in.vu.Context(), in.roundTripper(st), reqs, in.d.batch, in.d.batchPerHost)
 
-	var firstErr *httpclient.Hop
+	failed := ""
 	vals := make([]sobek.Value, len(calls))
 	for i, c := range calls {
 		in.emit(st, c)
-		if h := c.req.Result().Failure(); h != nil && c.throw && firstErr == nil {
-			firstErr = h
+		if failed == "" {
+			failed = in.thrown(c)
 		}
 		vals[i] = in.newResponse(c)
 	}
-	if firstErr != nil {
-		jsmod.ThrowGoError(in.rt, "%s", httpclient.ErrorText(firstErr.Err))
+	if failed != "" {
+		jsmod.ThrowGoError(in.rt, "%s", failed)
 	}
+	return in.batchResult(isArray, keys, vals)
+}
+
+// abortBatch ends a batch whose last parsed request has a URL that did
+// not parse, as k6 does: nothing is sent, and the throw option throws
+// the URL's error; without it, the result holds an empty response for
+// each request parsed before, the failed request's, and null for the
+// others (an object result leaves them out).
+func (in *instance) abortBatch(st *modules.State, isArray bool, keys []string, calls []*call) sobek.Value {
+	bad := calls[len(calls)-1]
+	httpclient.Do(in.vu.Context(), nil, &bad.req, nil)
+	text := httpclient.ErrorText(bad.req.BadURL)
+	if in.d.throw {
+		jsmod.ThrowGoError(in.rt, "%s", text)
+	}
+	if st.Logf != nil {
+		st.Logf("A batch request failed: %s", text)
+	}
+	vals := make([]sobek.Value, len(keys))
+	for i, c := range calls {
+		if c != bad {
+			// Unsent, it is k6's empty response: no URL, no error.
+			c.target = &target{}
+			c.req.URL = &c.target.Target
+			c.req.Result().Hops = []httpclient.Hop{{URL: c.req.URL}}
+		}
+		vals[i] = in.newResponse(c)
+	}
+	if !isArray {
+		keys, vals = keys[:len(calls)], vals[:len(calls)]
+	}
+	for i := len(calls); i < len(vals); i++ {
+		vals[i] = sobek.Null()
+	}
+	return in.batchResult(isArray, keys, vals)
+}
+
+// batchResult is the batch's responses in the shape of its argument.
+func (in *instance) batchResult(isArray bool, keys []string, vals []sobek.Value) sobek.Value {
 	if isArray {
 		items := make([]any, len(vals))
 		for i, v := range vals {
@@ -106,7 +148,7 @@ func (in *instance) jsAsyncRequest(c sobek.FunctionCall) sobek.Value {
 	ctx := in.vu.Context()
 	rt := in.roundTripper(st)
 	go func() {
-		res := httpclient.Do(ctx, rt, &call.req, nil)
+		httpclient.Do(ctx, rt, &call.req, nil)
 		p.Resolve(func(*sobek.Runtime) (any, error) {
 			cur := in.vu.State()
 			if cur == nil {
@@ -114,8 +156,8 @@ func (in *instance) jsAsyncRequest(c sobek.FunctionCall) sobek.Value {
 			}
 			in.prepare(cur)
 			in.emit(cur, call)
-			if h := res.Failure(); h != nil && call.throw {
-				return nil, jsmod.Errorf(jsmod.GoError, "%s", httpclient.ErrorText(h.Err))
+			if failed := in.thrown(call); failed != "" {
+				return nil, jsmod.Errorf(jsmod.GoError, "%s", failed)
 			}
 			return in.newResponse(call), nil
 		})

@@ -291,11 +291,15 @@ func TestJSON(t *testing.T) {
 	if v.String() != want {
 		t.Errorf("json: %s, want %s", v, want)
 	}
-	for _, src := range []string{`http.get(%q).json()`, `http.get(%q).json("a")`} {
-		_, err := e.try(fmt.Sprintf(src, srv.URL+"/bad-json"))
-		if err == nil || !strings.Contains(err.Error(), "not valid JSON") {
-			t.Errorf("%s on invalid JSON: %v", src, err)
-		}
+	// As in k6: without a selector a body that is not JSON throws, with
+	// the place of the error; with one nothing is found.
+	_, err := e.try(fmt.Sprintf(`http.get(%q).json()`, srv.URL+"/bad-json"))
+	if err == nil || !strings.Contains(err.Error(), "cannot parse json due to an error at line 1, character 2 , error: invalid character") {
+		t.Errorf("json() on invalid JSON: %v", err)
+	}
+	v = e.run(fmt.Sprintf(`var b = http.get(%q); [b.json("a"), b.json(undefined), b.json(null)].map(String).join()`, srv.URL+"/bad-json"))
+	if v.String() != "undefined,undefined,undefined" {
+		t.Errorf("json(selector) on invalid JSON: %s", v)
 	}
 	v = e.run(fmt.Sprintf(`http.get(%q, {responseType: "binary"}).json("items.1.name")`, srv.URL+"/json"))
 	if v.String() != "two" {
@@ -381,9 +385,29 @@ func TestErrors(t *testing.T) {
 	}
 
 	e.reset()
-	v = e.run(`var r = http.get("not a url"); [r.status, r.error_code].join()`)
-	if v.String() != "0,1020" || len(e.rec.samples) != 0 {
+	v = e.run(`var r = http.get("http://[fe80"); [r.status, r.error_code, JSON.stringify(r.url), String(r.request), r.body.length].join()`)
+	if v.String() != `0,1020,"",null,0` || len(e.rec.samples) != 0 {
 		t.Errorf("invalid URL: %q with %d samples, want code 1020 and no samples", v.String(), len(e.rec.samples))
+	}
+
+	// A URL that parses is sent, whatever its scheme and host: Go's client
+	// refuses it, a failed request that is measured, as in k6.
+	for _, c := range []struct{ url, text string }{
+		{"not a url", `unsupported protocol scheme ""`},
+		{"localhost/x", `unsupported protocol scheme ""`},
+		{"ftp://localhost/x", `unsupported protocol scheme "ftp"`},
+		{"http:///x", "http: no Host in request URL"},
+	} {
+		e.reset()
+		v = e.run(fmt.Sprintf(`var r = http.get(%q); [r.status, r.error_code, r.error, r.url].join("|")`, c.url))
+		if want := "0|1000|" + c.text + "|" + c.url; v.String() != want {
+			t.Errorf("%s: %q, want %q", c.url, v.String(), want)
+		}
+		if f := e.samples("http_req_failed"); len(f) != 1 || f[0].Value != 1 {
+			t.Errorf("%s: http_req_failed %v", c.url, f)
+		} else if tag(f[0], "error") != c.text || tag(f[0], "error_code") != "1000" {
+			t.Errorf("%s: tags %v", c.url, f[0].Tags)
+		}
 	}
 
 	// The throw option turns network errors into exceptions.

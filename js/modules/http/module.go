@@ -246,22 +246,40 @@ func (in *instance) syncCall() *call {
 // script resumes.
 func (in *instance) request(st *modules.State, method string, urlV, bodyV, paramsV sobek.Value) sobek.Value {
 	c := in.parse(st, in.syncCall(), method, urlV, bodyV, paramsV)
-	res := httpclient.Do(in.vu.Context(), in.roundTripper(st), &c.req, in.lane)
+	httpclient.Do(in.vu.Context(), in.roundTripper(st), &c.req, in.lane)
 	in.emit(st, c)
 	var v sobek.Value
-	var failed error
-	if h := res.Failure(); h != nil && c.throw {
-		failed = h.Err
-	} else {
+	failed := in.thrown(c)
+	if failed == "" {
 		v = in.newResponse(c)
 	}
 	// Cleared, the spare keeps no body or header alive while the VU idles.
 	*c = call{}
 	in.spare = c
-	if failed != nil {
-		jsmod.ThrowGoError(in.rt, "%s", httpclient.ErrorText(failed))
+	if failed != "" {
+		jsmod.ThrowGoError(in.rt, "%s", failed)
 	}
 	return v
+}
+
+// thrown is the message of the exception c's request throws, or "" when
+// it returns its response. As in k6, the throw option makes a URL that did
+// not parse throw its error; the option or the throw param makes any
+// other failure throw Go's client error (see httpclient.ThrowText).
+func (in *instance) thrown(c *call) string {
+	h := c.req.Result().Failure()
+	switch {
+	case h == nil:
+		return ""
+	case c.req.BadURL != nil:
+		if in.d.throw {
+			return httpclient.ErrorText(c.req.BadURL)
+		}
+		return ""
+	case c.throw:
+		return httpclient.ThrowText(c.req.Method, h)
+	}
+	return ""
 }
 
 // emit records the samples of every hop of c's result and logs what the

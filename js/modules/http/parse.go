@@ -21,7 +21,7 @@ var arrayBufferType = reflect.TypeOf(sobek.ArrayBuffer{})
 // parse turns the JavaScript arguments of a request into c, overwriting
 // all of it, and returns c. Script mistakes (a params value of the wrong
 // kind) throw a TypeError; an URL that does not parse is a failed request,
-// as in k6.
+// as in k6, which then looks at neither the body nor the params.
 func (in *instance) parse(st *modules.State, c *call, method string, urlV, bodyV, paramsV sobek.Value) *call {
 	d := &in.d
 	*c = call{
@@ -46,6 +46,9 @@ func (in *instance) parse(st *modules.State, c *call, method string, urlV, bodyV
 		c.target, r.BadURL = &target{}, notAURL(urlV)
 	}
 	r.URL = &c.target.Target
+	if r.BadURL != nil {
+		return c
+	}
 
 	tags := st.Tags
 	if tags == nil {
@@ -136,7 +139,7 @@ func (in *instance) target(raw string) (*target, error) {
 	}
 	parsed, err := httpclient.ParseTarget(raw)
 	if err != nil {
-		return &target{Target: httpclient.Target{Clean: raw, Full: raw, Tag: raw}}, err
+		return &target{Target: httpclient.Target{Clean: raw}}, fmt.Errorf("invalid URL: %w", err)
 	}
 	if len(in.targets) >= maxTargets {
 		clear(in.targets)

@@ -2,6 +2,9 @@ package http
 
 import (
 	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"reflect"
@@ -94,11 +97,12 @@ type response struct {
 	// What the request produced and sent, copied from its call.
 	hop httpclient.Hop // the final one, without its --http-debug dump
 	out httpclient.Outcome
-	// sentURL, sentMethod and sentBody are what the first hop sent, the
-	// request the script made: its URL, and its method and body ("" for
-	// a URL that did not parse, which sent nothing).
-	sentURL, sentMethod, sentBody string
-	respType                      httpclient.ResponseType
+	// first is the URL of the request the script made; its URL is nil
+	// when it did not parse, and the request sent nothing. sentMethod and
+	// sentBody are what the first hop sent ("" then).
+	first                *httpclient.Target
+	sentMethod, sentBody string
+	respType             httpclient.ResponseType
 
 	objs    [nSlots]sobek.Value
 	deleted uint32
@@ -140,7 +144,7 @@ func slotOf(f field) int {
 // shows from, so that c may be reused.
 func (in *instance) newResponse(c *call) sobek.Value {
 	res := c.req.Result()
-	r := &response{in: in, hop: *res.Last(), out: res.Outcome, respType: c.req.ResponseType, sentURL: c.req.URL.Full}
+	r := &response{in: in, hop: *res.Last(), out: res.Outcome, respType: c.req.ResponseType, first: c.req.URL}
 	// emit has logged the dump; a response the script keeps need not hold
 	// a second copy of the body in it.
 	r.hop.Debug = ""
@@ -252,6 +256,14 @@ func (r *response) build(f field) sobek.Value {
 	case fProto:
 		return rt.ToValue(h.Proto)
 	case fURL:
+		switch {
+		case r.first.URL == nil:
+			return rt.ToValue("")
+		case h.Err != nil && h.URL == r.first:
+			// k6 keeps the URL as written until a response or a redirect
+			// gives it Go's form.
+			return rt.ToValue(r.first.Raw)
+		}
 		return rt.ToValue(h.URL.Full)
 	case fHeaders:
 		o := rt.NewObject()
@@ -263,6 +275,10 @@ func (r *response) build(f field) sobek.Value {
 		return r.cookies()
 	case fBody:
 		switch {
+		case r.first.URL == nil:
+			// k6's response to a URL that did not parse has an empty
+			// array for its body.
+			return rt.NewArray()
 		case res.Header == nil || r.respType == httpclient.ResponseNone || h.Status == 204 || h.Status == 304:
 			// 204 and 304 have no body at all: k6 gives null, not "".
 			return sobek.Null()
@@ -294,6 +310,9 @@ func (r *response) build(f field) sobek.Value {
 	case fErrorCode:
 		return rt.ToValue(h.ErrCode)
 	case fRequest:
+		if r.first.URL == nil {
+			return sobek.Null()
+		}
 		return r.request()
 	case fTLSVersion:
 		if !h.IsTLS {
@@ -365,7 +384,7 @@ func (r *response) request() sobek.Value {
 	res := &r.out
 	o := rt.NewObject()
 	_ = o.Set("method", r.sentMethod)
-	_ = o.Set("url", r.sentURL)
+	_ = o.Set("url", r.first.Full)
 	ho := rt.NewObject()
 	keys := make([]string, 0, len(res.SentHeader))
 	for k := range res.SentHeader {
@@ -401,10 +420,15 @@ func (r *response) request() sobek.Value {
 	return o
 }
 
-// text is the body as text for json(); ok is false when there is none.
+// text is the body as text for json(); ok is false when there is none
+// (k6's null body). The response to a URL that did not parse has an empty
+// one.
 func (r *response) text() (string, bool) {
 	res := &r.out
-	if res.Header == nil {
+	switch {
+	case r.first.URL == nil:
+		return "", true
+	case res.Header == nil:
 		return "", false
 	}
 	switch r.respType {
@@ -416,8 +440,13 @@ func (r *response) text() (string, bool) {
 	return res.Body, true
 }
 
+// errNullBody is k6's exception for json() on a response without a body.
+const errNullBody = "the body is null so we can't transform it to JSON - this likely was because of a request error getting the response"
+
 // jsJSON is res.json(selector?): the body parsed as JSON, or the value a
-// gjson path selects from it (undefined when nothing matches).
+// gjson path selects from it. As in k6, any argument is a selector (json()
+// and json(undefined) differ), and a selector finds nothing (undefined)
+// in a body that is not JSON; without one such a body throws.
 func (in *instance) jsJSON(c sobek.FunctionCall) sobek.Value {
 	r, ok := thisResponse(c.This)
 	if !ok {
@@ -425,19 +454,18 @@ func (in *instance) jsJSON(c sobek.FunctionCall) sobek.Value {
 	}
 	body, ok := r.text()
 	if !ok {
-		jsmod.ThrowGoError(in.rt, "the response of %s has no body to parse as JSON (the request failed or its responseType is \"none\")", r.hop.URL.Clean)
+		jsmod.ThrowGoError(in.rt, errNullBody)
 	}
-	sel := c.Argument(0)
-	if sobek.IsUndefined(sel) || sobek.IsNull(sel) {
+	if len(c.Arguments) == 0 {
 		if r.json == nil {
-			r.json = in.parseJSON(r, body)
+			r.json = in.parseJSON(body)
 		}
 		return r.json
 	}
 	if !gjson.Valid(body) {
-		jsmod.ThrowGoError(in.rt, "the response body of %s is not valid JSON", r.hop.URL.Clean)
+		return sobek.Undefined()
 	}
-	v := gjson.Get(body, sel.String())
+	v := gjson.Get(body, c.Argument(0).String())
 	switch v.Type {
 	case gjson.Null:
 		if !v.Exists() {
@@ -453,10 +481,10 @@ func (in *instance) jsJSON(c sobek.FunctionCall) sobek.Value {
 	case gjson.String:
 		return in.rt.ToValue(v.Str)
 	}
-	return in.parseJSON(r, v.Raw)
+	return in.parseJSON(v.Raw)
 }
 
-func (in *instance) parseJSON(r *response, text string) sobek.Value {
+func (in *instance) parseJSON(text string) sobek.Value {
 	if in.jsonParse == nil {
 		j := in.rt.Get("JSON").ToObject(in.rt)
 		f, ok := sobek.AssertFunction(j.Get("parse"))
@@ -471,9 +499,53 @@ func (in *instance) parseJSON(r *response, text string) sobek.Value {
 		if ex, ok := err.(*sobek.Exception); ok {
 			msg = ex.Value().String()
 		}
-		jsmod.ThrowGoError(in.rt, "the response body of %s is not valid JSON: %s", r.hop.URL.Clean, msg)
+		if k6 := jsonErrorText(text); k6 != "" {
+			msg = k6
+		}
+		jsmod.ThrowGoError(in.rt, "%s", msg)
 	}
 	return v
+}
+
+// jsonErrorText is k6's message for a body that is not JSON, which
+// encoding/json finds: "cannot parse json due to an error at line L,
+// character C , error: …", or "" when encoding/json accepts the text.
+func jsonErrorText(text string) string {
+	var v any
+	err := json.Unmarshal([]byte(text), &v)
+	if err == nil {
+		return ""
+	}
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return err.Error()
+	}
+	line, char := jsonErrorPosition(text, se.Offset)
+	return fmt.Sprintf("cannot parse json due to an error at line %d, character %d , error: %v", line, char, err)
+}
+
+// jsonErrorPosition is where k6 places a syntax error that encoding/json
+// reports after reading offset bytes: the 1-based line, and the position
+// on it, in characters, of the byte read last (1 for a newline; past the
+// end of the text, the length of its last line).
+func jsonErrorPosition(text string, offset int64) (line, char int) {
+	last := max(offset-1, 0)
+	line = 1
+	for i, c := range text {
+		if c == '\n' {
+			line++
+			char = 0
+			if int64(i) >= last {
+				return line, 1
+			}
+			continue
+		}
+		char++
+		if int64(i) >= last {
+			return line, char
+		}
+	}
+	return line, char
 }
 
 func thisResponse(v sobek.Value) (*response, bool) {
@@ -546,7 +618,12 @@ func (in *instance) jsURL(c sobek.FunctionCall) sobek.Value {
 			name.WriteString("${}")
 		}
 	}
-	return in.rt.NewDynamicObject(&taggedURL{in: in, url: u.String(), name: name.String()})
+	raw := u.String()
+	// As in k6, a URL that does not parse throws here, not at the request.
+	if _, err := in.target(raw); err != nil {
+		jsmod.ThrowGoError(in.rt, "%v", err)
+	}
+	return in.rt.NewDynamicObject(&taggedURL{in: in, url: raw, name: name.String()})
 }
 
 func ms(d time.Duration) float64 { return metrics.Milliseconds(d) }
