@@ -32,7 +32,6 @@ const (
 	codeConnRefused      = 1212
 	codeDialUnknownErrno = 1213
 	codeConnReset        = 1220
-	codeTLS              = 1300
 	codeTLSHeader        = 1301
 	codeUnknownAuthority = 1310
 	codeHostnameMismatch = 1311
@@ -42,7 +41,10 @@ const (
 	codeDecompress       = 1701
 )
 
-// errorCode classifies a transport error with k6's codes.
+// errorCode classifies a transport error with k6's codes. k6 v2.2.0 never
+// gives TLS's general code 1300: a certificate that failed verification
+// for a reason other than its issuer or its host name (expired, not yet
+// valid) is 1000, an alert from the server 1010.
 func errorCode(err error) int {
 	var (
 		rf  refusal
@@ -53,7 +55,6 @@ func errorCode(err error) int {
 		hn  x509.HostnameError
 		rh  tls.RecordHeaderError
 		de  *decompressError
-		ci  x509.CertificateInvalidError
 		bl  *dialer.BlacklistedError
 		bh  *dialer.BlockedError
 	)
@@ -77,8 +78,6 @@ func errorCode(err error) int {
 		return codeUnknownAuthority
 	case errors.As(err, &hn):
 		return codeHostnameMismatch
-	case errors.As(err, &ci):
-		return codeTLS
 	case errors.As(err, &rh):
 		return codeTLSHeader
 	case errors.As(err, &op):
@@ -92,8 +91,6 @@ func errorCode(err error) int {
 		return codeHTTP2Stream
 	case strings.Contains(msg, "connection error"):
 		return codeHTTP2Connection
-	case strings.Contains(msg, "tls: "):
-		return codeTLS
 	case errors.Is(err, syscall.EPIPE):
 		return codeBrokenPipe
 	case errors.Is(err, syscall.ECONNRESET):
@@ -102,8 +99,11 @@ func errorCode(err error) int {
 	return codeGeneric
 }
 
+// opErrorCode classifies a network error. One of no TCP network is
+// k6's 1010: among them the TLS alerts ("remote error: tls: …"), which
+// carry no network at all.
 func opErrorCode(op *net.OpError) int {
-	if op.Net != "" && !strings.HasPrefix(op.Net, "tcp") {
+	if op.Net != "tcp" && op.Net != "tcp6" {
 		return codeNonTCPNetwork
 	}
 	var errno syscall.Errno
@@ -142,12 +142,15 @@ func opErrorCode(op *net.OpError) int {
 // the error tag. A network error is shortened to its operation and cause,
 // as k6 does ("read: connection reset by peer", "dial: connection
 // refused"): the addresses it carries, the local port above all, would
-// make every failed request a time series of its own.
+// make every failed request a time series of its own. A certificate that
+// failed verification reads as in k6: "x509: unknown authority", "x509:
+// certificate doesn't match hostname", else x509's own message.
 func ErrorText(err error) string {
 	var op *net.OpError
 	var dns *net.DNSError
 	var bl *dialer.BlacklistedError
 	var bh *dialer.BlockedError
+	var cv *tls.CertificateVerificationError
 	// A refusal by the network options reads as k6's, without the address
 	// (which the Request Failed warning keeps).
 	switch {
@@ -155,6 +158,16 @@ func ErrorText(err error) string {
 		return "ip is blacklisted"
 	case errors.As(err, &bh):
 		return "hostname is blocked"
+	case errors.As(err, &cv) && cv.Err != nil:
+		var ua x509.UnknownAuthorityError
+		var hn x509.HostnameError
+		switch {
+		case errors.As(cv.Err, &ua):
+			return "x509: unknown authority"
+		case errors.As(cv.Err, &hn):
+			return "x509: certificate doesn't match hostname"
+		}
+		return cv.Err.Error()
 	}
 	if errors.As(err, &dns) {
 		return dns.Error()

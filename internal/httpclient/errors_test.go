@@ -1,6 +1,9 @@
 package httpclient
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -29,6 +32,18 @@ func TestErrorText(t *testing.T) {
 		{&net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "x.invalid", IsNotFound: true}},
 			"lookup x.invalid: no such host", 1101},
 		{io.ErrUnexpectedEOF, "unexpected EOF", 1000},
+		// TLS verification failures, as k6 names them.
+		{&url.Error{Op: "Get", URL: "https://x/", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}},
+			"x509: unknown authority", 1310},
+		{&tls.CertificateVerificationError{Err: x509.HostnameError{Certificate: &x509.Certificate{}, Host: "127.0.0.1"}},
+			"x509: certificate doesn't match hostname", 1311},
+		{&tls.CertificateVerificationError{Err: x509.CertificateInvalidError{Cert: &x509.Certificate{}, Reason: x509.Expired, Detail: "current time A is after B"}},
+			"x509: certificate has expired or is not yet valid: current time A is after B", 1000},
+		// An alert from the server is a network error of no TCP network.
+		{&net.OpError{Op: "remote error", Err: errors.New("tls: protocol version not supported")},
+			"remote error: tls: protocol version not supported", 1010},
+		// Other TLS errors are k6's generic code, never 1300.
+		{errors.New("tls: server chose an unconfigured cipher suite"), "tls: server chose an unconfigured cipher suite", 1000},
 		{refusal(`unsupported protocol scheme "ftp"`), `unsupported protocol scheme "ftp"`, 1000},
 	}
 	for _, c := range cases {
