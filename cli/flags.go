@@ -105,6 +105,7 @@ func addOptionFlags(fs *pflag.FlagSet, tier *config.Options) {
 	opt("min-iteration-duration", "", "minIterationDuration", "duration", "shortest time an iteration takes; faster ones sleep the rest")
 	boolOpt("throw", "w", "throw", "throw errors on failed HTTP requests and bad metric values")
 	opt("expected-interval", "", "expectedInterval", "auto|DURATION|off", "back-fill corrected_latency of closed-model scenarios that set no expectedInterval: auto (estimated per VU), a duration, or off (default: auto for constant-vus and ramping-vus)")
+	list("latency-trends", "latencyTrends", "trend", "a custom Trend whose every sample times one operation: each also records corrected_latency, tagged metric=NAME (repeatable, or comma-separated)")
 	opt("execution-segment", "", "executionSegment", "segment", "the part of the test this instance runs, e.g. 0:1/3")
 	opt("execution-segment-sequence", "", "executionSegmentSequence", "sequence", "the segments of all instances, e.g. 0,1/3,2/3,1")
 }

@@ -83,6 +83,10 @@ type Options struct {
 	// "off" or a duration (see executor.ParseExpectedInterval). Unset, each
 	// executor's own default applies.
 	ExpectedInterval *string `json:"expectedInterval,omitempty"`
+	// LatencyTrends names the custom Trend metrics (of time) whose every
+	// sample is one operation's own time: each such sample also records
+	// corrected_latency, tagged metric=NAME (executor.LatencyRecorder).
+	LatencyTrends []string `json:"latencyTrends,omitempty"`
 
 	ExecutionSegment         *string `json:"executionSegment,omitempty"`
 	ExecutionSegmentSequence *string `json:"executionSegmentSequence,omitempty"`

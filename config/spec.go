@@ -89,6 +89,7 @@ var specs = []spec{
 	{name: "hosts", field: func(o *Options) any { return &o.Hosts }, check: checkHosts},
 
 	{name: "expectedInterval", env: "K6_EXPECTED_INTERVAL", field: func(o *Options) any { return &o.ExpectedInterval }, check: checkExpectedInterval},
+	{name: "latencyTrends", env: "K6_LATENCY_TRENDS", field: func(o *Options) any { return &o.LatencyTrends }, check: checkLatencyTrends},
 
 	{name: "executionSegment", field: func(o *Options) any { return &o.ExecutionSegment }},
 	{name: "executionSegmentSequence", field: func(o *Options) any { return &o.ExecutionSegmentSequence }},

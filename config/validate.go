@@ -9,6 +9,7 @@ import (
 
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/internal/dialer"
+	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/optdecode"
 )
 
@@ -107,6 +108,29 @@ func checkSystemTags(v any) error {
 	for i, s := range v.([]string) {
 		if !slices.Contains(SystemTags, s) {
 			return at(fmt.Sprintf("[%d]", i), "unknown system tag %q; known: %s", s, strings.Join(SystemTags, ", "))
+		}
+	}
+	return nil
+}
+
+// checkLatencyTrends checks what options.latencyTrends can be checked for
+// before the script's init context ran: each entry is a metric name, not
+// a threshold-style selector, and not a metric metronome defines itself.
+// That each names a Trend of time the script or an extension defined is
+// checked once the first VU is initialised (executor.ResolveLatencyTrends).
+func checkLatencyTrends(v any) error {
+	for i, name := range v.([]string) {
+		sub := fmt.Sprintf("[%d]", i)
+		switch {
+		case strings.Contains(name, "{"):
+			return at(sub, "%q is not a metric name: name the whole Trend, without a tag selector", name)
+		case !metrics.ValidName(name):
+			return at(sub, "%q is not a metric name (a letter or '_', then 1 to 128 letters, digits or '_')", name)
+		case slices.Contains(metrics.RequestDurationNames, name):
+			return at(sub, "%q already records corrected_latency: k6/http, gRPC and WebSocket connects record it for each request themselves; "+
+				"name the custom Trend a script or an extension times its own operations with", name)
+		case metrics.IsBuiltinName(name):
+			return at(sub, "%q is a built-in metric, not an operation's own time; name the custom Trend a script or an extension times its own operations with", name)
 		}
 	}
 	return nil

@@ -1,5 +1,10 @@
 package metrics
 
+import (
+	"slices"
+	"sync"
+)
+
 // Names of the built-in metrics. The k6 ones keep k6's names, types and
 // units; CorrectedLatency and ScheduleLag are metronome's (docs/DESIGN.md §2.2).
 const (
@@ -45,6 +50,29 @@ const (
 // WebSocket connects', in the order the per-endpoint summary looks for a
 // request name's raw figures.
 var RequestDurationNames = []string{HTTPReqDurationName, "grpc_req_duration", "ws_connecting"}
+
+// moduleTimeTrendNames are the time trends metronome's own modules define
+// besides RequestDurationNames: a WebSocket session's length and its pings.
+var moduleTimeTrendNames = []string{"ws_session_duration", "ws_ping"}
+
+// IsBuiltinName reports whether name is a metric metronome itself defines:
+// one of RegisterBuiltin's, a request duration of RequestDurationNames or
+// another time trend of a built-in module. options.latencyTrends may name
+// none of them (docs/metrics.md).
+func IsBuiltinName(name string) bool {
+	return builtinNames()[name] || slices.Contains(RequestDurationNames, name) || slices.Contains(moduleTimeTrendNames, name)
+}
+
+// builtinNames are the names RegisterBuiltin defines.
+var builtinNames = sync.OnceValue(func() map[string]bool {
+	reg := NewRegistry()
+	RegisterBuiltin(reg)
+	names := map[string]bool{}
+	for _, n := range reg.Names() {
+		names[n] = true
+	}
+	return names
+})
 
 // GeneratorPrefix begins the name of every generator health metric.
 const GeneratorPrefix = "generator_"

@@ -160,10 +160,10 @@ func dataGroupOf(g *Group) map[string]any {
 // metronome adds one key k6 does not have:
 //
 //	metronome   {scenarios: [{name, executor, intended, onTime, late, lateForVU,
-//	             dropped, interrupted, peakBacklog, rawP99, correctedP99}],
+//	             dropped, interrupted, peakBacklog, rawP99, rawMetric, correctedP99}],
 //	             backFills: [{name, executor, expectedInterval, estimated,
 //	             requests, backfilled, unestimated, vus, cadenceMedian,
-//	             cadenceMin, cadenceMax, rawP99, iterationP99, correctedP99}],
+//	             cadenceMin, cadenceMax, rawP99, rawMetric, iterationP99, correctedP99}],
 //	             endpoints: [{name, requests, rawMetric, raw, corrected}],
 //	             windows: [{metric, threshold, windowMs, ok, judged, failed,
 //	             failing: [{fromMs, toMs}], worst: {fromMs, toMs, value}, late}],
@@ -225,6 +225,7 @@ func Data(in *Input) map[string]any {
 			"dropped": s.Dropped, "interrupted": s.Interrupted,
 			"peakBacklog":  s.PeakBacklog,
 			"rawP99":       jsonNumber(s.RawP99),
+			"rawMetric":    rawMetric(s.RawMetric),
 			"correctedP99": jsonNumber(s.CorrectedP99),
 		})
 	}
@@ -250,6 +251,7 @@ func Data(in *Input) map[string]any {
 			"cadenceMin":    jsonNumber(s.CadenceMin),
 			"cadenceMax":    jsonNumber(s.CadenceMax),
 			"rawP99":        jsonNumber(s.RawP99),
+			"rawMetric":     rawMetric(s.RawMetric),
 			"iterationP99":  jsonNumber(s.IterationP99),
 			"correctedP99":  jsonNumber(s.CorrectedP99),
 		})

@@ -216,9 +216,13 @@ type ScenarioReport struct {
 	Dropped     int64
 	Interrupted int64
 	PeakBacklog int64
-	// RawP99 is http_req_duration's p99 and CorrectedP99
-	// corrected_latency's p99, both for this scenario, in milliseconds.
+	// RawP99 is RawMetric's p99 and CorrectedP99 corrected_latency's
+	// p99, both for this scenario, in milliseconds.
 	RawP99, CorrectedP99 float64
+	// RawMetric is the metric RawP99 is of: http_req_duration, or when
+	// the scenario made no HTTP request the first latency trend
+	// (options.latencyTrends) it recorded; "" means http_req_duration.
+	RawMetric string
 }
 
 // BackFillReport is the account of one closed-model scenario that
@@ -242,8 +246,10 @@ type BackFillReport struct {
 	// the hand-set interval.
 	VUs                                   int
 	CadenceMedian, CadenceMin, CadenceMax float64
-	// RawP99 is http_req_duration's p99 (0: no request), IterationP99
+	// RawP99 is RawMetric's p99 (0: no request), IterationP99
 	// iteration_duration's, CorrectedP99 corrected_latency's, back-filled
 	// samples included, all for this scenario.
 	RawP99, IterationP99, CorrectedP99 float64
+	// RawMetric is as in ScenarioReport.
+	RawMetric string
 }

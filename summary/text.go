@@ -645,8 +645,8 @@ func (r *textRenderer) scenarios() {
 			{"arrivals", fmt.Sprintf("%d intended, %d on time, %d late, %d dropped, %d interrupted",
 				s.Intended, s.OnTime, s.Late, s.Dropped, s.Interrupted)},
 			{"peak backlog", strconv.FormatInt(s.PeakBacklog, 10)},
-			{"p99", fmt.Sprintf("raw %s (http_req_duration), corrected %s (corrected_latency)",
-				raw, formatTime(s.CorrectedP99, unit))},
+			{"p99", fmt.Sprintf("raw %s (%s), corrected %s (corrected_latency)",
+				raw, rawMetric(s.RawMetric), formatTime(s.CorrectedP99, unit))},
 		}
 		if s.Late > 0 {
 			// Whose lateness it was: the backlog's (every VU busy) or the
@@ -660,6 +660,15 @@ func (r *textRenderer) scenarios() {
 		r.b.WriteByte('\n')
 	}
 	r.b.WriteByte('\n')
+}
+
+// rawMetric names the metric of a scenario's raw p99: http_req_duration
+// unless a latency trend stood in for it.
+func rawMetric(name string) string {
+	if name == "" {
+		return metrics.HTTPReqDurationName
+	}
+	return name
 }
 
 // capacity writes the result of each capacity-search scenario and a row
@@ -738,7 +747,7 @@ func (r *textRenderer) backFills() {
 		}
 		raw := "raw "
 		if s.RawP99 != 0 {
-			raw += formatTime(s.RawP99, unit) + " (http_req_duration), "
+			raw += formatTime(s.RawP99, unit) + " (" + rawMetric(s.RawMetric) + "), "
 		}
 		raw += formatTime(s.IterationP99, unit) + " (iteration_duration); back-filled " + formatTime(s.CorrectedP99, unit) + " (corrected_latency)"
 		for _, row := range [][2]string{{"interval", interval}, {"back-filled", filled}, {"p99", raw}} {

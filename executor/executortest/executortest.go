@@ -113,6 +113,10 @@ func (v *VU) Run(ctx context.Context, it executor.Iteration) executor.Result {
 	p := v.pool
 	start := v.clock.Now()
 	lat := it.Latency(start)
+	var trend *executor.LatencyRecorder
+	if p.Trend != nil {
+		trend = executor.NewLatencyRecorder(p.Rec, &lat, p.Latency, []*metrics.Metric{p.Trend})
+	}
 	wait := func(d time.Duration) bool {
 		from := v.clock.Now()
 		return clock.Sleep(v.clock, d, ctx.Done()) || v.clock.Now().Sub(from) >= d
@@ -132,12 +136,15 @@ func (v *VU) Run(ctx context.Context, it executor.Iteration) executor.Result {
 			d = p.Work(it, sent)
 		}
 		if !wait(d) {
-			if p.Latency != nil {
+			if p.Latency != nil && trend == nil {
 				lat.Interrupted(p.Rec, p.Latency, p.Tags, sent, v.clock.Now())
 			}
 			return false
 		}
-		if p.Latency != nil {
+		switch {
+		case trend != nil:
+			trend.Record(metrics.Sample{Metric: p.Trend, Tags: p.Tags, Time: v.clock.Now(), Value: metrics.Milliseconds(d)})
+		case p.Latency != nil:
 			lat.Record(p.Rec, p.Latency, p.Tags, v.clock.Now(), d)
 		}
 		if p.Raw != nil {
@@ -190,6 +197,11 @@ type Pool struct {
 	// Raw, when set, is the metric each answered request records its own
 	// duration into, as http_req_duration.
 	Raw *metrics.Metric
+	// Trend, when set, is a latency trend (options.latencyTrends): an
+	// answered request records its duration as a sample of it through an
+	// executor.LatencyRecorder, as a script's Trend.add does, instead of
+	// recording corrected_latency itself; a request cut off records none.
+	Trend *metrics.Metric
 
 	mu     sync.Mutex
 	idle   []*VU

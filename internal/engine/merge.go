@@ -87,10 +87,13 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 			return err
 		}
 	}
+	// A latency trend no file defines recorded nothing: there is no
+	// submetric of it to make.
+	opts.LatencyTrends = slices.DeleteFunc(opts.LatencyTrends, func(name string) bool { return reg.Get(name) == nil })
 	addThresholds(opts, cfg.Thresholds)
 	defs := ThresholdDefs(opts)
 	notes := wholeRunWindows(defs)
-	eng, err := metrics.NewEngine(reg, engineOptions(defs, systemTagSet(opts), cfgs))
+	eng, err := metrics.NewEngine(reg, engineOptions(defs, systemTagSet(opts), cfgs, opts.LatencyTrends))
 	if err != nil {
 		return exitcode.Wrap(exitcode.InvalidConfig, err)
 	}

@@ -55,7 +55,7 @@ func TestDeclaredModel(t *testing.T) {
 	if queues(open) {
 		t.Error("a Drop config reported as queueing")
 	}
-	subs := summarySubmetrics([]executor.Config{open, closed})
+	subs := summarySubmetrics([]executor.Config{open, closed}, nil)
 	if !slices.Contains(subs, "corrected_latency{scenario:ext}") || slices.Contains(subs, "iteration_duration{scenario:ext}") ||
 		!slices.Contains(subs, "iteration_duration{scenario:loop}") {
 		t.Errorf("summary submetrics %q", subs)

@@ -176,7 +176,12 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 		return nil, err
 	}
 
-	r.engine, err = metrics.NewEngine(r.reg, engineOptions(ThresholdDefs(r.opts), r.systemTags, configs(r.scenarios)))
+	// The first VU's init context has defined the script's metrics and
+	// its modules': the latency trends must be among them.
+	if _, err := executor.ResolveLatencyTrends(r.reg, r.opts.LatencyTrends); err != nil {
+		return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
+	}
+	r.engine, err = metrics.NewEngine(r.reg, engineOptions(ThresholdDefs(r.opts), r.systemTags, configs(r.scenarios), r.opts.LatencyTrends))
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
 	}
@@ -227,14 +232,15 @@ func systemTagSet(o *config.Options) map[string]bool {
 }
 
 // engineOptions are the metrics engine's options for a run of scenarios
-// cfgs, and for the merge of such runs' result files: one place, so that a
-// merge judges thresholds exactly as a single run does.
-func engineOptions(defs map[string][]metrics.ThresholdDef, systemTags map[string]bool, cfgs []executor.Config) metrics.EngineOptions {
+// cfgs with the latency trends of options.latencyTrends, and for the merge
+// of such runs' result files: one place, so that a merge judges
+// thresholds and shows the summary exactly as a single run does.
+func engineOptions(defs map[string][]metrics.ThresholdDef, systemTags map[string]bool, cfgs []executor.Config, latencyTrends []string) metrics.EngineOptions {
 	return metrics.EngineOptions{
 		Thresholds:                defs,
 		ExpectedResponseSubmetric: systemTags["expected_response"],
-		Submetrics:                summarySubmetrics(cfgs),
-		Breakdowns:                endpointBreakdowns(systemTags),
+		Submetrics:                append(summarySubmetrics(cfgs, latencyTrends), executor.LatencyTrendSubmetrics(latencyTrends)...),
+		Breakdowns:                endpointBreakdowns(systemTags, latencyTrends),
 	}
 }
 

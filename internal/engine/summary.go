@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -201,7 +202,7 @@ func (src *summarySource) input(cfgs []executor.Config, elapsed time.Duration, s
 		in.Options.TimeUnit = *src.opts.SummaryTimeUnit
 	}
 	internal := map[string]bool{}
-	for _, name := range summarySubmetrics(cfgs) {
+	for _, name := range summarySubmetrics(cfgs, src.opts.LatencyTrends) {
 		if _, user := src.opts.Thresholds[name]; !user && !strings.Contains(name, summary.BackfilledTag) {
 			internal[name] = true
 		}
@@ -222,8 +223,8 @@ func (src *summarySource) input(cfgs []executor.Config, elapsed time.Duration, s
 		in.Metrics = append(in.Metrics, sm)
 	}
 	in.RootGroup = summary.GroupTree(src.engine.Groups(), src.engine.Checks())
-	in.Endpoints, in.EndpointsFolded = endpoints(src.engine)
-	in.Scenarios, in.BackFills, in.Warnings = scenarioReports(src.engine, src.scenarios)
+	in.Endpoints, in.EndpointsFolded = endpoints(src.engine, src.opts.LatencyTrends)
+	in.Scenarios, in.BackFills, in.Warnings = scenarioReports(src.engine, src.scenarios, src.opts.LatencyTrends)
 	var warn string
 	if in.Health, warn = healthReport(src.engine, src.health); warn != "" {
 		in.Warnings = append(in.Warnings, warn)
@@ -231,19 +232,22 @@ func (src *summarySource) input(cfgs []executor.Config, elapsed time.Duration, s
 	return in
 }
 
-// endpointRawMetrics are the duration metrics of the requests that record
-// corrected_latency, in the order the per-endpoint table looks for a
-// name's raw figures.
-var endpointRawMetrics = metrics.RequestDurationNames
+// endpointRawMetrics are the duration metrics of the operations that
+// record corrected_latency, in the order the per-endpoint table looks for
+// a name's raw figures: the built-in requests', then the latency trends
+// of options.latencyTrends.
+func endpointRawMetrics(latencyTrends []string) []string {
+	return append(slices.Clip(metrics.RequestDurationNames), latencyTrends...)
+}
 
 // endpointBreakdowns asks the engine to break the raw metrics and
 // corrected_latency down by name, when the name system tag is on.
-func endpointBreakdowns(systemTags map[string]bool) []metrics.Breakdown {
+func endpointBreakdowns(systemTags map[string]bool, latencyTrends []string) []metrics.Breakdown {
 	if !systemTags["name"] {
 		return nil
 	}
 	var bs []metrics.Breakdown
-	for _, m := range append([]string{metrics.CorrectedLatencyName}, endpointRawMetrics...) {
+	for _, m := range append([]string{metrics.CorrectedLatencyName}, endpointRawMetrics(latencyTrends)...) {
 		bs = append(bs, metrics.Breakdown{Metric: m, Tag: "name"})
 	}
 	return bs
@@ -254,13 +258,14 @@ func endpointBreakdowns(systemTags map[string]bool) []metrics.Breakdown {
 // raw metric that has the name, and its corrected figures (back-filled
 // samples included). folded counts the corrected samples of names past
 // the breakdown's cap.
-func endpoints(eng *metrics.Engine) (rows []summary.EndpointReport, folded int64) {
+func endpoints(eng *metrics.Engine, latencyTrends []string) (rows []summary.EndpointReport, folded int64) {
 	_, corrected, folded, ok := eng.Breakdown(metrics.CorrectedLatencyName)
 	if !ok {
 		return nil, 0
 	}
+	rawMetrics := endpointRawMetrics(latencyTrends)
 	raws := map[string]map[string]*metrics.TrendSink{}
-	for _, name := range endpointRawMetrics {
+	for _, name := range rawMetrics {
 		_, parts, _, _ := eng.Breakdown(name)
 		for _, p := range parts {
 			if t, ok := p.Sink.(*metrics.TrendSink); ok {
@@ -278,7 +283,7 @@ func endpoints(eng *metrics.Engine) (rows []summary.EndpointReport, folded int64
 		}
 		row := summary.EndpointReport{Name: p.Value,
 			Corrected: summary.Percentiles{P50: c.Percentile(50), P99: c.Percentile(99), P999: c.Percentile(99.9)}}
-		for _, m := range endpointRawMetrics {
+		for _, m := range rawMetrics {
 			if t := raws[p.Value][m]; t != nil {
 				row.RawMetric, row.Requests = m, t.Count()
 				row.Raw = summary.Percentiles{P50: t.Percentile(50), P99: t.Percentile(99), P999: t.Percentile(99.9)}
@@ -315,23 +320,32 @@ func backFills(c executor.Config) bool {
 }
 
 // summarySubmetrics are the submetrics the summary's accounts read: per
-// scenario, raw and corrected latency of open-model scenarios and of
-// closed-model ones that back-fill, and the iteration duration of
-// closed-model ones; and the back-filled part of corrected_latency.
-func summarySubmetrics(cfgs []executor.Config) []string {
+// scenario, raw (http_req_duration and the latency trends) and corrected
+// latency of open-model scenarios and of closed-model ones that
+// back-fill, and the iteration duration of closed-model ones; and the
+// back-filled part of corrected_latency.
+func summarySubmetrics(cfgs []executor.Config, latencyTrends []string) []string {
 	subs := []string{metrics.CorrectedLatencyName + "{" + summary.BackfilledTag + ":true}"}
 	for _, c := range cfgs {
 		name := c.Base().Name
 		if isOpenModel(c) || backFills(c) {
-			subs = append(subs,
-				metrics.HTTPReqDurationName+"{scenario:"+name+"}",
-				metrics.CorrectedLatencyName+"{scenario:"+name+"}")
+			for _, raw := range scenarioRawMetrics(latencyTrends) {
+				subs = append(subs, raw+"{scenario:"+name+"}")
+			}
+			subs = append(subs, metrics.CorrectedLatencyName+"{scenario:"+name+"}")
 		}
 		if !isOpenModel(c) {
 			subs = append(subs, metrics.IterationDurationName+"{scenario:"+name+"}")
 		}
 	}
 	return subs
+}
+
+// scenarioRawMetrics are the metrics a scenario's raw p99 is read from,
+// the first that has samples of the scenario: http_req_duration, then the
+// latency trends.
+func scenarioRawMetrics(latencyTrends []string) []string {
+	return append([]string{metrics.HTTPReqDurationName}, latencyTrends...)
 }
 
 // omissionRatio is how far a closed-model scenario's slowest iteration
@@ -344,7 +358,7 @@ const (
 
 // scenarioReports returns the open-model accounts, the closed-model
 // back-fill accounts and the warnings of docs/DESIGN.md §2.4.
-func scenarioReports(eng *metrics.Engine, accounts []scenarioAccount) ([]summary.ScenarioReport, []summary.BackFillReport, []string) {
+func scenarioReports(eng *metrics.Engine, accounts []scenarioAccount, latencyTrends []string) ([]summary.ScenarioReport, []summary.BackFillReport, []string) {
 	var reps []summary.ScenarioReport
 	var fills []summary.BackFillReport
 	var warns []string
@@ -360,20 +374,31 @@ func scenarioReports(eng *metrics.Engine, accounts []scenarioAccount) ([]summary
 		}
 		return 0
 	}
+	// raw is a scenario's raw p99, from the first raw metric it has
+	// samples of, and that metric.
+	raw := func(scenario string) (float64, string) {
+		for _, m := range scenarioRawMetrics(latencyTrends) {
+			if count(m+"{scenario:"+scenario+"}") > 0 {
+				return p99(m + "{scenario:" + scenario + "}"), m
+			}
+		}
+		return 0, metrics.HTTPReqDurationName
+	}
 	for _, sc := range accounts {
 		name := sc.cfg.Base().Name
+		rawP99, rawMetric := raw(name)
 		if sc.open != nil {
 			a := *sc.open
 			reps = append(reps, summary.ScenarioReport{
 				Name: name, Executor: sc.cfg.Base().Executor,
 				Intended: a.Intended, OnTime: a.OnTime, Late: a.Late, LateForVU: a.LateForVU,
 				Dropped: a.Dropped, Interrupted: a.Interrupted, PeakBacklog: a.PeakBacklog,
-				RawP99:       p99(metrics.HTTPReqDurationName + "{scenario:" + name + "}"),
+				RawP99: rawP99, RawMetric: rawMetric,
 				CorrectedP99: p99(metrics.CorrectedLatencyName + "{scenario:" + name + "}"),
 			})
 			if a.Completed > 0 && count(metrics.CorrectedLatencyName+"{scenario:"+name+"}") <= a.Dropped {
 				warns = append(warns, fmt.Sprintf("scenario %s: its iterations made no request that records corrected_latency "+
-					"(k6/http, gRPC, WebSocket connects), so corrected_latency holds only what was dropped; "+
+					"(k6/http, gRPC, WebSocket connects, or a custom Trend named in latencyTrends), so corrected_latency holds only what was dropped; "+
 					"how late the iterations started is in schedule_lag", name))
 			}
 			switch {
@@ -392,7 +417,9 @@ func scenarioReports(eng *metrics.Engine, accounts []scenarioAccount) ([]summary
 		}
 		var fill *summary.BackFillReport
 		if a := sc.backFill; a.Interval.Enabled() {
-			fills = append(fills, backFillReport(name, sc.cfg.Base().Executor, a, p99))
+			rep := backFillReport(name, sc.cfg.Base().Executor, a, p99)
+			rep.RawP99, rep.RawMetric = rawP99, rawMetric
+			fills = append(fills, rep)
 			fill = &fills[len(fills)-1]
 		}
 		t, ok := eng.Sink(metrics.IterationDurationName + "{scenario:" + name + "}").(*metrics.TrendSink)
@@ -407,7 +434,8 @@ func scenarioReports(eng *metrics.Engine, accounts []scenarioAccount) ([]summary
 }
 
 // backFillReport turns a closed-model scenario's back-fill account into
-// the summary's, with the scenario's p99s read through p99.
+// the summary's, with the scenario's p99s read through p99 (all but the
+// raw one, which the caller picks).
 func backFillReport(name, executorName string, a executor.BackFillAccount, p99 func(string) float64) summary.BackFillReport {
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	rep := summary.BackFillReport{
@@ -415,7 +443,6 @@ func backFillReport(name, executorName string, a executor.BackFillAccount, p99 f
 		ExpectedInterval: a.Interval.String(),
 		Estimated:        a.Interval.Mode == executor.IntervalAuto,
 		Requests:         a.Requests, Backfilled: a.Backfilled, Unestimated: a.Unestimated,
-		RawP99:       p99(metrics.HTTPReqDurationName + "{scenario:" + name + "}"),
 		IterationP99: p99(metrics.IterationDurationName + "{scenario:" + name + "}"),
 		CorrectedP99: p99(metrics.CorrectedLatencyName + "{scenario:" + name + "}"),
 	}

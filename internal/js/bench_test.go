@@ -6,7 +6,9 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"testing"
+	"time"
 
+	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/js/jstest"
 	"github.com/metronome-load/metronome/metrics"
@@ -120,4 +122,48 @@ func benchVUHeap(b *testing.B, env map[string]string) {
 		runtime.KeepAlive(vus)
 	}
 	b.ReportMetric(perVU, "KB/VU")
+}
+
+// BenchmarkVURunLatencyTrendIteration is BenchmarkVURunCheckIteration's
+// iteration with its Trend one of time, named in latencyTrends, in an
+// open-model iteration: its sample also records corrected_latency, the
+// whole cost of the option; "unset" is the same script without it.
+func BenchmarkVURunLatencyTrendIteration(b *testing.B) {
+	script := `
+import { check } from "k6";
+import { Trend } from "k6/metrics";
+const t = new Trend("t_latency", true);
+export default function () {
+	check(200, { "status is 200": (s) => s === 200 });
+	t.add(1.5);
+}`
+	for _, c := range []struct {
+		name   string
+		trends []string
+	}{{"unset", nil}, {"set", []string{"t_latency"}}} {
+		b.Run(c.name, func(b *testing.B) {
+			r := jstest.Load(b, map[string]string{"script.js": script}, &jstest.Config{Options: &config.Options{LatencyTrends: c.trends}})
+			var n int
+			vu, err := r.Script.NewVU(context.Background(), 1, metrics.RecorderFunc(func(s metrics.Sample) {
+				if s.Metric == r.Builtin.CorrectedLatency {
+					n++
+				}
+			}))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			b.ReportAllocs()
+			for b.Loop() {
+				now := time.Now()
+				if res := vu.Run(ctx, executor.Iteration{Scenario: jstest.DefaultScenario, Intended: now}); res.Outcome != executor.Completed {
+					b.Fatal(res.Outcome)
+				}
+			}
+			if (n > 0) != (c.trends != nil) {
+				b.Fatalf("%d corrected_latency samples", n)
+			}
+		})
+	}
 }

@@ -66,6 +66,11 @@ func (v *vu) prepare() {
 	st.Builtin = conf.builtin
 	st.Registry = conf.registry
 	st.Recorder = v.rec
+	if conf.latencyTrends != nil && conf.builtin != nil {
+		if trends := conf.latencyTrends(); len(trends) > 0 {
+			st.Recorder = executor.NewLatencyRecorder(v.rec, &st.Latency, conf.builtin.CorrectedLatency, trends)
+		}
+	}
 	st.SystemTags = conf.systemTags
 	st.VUIDInTest = conf.idInTest(st.VUID)
 	st.Execution = hooks.exec

@@ -113,6 +113,11 @@ type runConfig struct {
 	// tuple is the instance's execution segment, which numbers its VUs
 	// in the test (exec.vu.idInTest); nil for the whole test.
 	tuple *segment.Tuple
+	// latencyTrends are the metrics options.latencyTrends names, looked
+	// up once the init context has defined them (a VU's first code
+	// outside it); nil without the option, and VUs then hand their
+	// modules their own recorder, unwrapped.
+	latencyTrends func() []*metrics.Metric
 }
 
 // idInTest is the test-wide number of the instance's VU id: the id-th
@@ -300,6 +305,14 @@ func (s *Script) newRunConfig(opts *config.Options, reg *metrics.Registry, b *me
 	}
 	if opts.MinIterationDuration != nil {
 		c.minIterDur = opts.MinIterationDuration.Std()
+	}
+	if names := opts.LatencyTrends; len(names) > 0 {
+		// The engine refuses a run whose names do not resolve, before
+		// any VU runs code; what resolves is all a VU can use.
+		c.latencyTrends = sync.OnceValue(func() []*metrics.Metric {
+			trends, _ := executor.ResolveLatencyTrends(reg, names)
+			return trends
+		})
 	}
 	return c
 }
