@@ -114,7 +114,7 @@ func (c *auditCmd) audit(outputPath, scriptPath string) error {
 	}
 	defer f.Close()
 	o := audit.Options{
-		Scenarios: cfgs, Thresholds: defs, Bound: c.bound,
+		Scenarios: cfgs, Thresholds: defs, Bound: c.bound, LatencyTrends: opts.LatencyTrends,
 		Summary: summary.Options{TrendStats: opts.SummaryTrendStats, Mode: "compact", NoColor: g.noColor || !isTTY(g.stdout)},
 		Log:     c.logPath != "" || c.reportPath != "",
 		LogEnv:  g.env,

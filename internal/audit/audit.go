@@ -49,6 +49,11 @@ type Options struct {
 	// MinIterationDuration is the run's minIterationDuration: a VU idles
 	// that long at most between two iterations.
 	MinIterationDuration time.Duration
+	// LatencyTrends are the run's options.latencyTrends: custom Trends of
+	// time each of whose samples is one operation's own time. Their
+	// samples are rebuilt as requests are, the corrected_latency tagged
+	// metric=NAME, as a metronome run records them.
+	LatencyTrends []string
 	// Summary sets the summary's trend columns and time unit.
 	Summary summary.Options
 	// Log makes the audit write the HdrHistogram log (Result.WriteLog);
@@ -151,7 +156,7 @@ type auditRun struct {
 	// http_req_blocked: pendingAt in pending's requests.
 	pending   *scenario
 	pendingAt int
-	raw       map[*metrics.Metric]bool
+	raw       map[*metrics.Metric]rawKind
 
 	// The aggregates, fed as the output is read (see sinks.go); rows.base
 	// is the first sample's time, where the log's and the rows' intervals
@@ -188,7 +193,7 @@ func Audit(r io.Reader, name string, o Options) (*Result, error) {
 		res:     &Result{Source: name, Bound: o.Bound},
 		byID:    map[string]*scenario{},
 		unknown: map[string]int64{},
-		raw:     map[*metrics.Metric]bool{},
+		raw:     map[*metrics.Metric]rawKind{},
 		rows:    newRowSet(o.Bound),
 	}
 	a.untagged.durations = metrics.NewTrendSink()
@@ -228,6 +233,11 @@ func Audit(r io.Reader, name string, o Options) (*Result, error) {
 		names := slices.Sorted(maps.Keys(a.unknown))
 		return nil, fmt.Errorf("%s holds samples of scenario %s, which the options do not have (they have %s): audit with the run's script and options (the same -e variables, --config and option flags as k6 run)",
 			name, strings.Join(names, ", "), strings.Join(a.scenarioNames(), ", "))
+	}
+	for i, trend := range o.LatencyTrends {
+		if m := reg.Get(trend); m != nil && (m.Type != metrics.Trend || m.Contains != metrics.Time) {
+			return nil, fmt.Errorf("options.latencyTrends[%d]: %s declares %q a %s of %s values, not a Trend of time", i, name, trend, m.Type, m.Contains)
+		}
 	}
 	if err := a.placeUntagged(); err != nil {
 		return nil, err
@@ -294,24 +304,47 @@ func (a *auditRun) take(p point) {
 			}
 			return
 		}
-		sc.requests = append(sc.requests, request{end: at, own: time.Duration(millisToNanos(p.value)), tags: p.tags,
+		tags := p.tags
+		if a.raw[p.metric] == rawTrend {
+			tags = tags.With(executor.LatencyTrendTag, p.metric.Name)
+		}
+		sc.requests = append(sc.requests, request{end: at, own: time.Duration(millisToNanos(p.value)), tags: tags,
 			vu: p.vu, iter: p.iter, http: p.metric.Name == metrics.HTTPReqDurationName})
 		a.pending, a.pendingAt = sc, len(sc.requests)-1
 	}
 }
 
+// rawKind says whether a metric's samples are operations that record
+// corrected_latency, and which kind.
+type rawKind uint8
+
+const (
+	notRaw rawKind = iota
+	// rawRequest is a built-in protocol's request duration.
+	rawRequest
+	// rawTrend is a latency trend of the options.
+	rawTrend
+)
+
 // isRaw reports whether m is the duration metric of requests that record
 // corrected_latency (docs/DESIGN.md §2.2): k6/http's, gRPC's, WebSocket
-// connects' (hdrlog.RawMetrics). A k6/http request's own time, from
-// asking for a connection to its answer, is http_req_blocked (which in k6
-// spans the connection's dialling and TLS) plus http_req_duration.
+// connects' (hdrlog.RawMetrics), or one of the options' latency trends,
+// when the output declares it a Trend of time. A k6/http request's own
+// time, from asking for a connection to its answer, is http_req_blocked
+// (which in k6 spans the connection's dialling and TLS) plus
+// http_req_duration.
 func (a *auditRun) isRaw(m *metrics.Metric) bool {
 	raw, ok := a.raw[m]
 	if !ok {
-		raw = slices.Contains(hdrlog.RawMetrics, m.Name)
+		switch {
+		case slices.Contains(hdrlog.RawMetrics, m.Name):
+			raw = rawRequest
+		case slices.Contains(a.o.LatencyTrends, m.Name) && m.Type == metrics.Trend && m.Contains == metrics.Time:
+			raw = rawTrend
+		}
 		a.raw[m] = raw
 	}
-	return raw
+	return raw != notRaw
 }
 
 // scenarioOf returns the scenario a sample belongs to: the one its

@@ -32,7 +32,11 @@ func frozenOpen(meta bool, late map[int]float64) *k6Output { return frozenOpenN(
 
 // frozenOpenN is frozenOpen with n arrivals settled.
 func frozenOpenN(meta bool, late map[int]float64, n int) *k6Output {
-	o := newK6Output(meta)
+	return frozenOpenInto(newK6Output(meta), late, n)
+}
+
+// frozenOpenInto writes frozenOpenN's run into o.
+func frozenOpenInto(o *k6Output, late map[int]float64, n int) *k6Output {
 	free := 0.0
 	iter := 0
 	for i := range n {
@@ -114,8 +118,10 @@ func TestOpenChargesLagsAndDrops(t *testing.T) {
 // request and 2.5 ms of think time. Iteration 80 starts at 1000 ms, its
 // request is answered at 1510 (510 ms); 410 iterations start before the
 // end.
-func frozenClosed(meta bool) *k6Output {
-	o := newK6Output(meta)
+func frozenClosed(meta bool) *k6Output { return frozenClosedInto(newK6Output(meta)) }
+
+// frozenClosedInto writes frozenClosed's run into o.
+func frozenClosedInto(o *k6Output) *k6Output {
 	start := 0.0
 	for k := 0; start < 5625; k++ {
 		end := frozen(start)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output/hdrlog"
 	"github.com/metronome-load/metronome/summary"
@@ -61,7 +62,7 @@ func (f *engineFeed) add(a *auditRun, s metrics.Sample) {
 func (f *engineFeed) make(a *auditRun) {
 	f.eng, f.err = metrics.NewEngine(a.reg, metrics.EngineOptions{
 		Thresholds: a.o.Thresholds,
-		Submetrics: []string{metrics.CorrectedLatencyName + "{" + summary.BackfilledTag + ":true}"},
+		Submetrics: append([]string{metrics.CorrectedLatencyName + "{" + summary.BackfilledTag + ":true}"}, executor.LatencyTrendSubmetrics(a.o.LatencyTrends)...),
 	})
 	if f.err != nil {
 		f.err = fmt.Errorf("thresholds: %w", f.err)
