@@ -99,9 +99,16 @@ func arrivalsFromJSON(t *testing.T, lines []jsonLine) []arrival {
 // iteration's lag.
 func arrivalsNamed(t *testing.T, lines []jsonLine, name string) []arrival {
 	t.Helper()
+	return arrivalsTagged(t, lines, "name", name)
+}
+
+// arrivalsTagged is arrivalsFromJSON for the points whose tag key holds
+// value (all of them when value is "").
+func arrivalsTagged(t *testing.T, lines []jsonLine, key, value string) []arrival {
+	t.Helper()
 	var out []arrival
 	for _, l := range lines {
-		if l.Type != "Point" || l.Metric != "corrected_latency" || (name != "" && l.Data.Tags["name"] != name) {
+		if l.Type != "Point" || l.Metric != "corrected_latency" || (value != "" && l.Data.Tags[key] != value) {
 			continue
 		}
 		end, err := time.Parse(time.RFC3339Nano, l.Data.Time)
@@ -326,8 +333,15 @@ func expectStalls(srv *stallserver.Server, arrivals []arrival) stallExpectation 
 // the grid, and their intended number.
 func scheduledArrivals(t *testing.T, jsonPath string, tol time.Duration) ([]arrival, int, []jsonLine) {
 	t.Helper()
+	return scheduledArrivalsTagged(t, jsonPath, tol, "", "")
+}
+
+// scheduledArrivalsTagged is scheduledArrivals for the corrected_latency
+// points whose tag key holds value (all of them when value is "").
+func scheduledArrivalsTagged(t *testing.T, jsonPath string, tol time.Duration, key, value string) ([]arrival, int, []jsonLine) {
+	t.Helper()
 	lines := readJSONOutput(t, jsonPath)
-	arrivals := arrivalsFromJSON(t, lines)
+	arrivals := arrivalsTagged(t, lines, key, value)
 	period := time.Second / stallRate
 	total := int(stallRate * stallDuration / time.Second)
 	if len(arrivals) != total {
