@@ -32,7 +32,7 @@ type Span struct {
 	From, To time.Time
 	// Corrected holds the span's corrected_latency samples, dropped and
 	// interrupted arrivals included; Raw the requests' own durations
-	// (metrics.RequestDurationNames); Lag the
+	// (metrics.RequestDurationNames, and the latency trends'); Lag the
 	// iterations' schedule_lag. In milliseconds.
 	Corrected, Raw, Lag *metrics.TrendSink
 	// Failed is http_req_failed over the span.

@@ -10,9 +10,11 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/metronome-load/metronome/clock"
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/summary"
 )
@@ -222,5 +224,29 @@ func TestLatencyTrendsMustNameTimeTrends(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "[0]") {
 		t.Errorf("error %q blames op_duration, a Trend of time", err)
+	}
+}
+
+// A capacity search's spans read an operation of a latency trend as a
+// request: its own time is raw, its corrected_latency corrected.
+func TestMeterReadsLatencyTrendsAsRaw(t *testing.T) {
+	reg := metrics.NewRegistry()
+	op := reg.MustNew("op_duration", metrics.Trend, metrics.Time)
+	other := reg.MustNew("other_duration", metrics.Trend, metrics.Time)
+	r := &testRun{reg: reg, builtin: metrics.RegisterBuiltin(reg), systemTags: map[string]bool{"scenario": true},
+		opts: &config.Options{LatencyTrends: []string{"op_duration"}}}
+	r.monitor = health.NewMonitor(clock.Real, &health.Runtime{}, nil)
+	m := r.newMeter("api", nil)
+	m.Begin(clock.Real.Now())
+	tags := metrics.NewTags(map[string]string{"scenario": "api", "op": "GET"})
+	at := clock.Real.Now()
+	m.add([]metrics.Sample{
+		{Metric: op, Tags: tags, Time: at, Value: 3},
+		{Metric: other, Tags: tags, Time: at, Value: 7},
+		{Metric: r.builtin.CorrectedLatency, Tags: tags.With(executor.LatencyTrendTag, "op_duration"), Time: at, Value: 40},
+	})
+	if m.span.Raw.Count() != 1 || m.span.Raw.Max() != 3 || m.span.Corrected.Count() != 1 {
+		t.Errorf("span raw %d samples (max %v), corrected %d; want op_duration's 3 ms raw and one corrected",
+			m.span.Raw.Count(), m.span.Raw.Max(), m.span.Corrected.Count())
 	}
 }

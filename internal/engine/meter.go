@@ -44,7 +44,13 @@ func (m *meter) Begin(from time.Time) {
 	m.span = executor.Span{From: from,
 		Corrected: metrics.NewTrendSink(), Raw: metrics.NewTrendSink(), Lag: metrics.NewTrendSink()}
 	m.raw = map[*metrics.Metric]bool{}
-	for _, name := range metrics.RequestDurationNames {
+	// The requests' own durations: the built-in protocols' and the
+	// operations of the latency trends.
+	raw := metrics.RequestDurationNames
+	if o := m.run.opts; o != nil {
+		raw = append(slices.Clip(raw), o.LatencyTrends...)
+	}
+	for _, name := range raw {
 		if d := m.run.reg.Get(name); d != nil {
 			m.raw[d] = true
 		}
