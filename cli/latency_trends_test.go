@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/metronome-load/metronome/exitcode"
 )
@@ -61,6 +63,60 @@ func TestLatencyTrendsErrors(t *testing.T) {
 		code, _, stderr := h.run(c.env, args...)
 		if code != exitcode.InvalidConfig || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%s %v %v: exit code %d, stderr %q; want 104 and one line containing %q", c.script, c.env, c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// metronome audit takes latencyTrends from the script's options like the
+// run does, and the flag over them: a stock k6 run's op_duration samples
+// are then charged as requests, under corrected_latency{metric:...}.
+func TestAuditTakesLatencyTrends(t *testing.T) {
+	// k6's JSON output of 10 arrivals/s for 1 s on one VU, each iteration
+	// one 5 ms operation timed by op_duration.
+	var out strings.Builder
+	decl := func(name, typ, contains string) {
+		fmt.Fprintf(&out, `{"type":"Metric","data":{"name":%q,"type":%q,"contains":%q,"thresholds":[],"submetrics":null},"metric":%q}`+"\n", name, typ, contains, name)
+	}
+	point := func(metric string, at time.Time, v float64, iter int) {
+		fmt.Fprintf(&out, `{"metric":%q,"type":"Point","data":{"time":%q,"value":%v,"tags":{"scenario":"ops"},"metadata":{"vu":"1","iter":"%d"}}}`+"\n",
+			metric, at.UTC().Format(time.RFC3339Nano), v, iter)
+	}
+	decl("op_duration", "trend", "time")
+	decl("iteration_duration", "trend", "time")
+	decl("iterations", "counter", "default")
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 10 {
+		start := t0.Add(time.Duration(i) * 100 * time.Millisecond)
+		end := start.Add(5 * time.Millisecond)
+		point("op_duration", end, 5, i)
+		point("iteration_duration", end, 5, i)
+		point("iterations", end, 1, i)
+	}
+	output := writeFile(t, "out.json", out.String())
+	const opts = `{"scenarios": {"ops": {"executor": "constant-arrival-rate", "rate": 10, "timeUnit": "1s", "duration": "1s", "preAllocatedVUs": 1}}%s}`
+	for _, c := range []struct {
+		options string
+		args    []string
+		want    bool
+	}{
+		{fmt.Sprintf(opts, `, "latencyTrends": ["op_duration"]`), nil, true},
+		{fmt.Sprintf(opts, ""), []string{"--latency-trends", "op_duration"}, true},
+		{fmt.Sprintf(opts, ""), nil, false},
+	} {
+		h := newHarness(t, c.options)
+		args := append(append([]string{"audit"}, c.args...), output, "script.js")
+		code, stdout, stderr := h.run(nil, args...)
+		if code != 0 {
+			t.Fatalf("%s %v: exit %d\n%s%s", c.options, c.args, code, stdout, stderr)
+		}
+		var line string
+		for _, l := range strings.Split(stdout, "\n") {
+			if strings.Contains(l, "{ metric:op_duration }") {
+				line = l
+			}
+		}
+		if got := strings.Contains(line, "max=5ms"); got != c.want {
+			t.Errorf("%s %v: corrected_latency { metric:op_duration } line %q, want it (5 ms operations on time): %v\n%s", c.options, c.args, line, c.want, stdout)
 		}
 	}
 }
