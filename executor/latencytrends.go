@@ -17,8 +17,8 @@ import (
 const LatencyTrendTag = "metric"
 
 // LatencyTrendSubmetrics are the submetrics of corrected_latency that
-// select the operations of each latency trend, corrected_latency{metric:
-// NAME}: a run, a merge and an audit show them under corrected_latency.
+// select the operations of each latency trend by LatencyTrendTag: a run,
+// a merge and an audit show them under corrected_latency.
 func LatencyTrendSubmetrics(names []string) []string {
 	subs := make([]string, len(names))
 	for i, name := range names {
