@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -235,9 +234,9 @@ func serveOnSocket(t *testing.T, data []byte, chunk int) *socketConn {
 }
 
 // netHTTPResponse reads what net/http makes of data as the answer to a
-// request with method: the response after any informational ones (at
-// most five, as its Transport allows), its body, and how many bytes of
-// data follow the response.
+// request with method: the response after any informational ones (any
+// number, as its Transport allows since Go 1.26), its body, and how many
+// bytes of data follow the response.
 func netHTTPResponse(data []byte, method string) (resp *http.Response, body []byte, err, bodyErr error, rest int) {
 	req := &http.Request{Method: method, URL: &url.URL{Scheme: "http", Host: "h", Path: "/"}}
 	if len(data) == 0 {
@@ -247,16 +246,13 @@ func netHTTPResponse(data []byte, method string) (resp *http.Response, body []by
 	}
 	r := bytes.NewReader(data)
 	br := bufio.NewReader(r)
-	for n := 0; ; n++ {
+	for {
 		resp, err = http.ReadResponse(br, req)
 		if err != nil {
 			return nil, nil, err, nil, 0
 		}
 		if resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
 			break
-		}
-		if n == max1xx {
-			return nil, nil, errors.New("net/http: too many 1xx informational responses"), nil, 0
 		}
 	}
 	body, bodyErr = io.ReadAll(resp.Body)

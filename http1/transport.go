@@ -134,10 +134,6 @@ func (s *sendWatch) Write(p []byte) (int, error) {
 // after seconds, not milliseconds; the check costs a system call.
 const probeAfter = time.Second
 
-// max1xx is how many informational answers a request may get before the
-// real one, as net/http allows.
-const max1xx = 5
-
 // MaxHeadBytes bounds what a server may send before the body of its answer
 // (status lines and headers, informational answers included): net/http's
 // Transport default, which k6 keeps. A longer head fails the request rather
@@ -347,14 +343,16 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, tr
 
 // readResponse reads the response to req from br: its head by readHead
 // when it can, else by http.ReadResponse, skipping informational answers
-// as net/http's Transport does. When readHead parsed the head, fast is
-// the body reader allocated with the response, to be set up for the
-// body's ContentLength bytes still in br; else it is nil.
+// as net/http's Transport does: any number of them, bounded only by
+// MaxHeadBytes over all the heads (the caller's headLimit), as Go 1.26's
+// net/http bounds them by size rather than count. When readHead parsed
+// the head, fast is the body reader allocated with the response, to be
+// set up for the body's ContentLength bytes still in br; else it is nil.
 func readResponse(br *bufio.Reader, req *http.Request) (resp *http.Response, fast *bodyReader, err error) {
 	if fr, ok := readHead(br, req); ok {
 		return &fr.Response, &fr.body, nil
 	}
-	for n := 0; ; n++ {
+	for {
 		resp, err = http.ReadResponse(br, req)
 		if err != nil {
 			return nil, nil, err
@@ -362,9 +360,6 @@ func readResponse(br *bufio.Reader, req *http.Request) (resp *http.Response, fas
 		// 101 switches protocols and ends HTTP on this connection.
 		if resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
 			return resp, nil, nil
-		}
-		if n == max1xx {
-			return nil, nil, errors.New("net/http: too many 1xx informational responses")
 		}
 	}
 }
