@@ -9,6 +9,15 @@ import (
 	"time"
 )
 
+// quiet reports whether nothing has come on idle connection c since its
+// last answer, as far as can be told without waiting: bytes already read
+// past the answer, or, when check is set, what peekAlive sees. Without a
+// non-blocking peek at the socket, a connection idle for less than
+// probeAfter is not checked.
+func (c *conn) quiet(check bool) bool {
+	return c.br.Buffered() == 0 && (!check || alive(c))
+}
+
 // peekAlive waits a moment for something to read: a live idle connection
 // has nothing, a closed one an EOF. Peeking consumes nothing that matters,
 // since an idle connection must not have received data.

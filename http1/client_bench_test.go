@@ -4,6 +4,7 @@ package http1
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -136,4 +137,27 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkIdleCheck measures quiet on a kept loopback connection: the
+// non-blocking peek at its socket that every reuse of a connection costs,
+// so that bytes or a close that came while it was idle are never taken for
+// the next request's answer.
+func BenchmarkIdleCheck(b *testing.B) {
+	addr := startBenchServer(b)
+	tr := New(Config{})
+	defer tr.CloseIdleConnections()
+	req := benchRequest(b, "http://"+addr+"/")
+	clientRoundTrip(b, tr, req)
+	c, err := tr.get(context.Background(), req.URL, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.conn.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if !c.quiet(false) {
+			b.Fatal("a live idle connection was found done")
+		}
+	}
 }

@@ -30,9 +30,9 @@ import (
 //   - Bytes after the response: net/http's reader goroutine sees them
 //     arrive on the idle connection and drops it. The engine has no
 //     reader goroutine: it drops the connection when they are already
-//     buffered when the response ends, else when it probes the idle
-//     connection before reuse. So reuse is not compared when the input
-//     goes on past the response.
+//     buffered when the response ends, else when it checks the idle
+//     connection before reuse (lifecycle_test.go holds that to net/http).
+//     So reuse is not compared when the input goes on past the response.
 //   - A connection that closes before the first byte of an answer: the
 //     engine reports "EOF" as net/http's Transport does (k6 shows it), not
 //     http.ReadResponse's "unexpected EOF".

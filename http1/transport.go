@@ -114,6 +114,11 @@ type conn struct {
 	trace    *httptrace.ClientTrace
 	sent     bool  // sendAndWait has flushed the request
 	writeErr error // and this came of it
+
+	// What quiet needs to peek at the idle socket without allocating.
+	peek  func(uintptr) // peekSocket, bound once
+	still bool          // peekSocket found nothing to read
+	one   [1]byte
 }
 
 // sendWatch is the writer under a connection's bufio.Writer. It records
@@ -129,9 +134,9 @@ func (s *sendWatch) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-// probeAfter is how long a connection may sit idle before it is checked
-// for a close by the server before use. Servers close idle connections
-// after seconds, not milliseconds; the check costs a system call.
+// probeAfter is how long a connection without a socket of its own (see
+// quiet) may sit idle before it is checked for a close by the server
+// before use. A connection on a socket is checked before every reuse.
 const probeAfter = time.Second
 
 // MaxHeadBytes bounds what a server may send before the body of its answer
@@ -372,9 +377,9 @@ func readResponse(br *bufio.Reader, req *http.Request) (resp *http.Response, fas
 // because the wait failed at once (a deadline, a closed socket), the
 // caller flushes as usual. A failed wait is not reported: the read that
 // follows meets the same deadline or closed socket and fails as it would
-// have. The wait ends on any answer, close or reset; only a server that
-// sent bytes unasked while the connection was idle and then ignores the
-// request leaves it waiting, until the request's context ends.
+// have. The wait ends on any answer, close or reset. Whatever arrived
+// before the wait began would not end it, which is why get checks a
+// kept connection's socket (quiet) just before it is used.
 func (c *conn) sendAndWait(trace *httptrace.ClientTrace) (sent bool, err error) {
 	c.trace, c.sent, c.writeErr = trace, false, nil
 	_ = c.raw.Read(c.await)
@@ -461,9 +466,11 @@ func (t *Transport) release(c *conn, reuse bool) {
 }
 
 // get returns an idle connection to u's host, or dials one. An idle
-// connection is checked for a close by the server when it sat idle for a
-// while, or always when probe is set (for requests that cannot be retried
-// if the connection turns out dead).
+// connection on which anything arrived since its last answer (bytes, a
+// close) is closed and the next one tried, as net/http's Transport drops
+// it (see quiet); probe asks for the check on connections without a
+// socket of their own too (for requests that cannot be retried if the
+// connection turns out dead).
 func (t *Transport) get(ctx context.Context, u *url.URL, probe bool) (*conn, error) {
 	for {
 		t.mu.Lock()
@@ -477,7 +484,7 @@ func (t *Transport) get(ctx context.Context, u *url.URL, probe bool) (*conn, err
 		t.idle[u.Host] = list[:len(list)-1]
 		t.mu.Unlock()
 		idle := sinceEpoch() - c.idleAt
-		if idle > t.idleTimeout || ((probe || idle > probeAfter) && !alive(c)) {
+		if idle > t.idleTimeout || !c.quiet(probe || idle > probeAfter) {
 			_ = c.conn.Close()
 			continue
 		}
@@ -500,13 +507,11 @@ func (t *Transport) get(ctx context.Context, u *url.URL, probe bool) (*conn, err
 	return c, nil
 }
 
-// alive checks an idle connection without blocking: a server that closed
-// it has left an EOF to read, a live one has left nothing. A connection
-// that wraps another (NetConn, as tls.Conn has) is checked on the socket.
+// alive checks an idle connection's socket as peekAlive can: a server
+// that closed it has left an EOF to read, a live one has left nothing. A
+// connection that wraps another (NetConn, as tls.Conn has) is checked on
+// the socket under it.
 func alive(c *conn) bool {
-	if c.br.Buffered() > 0 {
-		return false
-	}
 	raw := c.conn
 	if w, ok := raw.(interface{ NetConn() net.Conn }); ok {
 		raw = w.NetConn()
