@@ -6,8 +6,9 @@
 // loop, corrected latency of the open model at 2,000–40,000 arrivals/s,
 // memory, cost per VU and start-up of 1–10,000 idle VUs (100,000 on
 // request); plus the memory of a Trend fed ten
-// million samples and the cost of recording corrected_latency and
-// schedule_lag. It prints medians and ratios in one table and, with -out,
+// million samples, the cost of recording corrected_latency and
+// schedule_lag, and what metronome's HTTP client saves per request against
+// net/http's. It prints medians and ratios in one table and, with -out,
 // writes the rows as JSON. See cmd/bench/README.md for the method.
 package main
 
@@ -82,6 +83,7 @@ var measures = []measure{
 	{"open", (*bench).measureOpen},
 	{"idle", (*bench).measureIdle},
 	{"cost", (*bench).measureCost},
+	{"client", (*bench).measureClient},
 }
 
 // formerNames maps the measures' names before the comparison with the
@@ -92,13 +94,13 @@ func main() {
 	var (
 		bin   = flag.String("metronome", "bin/metronome", "the metronome binary to measure")
 		out   = flag.String("out", "", "also write the results as JSON to this file")
-		only  = flag.String("only", "", "comma-separated measures to run (trend, closed, open, idle, cost); all when empty")
+		only  = flag.String("only", "", "comma-separated measures to run (trend, closed, open, idle, cost, client); all when empty")
 		reps  = flag.Int("reps", 3, "runs of metronome and of each peer per comparison, alternating; the medians are compared")
 		rates = flag.String("rates", "2000,5000,10000,20000,40000", "the open model's arrivals per second, comma-separated")
 		idle  = flag.String("idle-vus", "1,100,1000,10000", "the idle measure's VU counts, comma-separated (add 100000 for the largest case: k6 needs about 10 GB and a minute per run there)")
 		scale = flag.Float64("scale", 1, "multiply every load duration by this (below 1 for a quick check; targets assume 1)")
 		pairs = flag.Int("cost-pairs", 2, "A/B pairs of closed-loop runs for the end-to-end cost check (0 skips it)")
-		repo  = flag.String("repo", ".", "the metronome module's root, where the Go micro-benchmark runs")
+		repo  = flag.String("repo", ".", "the metronome module's root, where the Go micro-benchmarks run")
 		goCmd = flag.String("go", "go", "the go command")
 
 		// The open and closed measures run this program again as their
