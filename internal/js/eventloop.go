@@ -20,21 +20,38 @@ import (
 // when an iteration ends.
 //
 // Continuations of an earlier iteration that was cut short are dropped:
-// each reservation remembers the loop's generation. The loop also follows
-// the promises rejected without a handler, which fail the call it settles.
+// each reservation remembers the loop's generation. Work that measures (a
+// request made with jsmod.AsyncMeasured) reserves its place with
+// registerMeasured: when the call is interrupted, drain still records what
+// it measured. The loop also follows the promises rejected without a
+// handler, which fail the call it settles.
 type eventLoop struct {
 	mu    sync.Mutex
-	queue []func() error
-	spare []func() error
+	queue []continuation
+	spare []continuation
 	gen   uint64
 	wake  chan struct{}
 
-	// The fields below belong to the VU goroutine.
-	pending  int
-	timers   map[int64]*timer
-	timerID  int64
-	rejected []*sobek.Promise
+	// The fields below belong to the VU goroutine. pending counts the
+	// reservations, measuring those of work that measures; 32 bits each
+	// keep the vu in its size class.
+	pending, measuring int32
+	timers             map[int64]*timer
+	timerID            int64
+	rejected           []*sobek.Promise
 }
+
+// continuation is what a reservation queues: f runs JavaScript; record,
+// set for work that measures, records what it measured and runs first.
+type continuation struct {
+	f      func() error
+	record func()
+}
+
+// drainWait bounds how long an interrupted call waits for the work that
+// measures to return: its context is cancelled, so it returns at once
+// unless a module ignores the cancellation.
+const drainWait = time.Second
 
 type timer struct {
 	t  *time.Timer
@@ -44,6 +61,21 @@ type timer struct {
 // register reserves a place in the loop and returns the function that
 // queues the continuation; it must be called exactly once.
 func (l *eventLoop) register() func(func() error) {
+	queue := l.reserve()
+	return func(f func() error) { queue(continuation{f: f}) }
+}
+
+// registerMeasured reserves a place for work that measures: the returned
+// function queues record and f, and must be called exactly once.
+func (l *eventLoop) registerMeasured() func(record func(), f func() error) {
+	queue := l.reserve()
+	l.measuring++
+	return func(record func(), f func() error) { queue(continuation{f: f, record: record}) }
+}
+
+// reserve reserves a place in the loop and returns the function that
+// queues its continuation.
+func (l *eventLoop) reserve() func(continuation) {
 	l.mu.Lock()
 	if l.wake == nil {
 		l.wake = make(chan struct{}, 1)
@@ -51,19 +83,39 @@ func (l *eventLoop) register() func(func() error) {
 	gen := l.gen
 	l.mu.Unlock()
 	l.pending++
-	return func(f func() error) {
+	return func(c continuation) {
 		l.mu.Lock()
 		if l.gen != gen {
 			l.mu.Unlock()
 			return
 		}
-		l.queue = append(l.queue, f)
+		l.queue = append(l.queue, c)
 		l.mu.Unlock()
 		select {
 		case l.wake <- struct{}{}:
 		default:
 		}
 	}
+}
+
+// take hands over the queued continuations; give back the slice with
+// giveBack once they ran.
+func (l *eventLoop) take() []continuation {
+	l.mu.Lock()
+	q := l.queue
+	l.queue = l.spare[:0]
+	l.spare = nil
+	l.mu.Unlock()
+	return q
+}
+
+// giveBack keeps q's array for the next queue.
+func (l *eventLoop) giveBack(q []continuation) {
+	l.mu.Lock()
+	if l.spare == nil {
+		l.spare = q[:0]
+	}
+	l.mu.Unlock()
 }
 
 // run runs queued continuations until nothing is reserved. It returns the
@@ -74,11 +126,7 @@ func (l *eventLoop) register() func(func() error) {
 func (l *eventLoop) run(ctx context.Context, rec metrics.Recorder) error {
 	park, _ := rec.(metrics.Parker)
 	for l.pending > 0 {
-		l.mu.Lock()
-		q := l.queue
-		l.queue = l.spare[:0]
-		l.spare = nil
-		l.mu.Unlock()
+		q := l.take()
 		if len(q) == 0 {
 			if park != nil {
 				park.Park()
@@ -97,20 +145,64 @@ func (l *eventLoop) run(ctx context.Context, rec metrics.Recorder) error {
 			}
 			continue
 		}
-		for i, f := range q {
+		for i, c := range q {
 			l.pending--
-			q[i] = nil
-			if err := f(); err != nil {
+			q[i] = continuation{}
+			if c.record != nil {
+				l.measuring--
+				c.record()
+			}
+			if err := c.f(); err != nil {
+				// What is still queued is dropped with the call (endCall):
+				// record what it measured first.
+				l.recordAll(q[i+1:])
 				return err
 			}
 		}
-		l.mu.Lock()
-		if l.spare == nil {
-			l.spare = q[:0]
-		}
-		l.mu.Unlock()
+		l.giveBack(q)
 	}
 	return nil
+}
+
+// drain runs after a call that the end of its context interrupted: it
+// waits up to drainWait for the work that measures to return, as its
+// context is cancelled, and runs the record of each continuation, none of
+// its JavaScript. What it records reaches the VU's buffer through the
+// same gate as the rest, which keeps a request answered before the
+// interruption and the charge of one cut off by it (jsmod.Measured) and
+// drops the rest, as k6 does.
+func (l *eventLoop) drain() {
+	var deadline *time.Timer
+	for l.measuring > 0 {
+		q := l.take()
+		if len(q) == 0 {
+			if deadline == nil {
+				deadline = time.NewTimer(drainWait)
+				defer deadline.Stop()
+			}
+			select {
+			case <-l.wake:
+				continue
+			case <-deadline.C:
+				return
+			}
+		}
+		l.recordAll(q)
+		l.giveBack(q)
+	}
+}
+
+// recordAll runs the records of q's continuations, which the loop drops,
+// and releases their places.
+func (l *eventLoop) recordAll(q []continuation) {
+	for i, c := range q {
+		l.pending--
+		q[i] = continuation{}
+		if c.record != nil {
+			l.measuring--
+			c.record()
+		}
+	}
 }
 
 // reset drops everything reserved or queued, after an iteration ended
@@ -120,7 +212,7 @@ func (l *eventLoop) reset() {
 	l.gen++
 	l.queue = nil
 	l.mu.Unlock()
-	l.pending = 0
+	l.pending, l.measuring = 0, 0
 	for id, t := range l.timers {
 		t.t.Stop()
 		delete(l.timers, id)

@@ -65,10 +65,13 @@ func (v *vu) prepare() {
 	st.Options = conf.opts
 	st.Builtin = conf.builtin
 	st.Registry = conf.registry
-	st.Recorder = v.rec
+	st.Recorder = v.gate()
 	if conf.latencyTrends != nil && conf.builtin != nil {
 		if trends := conf.latencyTrends(); len(trends) > 0 {
-			st.Recorder = executor.NewLatencyRecorder(v.rec, &st.Latency, conf.builtin.CorrectedLatency, trends)
+			st.Recorder = gatedTrends{
+				LatencyRecorder: executor.NewLatencyRecorder(v.gate(), &st.Latency, conf.builtin.CorrectedLatency, trends),
+				ungated:         executor.NewLatencyRecorder(v.rec, &st.Latency, conf.builtin.CorrectedLatency, trends),
+			}
 		}
 	}
 	st.SystemTags = conf.systemTags
@@ -174,12 +177,15 @@ func (v *vu) end(ctx context.Context, start time.Time, err error, res *executor.
 
 	outcome := executor.Completed
 	switch {
-	case err == nil:
-	case isAbort(err):
+	case err != nil && isAbort(err):
 		// k6 counts the iteration that called exec.test.abort() as
 		// completed: it ended where the script chose to end it.
-	case ctx.Err() != nil || isInterrupt(err):
+	case ctx.Err() != nil || err != nil && isInterrupt(err):
+		// However it ended: an exec function that returned because the
+		// VU was stopping (a ws.connect the stop closed) did not run to
+		// its end, and k6 counts it interrupted too.
 		outcome = executor.Interrupted
+	case err == nil:
 	default:
 		outcome = executor.Failed
 		v.s.logError(v.s.describe(err))

@@ -56,8 +56,10 @@ type vu struct {
 }
 
 var (
-	_ executor.VU = (*vu)(nil)
-	_ modules.VU  = (*vu)(nil)
+	_ executor.VU           = (*vu)(nil)
+	_ modules.VU            = (*vu)(nil)
+	_ modules.MeasuringVU   = (*vu)(nil)
+	_ modules.GatedRecorder = (*recordGate)(nil)
 )
 
 // newVU makes a runtime and evaluates the init context in it.
@@ -150,6 +152,9 @@ func (v *vu) guard(ctx context.Context, f func() error) error {
 		if err == nil && v.loop.pending > 0 {
 			err = errInterrupted
 		}
+		// Requests still out were cut off, or answered and not yet
+		// recorded: their records run now, their JavaScript never.
+		v.loop.drain()
 	}
 	v.rt.ClearInterrupt()
 	v.loop.endCall(err != nil)
@@ -194,6 +199,10 @@ func (v *vu) State() *modules.State {
 
 // RegisterCallback reserves a place in the event loop.
 func (v *vu) RegisterCallback() func(func() error) { return v.loop.register() }
+
+// RegisterMeasured reserves a place in the event loop for work that
+// measures (modules.MeasuringVU).
+func (v *vu) RegisterMeasured() func(record func(), f func() error) { return v.loop.registerMeasured() }
 
 // SetTimer is setTimeout (repeat false) or setInterval (repeat true) for
 // modules: k6/timers exports the same timers as the globals, so ids from

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
@@ -163,6 +164,41 @@ var DefaultScenario = &executor.Scenario{Name: "default", Executor: "per-vu-iter
 // Iterate runs one iteration of DefaultScenario on vu.
 func Iterate(vu executor.VU) executor.Result {
 	return vu.Run(context.Background(), executor.Iteration{Scenario: DefaultScenario})
+}
+
+// RunCut runs one iteration of DefaultScenario on vu whose context ends
+// after d, as the hard stop ends it. The iteration has an intended start
+// (its start, so no lag), as in an open model, so that its requests record
+// corrected_latency.
+func RunCut(vu executor.VU, d time.Duration) executor.Result {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return vu.Run(ctx, executor.Iteration{Scenario: DefaultScenario, Intended: time.Now()})
+}
+
+// Tally sums rec's samples by metric: a counter's or a rate's values, the
+// number of samples of a trend or a gauge. A sample tagged with one of
+// tags is counted under "metric{tag=value,...}" in the order of tags.
+func Tally(rec *executortest.Recorder, tags ...string) map[string]float64 {
+	out := map[string]float64{}
+	for _, s := range rec.Samples() {
+		key := s.Metric.Name
+		var sel []string
+		for _, k := range tags {
+			if v, ok := s.Tags.Get(k); ok {
+				sel = append(sel, k+"="+v)
+			}
+		}
+		if len(sel) > 0 {
+			key += "{" + strings.Join(sel, ",") + "}"
+		}
+		if s.Metric.Type == metrics.Counter || s.Metric.Type == metrics.Rate {
+			out[key] += s.Value
+		} else {
+			out[key]++
+		}
+	}
+	return out
 }
 
 // Samples returns the samples of metric m in rec.

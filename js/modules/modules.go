@@ -92,6 +92,28 @@ type VU interface {
 	RegisterCallback() func(f func() error)
 }
 
+// GatedRecorder is the State.Recorder a VU hands modules: Record drops
+// samples once the current iteration was interrupted, and Ungated is the
+// buffer behind the gate, for the samples of a request answered before the
+// interruption and for metronome's own charge of one cut off by it
+// (jsmod.Measured, jsmod.RecordInterrupted).
+type GatedRecorder interface {
+	metrics.Recorder
+	Ungated() metrics.Recorder
+}
+
+// MeasuringVU is implemented by VUs that keep what asynchronous work
+// measured when an interruption ends the iteration before the work's
+// continuation ran (jsmod.AsyncMeasured). RegisterMeasured is
+// RegisterCallback for such work: the function it returns queues record,
+// which records what the work measured and runs no JavaScript, and f. The
+// VU runs record before f, or, when the iteration was interrupted, waits
+// briefly for the work to end (its context is cancelled) and runs record
+// alone.
+type MeasuringVU interface {
+	RegisterMeasured() func(record func(), f func() error)
+}
+
 // InitEnv is what the init context offers modules.
 type InitEnv struct {
 	Registry *metrics.Registry
@@ -115,7 +137,10 @@ type State struct {
 	Builtin *metrics.Builtin
 	// Registry holds every metric definition.
 	Registry *metrics.Registry
-	// Recorder is the VU's sample buffer.
+	// Recorder is the VU's sample buffer behind a gate: once the current
+	// iteration is interrupted (its context ended) it drops what it is
+	// given, as k6 drops what is pushed on a done context. Samples of work
+	// that ended before the interruption go through jsmod.Measured.
 	Recorder metrics.Recorder
 	// Tags are the tags every sample emitted now carries: run tags,
 	// scenario tags, the scenario and group system tags and exec.vu.tags.

@@ -18,7 +18,8 @@ import (
 // k6/ws, k6/websockets and k6/net/grpc scripts added to mux: a WebSocket
 // echo at /ws and the Greeter gRPC service (with reflection) over
 // cleartext HTTP/2, all on one address so that the HOST normalisation of
-// the observations covers their URLs too.
+// the observations covers their URLs too. Greeter's Stall method answers
+// after grpcStall, long enough for a scenario's hard stop to cut it off.
 func startProto(mux *http.ServeMux) *httptest.Server {
 	mux.HandleFunc("/ws", wsEcho)
 	greeter, err := grpctest.Start(func(func()) {}) // lives as long as the test process
@@ -26,6 +27,7 @@ func startProto(mux *http.ServeMux) *httptest.Server {
 		fmt.Fprintln(os.Stderr, "compat: gRPC server:", err)
 		os.Exit(1)
 	}
+	greeter.SetStall(func(time.Time) time.Duration { return grpcStall })
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
 			greeter.ServeHTTP(w, r)
@@ -39,6 +41,9 @@ func startProto(mux *http.ServeMux) *httptest.Server {
 	srv.Start()
 	return srv
 }
+
+// grpcStall is how long Greeter's Stall method takes to answer.
+const grpcStall = 5 * time.Second
 
 var wsUpgrader = websocket.Upgrader{Subprotocols: []string{"echo"}}
 

@@ -51,24 +51,24 @@ func (c *client) jsInvoke(fc sobek.FunctionCall) sobek.Value {
 }
 
 // jsAsyncInvoke is client.asyncInvoke(method, request, params): invoke
-// that returns a promise of the response.
+// that returns a promise of the response. The call's samples are recorded
+// even when the iteration is interrupted before the promise settles
+// (jsmod.AsyncMeasured).
 func (c *client) jsAsyncInvoke(fc sobek.FunctionCall) sobek.Value {
 	st := c.m.state("client.asyncInvoke")
 	k := c.prepare(st, fc)
 	ctx := c.m.vu.Context()
-	p := jsmod.NewPromise(c.m.vu)
-	go func() {
+	return jsmod.AsyncMeasured(c.m.vu, func() (func(), func(*sobek.Runtime) (any, error)) {
 		k.do(ctx)
-		p.Resolve(func(*sobek.Runtime) (any, error) {
+		record := func() {
 			// The iteration may have ended; its State is gone then and
-			// the sample with it, as for an interrupted HTTP request.
+			// the sample with it.
 			if cur := c.m.vu.State(); cur == st {
 				c.emit(st, k)
 			}
-			return c.response(k), nil
-		})
-	}()
-	return p.Value()
+		}
+		return record, func(*sobek.Runtime) (any, error) { return c.response(k), nil }
+	})
 }
 
 // prepare parses invoke's arguments.
@@ -188,12 +188,16 @@ func (c *client) emit(st *modules.State, k *call) {
 		return
 	}
 	tags := withStatus(st, k.tags, status.Code(k.err))
-	st.Recorder.Record(metrics.Sample{Metric: m, Tags: tags, Time: k.end,
-		Value: metrics.Milliseconds(k.end.Sub(k.start))})
 	if k.cut {
+		// Cut off by the interruption: k6 drops its sample, metronome
+		// charges the wait.
 		jsmod.RecordInterrupted(st, tags, k.start, k.end)
 		return
 	}
+	// Answered: recorded even when the VU gets to it after an
+	// interruption, as k6 pushes it when the answer comes.
+	jsmod.Measured(st).Record(metrics.Sample{Metric: m, Tags: tags, Time: k.end,
+		Value: metrics.Milliseconds(k.end.Sub(k.start))})
 	jsmod.RecordLatency(st, tags, k.end, k.end.Sub(k.start))
 }
 

@@ -140,27 +140,28 @@ func (in *instance) batchItem(st *modules.State, key string, v sobek.Value) *cal
 
 // jsAsyncRequest is http.asyncRequest(method, url, body?, params?): the
 // request runs on its own goroutine and the returned promise settles on
-// the VU's event loop.
+// the VU's event loop. Its samples are recorded even when the iteration is
+// interrupted before the promise settles (jsmod.AsyncMeasured).
 func (in *instance) jsAsyncRequest(c sobek.FunctionCall) sobek.Value {
 	st := in.state()
 	call := in.parse(st, new(call), in.method(c.Argument(0)), c.Argument(1), c.Argument(2), c.Argument(3))
-	p := jsmod.NewPromise(in.vu)
 	ctx := in.vu.Context()
 	rt := in.roundTripper(st)
-	go func() {
+	return jsmod.AsyncMeasured(in.vu, func() (func(), func(*sobek.Runtime) (any, error)) {
 		httpclient.Do(ctx, rt, &call.req, nil)
-		p.Resolve(func(*sobek.Runtime) (any, error) {
+		record := func() {
 			cur := in.vu.State()
 			if cur == nil {
 				cur = st
 			}
 			in.prepare(cur)
 			in.emit(cur, call)
+		}
+		return record, func(*sobek.Runtime) (any, error) {
 			if failed := in.thrown(call); failed != "" {
 				return nil, jsmod.Errorf(jsmod.GoError, "%s", failed)
 			}
 			return in.newResponse(call), nil
-		})
-	}()
-	return p.Value()
+		}
+	})
 }

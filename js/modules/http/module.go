@@ -285,7 +285,9 @@ func (in *instance) thrown(c *call) string {
 // emit records the samples of every hop of c's result and logs what the
 // user should know about it. A request that never reached the network (an
 // invalid URL) emits nothing; a hop cut off by the end of the iteration
-// emits only the bytes it moved, as in k6.
+// emits only the bytes it moved, as in k6. An answered hop is recorded
+// even after an interruption (jsmod.Measured): k6 pushes its samples when
+// the answer comes, before the batch or redirect chain it is part of ends.
 func (in *instance) emit(st *modules.State, c *call) {
 	r := &c.req
 	res := r.Result()
@@ -296,7 +298,7 @@ func (in *instance) emit(st *modules.State, c *call) {
 		}
 		return
 	}
-	b, rec := st.Builtin, st.Recorder
+	b, rec := st.Builtin, jsmod.Measured(st)
 	for i := range res.Hops {
 		h := &res.Hops[i]
 		if h.Debug != "" && logf != nil {

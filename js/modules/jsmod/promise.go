@@ -103,6 +103,44 @@ func Async(vu modules.VU, work func() (func(rt *sobek.Runtime) (any, error), err
 	return p.Value()
 }
 
+// AsyncMeasured is Async for work that measures something, a request:
+// work runs on a goroutine of its own, with a context that ends when the
+// iteration is interrupted, and returns record, which records what it
+// measured (through Measured and State.Recorder, running no JavaScript),
+// and value, which makes the resolved value or the rejection. Both run on
+// the VU's goroutine, record first. When the iteration is interrupted
+// before they ran, the VU still waits briefly for work to return and runs
+// record alone, so that a request answered before the interruption is
+// recorded and one cut off by it is charged (RecordInterrupted).
+func AsyncMeasured(vu modules.VU, work func() (record func(), value func(rt *sobek.Runtime) (any, error))) sobek.Value {
+	rt := vu.Runtime()
+	p, resolve, reject := rt.NewPromise()
+	pr := &Promise{rt: rt, promise: p, resolve: resolve, reject: reject, where: rt.CaptureCallStack(0, nil)}
+	var queue func(record func(), f func() error)
+	if m, ok := vu.(modules.MeasuringVU); ok {
+		queue = m.RegisterMeasured()
+	} else {
+		plain := vu.RegisterCallback()
+		queue = func(record func(), f func() error) {
+			plain(func() error {
+				record()
+				return f()
+			})
+		}
+	}
+	go func() {
+		record, value := work()
+		queue(record, func() error {
+			v, err := value(rt)
+			if err != nil {
+				return pr.reject(pr.errorValue(err))
+			}
+			return pr.resolve(v)
+		})
+	}()
+	return pr.Value()
+}
+
 // Settled returns a promise already settled when it is made: rejected
 // with err made into a JavaScript error as NewError does, or, when err is
 // nil, resolved with v. It is for an outcome known at once, and needs no

@@ -218,8 +218,19 @@ func (s *socket) fail(err error) {
 
 // arm reserves the loop place the next batch of events is delivered
 // through. It runs on the VU goroutine.
+//
+// The place is one for work that measures (modules.MeasuringVU): when the
+// iteration is interrupted before the events ran, the VU still adds the
+// bytes the session moved to data_sent and data_received, as k6 counts
+// every byte of a VU's connections in an interrupted iteration.
 func (s *socket) arm() {
-	r := s.mod.vu.RegisterCallback()
+	var r func(func() error)
+	if m, ok := s.mod.vu.(modules.MeasuringVU); ok {
+		measured := m.RegisterMeasured()
+		r = func(f func() error) { measured(s.sess.CountBytes, f) }
+	} else {
+		r = s.mod.vu.RegisterCallback()
+	}
 	s.mu.Lock()
 	if len(s.queue) > 0 {
 		s.mu.Unlock()

@@ -328,8 +328,14 @@ func (s *Session) End(at time.Time) {
 	if s.m != nil {
 		st.Recorder.Record(metrics.Sample{Metric: s.m.SessionDuration, Tags: s.Tags, Time: at, Value: metrics.Milliseconds(at.Sub(s.Start))})
 	}
-	st.DataSent += s.sent.Swap(0)
-	st.DataReceived += s.recv.Swap(0)
+	s.CountBytes()
+}
+
+// CountBytes adds the bytes the session moved since the last call to the
+// iteration's data_sent and data_received. It runs on the VU goroutine.
+func (s *Session) CountBytes() {
+	s.st.DataSent += s.sent.Swap(0)
+	s.st.DataReceived += s.recv.Swap(0)
 }
 
 // countingConn counts the bytes a session moves, handshake included.
