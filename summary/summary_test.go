@@ -391,6 +391,27 @@ func TestTextTimeUnitAndTrendStats(t *testing.T) {
 	}
 }
 
+// A checks metric with no sample is in the summary when a threshold names
+// it (`checks: []`, issue 37): k6 v2.2.0 then shows the totals as zeros,
+// "checks_total: 0 0/s", "0.00% 0 out of 0".
+func TestTextChecksWithoutChecks(t *testing.T) {
+	reg := metrics.NewRegistry()
+	b := metrics.RegisterBuiltin(reg)
+	in := &Input{Metrics: []Metric{{Name: "checks", Metric: b.Checks, Sink: metrics.NewSink(metrics.Rate)}}}
+	in.State.TestRunDuration = time.Second
+	text := Text(in)
+	for prefix, want := range map[string]string{
+		"    checks_total.":     "0 0/s",
+		"    checks_succeeded.": "0.00% 0 out of 0",
+		"    checks_failed.":    "0.00% 0 out of 0",
+	} {
+		_, vals, _ := strings.Cut(lineWith(t, text, prefix), ": ")
+		if got := strings.Join(strings.Fields(vals), " "); got != want {
+			t.Errorf("%s %q, want %q", prefix, got, want)
+		}
+	}
+}
+
 func TestTextEmpty(t *testing.T) {
 	text := Text(&Input{})
 	if !strings.Contains(text, "█ TOTAL RESULTS") || strings.Contains(text, "THRESHOLDS") || strings.Contains(text, "checks_total") {

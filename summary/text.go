@@ -384,7 +384,10 @@ func (r *textRenderer) checkTotals() (total, passes int64, ok bool) {
 	for i := range r.in.Metrics {
 		m := &r.in.Metrics[i]
 		if m.Name == metrics.ChecksName && m.Parent == "" {
-			if s, isRate := m.Sink.(*metrics.RateSink); isRate && s.Total > 0 {
+			// The checks metric is in the summary when a check ran or a
+			// threshold names it (`checks: []` included): k6 then shows
+			// the totals, zeros too.
+			if s, isRate := m.Sink.(*metrics.RateSink); isRate {
 				return s.Total, s.Trues, true
 			}
 		}

@@ -176,6 +176,39 @@ func TestRunSharedIterations(t *testing.T) {
 	})
 }
 
+// A threshold key with an empty list makes its submetric, or shows its
+// metric, in the summary, the export and handleSummary's data, with no
+// threshold, as in k6 v2.2.0 (issue 37; test/compat's
+// 211-threshold-empty-list).
+func TestRunEmptyThresholdList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &fakeScript{work: 10 * time.Millisecond}
+		err, out, export := runFake(t, context.Background(), s, `{
+			"scenarios": {"main": {"executor": "per-vu-iterations", "vus": 1, "iterations": 3}},
+			"thresholds": {"http_reqs{scenario:main}": [], "checks": []}
+		}`, nil)
+		if err != nil {
+			t.Fatalf("run failed: %v\n%s", err, out)
+		}
+		if got := metricValue(t, export, "http_reqs{scenario:main}", "count"); got != 3 {
+			t.Errorf("http_reqs{scenario:main} count = %v, want 3", got)
+		}
+		if got := metricValue(t, export, "checks", "passes"); got != 0 {
+			t.Errorf("checks passes = %v, want 0", got)
+		}
+		if m := export["metrics"].(map[string]any)["http_reqs{scenario:main}"].(map[string]any); m["thresholds"] != nil {
+			t.Errorf("the submetric has thresholds %v; the key had none", m["thresholds"])
+		}
+		data, _ := s.summary["metrics"].(map[string]any)
+		if _, ok := data["http_reqs{scenario:main}"]; !ok {
+			t.Errorf("handleSummary's data has no http_reqs{scenario:main}: %v", keys(data))
+		}
+		if !strings.Contains(out, "{ scenario:main }") || !strings.Contains(out, "checks_total") || strings.Contains(out, "THRESHOLDS") {
+			t.Errorf("the text summary shows the submetric and the checks, and no threshold block:\n%s", out)
+		}
+	})
+}
+
 func TestRunThresholdsFail(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &fakeScript{work: 50 * time.Millisecond}

@@ -252,6 +252,9 @@ func ThresholdDefs(o *config.Options) map[string][]metrics.ThresholdDef {
 	}
 	defs := make(map[string][]metrics.ThresholdDef, len(o.Thresholds))
 	for name, ts := range o.Thresholds {
+		// A key with an empty list stays: as in k6 it shows its metric,
+		// or makes its submetric, in the summary with no threshold.
+		list := make([]metrics.ThresholdDef, 0, len(ts))
 		for _, t := range ts {
 			d := metrics.ThresholdDef{Source: t.Source, AbortOnFail: t.AbortOnFail}
 			if t.DelayAbortEval != nil {
@@ -260,8 +263,9 @@ func ThresholdDefs(o *config.Options) map[string][]metrics.ThresholdDef {
 			if t.Window != nil {
 				d.Window = t.Window.Std()
 			}
-			defs[name] = append(defs[name], d)
+			list = append(list, d)
 		}
+		defs[name] = list
 	}
 	return defs
 }
