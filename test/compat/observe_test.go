@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +33,12 @@ type observation struct {
 	// SummaryShape is the handleSummary data reduced to its key paths and
 	// value types, for scripts whose handleSummary writes it to HS_OUT.
 	SummaryShape []string `json:"handle_summary_shape,omitempty"`
-	stderr       string
+	// Messages are the error and warning lines of stderr, as "error: …"
+	// and "warning: …" without the log format's decoration, the
+	// location of an error or the name of a JavaScript error, for scripts
+	// with a "// compat:messages" line.
+	Messages []string `json:"messages,omitempty"`
+	stderr   string
 }
 
 // metricObs is one metric as the JSON output and --summary-export show it.
@@ -78,6 +84,9 @@ type script struct {
 	// handleSummary is true when the script writes handleSummary's data
 	// to __ENV.HS_OUT.
 	handleSummary bool
+	// messages is true when the script has a "// compat:messages" line:
+	// its run's error and warning lines are compared.
+	messages bool
 }
 
 // loadScript reads a corpus script's compat: header lines.
@@ -96,6 +105,7 @@ func loadScript(name string) (script, error) {
 		}
 	}
 	s.handleSummary = bytes.Contains(src, []byte("__ENV.HS_OUT"))
+	s.messages = bytes.Contains(src, []byte("\n// compat:messages\n"))
 	return s, nil
 }
 
@@ -140,6 +150,9 @@ func observe(t *testing.T, bin string, s script, eps []endpoint) *observation {
 	if err := o.readExport(exp, norm); err != nil {
 		t.Fatalf("%s %s: summary export: %v", filepath.Base(bin), s.name, err)
 	}
+	if s.messages {
+		o.Messages = messages(o.stderr)
+	}
 	if s.handleSummary {
 		if raw, err := os.ReadFile(hs); err == nil {
 			var v any
@@ -179,6 +192,42 @@ func normalizer(eps []endpoint) func(string) string {
 // certTime matches the moments in x509's "certificate has expired or is
 // not yet valid: current time … is after …".
 var certTime = regexp.MustCompile(`current time \S+ is (after|before) [0-9TZ:.+-]+`)
+
+// k6Line is a k6 log line of level error or warning (logfmt); mLine one of
+// metronome's: "ERROR: …" or "WARN[0000] …"; at is the location that
+// starts metronome's error lines ("script.js:1:1: ").
+var (
+	k6Line = regexp.MustCompile(`level=(error|warning) msg="((?:[^"\\]|\\.)*)"`)
+	mLine  = regexp.MustCompile(`^(?:(ERROR): |(WARN)\[\d+\] )(.*)$`)
+	at     = regexp.MustCompile(`^\S+?:\d+:\d+: `)
+)
+
+// messages reduces stderr, k6's or metronome's, to its error and warning
+// lines, each "error: TEXT" or "warning: TEXT", sorted.
+func messages(stderr string) []string {
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		level, text := "", ""
+		if m := k6Line.FindStringSubmatch(l); m != nil {
+			t, err := strconv.Unquote(`"` + m[2] + `"`)
+			if err != nil {
+				t = m[2]
+			}
+			level, text = m[1], t
+		} else if m := mLine.FindStringSubmatch(l); m != nil {
+			level, text = "warning", m[3]
+			if m[1] != "" {
+				level, text = "error", at.ReplaceAllString(m[3], "")
+			}
+		} else {
+			continue
+		}
+		text = strings.TrimPrefix(strings.TrimSpace(text), "GoError: ")
+		out = append(out, level+": "+text)
+	}
+	sort.Strings(out)
+	return out
+}
 
 // hermeticEnv is the test's environment without K6_* variables, with a
 // private config directory and k6's usage report off: nothing may leave
@@ -553,6 +602,9 @@ func compare(want, got *observation, tol approx) []mismatch {
 	}
 	if d := diffStrings(want.SummaryShape, got.SummaryShape); d != "" {
 		add("handle_summary_shape", "handleSummary data: %s", d)
+	}
+	if d := diffStrings(want.Messages, got.Messages); d != "" {
+		add("messages", "error and warning lines: %s", d)
 	}
 	return out
 }

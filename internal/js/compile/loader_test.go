@@ -183,6 +183,17 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown built-in module", map[string]string{
 			"script.js": "import { x } from \"k6/no-such-module\";\nexport default function () {}",
 		}, `script.js:1:1: unknown module "k6/no-such-module"`},
+		// k6 v2.2.0 explains each k6/experimental module it retired
+		// (test/compat's 212-217 record every one).
+		{"graduated experimental module", map[string]string{
+			"script.js": "import { setTimeout } from \"k6/experimental/timers\";\nexport default function () {}",
+		}, `script.js:1:1: k6/experimental/timers has been graduated, and it's now globally available as defined by standard WebAPIs. You just need to remove the import.`},
+		{"removed experimental module", map[string]string{
+			"script.js": "\nimport redis from \"k6/experimental/redis\";\nexport default function () {}",
+		}, `script.js:2:1: k6/experimental/redis has been removed. Please migrate to the new version by changing your import to 'k6/x/redis'.`},
+		{"experimental module k6 has and metronome not", map[string]string{
+			"script.js": "import { ReadableStream } from \"k6/experimental/streams\";\nexport default function () {}",
+		}, `script.js:1:1: k6/experimental/streams (ReadableStream and the rest of k6 v2.2.0's Streams API) is not in metronome yet`},
 		{"missing file", map[string]string{
 			"script.js": "\nimport { x } from \"./nope.js\";\nexport default function () {}",
 		}, `script.js:2:1: cannot import "./nope.js": `},

@@ -1,6 +1,7 @@
 package websockets_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -52,5 +53,21 @@ export default function () {
 	}
 	if got["data_sent"] == 0 || got["data_received"] == 0 {
 		t.Errorf("data_sent %v, data_received %v: the session's bytes are counted", got["data_sent"], got["data_received"])
+	}
+}
+
+// The old name k6/experimental/websockets still works, with k6 v2.2.0's
+// warning that it is deprecated, once per test however many VUs import it
+// (test/compat's 193-experimental-websockets records k6's).
+func TestExperimentalNameWarnsOnce(t *testing.T) {
+	r := jstest.Load(t, map[string]string{"script.js": `
+import { WebSocket } from "k6/experimental/websockets";
+export default function () {}`}, nil)
+	for id := uint64(1); id <= 3; id++ {
+		r.NewVU(t, id)
+	}
+	const warning = "k6/experimental/websockets is deprecated and will be removed in a future release. Please use k6/websockets instead."
+	if n := strings.Count(r.Stderr.String(), warning); n != 1 {
+		t.Errorf("the warning was logged %d times, want once:\n%s", n, r.Stderr)
 	}
 }

@@ -19,7 +19,23 @@ import (
 
 func init() {
 	modules.Register("k6/websockets", modules.ModuleFunc(New))
-	modules.Register("k6/experimental/websockets", modules.ModuleFunc(New))
+	modules.Register("k6/experimental/websockets", modules.ModuleFunc(newExperimental))
+}
+
+// deprecated is k6 v2.2.0's warning, once per test, for the module's old
+// name, which still works there and here.
+const deprecated = "k6/experimental/websockets is deprecated and will be removed in a future release. Please use k6/websockets instead."
+
+// newExperimental is New under the old name k6/experimental/websockets,
+// warning once per test as k6 does.
+func newExperimental(vu modules.VU) (modules.Exports, error) {
+	if env := vu.InitEnv(); env != nil && env.Shared != nil && env.Logf != nil {
+		_, _ = env.Shared.Get("\x00k6/experimental/websockets deprecated", func() (any, error) {
+			env.Logf("%s", deprecated)
+			return true, nil
+		})
+	}
+	return New(vu)
 }
 
 // Ready states, as in the browser.

@@ -1,5 +1,7 @@
 // k6/experimental/websockets: the same API under its old name, with
-// onopen/onmessage handlers, a ping and a server-initiated close.
+// onopen/onmessage handlers, a ping and a server-initiated close, and k6
+// v2.2.0's warning that the name is deprecated (issue 37).
+// compat:messages
 // compat:args --address=
 // (no REST API: the default localhost:6565 is busy whenever other runs share the machine)
 import { WebSocket } from 'k6/experimental/websockets';

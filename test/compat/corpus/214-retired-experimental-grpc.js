@@ -1,0 +1,9 @@
+// Issue 37, bug 5: k6/experimental/grpc graduated to k6/net/grpc. Importing it fails
+// with k6 v2.2.0's explanation of what to do instead and exit 107, not
+// with "unknown module".
+// compat:messages
+import grpc from 'k6/experimental/grpc';
+
+export const options = { iterations: 1 };
+
+export default function () {}
