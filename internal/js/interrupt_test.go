@@ -192,3 +192,25 @@ export default async function () {
 		t.Errorf("a settled measurement recorded %v", got)
 	}
 }
+
+// When a continuation throws, the call fails and the loop drops what is
+// still queued; a request among them that was answered is still recorded,
+// as k6 records a request when its answer comes.
+func TestMeasuredWorkIsRecordedWhenTheCallFails(t *testing.T) {
+	r := jstest.Load(t, map[string]string{"script.js": `
+import { measure } from "k6/x/stopping";
+import { sleep } from "k6";
+export default function () {
+	setTimeout(() => { throw new Error("boom"); }, 1);
+	measure(20, "queued behind the throw");
+	sleep(0.2);
+}`}, nil)
+	vu, rec := r.NewVU(t, 1)
+	if res := jstest.Iterate(vu); res.Outcome != executor.Failed {
+		t.Errorf("outcome %v, want Failed", res.Outcome)
+	}
+	got := jstest.Tally(rec, "name")
+	if got["stopping_measured{name=queued behind the throw}"] != 1 || got["stopping_gated{name=queued behind the throw}"] != 1 {
+		t.Errorf("recorded %v: want the answered request's samples", got)
+	}
+}
