@@ -179,7 +179,7 @@ func TestRunSharedIterations(t *testing.T) {
 // A threshold key with an empty list makes its submetric, or shows its
 // metric, in the summary, the export and handleSummary's data, with no
 // threshold, as in k6 v2.2.0 (issue 37; test/compat's
-// 211-threshold-empty-list).
+// 218-threshold-empty-list).
 func TestRunEmptyThresholdList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &fakeScript{work: 10 * time.Millisecond}

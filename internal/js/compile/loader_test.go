@@ -184,7 +184,7 @@ func TestLoadErrors(t *testing.T) {
 			"script.js": "import { x } from \"k6/no-such-module\";\nexport default function () {}",
 		}, `script.js:1:1: unknown module "k6/no-such-module"`},
 		// k6 v2.2.0 explains each k6/experimental module it retired
-		// (test/compat's 212-217 record every one).
+		// (test/compat's 219-224 record every one).
 		{"graduated experimental module", map[string]string{
 			"script.js": "import { setTimeout } from \"k6/experimental/timers\";\nexport default function () {}",
 		}, `script.js:1:1: k6/experimental/timers has been graduated, and it's now globally available as defined by standard WebAPIs. You just need to remove the import.`},

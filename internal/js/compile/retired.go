@@ -5,7 +5,7 @@ package compile
 // to do instead; metronome refuses them with the same sentence (exit 107,
 // as k6), so that a script written for an older k6 learns what to change
 // rather than that the module is unknown. The sentences are k6's own, as
-// a user sees them (test/compat's 212-retired-experimental-modules
+// a user sees them (test/compat's 219–224-retired-experimental-*
 // records them), odd spacing and wording included, so that what a user or
 // a CI job searches for in k6's output is found in metronome's.
 var retiredModules = map[string]string{

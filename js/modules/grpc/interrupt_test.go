@@ -12,7 +12,7 @@ import (
 )
 
 // gRPC calls and a stream cut off by the hard stop, as in k6 v2.2.0
-// (test/compat's 208-interrupted-grpc): a call answered before the stop
+// (test/compat's 215-interrupted-grpc): a call answered before the stop
 // keeps its grpc_req_duration, also an asyncInvoke answered while the VU
 // slept; a call cut off records none and is charged to corrected_latency
 // with outcome=interrupted; a stream open at the stop keeps its messages

@@ -17,7 +17,7 @@ import (
 )
 
 // Requests cut off by the hard stop, as test/compat's
-// 207-interrupted-http records k6 v2.2.0: a request answered before the
+// 214-interrupted-http records k6 v2.2.0: a request answered before the
 // stop is kept with all its samples, also when the VU records it after
 // the stop (the first hop of a redirect, the answered request of a batch,
 // an asyncRequest answered while the VU slept); one cut off records no

@@ -12,7 +12,7 @@ import (
 
 // A group whose function the hard stop cuts off (here in sleep) records no
 // group_duration, as in k6 v2.2.0 (test/compat's
-// 209-interrupted-websockets-timers): k6 pushes it after the function
+// 216-interrupted-websockets-timers): k6 pushes it after the function
 // returns, on a done context. The check recorded in the group before the
 // stop is kept.
 func TestGroupCutOffByTheStop(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 )
 
 // A WebSocket open at the hard stop, as in k6 v2.2.0 (test/compat's
-// 209-interrupted-websockets-timers): what came before the stop is kept
+// 216-interrupted-websockets-timers): what came before the stop is kept
 // (the session, its message and the handler's metric), no close handler
 // runs and no ws_session_duration is recorded after it, the iteration is
 // interrupted, and the bytes the session moved are still counted in

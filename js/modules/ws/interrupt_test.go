@@ -13,7 +13,7 @@ import (
 
 // A ws.connect whose session is still open at the hard stop returns
 // because the VU is stopping, as in k6 v2.2.0 (test/compat's
-// 206-interrupted-ws-check): the session's samples so far are kept, its
+// 213-interrupted-ws-check): the session's samples so far are kept, its
 // ws_session_duration is not recorded, nor what the script records after
 // the connect returns, and the iteration is interrupted; the bytes it
 // moved are still counted.
