@@ -18,6 +18,7 @@ import (
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/wholefile"
 )
 
 func init() { addCommand(newArchiveCmd) }
@@ -122,7 +123,7 @@ func (r *runCmd) archive(scriptPath, out string) error {
 		err = tw.Close()
 	}
 	if err == nil {
-		err = os.WriteFile(out, buf.Bytes(), 0o644)
+		err = wholefile.Write(out, buf.Bytes(), 0o644)
 	}
 	if err != nil {
 		return exitcode.Errorf(exitcode.Generic, "writing the archive %s: %v", out, err)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/internal/audit"
 	"github.com/metronome-load/metronome/internal/engine"
+	"github.com/metronome-load/metronome/internal/wholefile"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output/dashboard"
 	"github.com/metronome-load/metronome/summary"
@@ -68,7 +70,17 @@ estimated without them.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return c.audit(args[0], args[1]) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, signalled, stop := g.signalContext(cmd.Context(), readSignals)
+			defer stop()
+			err := c.audit(ctx, args[0], args[1])
+			if signalled() && exitcode.Of(err) != exitcode.ExternalAbort {
+				// It came after the input was read: the files were
+				// finished.
+				err = exitcode.Errorf(exitcode.ExternalAbort, "audit: interrupted by signal; the files asked for were written whole")
+			}
+			return err
+		},
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
@@ -84,7 +96,7 @@ estimated without them.`,
 	return cmd
 }
 
-func (c *auditCmd) audit(outputPath, scriptPath string) error {
+func (c *auditCmd) audit(ctx context.Context, outputPath, scriptPath string) error {
 	g := c.run.g
 	if looksLikeOutput(scriptPath) {
 		return exitcode.Errorf(exitcode.InvalidConfig, "audit: %s looks like k6's JSON output, not a script: give the output first, then the script (or archive)", scriptPath)
@@ -126,7 +138,10 @@ func (c *auditCmd) audit(outputPath, scriptPath string) error {
 	if opts.MinIterationDuration != nil {
 		o.MinIterationDuration = opts.MinIterationDuration.Std()
 	}
-	res, err := audit.Audit(f, outputPath, o)
+	res, err := audit.Audit(interruptible(ctx, f), outputPath, o)
+	if ctx.Err() != nil {
+		return exitcode.Errorf(exitcode.ExternalAbort, "audit: interrupted by signal while reading %s; nothing was written", outputPath)
+	}
 	if err != nil {
 		return exitcode.Wrap(exitcode.InvalidConfig, err)
 	}
@@ -217,7 +232,7 @@ func (c *auditCmd) writeFiles(res *audit.Result) error {
 		return exitcode.Errorf(exitcode.Generic, "audit: writing the HdrHistogram log: %v", err)
 	}
 	if c.logPath != "" {
-		if err := os.WriteFile(c.logPath, log.Bytes(), 0o644); err != nil {
+		if err := wholefile.Write(c.logPath, log.Bytes(), 0o644); err != nil {
 			return exitcode.Errorf(exitcode.Generic, "audit: cannot write %s: %v", c.logPath, unwrapPath(err))
 		}
 		fmt.Fprintf(g.stderr, "wrote %s (HdrHistogram log, %d bytes)\n", c.logPath, log.Len())

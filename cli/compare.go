@@ -3,12 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/internal/compare"
+	"github.com/metronome-load/metronome/internal/wholefile"
 )
 
 func init() { addCommand(newCompareCmd) }
@@ -84,7 +84,7 @@ func runCompare(stdout, stderr io.Writer, basePath, newPath string, o compare.Op
 		return exitcode.Errorf(exitcode.InvalidConfig, "compare: %v", err)
 	}
 	if html != "" {
-		if err := writeFileWith(html, rep.WriteHTML); err != nil {
+		if err := wholefile.WriteWith(html, 0o644, rep.WriteHTML); err != nil {
 			return exitcode.Errorf(exitcode.Generic, "compare: writing %s: %v", html, err)
 		}
 	}
@@ -98,23 +98,6 @@ func runCompare(stdout, stderr io.Writer, basePath, newPath string, o compare.Op
 	}
 	if rep.Verdict.Regression {
 		return exitcode.Errorf(exitcode.ThresholdsFailed, "compare: regression: %s", rep.Verdict.Reason)
-	}
-	return nil
-}
-
-// writeFileWith writes a file through write, and reports the first error
-// of writing or closing it.
-func writeFileWith(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("closing it: %w", err)
 	}
 	return nil
 }

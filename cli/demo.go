@@ -13,6 +13,7 @@ import (
 
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/internal/stallserver"
+	"github.com/metronome-load/metronome/internal/wholefile"
 )
 
 func init() { addCommand(newDemoCmd) }
@@ -45,7 +46,7 @@ func runDemo(cmd *cobra.Command, g *globals) error {
 	defer os.RemoveAll(dir)
 	script := filepath.Join(dir, "demo.js")
 	export := filepath.Join(dir, "summary.json")
-	if err := os.WriteFile(script, demoScript, 0o644); err != nil {
+	if err := wholefile.Write(script, demoScript, 0o644); err != nil {
 		return exitcode.Wrap(exitcode.Generic, err)
 	}
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -53,7 +54,11 @@ estimator of the end-of-test summary. A FILE of "-" reads standard input.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runMerge(cmd.InOrStdin(), stdout, stderr, args, metrics, asJSON, byName)
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runMerge(ctx, interruptible(ctx, cmd.InOrStdin()), stdout, stderr, args, metrics, asJSON, byName)
 		},
 	}
 	cmd.SetOut(stdout)
@@ -65,10 +70,10 @@ estimator of the end-of-test summary. A FILE of "-" reads standard input.`,
 	return cmd
 }
 
-func runMerge(stdin io.Reader, stdout, stderr io.Writer, files, metrics []string, asJSON, byName bool) error {
+func runMerge(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, files, metrics []string, asJSON, byName bool) error {
 	m := hdrlog.NewMerger()
 	for _, name := range files {
-		if err := addLog(m, stdin, name); err != nil {
+		if err := addLog(ctx, m, stdin, name); err != nil {
 			return err
 		}
 	}
@@ -127,7 +132,7 @@ func runMerge(stdin io.Reader, stdout, stderr io.Writer, files, metrics []string
 	return hdrlog.WriteEndpointTable(stdout, eps, hdrlog.EndpointPercentiles)
 }
 
-func addLog(m *hdrlog.Merger, stdin io.Reader, name string) error {
+func addLog(ctx context.Context, m *hdrlog.Merger, stdin io.Reader, name string) error {
 	if name == "-" {
 		return m.Add(stdin, "standard input")
 	}
@@ -136,7 +141,7 @@ func addLog(m *hdrlog.Merger, stdin io.Reader, name string) error {
 		return fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
 	}
 	defer f.Close()
-	return m.Add(f, name)
+	return m.Add(interruptible(ctx, f), name)
 }
 
 // unwrapPath drops the *PathError wrapper, whose message repeats the name.

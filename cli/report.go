@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/wholefile"
 	"github.com/metronome-load/metronome/output/dashboard"
 )
 
@@ -42,7 +44,14 @@ with a live run's K6_WEB_DASHBOARD_EXPORT.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runReport(cmd.InOrStdin(), g.stdout, g.stderr, args, out, period)
+			ctx, signalled, stop := g.signalContext(cmd.Context(), readSignals)
+			defer stop()
+			err := runReport(ctx, cmd.InOrStdin(), g.stdout, g.stderr, args, out, period)
+			if err == nil && signalled() {
+				// It came while the report was written: it was finished.
+				err = exitcode.Errorf(exitcode.ExternalAbort, "report: interrupted by signal; %s was written whole", out)
+			}
+			return err
 		},
 	}
 	cmd.SetOut(g.stdout)
@@ -52,7 +61,9 @@ with a live run's K6_WEB_DASHBOARD_EXPORT.`,
 	return cmd
 }
 
-func runReport(stdin io.Reader, stdout, stderr io.Writer, files []string, out string, period time.Duration) error {
+// runReport reads the logs files name and writes their report to out. A
+// signal (ctx ending) while it reads stops it, and nothing is written.
+func runReport(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, files []string, out string, period time.Duration) error {
 	var lr dashboard.LogReader
 	for _, name := range files {
 		var r io.Reader = stdin
@@ -64,7 +75,11 @@ func runReport(stdin io.Reader, stdout, stderr io.Writer, files []string, out st
 			defer f.Close()
 			r = f
 		}
-		if err := lr.Add(r, name); err != nil {
+		err := lr.Add(interruptible(ctx, r), name)
+		if ctx.Err() != nil {
+			return exitcode.Errorf(exitcode.ExternalAbort, "report: interrupted by signal while reading %s; no report was written", name)
+		}
+		if err != nil {
 			return exitcode.Errorf(exitcode.InvalidConfig, "report: %v", err)
 		}
 	}
@@ -103,7 +118,7 @@ func writeReport(stdout, stderr io.Writer, lr *dashboard.LogReader, period time.
 		_, err = stdout.Write(b)
 		return len(b), err
 	}
-	if err := os.WriteFile(out, b, 0o644); err != nil {
+	if err := wholefile.Write(out, b, 0o644); err != nil {
 		return 0, exitcode.Errorf(exitcode.Generic, "report: cannot write %s: %v", out, err)
 	}
 	return len(b), nil

@@ -20,6 +20,7 @@ import (
 	"github.com/metronome-load/metronome/internal/engine"
 	"github.com/metronome-load/metronome/internal/features"
 	"github.com/metronome-load/metronome/internal/logsink"
+	"github.com/metronome-load/metronome/internal/wholefile"
 	"github.com/metronome-load/metronome/secrets"
 )
 
@@ -118,7 +119,7 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	defer stdout.Flush()
 
 	// Signals are caught from here on: the init context runs next.
-	ctx, signalled, stop := g.signalContext(cmd.Context())
+	ctx, signalled, stop := g.signalContext(cmd.Context(), runSignals)
 	defer stop()
 	logs, err := g.logSink(store)
 	if err != nil {
@@ -506,13 +507,25 @@ func isTTY(w io.Writer) bool {
 // the summary and the end of the outputs in 1-2 runs of 10.
 const signalEcho = 100 * time.Millisecond
 
+// signalWords say what a command does on the first signal and what a
+// second one cuts short, in its warnings.
+type signalWords struct{ first, second string }
+
+// runSignals are run's: the engine aborts the test gracefully.
+var runSignals = signalWords{
+	first:  "stopping the test",
+	second: "whatever was still running (teardown, summary, outputs) is cut short",
+}
+
 // signalContext returns a context cancelled by the first SIGINT or
 // SIGTERM: the engine then aborts the test gracefully (teardown and the
-// summary still run). A second signal ends the process at once with exit
-// code 105, unless it is the first one again within signalEcho.
-// signalled reports whether a signal arrived; stop releases the signal
-// handler.
-func (g *globals) signalContext(parent context.Context) (ctx context.Context, signalled func() bool, stop func()) {
+// summary still run), and the commands that read results stop reading and
+// finish the files they write. A second signal ends the process at once
+// with exit code 105, unless it is the first one again within signalEcho;
+// the temporary files of the writes under way are removed, so no file is
+// left cut short. signalled reports whether a signal arrived; stop
+// releases the signal handler.
+func (g *globals) signalContext(parent context.Context, words signalWords) (ctx context.Context, signalled func() bool, stop func()) {
 	if parent == nil {
 		parent = context.Background()
 	}
@@ -527,7 +540,7 @@ func (g *globals) signalContext(parent context.Context) (ctx context.Context, si
 		select {
 		case first = <-sigs:
 			at = time.Now()
-			fmt.Fprintf(g.stderr, "WARN[%s] received %v: stopping the test; press Ctrl+C again to exit at once\n", g.stamp(), first)
+			fmt.Fprintf(g.stderr, "WARN[%s] received %v: %s; press Ctrl+C again to exit at once\n", g.stamp(), first, words.first)
 			close(got)
 			cancel()
 		case <-done:
@@ -539,7 +552,8 @@ func (g *globals) signalContext(parent context.Context) (ctx context.Context, si
 				if s == first && time.Since(at) < signalEcho {
 					continue
 				}
-				fmt.Fprintf(g.stderr, "ERROR: received %v again, a second signal: exiting at once, whatever was still running (teardown, summary, outputs) is cut short\n", s)
+				fmt.Fprintf(g.stderr, "ERROR: received %v again, a second signal: exiting at once, %s\n", s, words.second)
+				wholefile.RemovePending()
 				exitNow(exitcode.ExternalAbort)
 				return
 			case <-done:

@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -66,5 +70,67 @@ func TestSignalWhileLoading(t *testing.T) {
 	}
 	if h.ran != nil {
 		t.Error("the engine ran after a signal during loading")
+	}
+}
+
+// sendWhenListening sends os.Interrupt once a command installed its
+// handler.
+func (f *fakeSignals) sendWhenListening(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		f.mu.Lock()
+		ready := f.ch != nil
+		f.mu.Unlock()
+		if ready {
+			f.send()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Error("the command installed no signal handler")
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A signal while merge --wait waits for a runner's file stops the wait:
+// what was read is merged, the summary export is written whole and the
+// merge exits 105, as a run stopped by a signal does. Before, merge had
+// no handler: the signal killed it, leaving any file it was writing cut
+// short (hostile probe 4, #6).
+func TestMergeSignalStopsTheWait(t *testing.T) {
+	sig := newFakeSignals(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.result"), filepath.Join(dir, "b.result")
+	writeResultFile(t, a, "0:1/2", 5)
+	writeResultFile(t, b, "1/2:1", 5)
+	raw, err := os.ReadFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// b's runner is still running: its file lacks its end line.
+	lines := bytes.SplitAfter(raw, []byte("\n"))
+	if err := os.WriteFile(b, bytes.Join(lines[:len(lines)-2], nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	export := filepath.Join(dir, "summary.json")
+	go sig.sendWhenListening(t)
+	start := time.Now()
+	h := newHarness(t, "")
+	code, out, stderr := h.run(nil, "merge", "--wait", "30s", "--summary-export", export, dir)
+	if code != exitcode.ExternalAbort || !strings.Contains(stderr, "received interrupt: stopping the wait") ||
+		!strings.Contains(stderr, "ERROR: merge interrupted by signal") {
+		t.Errorf("code %d, stderr %q", code, stderr)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the merge waited %s: the signal did not stop the wait", d)
+	}
+	if !strings.Contains(out, "iterations") {
+		t.Errorf("no summary:\n%s", out)
+	}
+	b2, err := os.ReadFile(export)
+	if err != nil || !json.Valid(b2) {
+		t.Errorf("--summary-export: %v, valid JSON %v", err, json.Valid(b2))
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/internal/engine"
+	"github.com/metronome-load/metronome/internal/wholefile"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output/dashboard"
 	"github.com/metronome-load/metronome/output/hdrlog"
@@ -79,21 +80,38 @@ func addVerdict(cmd *cobra.Command, g *globals) {
 	fs.DurationVar(&v.wait, "wait", 0, "result files: wait up to this long for the files to be complete and cover the test")
 	hdr := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
-		results, err := resultInputs(args, v.wait > 0)
-		if err != nil {
-			return err
-		}
-		if !results {
-			if set := changed(c, verdictOnly); set != "" {
-				return exitcode.Errorf(exitcode.InvalidConfig, "--%s applies to result files (-o result=FILE); %s is an HdrHistogram log", set, args[0])
+		ctx, signalled, stop := g.signalContext(c.Context(), mergeSignals)
+		defer stop()
+		c.SetContext(ctx)
+		err := mergeEither(c, g, v, hdr, args)
+		if signalled() {
+			msg := "merge interrupted by signal"
+			if err != nil {
+				msg += ": " + err.Error()
 			}
-			return hdr(c, args)
+			err = exitcode.Errorf(exitcode.ExternalAbort, "%s", msg)
 		}
-		if set := changed(c, hdrlogFlags); set != "" {
-			return exitcode.Errorf(exitcode.InvalidConfig, "--%s applies to HdrHistogram logs, not to result files", set)
-		}
-		return runVerdict(c.Context(), g, v, args)
+		return err
 	}
+}
+
+// mergeEither merges args as result files or as HdrHistogram logs, as
+// they are.
+func mergeEither(c *cobra.Command, g *globals, v *verdictFlags, hdr func(*cobra.Command, []string) error, args []string) error {
+	results, err := resultInputs(args, v.wait > 0)
+	if err != nil {
+		return err
+	}
+	if !results {
+		if set := changed(c, verdictOnly); set != "" {
+			return exitcode.Errorf(exitcode.InvalidConfig, "--%s applies to result files (-o result=FILE); %s is an HdrHistogram log", set, args[0])
+		}
+		return hdr(c, args)
+	}
+	if set := changed(c, hdrlogFlags); set != "" {
+		return exitcode.Errorf(exitcode.InvalidConfig, "--%s applies to HdrHistogram logs, not to result files", set)
+	}
+	return runVerdict(c.Context(), g, v, args)
 }
 
 // changed returns the first of names set on the command line, "" if none.
@@ -400,7 +418,7 @@ func writeVerdictReport(stdout io.Writer, out string, rr *resultReader, files []
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(out, b, 0o644); err != nil {
+	if err := wholefile.Write(out, b, 0o644); err != nil {
 		return exitcode.Errorf(exitcode.Generic, "--report: cannot write %s: %v", out, err)
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d bytes) from %d result file(s)\n", out, len(b), len(files))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/metronome-load/metronome/executor/capacity"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/health"
+	"github.com/metronome-load/metronome/internal/wholefile"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/secrets"
 	"github.com/metronome-load/metronome/summary"
@@ -65,7 +65,7 @@ func (w summaryWriter) write(parent context.Context, in *summary.Input) error {
 	if w.export != "" {
 		b, err := summary.ExportJSON(in)
 		if err == nil {
-			err = os.WriteFile(w.export, w.secrets.RedactBytes(b), 0o644)
+			err = wholefile.Write(w.export, w.secrets.RedactBytes(b), 0o644)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("--summary-export: %v", err))
@@ -108,7 +108,7 @@ func (w summaryWriter) write(parent context.Context, in *summary.Input) error {
 		case "stderr":
 			_, err = w.stderr.Write(content)
 		default:
-			err = os.WriteFile(dest, w.secrets.RedactBytes(content), 0o644)
+			err = wholefile.Write(dest, w.secrets.RedactBytes(content), 0o644)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("handleSummary output %s: %v", dest, err))

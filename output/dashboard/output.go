@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -28,6 +27,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/internal/wholefile"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
 	"github.com/metronome-load/metronome/secrets"
@@ -320,7 +320,7 @@ func (o *Output) export() error {
 	if err != nil {
 		return fmt.Errorf("web dashboard report: %w", err)
 	}
-	if err := os.WriteFile(o.cfg.Export, o.secrets.RedactBytes(b), 0o644); err != nil {
+	if err := wholefile.Write(o.cfg.Export, o.secrets.RedactBytes(b), 0o644); err != nil {
 		return fmt.Errorf("web dashboard report (%s): %w", EnvExport, err)
 	}
 	return nil
