@@ -2,10 +2,6 @@ package hdrlog
 
 import (
 	"bufio"
-	"bytes"
-	"compress/zlib"
-	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +11,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/metronome-load/metronome/internal/hdrhist"
 )
 
 // Limits of reading a log, so that what a log costs grows with its bytes:
@@ -27,9 +25,9 @@ const (
 	// at most a few hundred KB.
 	MaxLineBytes = 4 << 20
 	// MaxPayloadBytes is the most one interval histogram's encoding may
-	// inflate to: 1 MiB, 115,000 to a million populated buckets, while
-	// metronome's own histograms have 27,648 buckets at most (249 KB).
-	MaxPayloadBytes = 1 << 20
+	// inflate to, the rule of every reader of metronome's files
+	// (hdrhist.MaxPayloadBytes).
+	MaxPayloadBytes = hdrhist.MaxPayloadBytes
 )
 
 // maxReported is how many skipped lines of one log are described one by
@@ -211,30 +209,9 @@ func (lr *LogReader) comment(line string) error {
 	return nil
 }
 
-// decode decodes an interval's histogram sparsely, after checking from the
-// encoding's header that it inflates to at most MaxPayloadBytes.
+// decode decodes an interval's histogram sparsely, under the cap every
+// reader of metronome's files keeps (hdrhist.Decode): any geometry, a
+// payload of at most MaxPayloadBytes.
 func decode(payload string) (*hdrhistogram.PackedHistogram, error) {
-	raw, err := base64.StdEncoding.DecodeString(payload)
-	if err != nil {
-		return nil, err
-	}
-	if len(raw) < 8 {
-		return nil, errors.New("too short")
-	}
-	clen := int64(binary.BigEndian.Uint32(raw[4:8]))
-	if clen > int64(len(raw)-8) {
-		return nil, errors.New("truncated")
-	}
-	z, err := zlib.NewReader(bytes.NewReader(raw[8 : 8+clen]))
-	if err != nil {
-		return nil, err
-	}
-	var head [8]byte
-	if _, err := io.ReadFull(z, head[:]); err != nil {
-		return nil, fmt.Errorf("truncated: %v", err)
-	}
-	if n := int32(binary.BigEndian.Uint32(head[4:8])); n > MaxPayloadBytes {
-		return nil, fmt.Errorf("it inflates to %d bytes, more than the %d MiB a histogram may", n, MaxPayloadBytes>>20)
-	}
-	return hdrhistogram.DecodePacked([]byte(payload))
+	return hdrhist.Decode([]byte(payload), nil)
 }
