@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/spf13/cobra"
 
 	"github.com/metronome-load/metronome/exitcode"
@@ -140,6 +141,14 @@ func resultInputs(args []string, wait bool) (bool, error) {
 			results = append(results, a)
 		case err != nil:
 			return false, exitcode.Errorf(exitcode.InvalidConfig, "cannot read %s: %v", a, unwrapPath(err))
+		case !st.IsDir() && !st.Mode().IsRegular():
+			// Opening a named pipe waits for a writer that may never
+			// come: refused at once.
+			f, err := result.OpenRegular(a)
+			if err == nil {
+				f.Close() // it became a regular file meanwhile
+			}
+			return false, exitcode.Errorf(exitcode.InvalidConfig, "%v", unwrapPath(err))
 		case st.IsDir() || isResultFile(a):
 			results = append(results, a)
 		default:
@@ -154,7 +163,7 @@ func resultInputs(args []string, wait bool) (bool, error) {
 
 // isResultFile reports whether the file at path begins as a result file.
 func isResultFile(path string) bool {
-	f, err := os.Open(path)
+	f, err := result.OpenRegular(path)
 	if err != nil {
 		return false
 	}
@@ -164,27 +173,19 @@ func isResultFile(path string) bool {
 	return bytes.HasPrefix(head[:n], []byte(`{"header":`))
 }
 
-// resultReader reads the result files of a merge, each once: while --wait
-// waits, each look takes only what the runners appended since the last.
+// resultReader looks at the result files of a merge: while --wait waits,
+// each look takes only what the runners appended since the last, and
+// learns the files' structure (headers, metrics, ends) without their
+// numbers, which the merge then reads a file at a time (Tail.Open).
 type resultReader struct {
-	args []string
-	// report keeps each file's latency histograms per interval, for
-	// --report.
-	report bool
-	files  map[string]*followed
+	args  []string
+	tails map[string]*result.Tail
 	// names are the files of the last look.
 	names []string
 }
 
-// followed is one result file being read.
-type followed struct {
-	tail *result.Tail
-	// intervals are its latency histograms per interval, with report.
-	intervals []*result.Delta
-}
-
-func newResultReader(args []string, report bool) *resultReader {
-	return &resultReader{args: args, report: report, files: map[string]*followed{}}
+func newResultReader(args []string) *resultReader {
+	return &resultReader{args: args, tails: map[string]*result.Tail{}}
 }
 
 // look reads what the files args name hold now, as far as they are
@@ -200,12 +201,11 @@ func (rr *resultReader) look() ([]*result.File, error) {
 	rr.names = names
 	var files []*result.File
 	for _, name := range names {
-		fl := rr.follow(name)
-		restarted, err := fl.tail.Poll()
+		tail := rr.follow(name)
+		restarted, err := tail.Poll()
 		if restarted {
-			// Its runner began it anew: what it held before is gone.
-			fl.intervals = nil
-			_, err = fl.tail.Poll()
+			// Its runner began it anew: read it from its start.
+			_, err = tail.Poll()
 		}
 		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 			return nil, exitcode.Errorf(exitcode.InvalidConfig, "cannot read %s: %v", name, unwrapPath(err))
@@ -213,7 +213,7 @@ func (rr *resultReader) look() ([]*result.File, error) {
 		if err != nil {
 			return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
 		}
-		f, err := fl.tail.File()
+		f, err := tail.File()
 		if err != nil {
 			return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
 		}
@@ -239,7 +239,7 @@ func (rr *resultReader) resultFiles() ([]string, error) {
 		}
 		for _, e := range entries {
 			p := filepath.Join(a, e.Name())
-			if e.Type().IsRegular() && (rr.files[p] != nil || isResultFile(p)) {
+			if e.Type().IsRegular() && (rr.tails[p] != nil || isResultFile(p)) {
 				files = append(files, p)
 			}
 		}
@@ -247,37 +247,57 @@ func (rr *resultReader) resultFiles() ([]string, error) {
 	return files, nil
 }
 
-// follow returns the reading of the file name, begun at its first look.
-func (rr *resultReader) follow(name string) *followed {
-	if fl := rr.files[name]; fl != nil {
-		return fl
+// follow returns the tail of the file name, begun at its first look.
+func (rr *resultReader) follow(name string) *result.Tail {
+	t := rr.tails[name]
+	if t == nil {
+		t = result.NewTail(name)
+		rr.tails[name] = t
 	}
-	fl := &followed{}
-	var visit func(*result.Delta)
-	if rr.report {
-		visit = func(d *result.Delta) {
-			if d.Series.Type == metrics.Trend && d.Series.Metric.Contains == metrics.Time.String() && d.Pos != nil {
-				fl.intervals = append(fl.intervals, d)
-			}
-		}
-	}
-	fl.tail = result.NewTail(name, visit)
-	rr.files[name] = fl
-	return fl
+	return t
 }
 
 // finish reads the files of the last look to their ends: what follows a
-// file's last line break is its last line.
-func (rr *resultReader) finish() ([]*result.File, error) {
+// file's last line break is its last line. A file without its end line
+// that was written to within the last two of its intervals was still
+// being written, and ended says when the reading stopped ("the wait
+// (5m0s) ended"), which its note then says instead of a killed runner.
+func (rr *resultReader) finish(ended string) ([]*result.File, error) {
 	var files []*result.File
 	for _, name := range rr.names {
-		f, err := rr.files[name].tail.Finish()
+		f, err := rr.tails[name].Finish()
 		if err != nil {
 			return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
+		}
+		if f.End == nil && f.Intervals > 0 && stillWritten(name, f.Header.Interval) {
+			f.StillWritten(name, ended)
 		}
 		files = append(files, f)
 	}
 	return files, nil
+}
+
+// stillWritten reports whether the file at name was modified within two
+// of its writer's intervals (interval, as its header gives it) of now.
+func stillWritten(name, interval string) bool {
+	st, err := os.Stat(name)
+	if err != nil {
+		return false
+	}
+	iv, err := time.ParseDuration(interval)
+	if err != nil || iv <= 0 {
+		iv = result.DefaultInterval
+	}
+	return time.Since(st.ModTime()) < 2*max(iv, time.Second)
+}
+
+// open opens a file of the last look for reading its numbers.
+func (rr *resultReader) open(f *result.File) (io.ReadCloser, error) {
+	t := rr.tails[f.Name]
+	if t == nil {
+		return nil, fmt.Errorf("%s was not looked at", f.Name)
+	}
+	return t.Open()
 }
 
 // waitPoll is how often --wait looks at the files again.
@@ -286,32 +306,40 @@ const waitPoll = time.Second
 // await reads the files until they are complete and cover the test, or
 // until wait has passed (0: once), and returns what it read last; the
 // merge then says what is missing. Files of different tests, or whose
-// segments overlap, end the wait at once: more files cannot mend them.
+// segments overlap, and a file that is not a regular one end the wait at
+// once: more time cannot mend them.
 func (rr *resultReader) await(ctx context.Context, wait time.Duration) ([]*result.File, error) {
 	deadline := time.Now().Add(wait)
+	ended := "it was read (merge without --wait)"
+	if wait > 0 {
+		ended = fmt.Sprintf("the wait (--wait %s) ended", wait)
+	}
 	for {
 		files, err := rr.look()
+		if errors.Is(err, result.ErrNotRegular) {
+			return nil, err
+		}
 		if err == nil {
 			_, uerr := result.Union(files)
 			switch {
 			case uerr == nil && !slices.ContainsFunc(files, func(f *result.File) bool { return f.End == nil }):
-				return rr.finish()
+				return rr.finish(ended)
 			case uerr != nil && !errors.Is(uerr, result.ErrGap):
-				return rr.finish() // Merge refuses them in one sentence
+				return rr.finish(ended) // Merge refuses them in one sentence
 			}
 		}
 		if wait <= 0 || !time.Now().Before(deadline) {
 			if err != nil {
 				return nil, err
 			}
-			return rr.finish()
+			return rr.finish(ended)
 		}
 		select {
 		case <-ctx.Done():
 			if err != nil {
 				return nil, err
 			}
-			return rr.finish()
+			return rr.finish("a signal stopped the wait")
 		case <-time.After(waitPoll):
 		}
 	}
@@ -334,13 +362,13 @@ func runVerdict(ctx context.Context, g *globals, v *verdictFlags, args []string)
 		return err
 	}
 	defer logs.Close()
-	rr := newResultReader(args, v.report != "")
+	rr := newResultReader(args)
 	files, err := rr.await(ctx, v.wait)
 	if err != nil {
 		return err
 	}
 	cfg := engine.MergeConfig{
-		Files: files, Thresholds: extra,
+		Files: files, Open: rr.open, Thresholds: extra,
 		SummaryExport: v.summaryExport, SummaryMode: v.summaryMode, NoColor: g.noColor || g.env["NO_COLOR"] != "",
 		Stdout: g.stdout, Stderr: g.stderr, StdoutTTY: isTTY(g.stdout), StderrTTY: isTTY(g.stderr), Log: logs,
 	}
@@ -360,7 +388,11 @@ func runVerdict(ctx context.Context, g *globals, v *verdictFlags, args []string)
 		}
 	}
 	if v.report != "" {
-		cfg.Report = func(in *summary.Input) error { return writeVerdictReport(g.stdout, v.report, rr, files, in) }
+		ri := newReportIntervals()
+		cfg.Visit = ri.add
+		cfg.Report = func(in *summary.Input) error {
+			return writeVerdictReport(g.stdout, v.report, ri.logReader(), files, in)
+		}
 	}
 	return engine.Merge(ctx, cfg)
 }
@@ -396,11 +428,7 @@ func parseThresholdFlags(flags []string) (map[string][]metrics.ThresholdDef, err
 // writeVerdictReport writes the web dashboard's HTML report of the union:
 // the latency charts from the files' intervals, the tables from the
 // merged summary.
-func writeVerdictReport(stdout io.Writer, out string, rr *resultReader, files []*result.File, in *summary.Input) error {
-	var lr dashboard.LogReader
-	for _, f := range files {
-		addReportIntervals(&lr, rr.files[f.Name].intervals)
-	}
+func writeVerdictReport(stdout io.Writer, out string, lr *dashboard.LogReader, files []*result.File, in *summary.Input) error {
 	tl, err := lr.Timeline(0)
 	if err != nil {
 		return exitcode.Errorf(exitcode.InvalidConfig, "--report: %v", err)
@@ -425,20 +453,55 @@ func writeVerdictReport(stdout io.Writer, out string, rr *resultReader, files []
 	return nil
 }
 
-// addReportIntervals adds a result file's latency histograms per interval
-// to lr, as an HdrHistogram log of the same run holds them.
-func addReportIntervals(lr *dashboard.LogReader, intervals []*result.Delta) {
-	for _, d := range intervals {
-		m := d.Series.Metric
-		s := hdrlog.Series{Metric: m.Name}
-		s.Scenario, _ = d.Series.Tags.Get("scenario")
-		if hdrlog.PerName(m.Name) {
-			s.Name, _ = d.Series.Tags.Get("name")
-		}
-		if m.Name == metrics.CorrectedLatencyName {
-			s.Outcome, _ = d.Series.Tags.Get("outcome")
-		}
-		// Trend units are microseconds for time metrics, as in the log.
-		lr.AddInterval(s, d.Start, d.End, d.Pos)
+// reportIntervals are the latency histograms of the files' intervals
+// for --report, as an HdrHistogram log of the same run holds them: one
+// per series of the log (metric, scenario, name, outcome) and second of
+// the test, the instances' intervals of the same second merged, so that
+// they cost what one file's do however many files there are.
+type reportIntervals struct {
+	hists map[reportKey]*hdrhistogram.PackedHistogram
+	order []reportKey
+}
+
+type reportKey struct {
+	series     hdrlog.Series
+	start, end time.Time
+}
+
+func newReportIntervals() *reportIntervals {
+	return &reportIntervals{hists: map[reportKey]*hdrhistogram.PackedHistogram{}}
+}
+
+// add takes a delta of a time trend; others are not charted.
+func (ri *reportIntervals) add(d *result.Delta) {
+	if d.Series.Type != metrics.Trend || d.Series.Metric.Contains != metrics.Time.String() || d.Pos == nil {
+		return
 	}
+	m := d.Series.Metric
+	s := hdrlog.Series{Metric: m.Name}
+	s.Scenario, _ = d.Series.Tags.Get("scenario")
+	if hdrlog.PerName(m.Name) {
+		s.Name, _ = d.Series.Tags.Get("name")
+	}
+	if m.Name == metrics.CorrectedLatencyName {
+		s.Outcome, _ = d.Series.Tags.Get("outcome")
+	}
+	start := d.Start.Truncate(time.Second)
+	k := reportKey{s, start, start.Add(d.End.Sub(d.Start))}
+	if h := ri.hists[k]; h != nil {
+		h.Merge(d.Pos)
+		return
+	}
+	// Trend units are microseconds for time metrics, as in the log.
+	ri.hists[k] = d.Pos
+	ri.order = append(ri.order, k)
+}
+
+// logReader is the intervals as the report reads a log's.
+func (ri *reportIntervals) logReader() *dashboard.LogReader {
+	var lr dashboard.LogReader
+	for _, k := range ri.order {
+		lr.AddInterval(k.series, k.start, k.end, ri.hists[k])
+	}
+	return &lr
 }

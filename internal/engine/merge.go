@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/metronome-load/metronome/config"
@@ -22,8 +24,18 @@ import (
 // MergeConfig is one merge of the result files of a test's instances
 // (`metronome merge` of files written with -o result=FILE).
 type MergeConfig struct {
-	// Files are the result files, read.
+	// Files are the result files as a look at them found them (a
+	// result.Tail): their headers, metric definitions and ends, without
+	// their numbers.
 	Files []*result.File
+	// Open opens one of Files for reading its numbers, as far as the look
+	// read it. Merge reads the files one at a time and folds each into
+	// the union before the next, so that it holds one file's totals at
+	// once whatever their number.
+	Open func(*result.File) (io.ReadCloser, error)
+	// Visit, when set, gets every delta of every file as it is read (the
+	// HTML report's intervals).
+	Visit func(*result.Delta)
 	// Thresholds are evaluated besides those the files recorded, keyed
 	// as in options.thresholds; with noThresholds recorded, only they are.
 	Thresholds map[string][]metrics.ThresholdDef
@@ -43,9 +55,10 @@ type MergeConfig struct {
 }
 
 // Merge gives the verdict of a test that ran as several instances: it
-// checks that the files are one test's and cover it (result.Union), merges
-// every series of every file into one metrics engine, exactly as a single
-// run aggregates its samples, evaluates the recorded thresholds and
+// checks that the files are one test's and cover it (result.Union), reads
+// every series of every file into one metrics engine, a file at a time,
+// exactly as a single run aggregates its samples, evaluates the recorded
+// thresholds and
 // cfg.Thresholds on it, and writes the summary as a run does
 // (--summary-export, handleSummary or the text summary). The error carries
 // the exit code: 104 for files that cannot be merged or a bad threshold,
@@ -94,10 +107,23 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 	defs := ThresholdDefs(opts)
 	notes := wholeRunWindows(defs)
 	eng, err := metrics.NewEngine(reg, engineOptions(defs, systemTagSet(opts), cfgs, opts.LatencyTrends))
+	if err != nil && truncated(files) > 0 {
+		// A file cut short before its runner defined the metrics its
+		// thresholds name: the cut is the news, not the threshold.
+		var cut []string
+		for _, f := range files {
+			if f.Truncated != "" {
+				cut = append(cut, f.Truncated)
+			}
+		}
+		return exitcode.Errorf(exitcode.ExternalAbort, "%s; so the thresholds cannot be evaluated: %v", strings.Join(cut, "; "), err)
+	}
 	if err != nil {
 		return exitcode.Wrap(exitcode.InvalidConfig, err)
 	}
-	ingestFiles(eng, reg, files)
+	if err := ingestFiles(eng, reg, files, cfg.Open, cfg.Visit); err != nil {
+		return exitcode.Wrap(exitcode.InvalidConfig, err)
+	}
 
 	var elapsed time.Duration
 	var setupData json.RawMessage
@@ -165,7 +191,7 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 	case sumErr != nil:
 		return sumErr
 	case truncated(files) > 0:
-		return exitcode.Errorf(exitcode.ExternalAbort, "the verdict covers only what the files hold: %d of them were cut short (their runners were killed)", truncated(files))
+		return exitcode.Errorf(exitcode.ExternalAbort, "the verdict covers only what the files hold: %d of them have no end line (a runner killed, or still running)", truncated(files))
 	case report.Failed():
 		return crossed(report)
 	}
@@ -230,15 +256,46 @@ func addThresholds(opts *config.Options, extra map[string][]metrics.ThresholdDef
 // service) keeps the latest value.
 var instanceGauges = []string{metrics.VUsName, metrics.VUsMaxName}
 
-// ingestFiles merges every series of files into eng. The series of the
-// instanceGauges are summed over the files: each file's last value, least
-// and greatest are added up.
-func ingestFiles(eng *metrics.Engine, reg *metrics.Registry, files []*result.File) {
+// ingestFiles reads the numbers of files, one at a time, and merges each
+// file's series into eng before the next is read. The series of the
+// instanceGauges are summed over the files: each file's last value,
+// least and greatest are added up. A metric's counts that overflow over
+// the files are refused, naming the file and line that overflows.
+func ingestFiles(eng *metrics.Engine, reg *metrics.Registry, files []*result.File,
+	open func(*result.File) (io.ReadCloser, error), visit func(*result.Delta)) error {
 	summed := map[string]*metrics.GaugeSink{}
+	counts := map[string]int64{}
 	for _, f := range files {
+		r, err := open(f)
+		if err != nil {
+			return fmt.Errorf("cannot read %s: %w", f.Name, err)
+		}
+		var tot result.Totals
+		var overflow error
+		_, err = result.Scan(r, f.Name, func(d *result.Delta) {
+			name := d.Series.Metric.Name
+			if overflow == nil && counts[name] > math.MaxInt64-d.N {
+				overflow = fmt.Errorf("%s: line %d: the counts of %s overflow over the files merged", f.Name, d.Line, name)
+			}
+			counts[name] += d.N
+			tot.Add(d)
+			if visit != nil {
+				visit(d)
+			}
+		})
+		r.Close()
+		if err == nil {
+			err = overflow
+		}
+		if err != nil {
+			return err
+		}
 		own := map[string]*metrics.GaugeSink{}
-		for _, s := range f.Series {
+		for _, s := range tot.Series() {
 			m := reg.Get(s.Metric.Name)
+			if m == nil {
+				continue
+			}
 			if g, ok := s.Sink.(*metrics.GaugeSink); ok && slices.Contains(instanceGauges, m.Name) {
 				if own[m.Name] == nil {
 					own[m.Name] = &metrics.GaugeSink{}
@@ -270,6 +327,7 @@ func ingestFiles(eng *metrics.Engine, reg *metrics.Registry, files []*result.Fil
 			eng.IngestSink(reg.Get(name), metrics.EmptyTags, g)
 		}
 	}
+	return nil
 }
 
 // addAccount adds a file's account of a scenario to the union's.

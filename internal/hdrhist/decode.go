@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -31,6 +32,11 @@ func (g Geometry) String() string {
 	return fmt.Sprintf("%d to %d at %d significant digits", g.Lowest, g.Highest, g.Digits)
 }
 
+// headPrefix is how much of an encoding is read for its header: base64
+// of 3 KB of the zlib stream, more than its first block's tables and the
+// header's 40 bytes take.
+const headPrefix = 4096
+
 // v2 header: cookie, payload length, normalizing offset, digits (int32),
 // lowest, highest (int64), conversion ratio (float64).
 const headerBytes = 40
@@ -40,24 +46,22 @@ const headerBytes = 40
 // first and refuses, before inflating the payload, one that inflates past
 // MaxPayloadBytes or, when want is not nil, whose geometry is not want.
 func Decode(encoded []byte, want *Geometry) (*hdrhistogram.PackedHistogram, error) {
-	full, err := base64.StdEncoding.DecodeString(string(encoded))
+	// The outer cookie and length, then the start of the zlib stream:
+	// a few KB hold the inflated header whatever the stream's length.
+	raw, err := base64.StdEncoding.DecodeString(string(encoded[:min(len(encoded), headPrefix)]))
 	if err != nil {
 		return nil, err
 	}
-	if len(full) < 8 {
+	if len(raw) < 8 {
 		return nil, errors.New("too short")
 	}
-	clen := int64(binary.BigEndian.Uint32(full[4:8]))
-	if clen > int64(len(full)-8) {
+	clen := int64(binary.BigEndian.Uint32(raw[4:8]))
+	if clen > int64(base64.StdEncoding.DecodedLen(len(encoded))-8) {
 		return nil, errors.New("truncated")
 	}
-	z, err := zlib.NewReader(bytes.NewReader(full[8 : 8+clen]))
-	if err != nil {
-		return nil, err
-	}
 	var head [headerBytes]byte
-	if _, err := io.ReadFull(z, head[:]); err != nil {
-		return nil, fmt.Errorf("truncated: %v", err)
+	if err := inflateHead(bytes.NewReader(raw[8:min(8+clen, int64(len(raw)))]), head[:]); err != nil {
+		return nil, err
 	}
 	if n := int32(binary.BigEndian.Uint32(head[4:8])); n > MaxPayloadBytes {
 		return nil, fmt.Errorf("it inflates to %d bytes, more than the %d MiB a histogram may", n, MaxPayloadBytes>>20)
@@ -73,4 +77,28 @@ func Decode(encoded []byte, want *Geometry) (*hdrhistogram.PackedHistogram, erro
 		}
 	}
 	return hdrhistogram.DecodePacked(encoded)
+}
+
+// inflaters are zlib readers kept for inflateHead: a new one allocates
+// and clears some 40 KB, more than inflating a header costs.
+var inflaters sync.Pool
+
+// inflateHead inflates the first len(head) bytes of the zlib stream src
+// into head.
+func inflateHead(src io.Reader, head []byte) error {
+	z, _ := inflaters.Get().(io.ReadCloser)
+	if z == nil {
+		var err error
+		if z, err = zlib.NewReader(src); err != nil {
+			return err
+		}
+	} else if err := z.(zlib.Resetter).Reset(src, nil); err != nil {
+		inflaters.Put(z)
+		return err
+	}
+	defer inflaters.Put(z)
+	if _, err := io.ReadFull(z, head); err != nil {
+		return fmt.Errorf("truncated: %v", err)
+	}
+	return nil
 }

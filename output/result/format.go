@@ -70,6 +70,10 @@ type Header struct {
 	// intervals.
 	Started  time.Time `json:"started"`
 	Interval string    `json:"interval"`
+	// MaxSeries is the writer's series cap (K6_RESULT_MAX_SERIES): the
+	// reader refuses more series; absent in files before it, which had
+	// DefaultMaxSeries.
+	MaxSeries int `json:"maxSeries,omitempty"`
 	// Options are the run's consolidated options, thresholds included.
 	Options json.RawMessage `json:"options"`
 }

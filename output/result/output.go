@@ -37,6 +37,9 @@ const (
 	// scenario only, tagged folded=true.
 	EnvMaxSeries     = "K6_RESULT_MAX_SERIES"
 	DefaultMaxSeries = 10_000
+	// MaxSeriesLimit is the most K6_RESULT_MAX_SERIES may be, and so the
+	// most series a reader takes from a file.
+	MaxSeriesLimit = 100_000
 )
 
 // FoldedTag marks the series that hold the samples of tag sets past the
@@ -137,8 +140,8 @@ func New(p output.Params) (output.Output, error) {
 	maxSeries := DefaultMaxSeries
 	if v := p.Env[EnvMaxSeries]; v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("%s: %q is not a number of series (1 or more)", EnvMaxSeries, v)
+		if err != nil || n < 1 || n > MaxSeriesLimit {
+			return nil, fmt.Errorf("%s: %q is not a number of series from 1 to %d", EnvMaxSeries, v, MaxSeriesLimit)
 		}
 		maxSeries = n
 	}
@@ -171,7 +174,7 @@ func New(p output.Params) (output.Output, error) {
 		Format: Format, Version: Version, Metronome: p.Version,
 		Script: p.Script, Host: host, Tags: opts.Tags,
 		Segment: opts.Segment, Sequence: opts.Sequence,
-		Interval: iv.String(), Options: p.Options,
+		Interval: iv.String(), Options: p.Options, MaxSeries: maxSeries,
 	}
 	if b, err := os.ReadFile(p.Script); err == nil && p.Script != "" {
 		sum := sha256.Sum256(b)

@@ -17,8 +17,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/internal/testkit/logtest"
@@ -207,10 +205,10 @@ func TestFileMergesLikeTheSamples(t *testing.T) {
 	if _, err := Scan(fh, r.path, func(d *Delta) {
 		switch d.Series.Metric.Name {
 		case metrics.HTTPReqDurationName:
-			pos += min(countOf(d.Pos), 1)
-			neg += min(countOf(d.Neg), 1)
+			pos += int(min(countOf(d.Pos), 1))
+			neg += int(min(countOf(d.Neg), 1))
 		case "signed":
-			signedNeg += min(countOf(d.Neg), 1)
+			signedNeg += int(min(countOf(d.Neg), 1))
 		}
 	}); err != nil {
 		t.Fatal(err)
@@ -296,6 +294,10 @@ func TestTruncatedFile(t *testing.T) {
 	}
 }
 
+// minimalHeader is the header line of a file with no options and no
+// script: the least a reader takes.
+var minimalHeader = `{"header":{"format":"metronome-result","version":1,"test":"` + Identity(nil, "") + `"}}` + "\n"
+
 // Files that are not result files, and broken ones, are refused in one
 // sentence that names them.
 func TestReadRefuses(t *testing.T) {
@@ -304,9 +306,9 @@ func TestReadRefuses(t *testing.T) {
 		{"hdrlog", "#[StartTime: 1]\n", "hdrlog.result is not a result file (written with -o result=FILE)"},
 		{"json", `{"metrics":{}}` + "\n", "json.result is not a result file"},
 		{"newer", `{"header":{"format":"metronome-result","version":9,"metronome":"v9"}}` + "\n", "written in result format 9 by a newer metronome (v9)"},
-		{"series", `{"header":{"format":"metronome-result","version":1}}` + "\n" + `{"series":{"id":0,"metric":"x"}}` + "\n", `series.result: line 2: series 0 is of metric "x", which is not defined before it`},
-		{"entry", `{"header":{"format":"metronome-result","version":1}}` + "\n" + `{"interval":{"start":1,"end":2,"data":[{"s":4,"n":1}]}}` + "\n", "entry.result: line 2: series 4 is not defined before it"},
-		{"garbage", `{"header":{"format":"metronome-result","version":1}}` + "\nnot json\n{}\n", "garbage.result: line 2 is not a result line"},
+		{"series", minimalHeader + `{"series":{"id":0,"metric":"x"}}` + "\n", `series.result: line 2: series 0 is of metric "x", which is not defined before it`},
+		{"entry", minimalHeader + `{"metric":{"name":"xx","type":"counter"}}` + "\n" + `{"series":{"id":0,"metric":"xx"}}` + "\n" + `{"interval":{"start":1,"end":2,"data":[{"s":4,"n":1}]}}` + "\n", "entry.result: line 4: series 4 is not defined before it"},
+		{"garbage", minimalHeader + "not json\n{}\n", "garbage.result: line 2 is not a result line"},
 	} {
 		_, err := Read(strings.NewReader(c.content), c.name+".result")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -351,8 +353,8 @@ func TestSeriesCap(t *testing.T) {
 // Infinite values and NaN survive the file as a metrics sink keeps them.
 func TestNonFiniteValues(t *testing.T) {
 	gen := func(reg *metrics.Registry, b *metrics.Builtin, at time.Time, i int) []metrics.Sample {
-		g := reg.MustNew("g", metrics.Gauge, metrics.Default)
-		tr := reg.MustNew("t", metrics.Trend, metrics.Default)
+		g := reg.MustNew("gg", metrics.Gauge, metrics.Default)
+		tr := reg.MustNew("tt", metrics.Trend, metrics.Default)
 		return []metrics.Sample{
 			{Metric: g, Time: at, Value: math.Inf(-1)}, {Metric: g, Time: at.Add(time.Millisecond), Value: math.Inf(1)},
 			{Metric: tr, Time: at, Value: math.NaN()}, {Metric: tr, Time: at, Value: math.Inf(1)}, {Metric: tr, Time: at, Value: 2},
@@ -361,7 +363,7 @@ func TestNonFiniteValues(t *testing.T) {
 	r := record(t, nil, 1, gen, nil)
 	got := describe(engineOf(t, r.reg, nil, readFile(t, r.path)))
 	want := describe(engineOf(t, r.reg, r.samples, nil))
-	if got != want || !strings.Contains(got, "g: +Inf -Inf +Inf") {
+	if got != want || !strings.Contains(got, "gg: +Inf -Inf +Inf") {
 		t.Errorf("from the file:\n%s\nfrom the samples:\n%s", got, want)
 	}
 }
@@ -401,19 +403,11 @@ func TestLongLineIsRefused(t *testing.T) {
 	if _, err := readLine(bufio.NewReaderSize(endless{}, 4096), 1<<20); !errors.Is(err, errLongLine) {
 		t.Fatalf("an endless line: %v, want errLongLine", err)
 	}
-	head := `{"header":{"format":"metronome-result","version":1}}` + "\n"
+	head := minimalHeader
 	s := newScanner("long.result", func(*Delta) {})
 	s.limit = 1 << 20
 	_, err := scan(io.MultiReader(strings.NewReader(head), endless{}), s)
 	if err == nil || !strings.Contains(err.Error(), "long.result: line 2 is longer than 1 MiB") {
 		t.Errorf("an endless second line: %v", err)
 	}
-}
-
-// countOf is the number of values in h, 0 for none.
-func countOf(h *hdrhistogram.PackedHistogram) int {
-	if h == nil {
-		return 0
-	}
-	return int(h.TotalCount())
 }

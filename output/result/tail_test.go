@@ -10,10 +10,11 @@ import (
 	"testing"
 )
 
-// A Tail polled while the file grows in pieces cut anywhere reads, in the
-// end, what Read reads of the whole file; while a line is still being
-// written the file reads as cut short. It reads only what was appended:
-// bytes already read may change under it unnoticed.
+// A Tail polled while the file grows in pieces cut anywhere learns, in
+// the end, what Read learns of the whole file, and its Open reads the
+// same numbers; while a line is still being written the file reads as
+// cut short. Each Poll reads only what was appended: bytes already read
+// may change under it unnoticed.
 func TestTailReadsWhatWasAppended(t *testing.T) {
 	r := record(t, nil, 25, httpSamples, nil)
 	whole, err := os.ReadFile(r.path)
@@ -29,8 +30,7 @@ func TestTailReadsWhatWasAppended(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fh.Close()
-	var visited int
-	tail := NewTail(path, func(*Delta) { visited++ })
+	tail := NewTail(path)
 	written := 0
 	for _, cut := range append(cuts, len(whole)) {
 		if cut == 0 {
@@ -72,12 +72,30 @@ func TestTailReadsWhatWasAppended(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := describe(engineOf(t, r.reg, nil, f)); got != want {
-		t.Errorf("tailed:\n%s\nread whole:\n%s", got, want)
+	full := readFile(t, r.path)
+	if f.Intervals != full.Intervals || f.End == nil || len(f.Metrics) != len(full.Metrics) || f.Series != nil {
+		t.Errorf("tailed: %d intervals, %d metrics, end %v, %d totals; read whole: %d intervals, %d metrics",
+			f.Intervals, len(f.Metrics), f.End, len(f.Series), full.Intervals, len(full.Metrics))
 	}
-	var deltas int
-	if _, err := Scan(bytes.NewReader(whole), "whole", func(*Delta) { deltas++ }); err != nil || visited != deltas {
-		t.Errorf("visit saw %d deltas, Scan %d (%v)", visited, deltas, err)
+	// The runner's bytes again where the polls scribbled: Open reads the
+	// file for its numbers, as far as the tail saw it.
+	if _, err := fh.WriteAt(whole, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fh.Write([]byte(`{"more":"after the tail's look"}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := tail.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	numbers, err := Read(rc, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := describe(engineOf(t, r.reg, nil, numbers)); got != want {
+		t.Errorf("tailed:\n%s\nread whole:\n%s", got, want)
 	}
 }
 
@@ -90,7 +108,7 @@ func TestTailRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "x.result")
-	tail := NewTail(path, nil)
+	tail := NewTail(path)
 	if _, err := tail.Poll(); err == nil {
 		t.Fatal("a file that is not there yet polls without error")
 	}
@@ -125,7 +143,26 @@ func TestTailRestarts(t *testing.T) {
 	if err != nil || f.End == nil {
 		t.Fatalf("finished: %v", err)
 	}
-	if got, want := describe(engineOf(t, r.reg, nil, f)), describe(engineOf(t, r.reg, nil, readFile(t, r.path))); got != want {
+	rc, err := tail.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	numbers, err := Read(rc, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := describe(engineOf(t, r.reg, nil, numbers)), describe(engineOf(t, r.reg, nil, readFile(t, r.path))); got != want {
 		t.Errorf("after restarts:\n%s\nread whole:\n%s", got, want)
+	}
+	// Another file at the path since the look: Open refuses it.
+	if err := os.WriteFile(path+".new", whole, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".new", path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tail.Open(); err == nil || !strings.Contains(err.Error(), "changed while it was merged") {
+		t.Errorf("open of a file replaced since the look: %v", err)
 	}
 }
