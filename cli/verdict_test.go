@@ -227,3 +227,42 @@ func TestMergeLooksThenReads(t *testing.T) {
 		t.Errorf("merge with --report: %v\n%s", err, out)
 	}
 }
+
+// A file of its header alone (a runner killed at once, before it defined
+// the metrics a threshold names) is news of the cut, exit 105, not a
+// threshold on an undefined metric, exit 104 (hostile probe 4, #10).
+// A file without its end line that is still being written is said to be
+// so, not a killed runner's.
+func TestMergeCutShortFiles(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.result"), filepath.Join(dir, "b.result")
+	writeResultFile(t, a, "0:1/2", 5)
+	writeResultFile(t, b, "1/2:1", 5)
+	raw, err := os.ReadFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, raw[:bytes.IndexByte(raw, '\n')+1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runVerdictCmd(t, "--threshold", "my_counter: count<10", a, b)
+	if exitcode.Of(err) != exitcode.ExternalAbort || !strings.Contains(err.Error(), "ends before its first interval and has no end line") {
+		t.Errorf("header alone: exit %d %v", exitcode.Of(err), err)
+	}
+	lines := bytes.SplitAfter(raw, []byte("\n"))
+	if err := os.WriteFile(b, bytes.Join(lines[:len(lines)-2], nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := runVerdictCmd(t, a, b)
+	if exitcode.Of(err) != exitcode.ExternalAbort || !strings.Contains(stderr, b+" was still being written when it was read (merge without --wait)") {
+		t.Errorf("still written: exit %d %v\n%s", exitcode.Of(err), err, stderr)
+	}
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(b, old, old); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err = runVerdictCmd(t, a, b)
+	if exitcode.Of(err) != exitcode.ExternalAbort || !strings.Contains(stderr, "the runner was killed") {
+		t.Errorf("left a minute ago: exit %d %v\n%s", exitcode.Of(err), err, stderr)
+	}
+}
