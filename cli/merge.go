@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/output/hdrlog"
+	"github.com/metronome-load/metronome/output/result"
 )
 
 func init() { addCommand(newMergeCmd) }
@@ -74,7 +76,10 @@ func runMerge(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, fi
 	m := hdrlog.NewMerger()
 	for _, name := range files {
 		if err := addLog(ctx, m, stdin, name); err != nil {
-			return err
+			if exitcode.Of(err) == exitcode.ExternalAbort {
+				return err
+			}
+			return exitcode.Wrap(exitcode.InvalidConfig, err)
 		}
 	}
 	for _, w := range m.Warnings() {
@@ -136,7 +141,7 @@ func addLog(ctx context.Context, m *hdrlog.Merger, stdin io.Reader, name string)
 	if name == "-" {
 		return m.Add(stdin, "standard input")
 	}
-	f, err := os.Open(name)
+	f, err := result.OpenRegular(name)
 	if err != nil {
 		return fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
 	}

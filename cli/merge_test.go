@@ -12,6 +12,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/output/hdrlog"
 )
 
@@ -125,8 +126,22 @@ func TestMergeCommandErrors(t *testing.T) {
 	if err := os.WriteFile(notALog, []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := runMergeCmd(t, "", notALog); err == nil || !strings.Contains(err.Error(), "notes.txt: no interval histograms") {
+	if _, _, err := runMergeCmd(t, "", notALog); err == nil || exitcode.Of(err) != exitcode.InvalidConfig ||
+		!strings.Contains(err.Error(), "notes.txt holds no interval histogram: it is neither an HdrHistogram log (-o hdrlog=FILE) nor a result file (-o result=FILE); its 1 lines that are not comments were skipped, the first (line 1) as not an interval histogram") {
 		t.Errorf("not a log: %v", err)
+	}
+	// An empty file or random bytes named .result are neither: exit 104,
+	// as the docs say for a file that is not a result file (it was 255).
+	h := newHarness(t, "")
+	for name, content := range map[string][]byte{"empty.result": nil, "random.result": {0x8f, 0x01, 0xfe, '\n', 0x00, 0x42}} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := h.run(nil, "merge", p)
+		if code != exitcode.InvalidConfig || !strings.Contains(stderr, p+" holds no interval histogram: it is neither") {
+			t.Errorf("%s: exit %d, %s", name, code, stderr)
+		}
 	}
 }
 

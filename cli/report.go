@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/internal/wholefile"
 	"github.com/metronome-load/metronome/output/dashboard"
+	"github.com/metronome-load/metronome/output/result"
 )
 
 func init() { addCommand(newReportCmd) }
@@ -68,9 +68,9 @@ func runReport(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, f
 	for _, name := range files {
 		var r io.Reader = stdin
 		if name != "-" {
-			f, err := os.Open(name)
+			f, err := result.OpenRegular(name)
 			if err != nil {
-				return exitcode.Errorf(exitcode.InvalidConfig, "report: cannot read %s: %v", name, err)
+				return exitcode.Errorf(exitcode.InvalidConfig, "report: cannot read %s: %v", name, unwrapPath(err))
 			}
 			defer f.Close()
 			r = f

@@ -63,7 +63,7 @@ type SeriesKey struct {
 // or a result file (-o result=FILE), telling them apart by their first
 // byte: a result file is JSON Lines. Only trends are read.
 func ReadFile(name string) (*Run, error) {
-	f, err := os.Open(name)
+	f, err := result.OpenRegular(name)
 	if err != nil {
 		if pe, ok := err.(*os.PathError); ok {
 			err = pe.Err
@@ -143,7 +143,7 @@ func (run *Run) readHdrlog(r io.Reader) error {
 	}
 	run.Warnings = lr.Warnings()
 	if len(run.Starts) == 0 {
-		return fmt.Errorf("%s is neither an HdrHistogram log (-o hdrlog=FILE) nor a result file (-o result=FILE)", run.File)
+		return lr.NoIntervals()
 	}
 	sortStarts(run)
 	return nil

@@ -53,7 +53,7 @@ func (lr *LogReader) Add(r io.Reader, name string) error {
 	}
 	lr.warnings = append(lr.warnings, rd.Warnings()...)
 	if n == 0 {
-		return fmt.Errorf("%s: no interval histograms (is it an HdrHistogram log written with -o hdrlog=FILE?)", name)
+		return rd.NoIntervals()
 	}
 	return nil
 }

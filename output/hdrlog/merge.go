@@ -92,7 +92,7 @@ func (m *Merger) Add(r io.Reader, name string) error {
 	}
 	m.warnings = append(m.warnings, lr.Warnings()...)
 	if n == 0 {
-		return fmt.Errorf("%s: no interval histograms (is it an HdrHistogram log?)", name)
+		return lr.NoIntervals()
 	}
 	return nil
 }

@@ -57,6 +57,9 @@ type LogReader struct {
 
 	skipped  int
 	warnings []string
+	// firstSkipped and firstWhy are the first skipped line and why.
+	firstSkipped int
+	firstWhy     string
 }
 
 // NewLogReader reads the log r, named name in warnings.
@@ -101,7 +104,25 @@ func (lr *LogReader) Warnings() []string {
 	return w
 }
 
+// NoIntervals is the error of a log that held no interval histogram:
+// the file is not a log (nor a result file, which the commands reading
+// logs tell apart first). It says why when the file is empty or every
+// line that was not a comment was skipped, with the first one's reason.
+func (lr *LogReader) NoIntervals() error {
+	why := ""
+	switch {
+	case lr.skipped > 0:
+		why = fmt.Sprintf("; its %d lines that are not comments were skipped, the first (line %d) as %s", lr.skipped, lr.firstSkipped, lr.firstWhy)
+	case lr.line <= 1:
+		why = "; it is empty"
+	}
+	return fmt.Errorf("%s holds no interval histogram: it is neither an HdrHistogram log (-o hdrlog=FILE) nor a result file (-o result=FILE)%s", lr.name, why)
+}
+
 func (lr *LogReader) skip(why string) {
+	if lr.skipped == 0 {
+		lr.firstSkipped, lr.firstWhy = lr.line, why
+	}
 	lr.skipped++
 	if len(lr.warnings) < maxReported {
 		lr.warnings = append(lr.warnings, fmt.Sprintf("%s:%d: %s; the line was skipped", lr.name, lr.line, why))
