@@ -479,3 +479,69 @@ func TestNamesHideSecrets(t *testing.T) {
 		}
 	})
 }
+
+// A request name longer than a log line can hold (a URL with a 5 MB
+// query) is logged cut, marked so, and the run is told once: before, its
+// line was over 4 MiB and every reader of the log skipped it, losing the
+// name's histograms (hostile probe 4, #7).
+func TestLongNamesAreCut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := metrics.RegisterBuiltin(metrics.NewRegistry())
+		big := strings.Repeat("n", 5_000_000)
+		bigger := strings.Repeat("é", 3_000_000) // 6 MB, 18 MB encoded
+		var batch []metrics.Sample
+		for _, name := range []string{big, bigger, "small"} {
+			tags := metrics.NewTags(map[string]string{"scenario": "s", "name": name})
+			for range 20 {
+				batch = append(batch,
+					metrics.Sample{Metric: b.HTTPReqDuration, Tags: tags, Time: time.Now(), Value: 10},
+					metrics.Sample{Metric: b.CorrectedLatency, Tags: tags, Time: time.Now(), Value: 12})
+			}
+		}
+		path := filepath.Join(t.TempDir(), "big.hlog")
+		l := record(t, path, nil, [][]metrics.Sample{batch})
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		lr := NewLogReader(f, path)
+		names := map[string]int64{}
+		for {
+			iv, err := lr.Next()
+			if err != nil {
+				break
+			}
+			s := ParseTag(iv.Tag)
+			names[s.Name] += iv.Hist.TotalCount()
+		}
+		if w := lr.Warnings(); len(w) > 0 {
+			t.Errorf("the log's reader skipped lines: %v", w)
+		}
+		want := map[string]int64{
+			"small": 40,
+			strings.Repeat("n", MaxTagValueBytes-encodedLen("…[cut from 5000000 bytes]")) + "…[cut from 5000000 bytes]": 40,
+		}
+		var cutBigger string
+		for name, n := range names {
+			if strings.HasSuffix(name, "…[cut from 6000000 bytes]") && n == 40 {
+				cutBigger = name
+			}
+		}
+		if cutBigger == "" || !strings.HasPrefix(cutBigger, "éé") {
+			t.Errorf("the 6 MB name is not logged cut")
+		}
+		delete(names, cutBigger)
+		if len(names) != len(want) {
+			t.Errorf("%d names logged, want %d", len(names), len(want))
+		}
+		for name, n := range want {
+			if names[name] != n {
+				t.Errorf("name of %d bytes: %d values, want %d", len(name), names[name], n)
+			}
+		}
+		if got := strings.Count(l.String(), "is logged cut"); got != 1 {
+			t.Errorf("the run was told %d times of cut names, want once:\n%s", got, l.String())
+		}
+	})
+}

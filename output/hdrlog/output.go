@@ -116,14 +116,17 @@ type Output struct {
 	tags  []string          // slot → log tag
 	// names are the request names logged apart; folded those past
 	// maxNames, logged together, kept (for their count) up to maxKeys.
-	names   map[string]bool
-	folded  map[string]bool
-	open    []*interval // consecutive intervals not yet written
-	next    int64       // index of the first unwritten interval
-	hists   *hdrhist.Pool
-	skipped int64 // negative values
-	clamped int64 // values above Highest
-	written int
+	names  map[string]bool
+	folded map[string]bool
+	// cutLogged is set once a name or scenario too long for a line was
+	// cut and the run told so.
+	cutLogged bool
+	open      []*interval // consecutive intervals not yet written
+	next      int64       // index of the first unwritten interval
+	hists     *hdrhist.Pool
+	skipped   int64 // negative values
+	clamped   int64 // values above Highest
+	written   int
 }
 
 type seriesKey struct {
@@ -314,7 +317,7 @@ func (o *Output) slot(m *metrics.Metric, tags *metrics.TagSet) int {
 
 // series is the Series a sample of metric with tags is logged in.
 func (o *Output) series(metric string, tags *metrics.TagSet) Series {
-	s := Series{Metric: metric, Scenario: o.secrets.Redact(tagValue(tags, "scenario"))}
+	s := Series{Metric: metric, Scenario: o.cut("scenario", o.secrets.Redact(tagValue(tags, "scenario")))}
 	if !PerName(metric) {
 		return s
 	}
@@ -322,7 +325,7 @@ func (o *Output) series(metric string, tags *metrics.TagSet) Series {
 		s.Outcome = tagValue(tags, "outcome")
 	}
 	// Names come from scripts and URLs, which may hold a fetched secret.
-	name := o.secrets.Redact(tagValue(tags, "name"))
+	name := o.cut("name", o.secrets.Redact(tagValue(tags, "name")))
 	switch {
 	case name == "":
 	case o.names[name]:
@@ -340,6 +343,49 @@ func (o *Output) series(metric string, tags *metrics.TagSet) Series {
 		}
 	}
 	return s
+}
+
+// MaxTagValueBytes bounds a name or scenario in a line's tag, once
+// percent-encoded: two of them and the largest histogram metronome writes
+// (about 340 KB of base64) stay within MaxLineBytes, the longest line the
+// log's readers take, so that the output never writes a line its own
+// reader skips.
+const MaxTagValueBytes = 1 << 20
+
+// cut returns v, a tag's value, shortened at a character's boundary so
+// that it is at most MaxTagValueBytes once encoded, and marked as cut;
+// the first cut of the run is logged.
+func (o *Output) cut(tag, v string) string {
+	if encodedLen(v) <= MaxTagValueBytes {
+		return v
+	}
+	mark := fmt.Sprintf("…[cut from %d bytes]", len(v))
+	n, room := 0, MaxTagValueBytes-encodedLen(mark)
+	for i, r := range v {
+		w := encodedLen(string(r))
+		if room < w {
+			n = i
+			break
+		}
+		room -= w
+	}
+	if !o.cutLogged {
+		o.cutLogged = true
+		o.logf("hdrlog: a request %s of %d bytes is logged cut to its first %d bytes (and so are later ones past %d bytes encoded): the log's readers take lines of at most %d MiB",
+			tag, len(v), n, MaxTagValueBytes, MaxLineBytes>>20)
+	}
+	return v[:n] + mark
+}
+
+// encodedLen is the length of v percent-encoded as in a tag.
+func encodedLen(v string) int {
+	n := len(v)
+	for i := 0; i < len(v); i++ {
+		if escaped(v[i]) {
+			n += 2
+		}
+	}
+	return n
 }
 
 // foldComment notes in the log, where it happens, that names are folded

@@ -117,11 +117,16 @@ func ParseTag(tag string) Series {
 
 const hexDigits = "0123456789ABCDEF"
 
+// escaped reports whether a tag holds c percent-encoded.
+func escaped(c byte) bool {
+	return c <= ' ' || c >= 0x7f || c == ',' || c == ';' || c == '=' || c == '%'
+}
+
 func escape(b *strings.Builder, v string) {
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		switch {
-		case c <= ' ' || c >= 0x7f || c == ',' || c == ';' || c == '=' || c == '%':
+		case escaped(c):
 			b.WriteByte('%')
 			b.WriteByte(hexDigits[c>>4])
 			b.WriteByte(hexDigits[c&15])
