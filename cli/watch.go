@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -56,7 +57,9 @@ result files, which is exact.
 
 It waits for the instances to start and ends when they have: exit code 99
 when it stopped them, 0 when the test ended without crossing, 104 when no
-threshold can be watched.`,
+threshold can be watched. Each query to Prometheus has 10 s; when none
+is answered for a minute of the test, or the test ends without one value
+read, the watch exits 255 (the runners go on): it protected nothing.`,
 		Example: `  metronome watch --prometheus http://prometheus:9090 --testrun metronome-test --parallelism 4 test.js
   metronome watch --prometheus http://127.0.0.1:9090 --select 'testid="t1"' \
     --runner http://10.0.0.1:6565 --runner http://10.0.0.2:6565 \
@@ -134,7 +137,7 @@ func (r *runCmd) watch(ctx context.Context, w *watchFlags, args []string) error 
 		if ctx.Err() != nil {
 			return exitcode.Errorf(exitcode.ExternalAbort, "the watch was stopped by a signal")
 		}
-		if out != nil {
+		if out != nil || errors.Is(err, watch.ErrBlind) {
 			return exitcode.Errorf(exitcode.Generic, "%v", err)
 		}
 		return exitcode.Errorf(exitcode.InvalidConfig, "%v", err)

@@ -14,6 +14,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -34,6 +35,19 @@ import (
 // runners that still answer: longer than a runner's bounded wait for its
 // outputs to stop.
 const DefaultSettle = 15 * time.Second
+
+// DefaultQueryTimeout bounds each query to Prometheus, DefaultBlind how
+// long the test may run without Prometheus answering any before the
+// watch gives up: it cannot protect the test any more, and says so.
+const (
+	DefaultQueryTimeout = 10 * time.Second
+	DefaultBlind        = time.Minute
+)
+
+// ErrBlind is what the error of a watch that could not read the union is:
+// Prometheus answered no query for Config.Blind, or the test ended
+// without a single value read. The runners were not stopped.
+var ErrBlind = errors.New("the union could not be watched")
 
 // Config is one watch.
 type Config struct {
@@ -57,6 +71,11 @@ type Config struct {
 	// runners' processes to exit: a runner reports its end before it
 	// pushes its last samples, and exits after. DefaultSettle when zero.
 	Settle time.Duration
+	// QueryTimeout bounds each query to Prometheus (DefaultQueryTimeout
+	// when zero); Blind how long the test may run without Prometheus
+	// answering any query before the watch ends with ErrBlind
+	// (DefaultBlind when zero).
+	QueryTimeout, Blind time.Duration
 	// Stdout receives a line per evaluation and the outcome.
 	Stdout io.Writer
 	// Now gives the time (injected for tests); time.Now when nil.
@@ -85,6 +104,12 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 	if cfg.Settle <= 0 {
 		cfg.Settle = DefaultSettle
+	}
+	if cfg.QueryTimeout <= 0 {
+		cfg.QueryTimeout = DefaultQueryTimeout
+	}
+	if cfg.Blind <= 0 {
+		cfg.Blind = DefaultBlind
 	}
 	var checks []*check
 	var skipped []string
@@ -132,6 +157,11 @@ type watcher struct {
 	checks  []*check
 	runners *runners
 	start   time.Time
+	// answered is when Prometheus last answered a query; read counts the
+	// values read; lastErr is the last query's error.
+	answered time.Time
+	read     int
+	lastErr  error
 }
 
 func (w *watcher) run(ctx context.Context) (*Outcome, error) {
@@ -146,9 +176,14 @@ func (w *watcher) run(ctx context.Context) (*Outcome, error) {
 		if !w.start.IsZero() {
 			if state.ended {
 				w.settle(ctx, tick)
-				return w.final(ctx), nil
+				out := w.final(ctx)
+				return out, w.blindToTheEnd()
 			}
-			if crossed := w.evaluate(ctx); len(crossed) > 0 {
+			crossed := w.evaluate(ctx)
+			if err := w.blind(); err != nil {
+				return nil, err
+			}
+			if len(crossed) > 0 {
 				fmt.Fprintf(w.cfg.Stdout, "crossed on the union: %s; stopping %d runner(s)\n", strings.Join(crossed, ", "), len(w.cfg.Runners))
 				if err := w.runners.stop(ctx); err != nil {
 					return &Outcome{Crossed: crossed}, err
@@ -173,6 +208,33 @@ func (w *watcher) run(ctx context.Context) (*Outcome, error) {
 		case <-tick.C:
 		}
 	}
+}
+
+// blind is ErrBlind's error once Prometheus has answered no query for
+// cfg.Blind since the test started or its last answer.
+func (w *watcher) blind() error {
+	since := w.start
+	if w.answered.After(since) {
+		since = w.answered
+	}
+	if w.cfg.Now().Sub(since) < w.cfg.Blind {
+		return nil
+	}
+	return fmt.Errorf("%w: Prometheus at %s answered no query for %s (the last: %v); the runners go on, unwatched", ErrBlind, w.cfg.Prometheus, w.cfg.Blind, w.lastErr)
+}
+
+// blindToTheEnd is ErrBlind's error for a test that ended without one
+// value read: the watch protected nothing, which its exit says.
+func (w *watcher) blindToTheEnd() error {
+	if w.read > 0 {
+		return nil
+	}
+	why := "Prometheus had no series for them: check --select and that the runners remote-write native histograms"
+	if w.lastErr != nil {
+		why = fmt.Sprintf("the last query failed: %v", w.lastErr)
+	}
+	fmt.Fprintf(w.cfg.Stdout, "no threshold value was read during the whole test: nothing was watched\n")
+	return fmt.Errorf("%w: no threshold value was read from %s during the whole test (%s)", ErrBlind, w.cfg.Prometheus, why)
 }
 
 // evaluate evaluates every check and returns those that fail (past their
@@ -243,12 +305,20 @@ func (w *watcher) final(ctx context.Context) *Outcome {
 	return out
 }
 
-// value queries c's value: ok is false while Prometheus has no series.
+// value queries c's value, within cfg.QueryTimeout: ok is false while
+// Prometheus has no series.
 func (w *watcher) value(ctx context.Context, c *check, elapsed time.Duration) (float64, bool, error) {
-	res, _, _, err := w.prom.Query(ctx, c.Query, w.cfg.Now())
+	qctx, cancel := context.WithTimeout(ctx, w.cfg.QueryTimeout)
+	defer cancel()
+	res, _, _, err := w.prom.Query(qctx, c.Query, w.cfg.Now())
+	if errors.Is(err, context.DeadlineExceeded) || qctx.Err() != nil && ctx.Err() == nil {
+		err = fmt.Errorf("no answer within %s", w.cfg.QueryTimeout)
+	}
 	if err != nil {
+		w.lastErr = err
 		return 0, false, err
 	}
+	w.answered = w.cfg.Now()
 	vec, ok := res.(model.Vector)
 	if !ok || len(vec) == 0 {
 		return 0, false, nil
@@ -264,6 +334,7 @@ func (w *watcher) value(ctx context.Context, c *check, elapsed time.Duration) (f
 		}
 		v /= elapsed.Seconds()
 	}
+	w.read++
 	return v, true, nil
 }
 

@@ -3,8 +3,10 @@ package watch
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -224,5 +226,92 @@ func TestFinalWaitsForTheLastPush(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "still answering") {
 		t.Errorf("a runner that exited was reported as answering:\n%s", out.String())
+	}
+}
+
+// silentServer accepts connections and never answers.
+func silentServer(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// A Prometheus that never answers, or always fails, ends the watch with
+// ErrBlind while the test runs, after Blind without an answer, each query
+// bounded by QueryTimeout; one that fails until the test ends ends it
+// with ErrBlind too, never with the "no threshold crossed" of a watch
+// that saw the test through (hostile probe 4, #8: it exited 0).
+func TestRunBlind(t *testing.T) {
+	reg := metrics.NewRegistry()
+	metrics.RegisterBuiltin(reg)
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "broken", http.StatusInternalServerError)
+	}))
+	t.Cleanup(failing.Close)
+	empty := fakeProm(t, func(string) (float64, bool) { return 0, false })
+	thresholds := map[string][]metrics.ThresholdDef{"iterations": {{Source: "count<100", AbortOnFail: true}}}
+	for _, c := range []struct {
+		name, prom string
+		ends       bool // the runner ends after 300 ms
+		want       string
+	}{
+		{"never answers", silentServer(t), false, "answered no query for 1s (the last: no answer within 200ms)"},
+		{"always 500", failing.URL, false, "answered no query for 1s (the last: server_error"},
+		{"500 to the end", failing.URL, true, "no threshold value was read from " + failing.URL + " during the whole test (the last query failed: server_error"},
+		{"no series to the end", empty.URL, true, "Prometheus had no series for them"},
+	} {
+		r := newFakeRunner(t)
+		r.status.Store(restapi.StatusRunning)
+		if c.ends {
+			go func() {
+				time.Sleep(300 * time.Millisecond)
+				r.status.Store(restapi.StatusEnded)
+				r.Close()
+			}()
+		}
+		blind := time.Second
+		if c.ends {
+			blind = time.Hour
+		}
+		var out bytes.Buffer
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, err := Run(ctx, Config{
+			Prometheus: c.prom, Runners: []string{r.URL}, Registry: reg, Thresholds: thresholds, Stdout: &out,
+			Interval: 50 * time.Millisecond, Settle: 100 * time.Millisecond, QueryTimeout: 200 * time.Millisecond, Blind: blind,
+		})
+		cancel()
+		if !errors.Is(err, ErrBlind) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrBlind %q\n%s", c.name, err, c.want, out.String())
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%s: the watch ended after %s", c.name, d)
+		}
+		if r.stopped.Load() {
+			t.Errorf("%s: a blind watch stopped the runner", c.name)
+		}
 	}
 }
