@@ -44,6 +44,11 @@ with a live run's K6_WEB_DASHBOARD_EXPORT.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("period") && period < time.Second {
+				// The logs' intervals are a second or more: a shorter
+				// period cannot be drawn, and 0 or less is no period.
+				return exitcode.Errorf(exitcode.InvalidConfig, "--period: must be at least 1s, the logs' own resolution, got %s (leave it out for the logs' own intervals)", period)
+			}
 			ctx, signalled, stop := g.signalContext(cmd.Context(), readSignals)
 			defer stop()
 			err := runReport(ctx, cmd.InOrStdin(), g.stdout, g.stderr, args, out, period)

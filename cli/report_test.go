@@ -79,6 +79,13 @@ func TestReportCommand(t *testing.T) {
 	if code != 104 || !strings.Contains(stderr, "missing.hlog") {
 		t.Errorf("a missing log: exit %d, stderr %q", code, stderr)
 	}
+	// A period that cannot be drawn is refused (it was taken, exit 0).
+	for _, p := range []string{"-1s", "0s", "1ns"} {
+		code, _, stderr = h.run(nil, "report", "--period", p, a, "-o", out)
+		if code != 104 || !strings.Contains(stderr, "--period: must be at least 1s") {
+			t.Errorf("--period %s: exit %d, stderr %q", p, code, stderr)
+		}
+	}
 }
 
 // A report from logs with request names has the per-endpoint table, the

@@ -247,6 +247,11 @@ func jsonThreshold(path string, raw json.RawMessage) (Threshold, error) {
 		if err != nil {
 			return t, err
 		}
+		if ww.Std() == 0 {
+			// 0 would judge the whole run, as no window does: a window
+			// of nothing is a mistake, not a way to say so.
+			return t, fmt.Errorf("%s.window: a window of 0s is no window; give one of at least 1s, or leave window out to judge the whole run", path)
+		}
 		t.Window = &ww
 	}
 	return t, nil

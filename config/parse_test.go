@@ -140,6 +140,8 @@ func TestParseErrors(t *testing.T) {
 		{`{"thresholds": {"http_reqs": [{"threshold": "count>1", "delayAbortEval": "soon"}]}}`, `options.thresholds.http_reqs[0].delayAbortEval: invalid duration "soon"`},
 		{`{"thresholds": {"http_reqs": [{"threshold": "count>1", "abort": true}]}}`, `options.thresholds.http_reqs[0].abort: unknown option; use threshold, abortOnFail, delayAbortEval, window`},
 		{`{"thresholds": {"http_reqs": [{"threshold": "count>1", "window": "a minute"}]}}`, `options.thresholds.http_reqs[0].window: invalid duration "a minute"`},
+		{`{"thresholds": {"http_reqs": [{"threshold": "count>1", "window": "0s"}]}}`, `options.thresholds.http_reqs[0].window: a window of 0s is no window`},
+		{`{"thresholds": {"http_reqs": [{"threshold": "count>1", "window": 0}]}}`, `options.thresholds.http_reqs[0].window: a window of 0s is no window`},
 		{`{"thresholds": {"http_reqs": [" "]}}`, `options.thresholds.http_reqs[0]: empty threshold expression`},
 		{`{"scenarios": []}`, `options.scenarios: expected an object, got an array`},
 		{`{"scenarios": {"a": "constant-vus"}}`, `options.scenarios.a: expected an object, got "constant-vus"`},

@@ -82,6 +82,9 @@ func Parse(name string, raw json.RawMessage) (executor.Config, error) {
 	}
 	opts := executor.ArrivalOptions{Scenario: name}
 	bad := opts.Errorf
+	if key := nullOption(raw); key != "" {
+		return nil, bad(key, "is null, which a script's NaN, Infinity or undefined value becomes: give a value, or leave the option out for its default")
+	}
 	if o.GracefulStop == nil {
 		sc.GracefulStop = defaultDrain
 	}
@@ -120,6 +123,9 @@ func Parse(name string, raw json.RawMessage) (executor.Config, error) {
 	if c.objective.Op != metrics.OpLess && c.objective.Op != metrics.OpLessEqual {
 		return nil, bad("objective", "%q must bound latency from above, with < or <=", c.objective.Source)
 	}
+	if b := c.objective.Bound; b < 0 || b == 0 && c.objective.Op == metrics.OpLess {
+		return nil, bad("objective", "%q is below any latency, which is never negative: no rate can meet it", c.objective.Source)
+	}
 	if o.MaxErrorRate != nil {
 		if c.maxErrorRate = *o.MaxErrorRate; c.maxErrorRate < 0 || c.maxErrorRate > 1 {
 			return nil, bad("maxErrorRate", "must be between 0 and 1, got %v", c.maxErrorRate)
@@ -145,6 +151,22 @@ func Parse(name string, raw json.RawMessage) (executor.Config, error) {
 		return nil, bad("stepDuration", "the search would last too long")
 	}
 	return c, nil
+}
+
+// nullOption returns the first option of raw, in the order of options'
+// fields, that is null, "" when none is: an option null by mistake (a
+// script's NaN) must not take its default in silence.
+func nullOption(raw json.RawMessage) string {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return ""
+	}
+	for _, key := range []string{"startRate", "maxRate", "timeUnit", "stepDuration", "objective", "maxErrorRate", "growth", "precision", "preAllocatedVUs", "maxVUs"} {
+		if v, ok := fields[key]; ok && string(v) == "null" {
+			return key
+		}
+	}
+	return ""
 }
 
 // Objective is the threshold each step must meet on corrected_latency, as

@@ -318,6 +318,14 @@ func TestParseErrors(t *testing.T) {
 		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"maxVUs":1000000000000}`: "scenarios.test.maxVUs: must not exceed 100000000",
 		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":0}`:                        "scenarios.test.maxVUs: must be greater than 0",
 		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"timeUnit":"-1s"}`:       "scenarios.test.timeUnit: must be greater than 0",
+		// A script's NaN is null in the options: refused, not defaulted.
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"stepDuration":null}`: "scenarios.test.stepDuration: is null, which a script's NaN",
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"maxErrorRate":null}`: "scenarios.test.maxErrorRate: is null",
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1,"growth":null}`:       "scenarios.test.growth: is null",
+		`{"executor":"capacity-search","startRate":null,"maxRate":50,"objective":"p(99)<50","preAllocatedVUs":1}`:                   "scenarios.test.startRate: is null",
+		// An objective below any latency can never be met.
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"p(99)<-5","preAllocatedVUs":1}`: `scenarios.test.objective: "p(99)<-5" is below any latency`,
+		`{"executor":"capacity-search","startRate":10,"maxRate":50,"objective":"avg<0","preAllocatedVUs":1}`:    `scenarios.test.objective: "avg<0" is below any latency`,
 	} {
 		_, err := capacity.Parse("test", json.RawMessage(js))
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
