@@ -258,37 +258,26 @@ func (rr *resultReader) follow(name string) *result.Tail {
 }
 
 // finish reads the files of the last look to their ends: what follows a
-// file's last line break is its last line. A file without its end line
-// that was written to within the last two of its intervals was still
-// being written, and ended says when the reading stopped ("the wait
-// (5m0s) ended"), which its note then says instead of a killed runner.
-func (rr *resultReader) finish(ended string) ([]*result.File, error) {
+// file's last line break is its last line. With waited set (the reading
+// went on over several looks), a file without its end line that grew
+// within the last two of its intervals (or polls) was still being written, and ended says when the reading
+// stopped ("the wait (--wait 5m0s) ended"), which its note then says
+// instead of a killed runner.
+func (rr *resultReader) finish(ended string, waited bool) ([]*result.File, error) {
 	var files []*result.File
 	for _, name := range rr.names {
-		f, err := rr.tails[name].Finish()
+		tail := rr.tails[name]
+		grew := tail.Grew()
+		f, err := tail.Finish()
 		if err != nil {
 			return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
 		}
-		if f.End == nil && f.Intervals > 0 && stillWritten(name, f.Header.Interval) {
+		if iv, err := time.ParseDuration(f.Header.Interval); waited && f.End == nil && err == nil && time.Since(grew) < 2*max(waitPoll, iv) {
 			f.StillWritten(name, ended)
 		}
 		files = append(files, f)
 	}
 	return files, nil
-}
-
-// stillWritten reports whether the file at name was modified within two
-// of its writer's intervals (interval, as its header gives it) of now.
-func stillWritten(name, interval string) bool {
-	st, err := os.Stat(name)
-	if err != nil {
-		return false
-	}
-	iv, err := time.ParseDuration(interval)
-	if err != nil || iv <= 0 {
-		iv = result.DefaultInterval
-	}
-	return time.Since(st.ModTime()) < 2*max(iv, time.Second)
 }
 
 // open opens a file of the last look for reading its numbers.
@@ -310,10 +299,8 @@ const waitPoll = time.Second
 // once: more time cannot mend them.
 func (rr *resultReader) await(ctx context.Context, wait time.Duration) ([]*result.File, error) {
 	deadline := time.Now().Add(wait)
-	ended := "it was read (merge without --wait)"
-	if wait > 0 {
-		ended = fmt.Sprintf("the wait (--wait %s) ended", wait)
-	}
+	ended := fmt.Sprintf("the wait (--wait %s) ended", wait)
+	waited := false
 	for {
 		files, err := rr.look()
 		if errors.Is(err, result.ErrNotRegular) {
@@ -323,24 +310,25 @@ func (rr *resultReader) await(ctx context.Context, wait time.Duration) ([]*resul
 			_, uerr := result.Union(files)
 			switch {
 			case uerr == nil && !slices.ContainsFunc(files, func(f *result.File) bool { return f.End == nil }):
-				return rr.finish(ended)
+				return rr.finish(ended, waited)
 			case uerr != nil && !errors.Is(uerr, result.ErrGap):
-				return rr.finish(ended) // Merge refuses them in one sentence
+				return rr.finish(ended, waited) // Merge refuses them in one sentence
 			}
 		}
 		if wait <= 0 || !time.Now().Before(deadline) {
 			if err != nil {
 				return nil, err
 			}
-			return rr.finish(ended)
+			return rr.finish(ended, waited)
 		}
 		select {
 		case <-ctx.Done():
 			if err != nil {
 				return nil, err
 			}
-			return rr.finish("a signal stopped the wait")
+			return rr.finish("a signal stopped the wait", waited)
 		case <-time.After(waitPoll):
+			waited = true
 		}
 	}
 }

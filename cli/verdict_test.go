@@ -194,7 +194,7 @@ func TestMergeLooksThenReads(t *testing.T) {
 	if files, err = rr.look(); err != nil || files[1].End == nil {
 		t.Fatalf("look at b begun anew: %v, %+v", err, files)
 	}
-	if files, err = rr.finish("it was read"); err != nil {
+	if files, err = rr.finish("it was read", false); err != nil {
 		t.Fatal(err)
 	}
 	var iterations int64
@@ -231,8 +231,8 @@ func TestMergeLooksThenReads(t *testing.T) {
 // A file of its header alone (a runner killed at once, before it defined
 // the metrics a threshold names) is news of the cut, exit 105, not a
 // threshold on an undefined metric, exit 104 (hostile probe 4, #10).
-// A file without its end line that is still being written is said to be
-// so, not a killed runner's.
+// A file still being written when --wait ends is said to be so, not a
+// killed runner's; one that stopped growing is a killed runner's.
 func TestMergeCutShortFiles(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.result"), filepath.Join(dir, "b.result")
@@ -249,20 +249,43 @@ func TestMergeCutShortFiles(t *testing.T) {
 	if exitcode.Of(err) != exitcode.ExternalAbort || !strings.Contains(err.Error(), "ends before its first interval and has no end line") {
 		t.Errorf("header alone: exit %d %v", exitcode.Of(err), err)
 	}
+	// b's runner goes on writing intervals past the wait.
 	lines := bytes.SplitAfter(raw, []byte("\n"))
+	var interval []byte
+	for _, l := range lines {
+		if bytes.HasPrefix(l, []byte(`{"interval":`)) {
+			interval = l
+		}
+	}
 	if err := os.WriteFile(b, bytes.Join(lines[:len(lines)-2], nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, err := runVerdictCmd(t, a, b)
-	if exitcode.Of(err) != exitcode.ExternalAbort || !strings.Contains(stderr, b+" was still being written when it was read (merge without --wait)") {
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f, err := os.OpenFile(b, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Millisecond):
+				f.Write(interval)
+			}
+		}
+	}()
+	_, stderr, err := runVerdictCmd(t, "--wait", "2s", a, b)
+	close(stop)
+	<-done
+	if exitcode.Of(err) != exitcode.ExternalAbort || !strings.Contains(stderr, b+" was still being written when the wait (--wait 2s) ended") {
 		t.Errorf("still written: exit %d %v\n%s", exitcode.Of(err), err, stderr)
 	}
-	old := time.Now().Add(-time.Minute)
-	if err := os.Chtimes(b, old, old); err != nil {
-		t.Fatal(err)
-	}
-	_, stderr, err = runVerdictCmd(t, a, b)
+	_, stderr, err = runVerdictCmd(t, "--wait", "2s", a, b)
 	if exitcode.Of(err) != exitcode.ExternalAbort || !strings.Contains(stderr, "the runner was killed") {
-		t.Errorf("left a minute ago: exit %d %v\n%s", exitcode.Of(err), err, stderr)
+		t.Errorf("no longer written: exit %d %v\n%s", exitcode.Of(err), err, stderr)
 	}
 }

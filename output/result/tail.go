@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"syscall"
+	"time"
 )
 
 // Tail looks at a result file while its runner still writes it (metronome
@@ -26,6 +27,8 @@ type Tail struct {
 	off     int64
 	partial []byte
 	err     error
+	// grew is when a Poll last found the file longer.
+	grew time.Time
 }
 
 // NewTail follows the result file at path.
@@ -63,6 +66,9 @@ func (t *Tail) Poll() (restarted bool, err error) {
 		return true, nil
 	}
 	t.info = info
+	if info.Size() > read {
+		t.grew = time.Now()
+	}
 	if t.err != nil {
 		return false, t.err
 	}
@@ -92,6 +98,10 @@ func (t *Tail) Poll() (restarted bool, err error) {
 		}
 	}
 }
+
+// Grew is when a Poll last found the file longer than the Poll before:
+// its runner was writing it then. Zero when no Poll did.
+func (t *Tail) Grew() time.Time { return t.grew }
 
 // File returns what the file holds as far as Poll read it, as Scan
 // would if the file ended there; a line still being written makes it cut
