@@ -261,24 +261,23 @@ func (s *scanner) decode(raw []byte) error {
 		return syntax(errors.New("no header"))
 	case s.n > 1 && kind == 0:
 		return errors.New("a second header")
-	case kind == 3 && !s.look():
+	case kind == 3:
 		if n := gjson.GetBytes(raw, "interval.data.#").Int(); n > int64(len(s.series)) {
 			return fmt.Errorf("%d entries, more than the %d series defined", n, len(s.series))
 		}
 	}
 	var l line
 	if s.look() && kind == 3 {
-		// A look learns an interval's bounds, not its entries.
-		var bounds struct {
-			Interval *struct{ Start, End int64 } `json:"interval"`
+		// A look learns an interval's bounds, not its entries: gjson
+		// checks the line and finds them without decoding the rest.
+		if !gjson.ValidBytes(raw) {
+			return syntax(errors.New("not valid JSON"))
 		}
-		if err := json.Unmarshal(raw, &bounds); err != nil {
-			return syntax(err)
+		start, end := gjson.GetBytes(raw, "interval.start"), gjson.GetBytes(raw, "interval.end")
+		if start.Type != gjson.Number || end.Type != gjson.Number {
+			return syntax(errors.New("an interval without its start and end"))
 		}
-		if bounds.Interval == nil {
-			return syntax(errors.New("an interval line without its interval"))
-		}
-		l.Interval = &intervalLine{Start: bounds.Interval.Start, End: bounds.Interval.End}
+		l.Interval = &intervalLine{Start: start.Int(), End: end.Int()}
 	} else if err := json.Unmarshal(raw, &l); err != nil {
 		return syntax(err)
 	}
