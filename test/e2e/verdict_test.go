@@ -225,7 +225,7 @@ export function handleSummary(d) { return { [__ENV.OUT]: JSON.stringify(d), stdo
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "huge-setup.result")
-	if r := metronome(t, runSpec{args: []string{"run", "-q", "-o", "result=" + file, js}}); r.code != 0 {
+	if r := metronome(t, runSpec{args: []string{"run", "-q", "-e", "OUT=" + filepath.Join(dir, "run-out.json"), "-o", "result=" + file, js}}); r.code != 0 {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 	}
 	// The end line carries 50 MB of setup data.
