@@ -169,10 +169,15 @@ func Iterate(vu executor.VU) executor.Result {
 // RunCut runs one iteration of DefaultScenario on vu whose context ends
 // after d, as the hard stop ends it. The iteration has an intended start
 // (its start, so no lag), as in an open model, so that its requests record
-// corrected_latency.
+// corrected_latency. The context is cancelled, not given a deadline, as
+// the executors' stop cancels it: a deadline would travel with a gRPC
+// call, and its server would answer DEADLINE_EXCEEDED before the context
+// itself ended.
 func RunCut(vu executor.VU, d time.Duration) executor.Result {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	stop := time.AfterFunc(d, cancel)
+	defer stop.Stop()
 	return vu.Run(ctx, executor.Iteration{Scenario: DefaultScenario, Intended: time.Now()})
 }
 
