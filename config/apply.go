@@ -97,6 +97,7 @@ func Consolidate(tiers ...*Options) (*Options, error) {
 		return nil, err
 	}
 	r.Warnings = append(r.Warnings, shortcutWarnings(r)...)
+	r.Warnings = append(r.Warnings, tlsWarnings(r)...)
 	return r, nil
 }
 

@@ -57,9 +57,15 @@ type Options struct {
 	MaxRedirects          *int64  `json:"maxRedirects,omitempty"`
 	UserAgent             *string `json:"userAgent,omitempty"`
 	InsecureSkipTLSVerify *bool   `json:"insecureSkipTLSVerify,omitempty"`
-	DiscardResponseBodies *bool   `json:"discardResponseBodies,omitempty"`
-	Batch                 *int64  `json:"batch,omitempty"`
-	BatchPerHost          *int64  `json:"batchPerHost,omitempty"`
+	// The TLS of the test's connections (HTTP, WebSocket, gRPC; see
+	// TLSConfig): the versions allowed, the TLS 1.0–1.2 cipher suites
+	// offered, by k6's names, and the client certificates.
+	TLSVersion            *TLSVersions `json:"tlsVersion,omitempty"`
+	TLSCipherSuites       []string     `json:"tlsCipherSuites,omitempty"`
+	TLSAuth               []TLSAuth    `json:"tlsAuth,omitempty"`
+	DiscardResponseBodies *bool        `json:"discardResponseBodies,omitempty"`
+	Batch                 *int64       `json:"batch,omitempty"`
+	BatchPerHost          *int64       `json:"batchPerHost,omitempty"`
 	// RPS limits the instance's HTTP requests per second across all VUs;
 	// unset, 0 or negative means no limit, as in k6.
 	RPS                  *int64             `json:"rps,omitempty"`

@@ -75,7 +75,7 @@ func Parse(raw []byte, source string) (*Options, error) {
 // sets one gets a warning rather than silently different behaviour. Other
 // unknown keys pass without a word, as in k6.
 var ignoredK6 = map[string]bool{
-	"dns": true, "localIPs": true, "tlsVersion": true, "tlsCipherSuites": true, "tlsAuth": true,
+	"dns": true, "localIPs": true,
 }
 
 // jsonSyntaxError reports where raw stops being JSON, in one line.
@@ -140,6 +140,18 @@ func decodeJSON(dst any, path string, raw json.RawMessage) error {
 			return err
 		}
 		*p = &d
+	case **TLSVersions:
+		v, err := decodeTLSVersions(path, raw)
+		if err != nil {
+			return err
+		}
+		*p = &v
+	case *[]TLSAuth:
+		v, err := decodeTLSAuth(path, raw)
+		if err != nil {
+			return err
+		}
+		*p = v
 	case *[]string:
 		v, err := optdecode.Strings(path, raw)
 		if err != nil {

@@ -24,11 +24,13 @@ type spec struct {
 	// environment (scenarios, execution segments).
 	env string
 	// field returns a pointer to the option's field in o: **int64, **bool,
-	// **string, **duration.Duration, *[]string, *map[string]string,
-	// *[]Stage, *map[string][]Threshold or *map[string]json.RawMessage.
+	// **string, **duration.Duration, **TLSVersions, *[]string,
+	// *map[string]string, *[]Stage, *[]TLSAuth, *map[string][]Threshold or
+	// *map[string]json.RawMessage.
 	field func(o *Options) any
 	// check validates a decoded value (int64, bool, string, time.Duration,
-	// []string, map[string]string, []Stage, map[string][]Threshold); nil
+	// TLSVersions, []string, map[string]string, []Stage, []TLSAuth,
+	// map[string][]Threshold); nil
 	// means any value of the right type is fine. The error says what is
 	// wrong without naming the option; callers add the name.
 	check func(v any) error
@@ -73,6 +75,11 @@ var specs = []spec{
 	{name: "maxRedirects", env: "K6_MAX_REDIRECTS", field: func(o *Options) any { return &o.MaxRedirects }, check: atLeast(0), def: int64(DefaultMaxRedirects)},
 	{name: "userAgent", env: "K6_USER_AGENT", field: func(o *Options) any { return &o.UserAgent }, def: DefaultUserAgent},
 	{name: "insecureSkipTLSVerify", env: "K6_INSECURE_SKIP_TLS_VERIFY", field: func(o *Options) any { return &o.InsecureSkipTLSVerify }},
+	// k6 reads no K6_TLS_VERSION, and K6_TLSAUTH fails on any value
+	// there; K6_TLS_CIPHER_SUITES takes numeric IDs, and here names too.
+	{name: "tlsVersion", field: func(o *Options) any { return &o.TLSVersion }, check: checkTLSVersions},
+	{name: "tlsCipherSuites", env: "K6_TLS_CIPHER_SUITES", field: func(o *Options) any { return &o.TLSCipherSuites }, check: checkCipherSuites, text: cipherSuitesText},
+	{name: "tlsAuth", field: func(o *Options) any { return &o.TLSAuth }, check: checkTLSAuth},
 	{name: "discardResponseBodies", env: "K6_DISCARD_RESPONSE_BODIES", field: func(o *Options) any { return &o.DiscardResponseBodies }},
 	{name: "batch", env: "K6_BATCH", field: func(o *Options) any { return &o.Batch }, check: atLeast(1), def: int64(DefaultBatch)},
 	{name: "batchPerHost", env: "K6_BATCH_PER_HOST", field: func(o *Options) any { return &o.BatchPerHost }, check: atLeast(0), def: int64(DefaultBatchPerHost)},
@@ -145,6 +152,12 @@ func (s *spec) value(o *Options) (any, bool) {
 		if *p != nil {
 			return (*p).Std(), true
 		}
+	case **TLSVersions:
+		if *p != nil {
+			return **p, true
+		}
+	case *[]TLSAuth:
+		return *p, *p != nil
 	case *[]string:
 		return *p, *p != nil
 	case *map[string]string:
@@ -173,6 +186,10 @@ func (s *spec) apply(r, higher *Options) {
 		setPtr(dst, *s.field(higher).(**string))
 	case **duration.Duration:
 		setPtr(dst, *s.field(higher).(**duration.Duration))
+	case **TLSVersions:
+		setPtr(dst, *s.field(higher).(**TLSVersions))
+	case *[]TLSAuth:
+		setClone(dst, *s.field(higher).(*[]TLSAuth), s.keepEmpty)
 	case *[]string:
 		setClone(dst, *s.field(higher).(*[]string), s.keepEmpty)
 	case *[]Stage:
