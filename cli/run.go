@@ -241,35 +241,40 @@ func (r *runCmd) loadConsolidated(t tiers, path string, arch *loadedArchive, lo 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := fenceWithoutProxy(opts, r.g.env); err != nil {
-		return nil, nil, exitcode.Wrap(exitcode.InvalidConfig, err)
+	if w := proxyWarning(opts, r.g.env); w != "" {
+		opts.Warnings = append(opts.Warnings, w)
 	}
 	return script, opts, nil
 }
 
-// fenceWithoutProxy refuses the network fence options (blacklistIPs,
-// blockHostnames, hosts) when the environment sends requests through a
-// proxy: the proxy resolves and connects to the targets itself, so they
-// could not be kept off what the options forbid, nor pinned. (k6 applies
-// the options to the proxy's address only.)
-func fenceWithoutProxy(o *config.Options, env map[string]string) error {
-	opt := ""
-	switch {
-	case len(o.BlacklistIPs) > 0:
-		opt = "blacklistIPs"
-	case len(o.BlockHostnames) > 0:
-		opt = "blockHostnames"
-	case len(o.Hosts) > 0:
-		opt = "hosts"
-	default:
-		return nil
+// proxyWarning names the network options a proxy makes moot when the
+// environment sends requests through one, as k6 runs such a test: the
+// proxy resolves and connects to the hosts of the HTTP and WebSocket
+// requests it carries, so hosts cannot pin them and blacklistIPs sees
+// their addresses only when a URL's host is one (package dialer checks
+// that, and blockHostnames, before the proxy is asked).
+func proxyWarning(o *config.Options, env map[string]string) string {
+	var moot, vars []string
+	if len(o.Hosts) > 0 {
+		moot = append(moot, "options.hosts")
+	}
+	if len(o.BlacklistIPs) > 0 {
+		moot = append(moot, "options.blacklistIPs")
 	}
 	for _, k := range []string{"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy"} {
 		if env[k] != "" {
-			return fmt.Errorf("options.%s cannot be honoured through the proxy that %s names, which resolves and reaches the targets itself: unset %s or the option", opt, k, k)
+			vars = append(vars, k)
 		}
 	}
-	return nil
+	if len(moot) == 0 || len(vars) == 0 {
+		return ""
+	}
+	verb := "names"
+	if len(vars) > 1 {
+		verb = "name"
+	}
+	return fmt.Sprintf("%s: %s %s a proxy, which resolves and connects to the hosts of the HTTP and WebSocket requests it carries: hosts does not apply to them, and blacklistIPs only to a URL whose host is an IP address; both still apply to the proxy's own address and to gRPC, which uses no proxy",
+		strings.Join(moot, ", "), strings.Join(vars, " and "), verb)
 }
 
 // readConfigFile reads the config file tier from -c/--config or

@@ -11,6 +11,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -233,6 +235,35 @@ func moreSpecific(a, b string) bool {
 		return !aw
 	}
 	return len(a) > len(b)
+}
+
+// Proxy wraps proxy, the function that picks a request's proxy
+// (http.ProxyFromEnvironment), for the requests it sends through one. The
+// proxy resolves and connects to the target itself, so the dialer sees
+// only the proxy's address and hosts cannot apply; what the options can
+// still refuse is refused before the proxy is asked: a host name that
+// blockHostnames blocks, and a host that is an IP address in a range of
+// blacklistIPs, with the errors of a direct connection. (k6 checks only
+// the proxy's address.)
+func (d *Dialer) Proxy(proxy func(*http.Request) (*url.URL, error)) func(*http.Request) (*url.URL, error) {
+	return func(req *http.Request) (*url.URL, error) {
+		u, err := proxy(req)
+		if u == nil || err != nil {
+			return u, err
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		host := req.URL.Hostname()
+		if ip := net.ParseIP(host); ip != nil {
+			if err := d.check(ip); err != nil {
+				return nil, err
+			}
+		} else if p, ok := match(d.blocked, host); ok {
+			return nil, &BlockedError{Host: host, Pattern: p}
+		}
+		return u, nil
+	}
 }
 
 // ParseIPRange parses one entry of blacklistIPs: an address range in CIDR

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
+	"net/url"
 	"strconv"
 	"testing"
 )
@@ -156,5 +158,54 @@ func TestChecks(t *testing.T) {
 		if err := CheckHost(kv[0], kv[1]); err == nil {
 			t.Errorf("hosts %q: %q accepted", kv[0], kv[1])
 		}
+	}
+}
+
+// Through a proxy, which resolves and reaches the target itself, what the
+// options can still refuse is refused before the proxy is asked: a host
+// name blockHostnames blocks and a host that is a blacklisted IP address,
+// with the errors of a direct connection. Requests the proxy function
+// sends direct, and its errors, pass unchanged; hosts plays no part.
+func TestProxyRefusesWhatTheOptionsCan(t *testing.T) {
+	proxyURL, _ := url.Parse("http://127.0.0.1:3128")
+	proxy := func(r *http.Request) (*url.URL, error) {
+		switch r.URL.Hostname() {
+		case "direct.blocked.test", "10.9.9.9":
+			return nil, nil
+		case "broken.test":
+			return nil, errors.New("bad proxy setting")
+		}
+		return proxyURL, nil
+	}
+	d := New(net.Dialer{}, []string{"10.0.0.0/8"}, []string{"*.blocked.test"}, map[string]string{"pinned.test": "10.1.1.1"})
+	p := d.Proxy(proxy)
+	for _, c := range []struct {
+		url   string
+		proxy *url.URL
+		err   string
+	}{
+		{"http://a.blocked.test/x", nil, "hostname (a.blocked.test) is in a blocked pattern (*.blocked.test)"},
+		{"https://A.Blocked.Test:8443/x", nil, "hostname (A.Blocked.Test) is in a blocked pattern (*.blocked.test)"},
+		{"http://10.1.2.3:8080/x", nil, "IP (10.1.2.3) is in a blacklisted range (10.0.0.0/8)"},
+		{"ws://allowed.test/ws", proxyURL, ""},
+		{"http://pinned.test/", proxyURL, ""}, // hosts cannot apply
+		{"http://192.168.1.1/", proxyURL, ""},
+		{"http://direct.blocked.test/", nil, ""}, // not proxied: the dialer refuses it
+		{"http://10.9.9.9/", nil, ""},
+		{"http://broken.test/", nil, "bad proxy setting"},
+	} {
+		u, _ := url.Parse(c.url)
+		got, err := p(&http.Request{URL: u})
+		if got != c.proxy || (err == nil) != (c.err == "") || err != nil && err.Error() != c.err {
+			t.Errorf("%s: proxy %v, error %v; want %v, %q", c.url, got, err, c.proxy, c.err)
+		}
+	}
+	var bl *BlacklistedError
+	if _, err := p(&http.Request{URL: &url.URL{Scheme: "http", Host: "10.0.0.1"}}); !errors.As(err, &bl) {
+		t.Errorf("a blacklisted address: %T %v", err, err)
+	}
+	var bh *BlockedError
+	if _, err := p(&http.Request{URL: &url.URL{Scheme: "http", Host: "x.blocked.test"}}); !errors.As(err, &bh) {
+		t.Errorf("a blocked name: %T %v", err, err)
 	}
 }

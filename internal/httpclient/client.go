@@ -22,8 +22,10 @@ type Options struct {
 	MaxIdlePerHost int
 	// NoConnectionReuse closes every connection after its request.
 	NoConnectionReuse bool
-	// InsecureSkipTLSVerify accepts any server certificate.
-	InsecureSkipTLSVerify bool
+	// TLS holds the TLS settings of the test's options
+	// (config.Options.TLSConfig: verification, versions, cipher suites,
+	// client certificates); nil is Go's defaults. The client keeps a copy.
+	TLS *tls.Config
 	// BlacklistIPs, BlockHostnames and Hosts are the network fence and
 	// the host overrides, as the options of the same names.
 	BlacklistIPs, BlockHostnames []string
@@ -79,18 +81,19 @@ func (t *transport) CloseIdleConnections() {
 
 func newTransport(o Options) *transport {
 	idle := max(o.MaxIdlePerHost, 100)
+	tlsConf := &tls.Config{}
+	if o.TLS != nil {
+		tlsConf = o.TLS.Clone()
+	}
+	tlsConf.NextProtos = []string{"h2", "http/1.1"}
 	t := &transport{
-		dialer: dialer.New(net.Dialer{KeepAlive: 30 * time.Second}, o.BlacklistIPs, o.BlockHostnames, o.Hosts),
-		tlsConf: &tls.Config{
-			InsecureSkipVerify: o.InsecureSkipTLSVerify, //nolint:gosec // the user asked for it
-			NextProtos:         []string{"h2", "http/1.1"},
-			// A TLS 1.2 server may ask to renegotiate mid-connection (to
-			// ask for a client certificate, say); k6 goes along.
-			Renegotiation: tls.RenegotiateFreelyAsClient,
-		},
+		dialer:  dialer.New(net.Dialer{KeepAlive: 30 * time.Second}, o.BlacklistIPs, o.BlockHostnames, o.Hosts),
+		tlsConf: tlsConf,
 	}
 	t.Transport = &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
+		// A proxy resolves and reaches the targets itself; what the
+		// network options can still refuse is refused before it is asked.
+		Proxy:                 t.dialer.Proxy(http.ProxyFromEnvironment),
 		DialContext:           t.dial,
 		DialTLSContext:        t.dialTLS,
 		TLSClientConfig:       t.tlsConf, // for HTTPS through a proxy

@@ -58,6 +58,9 @@ func errorCode(err error) int {
 		bl  *dialer.BlacklistedError
 		bh  *dialer.BlockedError
 	)
+	if _, ok := proxyFailure(err); ok {
+		return codeTCP
+	}
 	switch {
 	case errors.As(err, &rf):
 		return codeGeneric
@@ -97,6 +100,19 @@ func errorCode(err error) int {
 		return codeConnReset
 	}
 	return codeGeneric
+}
+
+// proxyFailure returns the error of a failed connection to a proxy when
+// err is one that k6 reports whole, as a TCP error (1200), whatever it
+// wraps: a refused dial, the proxy's address in a blacklisted range. One
+// of a system call (a reset, a broken pipe) is classified as any other.
+func proxyFailure(err error) (*net.OpError, bool) {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "proxyconnect" {
+		return nil, false
+	}
+	_, syscallErr := op.Err.(*os.SyscallError)
+	return op, !syscallErr
 }
 
 // opErrorCode classifies a network error. One of no TCP network is
@@ -151,6 +167,9 @@ func ErrorText(err error) string {
 	var bl *dialer.BlacklistedError
 	var bh *dialer.BlockedError
 	var cv *tls.CertificateVerificationError
+	if op, ok := proxyFailure(err); ok {
+		return op.Error()
+	}
 	// A refusal by the network options reads as k6's, without the address
 	// (which the Request Failed warning keeps).
 	switch {

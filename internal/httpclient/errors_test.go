@@ -11,6 +11,8 @@ import (
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/metronome-load/metronome/internal/dialer"
 )
 
 // TestErrorText checks the shortening of network errors to k6's form.
@@ -45,6 +47,16 @@ func TestErrorText(t *testing.T) {
 		// Other TLS errors are k6's generic code, never 1300.
 		{errors.New("tls: server chose an unconfigured cipher suite"), "tls: server chose an unconfigured cipher suite", 1000},
 		{refusal(`unsupported protocol scheme "ftp"`), `unsupported protocol scheme "ftp"`, 1000},
+		// A failed connection to a proxy is reported whole as a TCP
+		// error, as k6 does, whatever it wraps; a system call's error of
+		// its own is classified as any.
+		{&url.Error{Op: "Get", URL: "http://x/", Err: &net.OpError{Op: "proxyconnect", Net: "tcp",
+			Err: &dialer.BlacklistedError{IP: net.IPv4(127, 0, 0, 1), Range: &net.IPNet{IP: net.IPv4(127, 0, 0, 0), Mask: net.CIDRMask(8, 32)}}}},
+			"proxyconnect tcp: IP (127.0.0.1) is in a blacklisted range (127.0.0.0/8)", 1200},
+		{&net.OpError{Op: "proxyconnect", Net: "tcp", Err: &net.OpError{Op: "dial", Net: "tcp", Addr: addr, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}},
+			"proxyconnect tcp: dial tcp 127.0.0.1:40000: connect: connection refused", 1200},
+		{&net.OpError{Op: "proxyconnect", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)},
+			"proxyconnect: connection reset by peer", 1220},
 	}
 	for _, c := range cases {
 		if got := ErrorText(c.err); got != c.text {

@@ -2,9 +2,7 @@ package grpc
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +12,6 @@ import (
 	"github.com/bufbuild/protocompile"
 	"github.com/grafana/sobek"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -56,6 +53,7 @@ func (m *module) newClient(call sobek.ConstructorCall) *sobek.Object {
 	set("loadProtoset", c.jsLoadProtoset)
 	set("connect", c.jsConnect)
 	set("invoke", c.jsInvoke)
+	set("healthCheck", c.jsHealthCheck)
 	set("asyncInvoke", c.jsAsyncInvoke)
 	set("close", c.jsClose)
 	return nil
@@ -192,7 +190,8 @@ type connectParams struct {
 	reflect          bool
 	timeout          time.Duration
 	maxRecv, maxSend int
-	tlsConfig        *tls.Config
+	// tls is connect's tls param, nil when absent or empty.
+	tls *tlsParam
 }
 
 // jsConnect is client.connect(address, params).
@@ -206,15 +205,23 @@ func (c *client) jsConnect(call sobek.FunctionCall) sobek.Value {
 		_ = c.conn.Close()
 		c.conn = nil
 	}
-	var refused refusal
-	opts := []grpc.DialOption{grpc.WithContextDialer(refused.dialer(c.bytes.dial))}
+	// k6's dial: blocking, failing at once on a dial error retrying
+	// cannot cure (a closed port) and otherwise at the timeout, with the
+	// last connection error (a failed TLS handshake, say) in the message.
+	opts := []grpc.DialOption{
+		grpc.WithContextDialer(c.bytes.dial),
+		grpc.WithBlock(),                  //nolint:staticcheck // k6's semantics, see above
+		grpc.FailOnNonTempDialError(true), //nolint:staticcheck // k6's semantics, see above
+		grpc.WithReturnConnectionError(),  //nolint:staticcheck // k6's semantics, see above
+	}
 	if p.plaintext {
 		opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	} else {
-		cfg := p.tlsConfig
-		if cfg == nil {
-			cfg = &tls.Config{}
+		cfg, err := p.tls.config(st.Options.TLSConfig())
+		if err != nil {
+			jsmod.Throwf(rt, "client.connect %s: %v", addr, err)
 		}
+		cfg.NextProtos = []string{"h2"}
 		opts = append(opts, grpc.WithTransportCredentials(credentials.NewTLS(cfg)))
 	}
 	var callOpts []grpc.CallOption
@@ -227,14 +234,10 @@ func (c *client) jsConnect(call sobek.FunctionCall) sobek.Value {
 	if len(callOpts) > 0 {
 		opts = append(opts, grpc.WithDefaultCallOptions(callOpts...))
 	}
-	conn, err := grpc.NewClient("passthrough:///"+addr, opts...)
-	if err != nil {
-		jsmod.Throwf(rt, "client.connect %s: %v", addr, err)
-	}
 	ctx, cancel := context.WithTimeout(c.m.vu.Context(), p.timeout)
 	defer cancel()
-	if err := waitReady(ctx, conn, &refused); err != nil {
-		_ = conn.Close()
+	conn, err := grpc.DialContext(ctx, addr, opts...) //nolint:staticcheck // k6's semantics, see above
+	if err != nil {
 		jsmod.Throwf(rt, "client.connect %s: %v", addr, err)
 	}
 	c.conn, c.addr = conn, addr
@@ -247,30 +250,6 @@ func (c *client) jsConnect(call sobek.FunctionCall) sobek.Value {
 	}
 	c.countBytes(c.m.vu.State())
 	return rt.ToValue(true)
-}
-
-// waitReady connects conn and waits until it is ready or ctx ends. Like
-// k6, it gives up at once when a dial failed in a way retrying cannot
-// cure, as refused recorded: a closed port fails connect in milliseconds,
-// not after its timeout.
-func waitReady(ctx context.Context, conn *grpc.ClientConn, refused *refusal) error {
-	conn.Connect()
-	for {
-		s := conn.GetState()
-		if s == connectivity.Ready {
-			return nil
-		}
-		if err := refused.err.Load(); err != nil && s == connectivity.TransientFailure {
-			// k6's words, which are grpc-go's for a failed blocking dial.
-			return fmt.Errorf("connection error: desc = \"transport: error while dialing: %v\"", *err)
-		}
-		if !conn.WaitForStateChange(ctx, s) {
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return fmt.Errorf("no connection within the timeout (last state %s)", s)
-			}
-			return ctx.Err()
-		}
-	}
 }
 
 // connectParams reads connect's second argument.
@@ -295,7 +274,7 @@ func (c *client) connectParams(v sobek.Value) connectParams {
 		case "maxSendSize":
 			p.maxSend = int(jsmod.Int(rt, x, "client.connect's maxSendSize", 0, 1<<31-1))
 		case "tls":
-			p.tlsConfig = c.tlsConfig(x)
+			p.tls = c.tlsParam(x)
 		case "reflectMetadata":
 			// Accepted; reflection requests carry no metadata here.
 		default:
@@ -303,25 +282,6 @@ func (c *client) connectParams(v sobek.Value) connectParams {
 		}
 	}
 	return p
-}
-
-// tlsConfig reads connect's tls param: {insecureSkipVerify} is what is
-// supported; client certificates are not.
-func (c *client) tlsConfig(v sobek.Value) *tls.Config {
-	if jsmod.Absent(v) {
-		return nil
-	}
-	o := jsmod.Object(c.m.rt, v, "client.connect's tls param")
-	cfg := &tls.Config{}
-	for _, k := range o.Keys() {
-		switch k {
-		case "insecureSkipVerify":
-			cfg.InsecureSkipVerify = o.Get(k).ToBoolean()
-		default:
-			jsmod.Throwf(c.m.rt, "client.connect: tls.%s is not supported by metronome", k)
-		}
-	}
-	return cfg
 }
 
 // duration reads a timeout: a number of milliseconds or a string such as

@@ -34,34 +34,6 @@ func (c *byteCounter) dial(ctx context.Context, addr string) (net.Conn, error) {
 	return &countedConn{Conn: conn, c: c}, nil
 }
 
-// refusal records the first dial error of a connection that retrying
-// cannot cure.
-type refusal struct{ err atomic.Pointer[error] }
-
-// dialer wraps dial to record in r its errors that are not temporary.
-func (r *refusal) dialer(dial func(context.Context, string) (net.Conn, error)) func(context.Context, string) (net.Conn, error) {
-	return func(ctx context.Context, addr string) (net.Conn, error) {
-		conn, err := dial(ctx, addr)
-		if err != nil && !temporary(err) {
-			r.err.CompareAndSwap(nil, &err)
-		}
-		return conn, err
-	}
-}
-
-// temporary reports whether retrying might cure a dial error, by grpc-go's
-// test, which k6 applies to connect: an error that says it is temporary
-// or a timeout, or one that says neither.
-func temporary(err error) bool {
-	switch e := err.(type) {
-	case interface{ Temporary() bool }:
-		return e.Temporary()
-	case interface{ Timeout() bool }:
-		return e.Timeout()
-	}
-	return true
-}
-
 // countedConn is a net.Conn that adds what it moves to a byteCounter.
 type countedConn struct {
 	net.Conn

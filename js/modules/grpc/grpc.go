@@ -96,6 +96,9 @@ func instantiate(vu modules.VU) (modules.Exports, error) {
 	for name, c := range statusNames {
 		named[name] = c
 	}
+	for name, s := range healthNames {
+		named[name] = s
+	}
 	return modules.Exports{Named: named}, nil
 }
 

@@ -15,15 +15,10 @@ import (
 // measured), and it counts the bytes its connections carry for data_sent
 // and data_received.
 func NewClient(opts *config.Options) *http.Client {
-	var o httpclient.Options
+	o := httpclient.Options{TLS: opts.TLSConfig()}
 	if opts != nil {
-		o = httpclient.Options{
-			NoConnectionReuse:     opts.NoConnectionReuse != nil && *opts.NoConnectionReuse,
-			InsecureSkipTLSVerify: opts.InsecureSkipTLSVerify != nil && *opts.InsecureSkipTLSVerify,
-			BlacklistIPs:          opts.BlacklistIPs,
-			BlockHostnames:        opts.BlockHostnames,
-			Hosts:                 opts.Hosts,
-		}
+		o.NoConnectionReuse = opts.NoConnectionReuse != nil && *opts.NoConnectionReuse
+		o.BlacklistIPs, o.BlockHostnames, o.Hosts = opts.BlacklistIPs, opts.BlockHostnames, opts.Hosts
 		// A batch keeps up to batch or batchPerHost connections to a
 		// host open at once; keeping fewer idle would close some of them
 		// after every batch.

@@ -1,7 +1,6 @@
 package http
 
 import (
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"github.com/grafana/sobek"
 	"github.com/tidwall/gjson"
 
+	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/internal/httpclient"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
@@ -323,7 +323,8 @@ func (r *response) build(f field) sobek.Value {
 		if !h.IsTLS {
 			return rt.ToValue("")
 		}
-		return rt.ToValue(tls.CipherSuiteName(h.TLSCipher))
+		// k6's names: Go's but for the ECDHE CHACHA20_POLY1305 suites.
+		return rt.ToValue(config.CipherSuiteName(h.TLSCipher))
 	case fOCSP:
 		o := rt.NewObject()
 		_ = o.Set("produced_at", 0)

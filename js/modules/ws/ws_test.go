@@ -1,12 +1,20 @@
 package ws_test
 
 import (
+	"crypto/tls"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/internal/testkit/tlstest"
 	"github.com/metronome-load/metronome/internal/testkit/wstest"
 	"github.com/metronome-load/metronome/js/jstest"
 	"github.com/metronome-load/metronome/metrics"
@@ -162,5 +170,61 @@ export default function () {
 	}
 	if n := srv.Sessions.Load(); n != 0 {
 		t.Errorf("%d sessions reached the blacklisted server", n)
+	}
+}
+
+// The options' TLS applies to wss:// handshakes, as in k6: tlsAuth's
+// certificate is offered to a server that demands one, and without it the
+// server's refusal fails the call (TLS 1.2 here, where the refusal is
+// always the server's alert).
+func TestClientCertificate(t *testing.T) {
+	ca := tlstest.NewCA(t, "ca")
+	a := ca.Issue(t, tlstest.Spec{CommonName: "client-a", Client: true})
+	up := websocket.Upgrader{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_ = c.WriteMessage(websocket.TextMessage, []byte("hello "+r.TLS.PeerCertificates[0].Subject.CommonName))
+		_, _, _ = c.ReadMessage()
+	}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.TLS = &tls.Config{
+		Certificates: []tls.Certificate{ca.Issue(t, tlstest.Spec{CommonName: "server"}).TLS},
+		ClientAuth:   tls.RequireAndVerifyClientCert, ClientCAs: ca.Pool(), MaxVersion: tls.VersionTLS12,
+	}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	script := map[string]string{"script.js": `
+import ws from "k6/ws";
+export default function () {
+	try {
+		ws.connect(__ENV.URL, (socket) => {
+			socket.on("message", (m) => { console.log("got", m); socket.close(); });
+		});
+	} catch (e) {
+		console.log("failed", String(e));
+	}
+}`}
+	url := strings.Replace(srv.URL, "https://", "wss://", 1)
+	yes := true
+	for _, c := range []struct {
+		opts *config.Options
+		want string
+	}{
+		{&config.Options{InsecureSkipTLSVerify: &yes, TLSAuth: []config.TLSAuth{{Cert: a.CertPEM, Key: a.KeyPEM}}}, "got hello client-a"},
+		{&config.Options{InsecureSkipTLSVerify: &yes}, "failed GoError: remote error: tls: handshake failure"},
+		{&config.Options{TLSAuth: []config.TLSAuth{{Cert: a.CertPEM, Key: a.KeyPEM}}}, "failed GoError: tls: failed to verify certificate: x509: certificate signed by unknown authority"},
+	} {
+		r := jstest.Load(t, script, &jstest.Config{Env: map[string]string{"URL": url}, Options: c.opts})
+		v, _ := r.NewVU(t, 1)
+		if res := jstest.Iterate(v); res.Outcome != executor.Completed {
+			t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr.String())
+		}
+		if !strings.Contains(r.Stderr.String(), c.want) {
+			t.Errorf("want %q in:\n%s", c.want, r.Stderr.String())
+		}
 	}
 }

@@ -6,7 +6,6 @@ package wsclient
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -141,7 +140,10 @@ func Prepare(st *modules.State, m *Metrics, p Params) *Session {
 		HandshakeTimeout:  60 * time.Second,
 		Subprotocols:      p.Subprotocols,
 		EnableCompression: p.Compression,
-		Proxy:             http.ProxyFromEnvironment,
+		Proxy:             fence.Proxy(http.ProxyFromEnvironment),
+		// The test's TLS options, as k6 applies them to WebSocket
+		// handshakes too (client certificates included).
+		TLSClientConfig: o.TLSConfig(),
 		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := fence.DialContext(ctx, network, addr)
 			if err != nil {
@@ -149,9 +151,6 @@ func Prepare(st *modules.State, m *Metrics, p Params) *Session {
 			}
 			return &countingConn{Conn: c, s: s}, nil
 		},
-	}
-	if st.Options != nil && st.Options.InsecureSkipTLSVerify != nil && *st.Options.InsecureSkipTLSVerify {
-		s.dialer.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it
 	}
 	s.header = p.Header
 	if s.header == nil {
