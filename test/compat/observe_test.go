@@ -101,6 +101,8 @@ func loadScript(name string) (script, error) {
 			s.args = append(s.args, strings.Fields(rest)...)
 		}
 		if rest, ok := strings.CutPrefix(line, "// compat:env "); ok {
+			// Each item is NAME=value; ${NAME} in a value is an
+			// endpoint's URL.
 			s.env = append(s.env, strings.Fields(rest)...)
 		}
 	}
@@ -129,7 +131,18 @@ func observe(t *testing.T, bin string, s script, eps []endpoint) *observation {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = "corpus"
-	cmd.Env = append(hermeticEnv(dir), s.env...)
+	cmd.Env = hermeticEnv(dir)
+	for _, kv := range s.env {
+		// ${NAME} is an endpoint's URL (HTTP_PROXY=${PROXY}).
+		cmd.Env = append(cmd.Env, os.Expand(kv, func(name string) string {
+			for _, ep := range eps {
+				if ep.name == name {
+					return ep.url
+				}
+			}
+			return "${" + name + "}"
+		}))
+	}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr
 	err := cmd.Run()
@@ -173,9 +186,14 @@ func observe(t *testing.T, bin string, s script, eps []endpoint) *observation {
 func normalizer(eps []endpoint) func(string) string {
 	var pairs []string
 	for _, ep := range eps {
-		pairs = append(pairs, ep.url, ep.name)
+		if !ep.value {
+			pairs = append(pairs, ep.url, ep.name)
+		}
 	}
 	for _, ep := range eps {
+		if ep.value {
+			continue
+		}
 		host := strings.Replace(ep.name, "BASE", "HOST", 1)
 		if host == ep.name {
 			host += "_HOST"

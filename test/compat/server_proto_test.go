@@ -10,17 +10,33 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/metronome-load/metronome/internal/testkit/grpctest"
 )
 
 // startProto starts the corpus server with the protocol endpoints of the
-// k6/ws, k6/websockets and k6/net/grpc scripts added to mux: a WebSocket
-// echo at /ws and the Greeter gRPC service (with reflection) over
-// cleartext HTTP/2, all on one address so that the HOST normalisation of
-// the observations covers their URLs too. Greeter's Stall method answers
-// after grpcStall, long enough for a scenario's hard stop to cut it off.
+// k6/ws, k6/websockets and k6/net/grpc scripts added to mux (see
+// protoHandler) over cleartext HTTP/1.1 and HTTP/2, all on one address so
+// that the HOST normalisation of the observations covers their URLs too.
 func startProto(mux *http.ServeMux) *httptest.Server {
+	srv := httptest.NewUnstartedServer(protoHandler(mux))
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
+	return srv
+}
+
+// protoHandler adds to mux a WebSocket echo at /ws, and serves the Greeter
+// gRPC service (with reflection; its Stall method answers after grpcStall,
+// long enough for a scenario's hard stop to cut it off) and
+// grpc.health.v1's Health (the server
+// and metronome.test.Greeter SERVING, "down" NOT_SERVING, any other
+// service unknown) to HTTP/2 requests of gRPC's content type.
+func protoHandler(mux *http.ServeMux) http.Handler {
 	mux.HandleFunc("/ws", wsEcho)
 	greeter, err := grpctest.Start(func(func()) {}) // lives as long as the test process
 	if err != nil {
@@ -28,18 +44,22 @@ func startProto(mux *http.ServeMux) *httptest.Server {
 		os.Exit(1)
 	}
 	greeter.SetStall(func(time.Time) time.Duration { return grpcStall })
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	hs := health.NewServer()
+	hs.SetServingStatus("metronome.test.Greeter", healthpb.HealthCheckResponse_SERVING)
+	hs.SetServingStatus("down", healthpb.HealthCheckResponse_NOT_SERVING)
+	healthSrv := grpc.NewServer()
+	healthpb.RegisterHealthServer(healthSrv, hs)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
+			if strings.HasPrefix(r.URL.Path, "/grpc.health.v1.Health/") {
+				healthSrv.ServeHTTP(w, r)
+				return
+			}
 			greeter.ServeHTTP(w, r)
 			return
 		}
 		mux.ServeHTTP(w, r)
-	}))
-	srv.Config.Protocols = new(http.Protocols)
-	srv.Config.Protocols.SetHTTP1(true)
-	srv.Config.Protocols.SetUnencryptedHTTP2(true)
-	srv.Start()
-	return srv
+	})
 }
 
 // grpcStall is how long Greeter's Stall method takes to answer.

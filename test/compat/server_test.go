@@ -28,7 +28,10 @@ import (
 // newServer starts the one loopback server every corpus script talks to.
 // Its answers depend only on the request, so k6 and metronome see the same
 // bodies; the scripts reach it through __ENV.BASE.
-func newServer() *httptest.Server {
+func newServer() *httptest.Server { return startProto(corpusMux()) }
+
+// corpusMux is what the corpus server answers over HTTP.
+func corpusMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
@@ -137,15 +140,17 @@ func newServer() *httptest.Server {
 		w.Header().Add("X-Multi", "two")
 		writeJSON(w, 200, map[string]any{"headers": flatHeaders(r.Header)})
 	})
-	return startProto(mux)
+	mux.HandleFunc("/tls-client", tlsClient)
+	return mux
 }
 
-// newTLSServer starts the loopback HTTPS server of the TLS scripts
-// (__ENV.TLS_BASE); its certificate is self-signed, so only a run with
-// insecureSkipTLSVerify reaches it.
 // endpoint is a loopback server a corpus script reaches through
-// __ENV[name].
-type endpoint struct{ name, url string }
+// __ENV[name], or with value set, another value the script gets there
+// (a certificate in PEM) and that no observation shows.
+type endpoint struct {
+	name, url string
+	value     bool
+}
 
 // startEndpoints starts the servers of the corpus, closed when t ends:
 // BASE (newServer), TLS_BASE (a certificate of an unknown authority) and
@@ -156,6 +161,8 @@ type endpoint struct{ name, url string }
 //	TLS_NOT_YET     one valid from tomorrow
 //	TLS_WRONG_HOST  one for other.test only (no IP address)
 //	TLS_OLD         a server of TLS 1.0 only
+//
+// and those of the TLS option scripts (tlsEndpoints).
 func startEndpoints(t *testing.T) []endpoint {
 	now := time.Now()
 	loopback := []net.IP{net.IPv4(127, 0, 0, 1)}
@@ -172,7 +179,7 @@ func startEndpoints(t *testing.T) []endpoint {
 	srv, tlsSrv := newServer(), newTLSServer()
 	t.Cleanup(srv.Close)
 	t.Cleanup(tlsSrv.Close)
-	eps := []endpoint{{"BASE", srv.URL}, {"TLS_BASE", tlsSrv.URL}}
+	eps := []endpoint{{name: "BASE", url: srv.URL}, {name: "TLS_BASE", url: tlsSrv.URL}}
 	for _, ts := range tlsSrvs {
 		s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			io.WriteString(w, "secure\n")
@@ -183,9 +190,9 @@ func startEndpoints(t *testing.T) []endpoint {
 		s.TLS = ts.cfg
 		s.StartTLS()
 		t.Cleanup(s.Close)
-		eps = append(eps, endpoint{ts.name, s.URL})
+		eps = append(eps, endpoint{name: ts.name, url: s.URL})
 	}
-	return eps
+	return append(eps, tlsEndpoints(t, srv.URL, tlsSrv.URL)...)
 }
 
 // selfSigned makes a self-signed server certificate valid from notBefore
@@ -213,6 +220,9 @@ func selfSigned(t *testing.T, notBefore, notAfter time.Time, names []string, ips
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
+// newTLSServer starts the loopback HTTPS server of the TLS scripts
+// (__ENV.TLS_BASE); its certificate is self-signed, so only a run with
+// insecureSkipTLSVerify reaches it.
 func newTLSServer() *httptest.Server {
 	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
