@@ -42,7 +42,7 @@ func Run(ctx context.Context, cfg Config) error {
 		if err != nil {
 			return exitcode.Errorf(exitcode.CannotStartAPI, "cannot start the REST API on --address %s: %v", cfg.Address, err)
 		}
-		srv := restapi.Serve(ln, ctl)
+		srv := restapi.Serve(ln, ctl, cfg.Secrets)
 		defer srv.Close()
 		if cfg.APIAddr != nil {
 			cfg.APIAddr(srv.Addr().String())

@@ -1,6 +1,9 @@
 // Package restapi serves k6's REST API (/v1) for a running test, with
 // k6's JSON envelopes, so that k6-operator and other k6-aware tools can
 // watch a metronome instance, start it when it waits paused, and stop it.
+// Every answer hides the secrets the script fetched (package secrets):
+// metric names, group names, setup data and error details come from the
+// script.
 package restapi
 
 import (
@@ -18,6 +21,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 // The run statuses k6 reports in GET /v1/status.
@@ -82,9 +86,10 @@ type Server struct {
 // Listen binds addr ("host:port"; port 0 picks a free one).
 func Listen(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
 
-// Serve answers the API on ln for c until Close.
-func Serve(ln net.Listener, c Control) *Server {
-	h := &handler{c: c}
+// Serve answers the API on ln for c until Close, with the secrets hide
+// has handed out masked (nil hides nothing).
+func Serve(ln net.Listener, c Control, hide *secrets.Store) *Server {
+	h := &handler{c: c, hide: hide}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/status", h.getStatus)
 	mux.HandleFunc("PATCH /v1/status", h.patchStatus)
@@ -114,7 +119,10 @@ func (s *Server) Close() {
 	}
 }
 
-type handler struct{ c Control }
+type handler struct {
+	c    Control
+	hide *secrets.Store
+}
 
 // resource is one JSON:API resource object.
 type resource struct {
@@ -124,24 +132,29 @@ type resource struct {
 	Relationships map[string]any `json:"relationships,omitempty"`
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
+// writeJSON writes v as the answer, every fetched secret in it masked.
+func (h *handler) writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		code, b = http.StatusInternalServerError, []byte(`{"errors":[{"status":"500","title":"Internal Server Error"}]}`)
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
+	_, _ = w.Write(append(h.hide.RedactBytes(b), '\n'))
 }
 
-func writeData(w http.ResponseWriter, data any) {
-	writeJSON(w, http.StatusOK, map[string]any{"data": data})
+func (h *handler) writeData(w http.ResponseWriter, data any) {
+	h.writeJSON(w, http.StatusOK, map[string]any{"data": data})
 }
 
 // writeError writes k6's error envelope.
-func writeError(w http.ResponseWriter, code int, title, detail string) {
+func (h *handler) writeError(w http.ResponseWriter, code int, title, detail string) {
 	type apiError struct {
 		Status string `json:"status"`
 		Title  string `json:"title"`
 		Detail string `json:"detail"`
 	}
-	writeJSON(w, code, map[string]any{"errors": []apiError{{strconv.Itoa(code), title, detail}}})
+	h.writeJSON(w, code, map[string]any{"errors": []apiError{{strconv.Itoa(code), title, detail}}})
 }
 
 func statusResource(s Status) resource {
@@ -149,7 +162,7 @@ func statusResource(s Status) resource {
 }
 
 func (h *handler) getStatus(w http.ResponseWriter, _ *http.Request) {
-	writeData(w, statusResource(h.c.Status()))
+	h.writeData(w, statusResource(h.c.Status()))
 }
 
 // patchStatus takes k6's status envelope; only the attributes given act.
@@ -169,12 +182,12 @@ func (h *handler) patchStatus(w http.ResponseWriter, r *http.Request) {
 		err = json.Unmarshal(raw, &body)
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "Bad Request", "the body must be a status envelope: "+err.Error())
+		h.writeError(w, http.StatusBadRequest, "Bad Request", "the body must be a status envelope: "+err.Error())
 		return
 	}
 	a := body.Data.Attributes
 	if a.VUs != nil || a.VUsMax != nil {
-		writeError(w, http.StatusBadRequest, "Bad Request", "live VU configuration updates are not supported")
+		h.writeError(w, http.StatusBadRequest, "Bad Request", "live VU configuration updates are not supported")
 		return
 	}
 	if a.Stopped != nil && *a.Stopped {
@@ -186,11 +199,11 @@ func (h *handler) patchStatus(w http.ResponseWriter, r *http.Request) {
 			op = h.c.Pause
 		}
 		if err := op(); err != nil {
-			writeError(w, http.StatusBadRequest, "Bad Request", err.Error())
+			h.writeError(w, http.StatusBadRequest, "Bad Request", err.Error())
 			return
 		}
 	}
-	writeData(w, statusResource(h.c.Status()))
+	h.writeData(w, statusResource(h.c.Status()))
 }
 
 // metricResource is one metric with the sample k6's API gives: a Trend's
@@ -243,19 +256,20 @@ func (h *handler) getMetrics(w http.ResponseWriter, _ *http.Request) {
 	for _, m := range ms {
 		out = append(out, metricResource(m, elapsed))
 	}
-	writeData(w, out)
+	h.writeData(w, out)
 }
 
 func (h *handler) getMetric(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	ms, elapsed := h.c.Metrics()
 	for _, m := range ms {
-		if m.Name == id {
-			writeData(w, metricResource(m, elapsed))
+		// The id listed is the name masked when it is a secret.
+		if m.Name == id || h.hide.Redact(m.Name) == id {
+			h.writeData(w, metricResource(m, elapsed))
 			return
 		}
 	}
-	writeError(w, http.StatusNotFound, "Not Found", "No metric with that ID was found")
+	h.writeError(w, http.StatusNotFound, "Not Found", "No metric with that ID was found")
 }
 
 // groupID is k6's group id: the hex MD5 of the group's path.
@@ -275,8 +289,14 @@ type groupAttributes struct {
 	Checks any    `json:"checks"`
 }
 
-// groupResources builds the group tree, root ("") first.
-func groupResources(paths []string) []resource {
+// groupResources builds the group tree, root ("") first, from the paths
+// with their secrets masked, so that an id is no digest of a secret.
+func (h *handler) groupResources(paths []string) []resource {
+	masked := make([]string, 0, len(paths))
+	for _, p := range paths {
+		masked = append(masked, h.hide.Redact(p))
+	}
+	paths = masked
 	all := append([]string{""}, paths...)
 	children := map[string][]map[string]string{}
 	parentOf := map[string]string{}
@@ -308,17 +328,17 @@ func groupResources(paths []string) []resource {
 }
 
 func (h *handler) getGroups(w http.ResponseWriter, _ *http.Request) {
-	writeData(w, groupResources(h.c.Groups()))
+	h.writeData(w, h.groupResources(h.c.Groups()))
 }
 
 func (h *handler) getGroup(w http.ResponseWriter, r *http.Request) {
-	for _, g := range groupResources(h.c.Groups()) {
+	for _, g := range h.groupResources(h.c.Groups()) {
 		if g.ID == r.PathValue("id") {
-			writeData(w, g)
+			h.writeData(w, g)
 			return
 		}
 	}
-	writeError(w, http.StatusNotFound, "Not Found", "No group with that ID was found")
+	h.writeError(w, http.StatusNotFound, "Not Found", "No group with that ID was found")
 }
 
 func setupResource(data json.RawMessage) resource {
@@ -330,7 +350,7 @@ func setupResource(data json.RawMessage) resource {
 }
 
 func (h *handler) getSetup(w http.ResponseWriter, _ *http.Request) {
-	writeData(w, setupResource(h.c.SetupData()))
+	h.writeData(w, setupResource(h.c.SetupData()))
 }
 
 func (h *handler) putSetup(w http.ResponseWriter, r *http.Request) {
@@ -339,29 +359,29 @@ func (h *handler) putSetup(w http.ResponseWriter, r *http.Request) {
 		err = errors.New("the body is not JSON")
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "Bad Request", err.Error())
+		h.writeError(w, http.StatusBadRequest, "Bad Request", err.Error())
 		return
 	}
 	if len(raw) == 0 {
 		raw = nil
 	}
 	h.c.SetSetupData(raw)
-	writeData(w, setupResource(h.c.SetupData()))
+	h.writeData(w, setupResource(h.c.SetupData()))
 }
 
 func (h *handler) postSetup(w http.ResponseWriter, r *http.Request) {
 	data, err := h.c.RunSetup(r.Context())
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "Setup failed", fmt.Sprint(err))
+		h.writeError(w, http.StatusInternalServerError, "Setup failed", fmt.Sprint(err))
 		return
 	}
-	writeData(w, setupResource(data))
+	h.writeData(w, setupResource(data))
 }
 
 func (h *handler) postTeardown(w http.ResponseWriter, r *http.Request) {
 	if err := h.c.RunTeardown(r.Context()); err != nil {
-		writeError(w, http.StatusInternalServerError, "Teardown failed", fmt.Sprint(err))
+		h.writeError(w, http.StatusInternalServerError, "Teardown failed", fmt.Sprint(err))
 		return
 	}
-	writeData(w, setupResource(h.c.SetupData()))
+	h.writeData(w, setupResource(h.c.SetupData()))
 }

@@ -2,9 +2,15 @@ package restapi_test
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +18,7 @@ import (
 
 	"github.com/metronome-load/metronome/internal/restapi"
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 // fakeControl is a test run the API steers.
@@ -23,6 +30,8 @@ type fakeControl struct {
 	groups   []string
 	data     json.RawMessage
 	stops    int
+	// failure is RunTeardown's error.
+	failure error
 }
 
 func (f *fakeControl) Status() restapi.Status { f.mu.Lock(); defer f.mu.Unlock(); return f.status }
@@ -49,15 +58,17 @@ func (f *fakeControl) RunSetup(context.Context) (json.RawMessage, error) {
 	f.SetSetupData(json.RawMessage(`{"a":1}`))
 	return f.SetupData(), nil
 }
-func (f *fakeControl) RunTeardown(context.Context) error { return nil }
+func (f *fakeControl) RunTeardown(context.Context) error { return f.failure }
 
-func serve(t *testing.T, c restapi.Control) string {
+func serve(t *testing.T, c restapi.Control) string { return serveHiding(t, c, nil) }
+
+func serveHiding(t *testing.T, c restapi.Control, hide *secrets.Store) string {
 	t.Helper()
 	ln, err := restapi.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := restapi.Serve(ln, c)
+	s := restapi.Serve(ln, c, hide)
 	t.Cleanup(s.Close)
 	return "http://" + s.Addr().String()
 }
@@ -155,4 +166,47 @@ func TestGroupTree(t *testing.T) {
 	if code, _ := call(t, "GET", u+"/v1/groups/"+ab.ID, ""); code != 200 {
 		t.Errorf("GET /v1/groups/{id}: %d", code)
 	}
+}
+
+// A fetched secret in a metric's name, a group's name, the setup data or
+// an error's detail is masked in every answer, and the metric is still
+// found by the id listed; a group's id is the digest of the masked path.
+func TestSecretsHiddenInAnswers(t *testing.T) {
+	const secret = "tok3n+Zq9/x=y&<z>"
+	path := filepath.Join(t.TempDir(), "secrets.txt")
+	if err := os.WriteFile(path, []byte("k="+secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hide, err := secrets.Parse([]string{"file=" + path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hide.Get(secrets.DefaultName, "k"); err != nil {
+		t.Fatal(err)
+	}
+	reg := metrics.NewRegistry()
+	m := reg.MustNew("tok3n", metrics.Counter, metrics.Default)
+	f := &fakeControl{
+		observed: []metrics.ObservedMetric{{Name: "tok3n{k:" + secret + "}", Metric: m, Sink: &metrics.CounterSink{}}},
+		groups:   []string{"::g " + secret},
+		data:     json.RawMessage(`{"token":` + strconv.Quote(secret) + `}`),
+		failure:  errors.New("teardown " + secret),
+	}
+	u := serveHiding(t, f, hide)
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/v1/metrics"}, {"GET", "/v1/metrics/tok3n%7Bk:" + secrets.Mask + "%7D"},
+		{"GET", "/v1/groups"}, {"GET", "/v1/groups/" + groupID("::g "+secrets.Mask)},
+		{"GET", "/v1/setup"}, {"POST", "/v1/teardown"},
+	} {
+		code, body := call(t, c.method, u+c.path, "")
+		if code == http.StatusNotFound || strings.Contains(body, "Zq9") || !strings.Contains(body, secrets.Mask) {
+			t.Errorf("%s %s: %d, shows the secret or not the mask:\n%s", c.method, c.path, code, body)
+		}
+	}
+}
+
+// groupID is k6's group id, the hex MD5 of the path.
+func groupID(path string) string {
+	sum := md5.Sum([]byte(path))
+	return hex.EncodeToString(sum[:])
 }

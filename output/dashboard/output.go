@@ -117,7 +117,7 @@ type Output struct {
 	cfg     Config
 	logf    func(string, ...any)
 	now     func() time.Time
-	secrets *secrets.Store // hidden in the report
+	secrets *secrets.Store // hidden in the live page, its content and the report
 
 	// loop runs the goroutine that aggregates samples and redraws the
 	// page every period.
@@ -296,6 +296,9 @@ func (o *Output) render(done bool) error {
 	if err != nil {
 		return err
 	}
+	// Names and scenarios on the page come from the script: a fetched
+	// secret is hidden before anyone can ask for the page.
+	page, content = o.secrets.RedactBytes(page), o.secrets.RedactBytes(content)
 	o.mu.Lock()
 	o.page, o.content, o.ended = page, content, done
 	o.mu.Unlock()
