@@ -140,7 +140,7 @@ func (h *handler) writeJSON(w http.ResponseWriter, code int, v any) {
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(code)
-	_, _ = w.Write(append(h.hide.RedactBytes(b), '\n'))
+	_, _ = w.Write(append(h.hide.RedactJSON(b), '\n'))
 }
 
 func (h *handler) writeData(w http.ResponseWriter, data any) {

@@ -436,24 +436,28 @@ func TestEndpointTableAndJSON(t *testing.T) {
 	}
 }
 
-// A request name (or scenario) that holds a secret the script fetched
-// is written with the secret masked, as every output's text is.
+// A request name (or scenario) that holds a secret the script fetched,
+// or a custom Trend named by one, is written with the secret masked, as
+// every output's text is.
 func TestNamesHideSecrets(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
 		file := filepath.Join(dir, "s.txt")
-		if err := os.WriteFile(file, []byte("token=tok-7f3a9c\n"), 0o600); err != nil {
+		if err := os.WriteFile(file, []byte("token=tok-7f3a9c\nmetric=tok7f3a9c\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		store, err := secrets.Parse([]string{"file=" + file})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := store.Get(secrets.DefaultName, "token"); err != nil {
-			t.Fatal(err)
+		for _, name := range []string{"token", "metric"} {
+			if _, err := store.Get(secrets.DefaultName, name); err != nil {
+				t.Fatal(err)
+			}
 		}
 		reg := metrics.NewRegistry()
 		b := metrics.RegisterBuiltin(reg)
+		custom := reg.MustNew("tok7f3a9c", metrics.Trend, metrics.Time)
 		path := filepath.Join(dir, "run.hlog")
 		out, err := New(output.Params{Arg: path, Secrets: store})
 		if err != nil {
@@ -466,6 +470,7 @@ func TestNamesHideSecrets(t *testing.T) {
 		out.AddSamples([]metrics.Sample{
 			{Metric: b.HTTPReqDuration, Tags: tags, Time: time.Now(), Value: 5},
 			{Metric: b.CorrectedLatency, Tags: tags, Time: time.Now(), Value: 7},
+			{Metric: custom, Tags: tags, Time: time.Now(), Value: 9},
 		})
 		if err := out.Stop(); err != nil {
 			t.Fatal(err)
@@ -474,8 +479,9 @@ func TestNamesHideSecrets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(string(data), "tok-7f3a9c") || !strings.Contains(string(data), ";name=") {
-			t.Errorf("the log does not mask the secret in the name:\n%s", data)
+		if strings.Contains(string(data), "7f3a9c") || !strings.Contains(string(data), ";name=") ||
+			!strings.Contains(string(data), "Tag=metric="+secrets.Mask+";") {
+			t.Errorf("the log does not mask the secret in the name and the metric:\n%s", data)
 		}
 	})
 }

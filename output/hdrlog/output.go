@@ -94,7 +94,8 @@ type Output struct {
 	log   *hdrhistogram.HistogramLogWriter
 	logf  func(string, ...any)
 	now   func() time.Time
-	// secrets hides fetched secrets in the names and scenarios of tags.
+	// secrets hides fetched secrets in metric names and in the names and
+	// scenarios of tags.
 	secrets *secrets.Store
 
 	// loop runs the goroutine that records samples into the open
@@ -317,7 +318,8 @@ func (o *Output) slot(m *metrics.Metric, tags *metrics.TagSet) int {
 
 // series is the Series a sample of metric with tags is logged in.
 func (o *Output) series(metric string, tags *metrics.TagSet) Series {
-	s := Series{Metric: metric, Scenario: o.cut("scenario", o.secrets.Redact(tagValue(tags, "scenario")))}
+	// A custom metric's name may be a fetched secret (new Trend(secret)).
+	s := Series{Metric: o.secrets.Redact(metric), Scenario: o.cut("scenario", o.secrets.Redact(tagValue(tags, "scenario")))}
 	if !PerName(metric) {
 		return s
 	}

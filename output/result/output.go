@@ -70,7 +70,7 @@ type Output struct {
 	now       func() time.Time
 	loop      *output.Loop
 	registry  *metrics.Registry
-	// secrets hides fetched secrets in the tags and setup data written.
+	// secrets hides fetched secrets in every line but the intervals'.
 	secrets *secrets.Store
 
 	file *os.File
@@ -295,6 +295,13 @@ func (o *Output) writeLine(l line) {
 	}
 	b, err := json.Marshal(l)
 	if err == nil {
+		if l.Interval == nil {
+			// The other lines hold the script's text (options, metric
+			// names, tags, scenarios, setup data), which may hold a
+			// fetched secret; an interval's holds ids, numbers and
+			// encoded histograms, which a short secret must not touch.
+			b = o.secrets.RedactJSON(b)
+		}
 		b = append(b, '\n')
 		_, err = o.buf.Write(b)
 	}
@@ -333,11 +340,7 @@ func (o *Output) seriesOf(m *metrics.Metric, tags *metrics.TagSet) slot {
 		id = len(o.metric)
 		o.metric = append(o.metric, m)
 		o.series[seriesKey{m, tags}] = id
-		tm := tags.Map()
-		for k, v := range tm {
-			tm[k] = o.secrets.Redact(v)
-		}
-		o.writeLine(line{Series: &seriesDef{ID: id, Metric: m.Name, Tags: tm}})
+		o.writeLine(line{Series: &seriesDef{ID: id, Metric: m.Name, Tags: tags.Map()}})
 	}
 	sl.id = id
 	if len(o.keys) >= maxKeys {
@@ -503,7 +506,7 @@ func (o *Output) final() {
 	end := End{Dropped: o.loop.Dropped(), Folded: o.folded}
 	if run != nil {
 		end.Elapsed = run.Elapsed.String()
-		end.SetupData = o.secrets.RedactBytes(run.SetupData)
+		end.SetupData = run.SetupData
 		for _, sc := range run.Scenarios {
 			se := ScenarioEnd{Name: sc.Name}
 			if a := sc.Open; a != nil {
