@@ -263,8 +263,10 @@ func (h *handler) getMetric(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	ms, elapsed := h.c.Metrics()
 	for _, m := range ms {
-		// The id listed is the name masked when it is a secret.
-		if m.Name == id || h.hide.Redact(m.Name) == id {
+		// The id is the name as listed, masked where it holds a secret:
+		// asking by the secret itself finds nothing, so the API cannot
+		// confirm a guess.
+		if h.hide.Redact(m.Name) == id {
 			h.writeData(w, metricResource(m, elapsed))
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -169,8 +170,9 @@ func TestGroupTree(t *testing.T) {
 }
 
 // A fetched secret in a metric's name, a group's name, the setup data or
-// an error's detail is masked in every answer, and the metric is still
-// found by the id listed; a group's id is the digest of the masked path.
+// an error's detail is masked in every answer, and the metric is found by
+// the id listed but not by its name in clear; a group's id is the digest
+// of the masked path.
 func TestSecretsHiddenInAnswers(t *testing.T) {
 	const secret = "tok3n+Zq9/x=y&<z>"
 	path := filepath.Join(t.TempDir(), "secrets.txt")
@@ -202,6 +204,9 @@ func TestSecretsHiddenInAnswers(t *testing.T) {
 		if code == http.StatusNotFound || strings.Contains(body, "Zq9") || !strings.Contains(body, secrets.Mask) {
 			t.Errorf("%s %s: %d, shows the secret or not the mask:\n%s", c.method, c.path, code, body)
 		}
+	}
+	if code, body := call(t, "GET", u+"/v1/metrics/"+url.PathEscape("tok3n{k:"+secret+"}"), ""); code != http.StatusNotFound {
+		t.Errorf("the metric is found by its secret: %d %s", code, body)
 	}
 }
 
