@@ -3,13 +3,21 @@ package e2e
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"encoding/json"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
+
+// mask is what a fetched secret is shown as.
+const mask = "***SECRET_REDACTED***"
 
 // k6/secrets with two file sources prints, secrets masked, the console
 // lines k6 v2.2.0 printed for the same script (testdata/secrets/k6.txt),
@@ -142,4 +150,127 @@ func readMaybeGzip(t *testing.T, path string) []byte {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return b
+}
+
+// Two fetched secrets, put by testdata/secrets/shown.js in a URL's query,
+// tag values, request names, a group, a check, log lines, an iteration's
+// error, a custom metric's name, a threshold and the setup data, are
+// shown nowhere, in no spelling: not in any file the run writes with
+// every local output on (json, csv, result, hdrlog, the dashboard's
+// report, --summary-export, handleSummary's file, the log file with
+// --http-debug=full dumps), nor on its standard streams, nor in any
+// answer of the REST API and of the live dashboard polled while it runs,
+// nor in what metronome merge and metronome report make of its files.
+// Both secrets hold "Zq9", which nothing else does, so even a partial or
+// differently escaped spelling is found; the mask must show in each place
+// the secrets went, so that the test cannot pass on empty answers.
+func TestSecretNeverShown(t *testing.T) {
+	t.Parallel()
+	const leak = "Zq9"
+	tg := newTarget(t)
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	if err := os.WriteFile(path("secrets.txt"), []byte("token=tok3n-Zq9x+/=\nmetric=s3cr3tZq9metric\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	in := spawn(t, ctx, []string{"K6_WEB_DASHBOARD_PORT=0", "K6_WEB_DASHBOARD_PERIOD=1s", "K6_WEB_DASHBOARD_EXPORT=" + path("report.html")},
+		"run", "--secret-source=file="+path("secrets.txt"), "--address=127.0.0.1:0",
+		"-e", "TARGET="+tg.URL, "-e", "DURATION=4s", "-e", "HS_FILE="+path("hs.json"),
+		"--summary-export", path("export.json"), "-o", "json="+path("out.json"), "-o", "csv="+path("out.csv"),
+		"-o", "result="+path("out.result"), "-o", "hdrlog="+path("out.hlog"), "-o", "web-dashboard",
+		"--http-debug=full", "--log-output=file="+path("log.txt"), script("secrets/shown.js"))
+
+	// What the REST API and the dashboard answered while the test ran.
+	served := map[string]*strings.Builder{}
+	answer := func(where, url string) string {
+		resp, err := http.Get(url)
+		if err != nil {
+			return ""
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if served[where] == nil {
+			served[where] = &strings.Builder{}
+		}
+		served[where].Write(b)
+		return string(b)
+	}
+	apiRE := regexp.MustCompile(`REST API listening on (\S+)`)
+	dashRE := regexp.MustCompile(`web-dashboard \((http://127\.0\.0\.1:\d+)`)
+	var api, dash string
+	for running := true; running; {
+		select {
+		case <-in.exited:
+			running = false
+		case <-time.After(200 * time.Millisecond):
+		}
+		if api == "" {
+			b, _ := os.ReadFile(path("log.txt"))
+			if m := apiRE.FindSubmatch(b); m != nil {
+				api = "http://" + string(m[1])
+			}
+		}
+		if dash == "" {
+			if m := dashRE.FindStringSubmatch(in.stdout.String()); m != nil {
+				dash = m[1]
+			}
+		}
+		if api != "" && running {
+			answer("/v1/status", api+"/v1/status")
+			answer("/v1/setup", api+"/v1/setup")
+			var list struct{ Data []struct{ ID string } }
+			for _, kind := range []string{"metrics", "groups"} {
+				if json.Unmarshal([]byte(answer("/v1/"+kind, api+"/v1/"+kind)), &list) == nil {
+					for _, r := range list.Data {
+						answer("/v1/"+kind+"/{id}", api+"/v1/"+kind+"/"+url.PathEscape(r.ID))
+					}
+				}
+			}
+		}
+		if dash != "" && running {
+			answer("the live page", dash+"/")
+			answer("/api/content", dash+"/api/content")
+		}
+	}
+	if code := in.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit code %d, want 0\nstderr:\n%s", code, in.stderr.String())
+	}
+
+	shown := map[string]string{"stdout": in.stdout.String(), "stderr": in.stderr.String()}
+	for where, b := range served {
+		shown[where] = b.String()
+	}
+	for _, name := range []string{"log.txt", "export.json", "hs.json", "out.json", "out.csv", "out.result", "out.hlog", "report.html"} {
+		shown[name] = string(readMaybeGzip(t, path(name)))
+	}
+	// What the tools that read the files afterwards show.
+	for _, args := range [][]string{
+		{"merge", path("out.result")}, {"merge", path("out.hlog")}, {"report", path("out.hlog"), "-o", path("report2.html")},
+	} {
+		r := metronome(t, runSpec{args: args})
+		if r.code != 0 {
+			t.Errorf("metronome %s: exit code %d\nstderr:\n%s", strings.Join(args, " "), r.code, r.stderr)
+		}
+		shown["metronome "+args[0]+" "+filepath.Base(args[1])] = r.stdout + r.stderr
+	}
+	shown["report2.html"] = string(readMaybeGzip(t, path("report2.html")))
+
+	for where, text := range shown {
+		if i := strings.Index(text, leak); i >= 0 {
+			t.Errorf("%s shows a secret: …%s…", where, text[max(0, i-80):min(len(text), i+80)])
+		}
+	}
+	masked := []string{"stdout", "/v1/metrics", "/v1/metrics/{id}", "/v1/groups", "/v1/groups/{id}", "/v1/setup",
+		"the live page", "/api/content", "log.txt", "export.json", "hs.json", "out.json", "out.csv", "out.result",
+		"out.hlog", "report.html", "metronome merge out.result", "metronome merge out.hlog", "report2.html"}
+	for _, where := range masked {
+		if !strings.Contains(shown[where], mask) {
+			t.Errorf("%s does not show the mask where the secrets went (%d bytes)", where, len(shown[where]))
+		}
+	}
+	if !strings.Contains(shown["log.txt"], "GET /?token="+mask+" HTTP/1.1") {
+		t.Errorf("log.txt holds no --http-debug dump of the request with the token")
+	}
 }
