@@ -552,7 +552,8 @@ func (ms *moduleSystem) initArg(call sobek.FunctionCall, fn string) string {
 }
 
 // open reads a file in the init context, relative to the calling module's
-// folder: a string, or an ArrayBuffer with mode "b".
+// folder: a string, or an ArrayBuffer with mode "b". A file:// URL names a
+// local path, as in k6.
 func (ms *moduleSystem) open(call sobek.FunctionCall) sobek.Value {
 	rt := ms.vu.Runtime()
 	s := ms.vu.script()
@@ -561,7 +562,7 @@ func (ms *moduleSystem) open(call sobek.FunctionCall) sobek.Value {
 	if m := call.Argument(1); !sobek.IsUndefined(m) && !sobek.IsNull(m) {
 		mode = m.String()
 	}
-	path := name
+	path := modules.LocalPath(name)
 	if !filepath.IsAbs(path) {
 		base := s.dir
 		if u := callerURL(rt); u != nil {

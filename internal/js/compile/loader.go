@@ -713,7 +713,7 @@ func (l *Loader) readFile(p string) ([]byte, error) {
 		}
 		return b, nil
 	}
-	b, err := os.ReadFile(p)
+	b, err := modules.ReadLocalFile(p) // as k6 reads it: /proc files are input/output errors
 	if err == nil {
 		l.local[key] = b
 	}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/grafana/sobek"
 
@@ -72,7 +73,8 @@ func FileOf(v sobek.Value) (*File, bool) {
 }
 
 // open is open(path): in the init context only, a promise of the File at
-// path (relative paths are from the script's folder).
+// path (relative paths are from the script's folder; a file:// URL names a
+// local path, as in k6).
 func (m *module) open(c sobek.FunctionCall) sobek.Value {
 	rt := m.vu.Runtime()
 	env := m.vu.InitEnv()
@@ -83,7 +85,7 @@ func (m *module) open(c sobek.FunctionCall) sobek.Value {
 	if sobek.IsUndefined(c.Argument(0)) || name == "" {
 		return jsmod.Settled(rt, nil, jsmod.Errorf("TypeError", "open() failed; reason: the path must be a non-empty string"))
 	}
-	path := name
+	path := modules.LocalPath(name)
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(env.CWD, path)
 	}
@@ -96,13 +98,16 @@ func (m *module) open(c sobek.FunctionCall) sobek.Value {
 		if st.IsDir() {
 			return nil, errIsDir
 		}
-		b, err := os.ReadFile(path)
+		b, err := modules.ReadLocalFile(path)
 		if err != nil {
 			return nil, err
 		}
 		return &Content{Path: path, Data: b}, nil
 	})
 	switch {
+	case errors.Is(err, syscall.EIO):
+		// k6 rejects with the bare error: "input/output error", no name.
+		return jsmod.Settled(rt, nil, &jsmod.Bare{Err: syscall.EIO})
 	case errors.Is(err, fs.ErrNotExist):
 		return jsmod.Settled(rt, nil, jsmod.Errorf("NotFoundError", "no such file or directory %q", path))
 	case errors.Is(err, errIsDir):
