@@ -1,10 +1,13 @@
 // Package secrets holds the secret sources a run is given with
 // --secret-source, and hides the secrets a script fetched: a script reads
-// a secret through k6/secrets, and from then on the value never leaves the
-// process in clear. Everything a run writes for people to read goes
-// through one of the Store's Writers (or RedactBytes, for a file written
-// in one piece): log lines, the last error, the summary and its files,
-// the outputs' files and the report. k6 masks log lines only.
+// a secret through k6/secrets, and from then on the value is shown
+// nowhere. Everything a run shows, writes or serves goes through the
+// Store's one replacer: a Writer (log lines, the terminal, the json and
+// csv outputs), RedactBytes (a file written in one piece, the dashboard's
+// pages), RedactJSON (the result output's lines, the REST API's answers)
+// or Redact (the hdrlog's tags). Outputs that send to a server of the
+// user's (InfluxDB, OpenTelemetry, remote write) send values as they are,
+// as k6 does; docs/failures.md lists every place. k6 masks log lines only.
 package secrets
 
 import (
