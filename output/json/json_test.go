@@ -17,6 +17,7 @@ import (
 
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 type point struct {
@@ -379,4 +380,43 @@ func BenchmarkEncode(b *testing.B) {
 		buf = e.appendSample(buf[:0], &samples[i%len(samples)])
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+}
+
+// BenchmarkAddSamplesEncodeSecrets is the whole path with --secret-source
+// given: no secret fetched (what every line then costs is one atomic load
+// in the redacting writer) and one fetched that the samples do not hold
+// (each line is scanned for it).
+func BenchmarkAddSamplesEncodeSecrets(b *testing.B) {
+	const batch = 1000
+	samples := benchSamples(batch)
+	file := filepath.Join(b.TempDir(), "s.txt")
+	if err := os.WriteFile(file, []byte("k=s3cr3t-value\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	store, err := secrets.Parse([]string{"file=" + file})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, fetch := range []bool{false, true} {
+		if fetch {
+			if _, err := store.Get(secrets.DefaultName, "k"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(map[bool]string{false: "none-fetched", true: "one-fetched"}[fetch], func(b *testing.B) {
+			o, _ := New(output.Params{Stdout: io.Discard, Secrets: store})
+			if err := o.Start(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for n := 0; n < b.N; n += batch {
+				o.AddSamples(samples[:min(batch, b.N-n)])
+			}
+			if err := o.Stop(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+		})
+	}
 }
