@@ -180,7 +180,6 @@ func New(p output.Params) (output.Output, error) {
 		sum := sha256.Sum256(b)
 		o.header.ScriptDigest = hex.EncodeToString(sum[:])
 	}
-	o.header.Test = Identity(p.Options, o.header.ScriptDigest)
 	o.loop = output.NewLoop(inputBuffer, min(iv, time.Second), output.LoopSteps{
 		Ingest: o.ingest,
 		Tick:   func() { o.writeClosed(o.now()) },
@@ -232,6 +231,11 @@ func (o *Output) Start() error {
 	o.file = f
 	o.buf = bufio.NewWriterSize(f, 64<<10)
 	o.header.Started = o.now().UTC()
+	// The header's options are written with fetched secrets masked, so
+	// the test's identity is a digest of them as written: merge recomputes
+	// it from the file, and every instance masks the same secrets alike.
+	o.header.Options = o.secrets.RedactJSON(o.header.Options)
+	o.header.Test = Identity(o.header.Options, o.header.ScriptDigest)
 	o.writeLine(line{Header: &o.header})
 	// The metrics defined so far, in the registry's order, which is the
 	// summary's.

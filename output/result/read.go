@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/metronome-load/metronome/internal/hdrhist"
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/secrets"
 )
 
 // SeriesInfo is a series as its definition line gives it.
@@ -343,7 +345,9 @@ func (s *scanner) metric(m MetricDef) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("metric %s: %v", m.Name, err)
-	case !metrics.ValidName(m.Name):
+	case !metrics.ValidName(strings.ReplaceAll(m.Name, secrets.Mask, "secret")):
+		// A name the writer masked (a custom metric named by a fetched
+		// secret) is still one metric; only a forged name is refused.
 		return fmt.Errorf("%q is not a metric name (a letter or _, then 1 to 128 letters, digits or _)", m.Name)
 	case m.Contains != "" && metrics.ParseValueType(m.Contains).String() != m.Contains:
 		return fmt.Errorf("metric %s: %q is not what its values are (time, data or default)", m.Name, m.Contains)
