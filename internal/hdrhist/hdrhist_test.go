@@ -2,6 +2,11 @@ package hdrhist
 
 import (
 	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"testing"
 
@@ -106,4 +111,142 @@ func TestMerge(t *testing.T) {
 			t.Errorf("after %d more: count %d (dense %v), want %d", n, h.TotalCount(), h.dense != nil, ref.TotalCount())
 		}
 	}
+}
+
+// inflated is an encoded histogram's payload: its header and counts as
+// they are before compression.
+func inflated(t testing.TB, enc []byte) []byte {
+	t.Helper()
+	raw, err := base64.StdEncoding.DecodeString(string(enc))
+	if err != nil || len(raw) < 8 {
+		t.Fatalf("not base64 of a compressed histogram: %v", err)
+	}
+	if n := int(binary.BigEndian.Uint32(raw[4:])); n != len(raw)-8 {
+		t.Fatalf("compressed length %d, the rest is %d bytes", n, len(raw)-8)
+	}
+	z, err := zlib.NewReader(bytes.NewReader(raw[8:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// libraryEncode is hdrhistogram-go's encoding of h.
+func libraryEncode(p *Pool, h *Hist) ([]byte, error) {
+	switch {
+	case h.dense != nil:
+		return h.dense.EncodeV2()
+	case h.sparse != nil:
+		return h.sparse.EncodeV2()
+	}
+	return hdrhistogram.NewPacked(p.lowest, p.highest, p.digits).EncodeV2()
+}
+
+// checkEncoding checks that the Encoder's form of h inflates to the bytes
+// hdrhistogram-go's EncodeV2 does and decodes to the same histogram.
+func checkEncoding(t testing.TB, p *Pool, e *Encoder, h *Hist, what string) {
+	t.Helper()
+	got := e.Append([]byte("prefix"), h)
+	if !bytes.HasPrefix(got, []byte("prefix")) {
+		t.Fatalf("%s: Append lost what it appended to", what)
+	}
+	got = got[len("prefix"):]
+	want, err := libraryEncode(p, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := inflated(t, got), inflated(t, want); !bytes.Equal(g, w) {
+		t.Fatalf("%s: payload\n%x\nwant hdrhistogram-go's\n%x", what, g, w)
+	}
+	dec, err := hdrhistogram.DecodePacked(got)
+	if err != nil {
+		t.Fatalf("%s: hdrhistogram-go cannot decode it: %v", what, err)
+	}
+	a, b := hdrhistogram.New(p.lowest, p.highest, p.digits), hdrhistogram.New(p.lowest, p.highest, p.digits)
+	dec.MergeInto(a)
+	h.MergeInto(b)
+	if !a.Equals(b) || dec.TotalCount() != h.TotalCount() {
+		t.Fatalf("%s: decodes to %d values, not the %d encoded", what, dec.TotalCount(), h.TotalCount())
+	}
+}
+
+// The Encoder's payload is hdrhistogram-go's, byte for byte, for empty,
+// sparse, dense and wide histograms, small ones stored and large ones
+// compressed, and it decodes to the histogram encoded.
+func TestEncoderMatchesLibrary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, geo := range [][3]int64{{lowest, highest, digits}, {1, 1_000_000_000_000, 3}, {1000, 3_600_000_000, 2}, {1, 2, 1}} {
+		p := NewPool(geo[0], geo[1], int(geo[2]))
+		e := p.NewEncoder()
+		for _, n := range []int{0, 1, 2, 10, 100, 1000, Dense - 1, Dense, 3 * Dense} {
+			for _, spread := range []float64{1, 1e3, 1e6, 1e9} {
+				var h Hist
+				for range n {
+					p.Record(&h, min(int64(rng.ExpFloat64()*spread), geo[1]))
+				}
+				checkEncoding(t, p, e, &h, fmt.Sprintf("%v n=%d spread %g", geo, n, spread))
+				p.Release(&h)
+			}
+		}
+		var h Hist
+		for _, v := range []int64{0, 1, geo[1], geo[1] / 2, 0, geo[1]} {
+			p.Record(&h, v)
+		}
+		checkEncoding(t, p, e, &h, fmt.Sprintf("%v extremes", geo))
+		p.Release(&h)
+		// Counts of every varint length, up to the ninth byte's.
+		h.sparse = p.newSparse()
+		for i := range 63 {
+			_ = h.sparse.RecordValues(int64(i+1), 1<<i)
+		}
+		checkEncoding(t, p, e, &h, fmt.Sprintf("%v huge counts", geo))
+		p.Release(&h)
+	}
+}
+
+// Once warm, encoding allocates nothing, sparse or dense.
+func TestEncoderReusesBuffers(t *testing.T) {
+	p := NewPool(lowest, highest, digits)
+	e := p.NewEncoder()
+	var quiet, busy Hist
+	for i := range 3 * Dense {
+		p.Record(&busy, int64(i*i%900_000)+1)
+		if i%300 == 0 {
+			p.Record(&quiet, int64(i)+1)
+		}
+	}
+	dst := make([]byte, 0, 64<<10)
+	cycle := func() {
+		dst = e.Append(dst[:0], &quiet)
+		dst = e.Append(dst[:0], &busy)
+	}
+	cycle()
+	if n := testing.AllocsPerRun(20, cycle); n != 0 {
+		t.Errorf("%v allocations to encode two histograms, want 0", n)
+	}
+}
+
+// FuzzEncoder records what the input says (pairs of a value and a count)
+// and checks the Encoder against hdrhistogram-go.
+func FuzzEncoder(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	f.Add(bytes.Repeat([]byte{0xff, 0x01, 0x00, 0x10, 0x7f, 0x3}, 50))
+	p := NewPool(1, 1_000_000_000_000, 3)
+	e := p.NewEncoder()
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var h Hist
+		defer p.Release(&h)
+		for len(in) >= 6 {
+			v := int64(binary.LittleEndian.Uint32(in)) << (in[4] % 24) % (p.highest + 1)
+			for range int(in[5]%64) + 1 {
+				p.Record(&h, v)
+			}
+			in = in[6:]
+		}
+		checkEncoding(t, p, e, &h, "fuzzed")
+	})
 }
