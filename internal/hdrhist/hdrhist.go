@@ -175,16 +175,3 @@ func (h *Hist) WriteInterval(lw *hdrhistogram.HistogramLogWriter, tag string, st
 	h.sparse.SetEndTimeMs(endMs)
 	return lw.OutputIntervalPackedHistogram(h.sparse)
 }
-
-// Encode returns h in HdrHistogram's V2 compressed encoding, base64, the
-// form of a log line's histogram; an empty h encodes as an empty
-// histogram of the pool's geometry.
-func (p *Pool) Encode(h *Hist) ([]byte, error) {
-	switch {
-	case h.dense != nil:
-		return h.dense.EncodeV2()
-	case h.sparse != nil:
-		return h.sparse.EncodeV2()
-	}
-	return hdrhistogram.NewPacked(p.lowest, p.highest, p.digits).EncodeV2()
-}

@@ -240,17 +240,20 @@ type line struct {
 type num float64
 
 // MarshalJSON writes n as the shortest number that reads back exactly.
-func (n num) MarshalJSON() ([]byte, error) {
+func (n num) MarshalJSON() ([]byte, error) { return n.append(nil), nil }
+
+// append appends n as MarshalJSON writes it.
+func (n num) append(b []byte) []byte {
 	f := float64(n)
 	switch {
 	case math.IsNaN(f):
-		return []byte(`"NaN"`), nil
+		return append(b, `"NaN"`...)
 	case math.IsInf(f, 1):
-		return []byte(`"+Inf"`), nil
+		return append(b, `"+Inf"`...)
 	case math.IsInf(f, -1):
-		return []byte(`"-Inf"`), nil
+		return append(b, `"-Inf"`...)
 	}
-	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.

@@ -82,6 +82,7 @@ type Output struct {
 
 	// Owned by the goroutine.
 	pool    *hdrhist.Pool
+	enc     *hdrhist.Encoder
 	defined map[*metrics.Metric]bool
 	keys    map[seriesKey]slot // cache: (metric, tags) → series
 	series  map[seriesKey]int  // the series written
@@ -89,6 +90,11 @@ type Output struct {
 	open    map[int64]*interval
 	written int64 // intervals before this index are written
 	folded  int64
+	// The deltas and intervals written, kept for the next intervals.
+	spare   []*delta
+	spareIv []*interval
+	scratch []byte  // an interval's line, entry by entry
+	idxs    []int64 // the open intervals, in order
 }
 
 type seriesKey struct {
@@ -170,6 +176,7 @@ func New(p output.Params) (output.Output, error) {
 	if o.now == nil {
 		o.now = time.Now
 	}
+	o.enc = o.pool.NewEncoder()
 	o.header = Header{
 		Format: Format, Version: Version, Metronome: p.Version,
 		Script: p.Script, Host: host, Tags: opts.Tags,
@@ -383,7 +390,11 @@ func (o *Output) intervalAt(t time.Time) *interval {
 	idx = max(idx, o.written)
 	iv := o.open[idx]
 	if iv == nil {
-		iv = &interval{deltas: map[int]*delta{}}
+		if n := len(o.spareIv); n > 0 {
+			iv, o.spareIv = o.spareIv[n-1], o.spareIv[:n-1]
+		} else {
+			iv = &interval{deltas: map[int]*delta{}}
+		}
 		o.open[idx] = iv
 	}
 	return iv
@@ -393,7 +404,11 @@ func (o *Output) intervalAt(t time.Time) *interval {
 func (o *Output) add(iv *interval, id int, s *metrics.Sample, t time.Time) {
 	d := iv.deltas[id]
 	if d == nil {
-		d = &delta{}
+		if n := len(o.spare); n > 0 {
+			d, o.spare = o.spare[n-1], o.spare[:n-1]
+		} else {
+			d = &delta{}
+		}
 		iv.deltas[id] = d
 		iv.order = append(iv.order, id)
 	}
@@ -443,11 +458,12 @@ func (o *Output) add(iv *interval, id int, s *metrics.Sample, t time.Time) {
 // operating system at once: an interval written is on disk even if the
 // process is killed a moment later.
 func (o *Output) writeClosed(now time.Time) {
-	var idxs []int64
+	idxs := o.idxs[:0]
 	for idx := range o.open {
 		idxs = append(idxs, idx)
 	}
 	slices.Sort(idxs)
+	o.idxs = idxs
 	wrote := false
 	for _, idx := range idxs {
 		start := o.header.Started.Add(time.Duration(idx) * o.interval)
@@ -465,13 +481,27 @@ func (o *Output) writeClosed(now time.Time) {
 	}
 }
 
-// writeInterval writes one interval's line and releases its histograms.
+// writeInterval writes one interval's line and releases its deltas. The
+// line is appended to the buffer entry by entry as json.Marshal would
+// write it (appendEntry), each trend's histograms encoded in place by one
+// reused encoder: at the series cap a line holds thousands of entries
+// every interval, and reflection and an allocation per field would cost
+// the generator's CPU.
 func (o *Output) writeInterval(iv *interval, start, end time.Time) {
-	l := intervalLine{Start: start.UnixMilli(), End: end.UnixMilli()}
-	for _, id := range iv.order {
+	b := append(o.scratch[:0], `{"interval":{"start":`...)
+	b = strconv.AppendInt(b, start.UnixMilli(), 10)
+	b = append(b, `,"end":`...)
+	b = strconv.AppendInt(b, end.UnixMilli(), 10)
+	b = append(b, `,"data":`...)
+	if len(iv.order) == 0 {
+		b = append(b, "null"...)
+	}
+	for i, id := range iv.order {
+		b = append(b, "[,"[min(i, 1)])
 		d := iv.deltas[id]
 		e := entry{Series: id, N: d.n}
-		switch o.metric[id].Type {
+		typ := o.metric[id].Type
+		switch typ {
 		case metrics.Counter:
 			e.Sum, e.First = num(d.sum), d.first
 		case metrics.Gauge:
@@ -480,25 +510,93 @@ func (o *Output) writeInterval(iv *interval, start, end time.Time) {
 			e.NonZero = d.nonZero
 		case metrics.Trend:
 			e.Sum, e.Min, e.Max = num(d.sum), num(d.min), num(d.max)
-			e.Hist = o.encode(&d.pos)
-			e.Neg = o.encode(&d.neg)
 		}
-		l.Data = append(l.Data, e)
+		b = appendEntryFields(b, &e)
+		if typ == metrics.Trend {
+			b = o.appendHist(b, `,"h":"`, &d.pos)
+			b = o.appendHist(b, `,"neg":"`, &d.neg)
+		}
+		b = append(b, '}')
+		if i == len(iv.order)-1 {
+			b = append(b, ']')
+		}
+		o.write(b)
+		b = b[:0]
+		*d = delta{}
+		o.spare = append(o.spare, d)
 	}
-	o.writeLine(line{Interval: &l})
+	b = append(b, "}}\n"...)
+	o.write(b)
+	o.scratch = b
+	clear(iv.deltas)
+	iv.order = iv.order[:0]
+	o.spareIv = append(o.spareIv, iv)
 }
 
-// encode encodes and releases h, "" when it holds nothing.
-func (o *Output) encode(h *hdrhist.Hist) string {
-	if h.TotalCount() == 0 {
-		return ""
+// write appends b to the buffer; the first error sticks.
+func (o *Output) write(b []byte) {
+	if o.err != nil {
+		return
 	}
-	defer o.pool.Release(h)
-	b, err := o.pool.Encode(h)
-	if err != nil && o.err == nil {
+	if _, err := o.buf.Write(b); err != nil {
 		o.err = err
 	}
-	return string(b)
+}
+
+// appendHist appends key and h's encoding, then releases h; nothing when
+// h holds nothing.
+func (o *Output) appendHist(b []byte, key string, h *hdrhist.Hist) []byte {
+	if h.TotalCount() == 0 {
+		return b
+	}
+	b = append(b, key...)
+	b = o.enc.Append(b, h)
+	o.pool.Release(h)
+	return append(b, '"')
+}
+
+// appendEntryFields appends e as json.Marshal writes it, up to and without
+// its histograms and closing brace.
+func appendEntryFields(b []byte, e *entry) []byte {
+	b = append(b, `{"s":`...)
+	b = strconv.AppendInt(b, int64(e.Series), 10)
+	b = append(b, `,"n":`...)
+	b = strconv.AppendInt(b, e.N, 10)
+	b = appendNumField(b, `,"sum":`, e.Sum)
+	b = appendIntField(b, `,"first":`, e.First)
+	b = appendNumField(b, `,"value":`, e.Value)
+	b = appendIntField(b, `,"last":`, e.Last)
+	b = appendNumField(b, `,"min":`, e.Min)
+	b = appendNumField(b, `,"max":`, e.Max)
+	return appendIntField(b, `,"nz":`, e.NonZero)
+}
+
+// appendEntry appends e as json.Marshal writes it.
+func appendEntry(b []byte, e *entry) []byte {
+	b = appendEntryFields(b, e)
+	if e.Hist != "" {
+		b = append(append(append(b, `,"h":"`...), e.Hist...), '"')
+	}
+	if e.Neg != "" {
+		b = append(append(append(b, `,"neg":"`...), e.Neg...), '"')
+	}
+	return append(b, '}')
+}
+
+// appendIntField appends an omitempty integer field.
+func appendIntField(b []byte, key string, v int64) []byte {
+	if v == 0 {
+		return b
+	}
+	return strconv.AppendInt(append(b, key...), v, 10)
+}
+
+// appendNumField appends an omitempty num field.
+func appendNumField(b []byte, key string, v num) []byte {
+	if v == 0 {
+		return b
+	}
+	return v.append(append(b, key...))
 }
 
 // final writes what is still open and the end line.

@@ -1,0 +1,83 @@
+//go:build unix
+
+package result
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/output"
+)
+
+// BenchmarkIntervalAtCap is the cost of writing one interval's line at
+// the series cap: 10,000 series of http_req_duration (a URL each), each
+// with 1 to 5 latencies (exponential, mean 20 ms) in the interval. It is
+// what the output's goroutine spends per interval on top of taking the
+// samples in, and must stay a small part of the interval (1 s by
+// default) of one core. cpu-ns/op is the process's CPU time over the
+// writes, the garbage collector's included, which a loaded machine
+// stretches less than the wall time.
+func BenchmarkIntervalAtCap(b *testing.B) {
+	reg := metrics.NewRegistry()
+	bi := metrics.RegisterBuiltin(reg)
+	out, err := New(output.Params{Arg: "unused.result", Registry: reg})
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := out.(*Output)
+	o.buf = bufio.NewWriterSize(io.Discard, 64<<10)
+	o.header.Started = time.Unix(1_700_000_000, 0)
+	rng := rand.New(rand.NewPCG(1, 2))
+	at := o.header.Started.Add(100 * time.Millisecond)
+	var samples []metrics.Sample
+	var ids []int
+	for k := range DefaultMaxSeries {
+		tags := metrics.EmptyTags.With("scenario", "default").With("url", fmt.Sprintf("http://127.0.0.1:8080/item/%d", k))
+		for range 1 + k%5 {
+			samples = append(samples, metrics.Sample{Metric: bi.HTTPReqDuration, Tags: tags, Time: at, Value: rng.ExpFloat64() * 20})
+			ids = append(ids, o.seriesOf(bi.HTTPReqDuration, tags).id)
+		}
+	}
+	fill := func() {
+		iv := o.intervalAt(at)
+		for i := range samples {
+			o.add(iv, ids[i], &samples[i], at)
+		}
+		o.written = 0
+	}
+	fill()
+	o.writeClosed(time.Time{})
+	b.ReportAllocs()
+	var cpu time.Duration
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		fill()
+		c0 := cpuTime()
+		b.StartTimer()
+		o.writeClosed(time.Time{})
+		b.StopTimer()
+		cpu += cpuTime() - c0
+		b.StartTimer()
+	}
+	b.StopTimer()
+	if o.err != nil {
+		b.Fatal(o.err)
+	}
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
+// cpuTime is the user plus system CPU time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
