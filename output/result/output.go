@@ -110,9 +110,10 @@ type slot struct {
 }
 
 // interval is one open interval: the aggregate of each series that got
-// samples, in the order they first did.
+// samples, by series (nil for those that got none), and those series in
+// the order they first did.
 type interval struct {
-	deltas map[int]*delta
+	deltas []*delta
 	order  []int
 }
 
@@ -393,7 +394,7 @@ func (o *Output) intervalAt(t time.Time) *interval {
 		if n := len(o.spareIv); n > 0 {
 			iv, o.spareIv = o.spareIv[n-1], o.spareIv[:n-1]
 		} else {
-			iv = &interval{deltas: map[int]*delta{}}
+			iv = &interval{}
 		}
 		o.open[idx] = iv
 	}
@@ -402,6 +403,9 @@ func (o *Output) intervalAt(t time.Time) *interval {
 
 // add aggregates one sample into the series' delta of iv.
 func (o *Output) add(iv *interval, id int, s *metrics.Sample, t time.Time) {
+	if id >= len(iv.deltas) {
+		iv.deltas = append(iv.deltas, make([]*delta, len(o.metric)-len(iv.deltas))...)
+	}
 	d := iv.deltas[id]
 	if d == nil {
 		if n := len(o.spare); n > 0 {
@@ -524,11 +528,11 @@ func (o *Output) writeInterval(iv *interval, start, end time.Time) {
 		b = b[:0]
 		*d = delta{}
 		o.spare = append(o.spare, d)
+		iv.deltas[id] = nil
 	}
 	b = append(b, "}}\n"...)
 	o.write(b)
 	o.scratch = b
-	clear(iv.deltas)
 	iv.order = iv.order[:0]
 	o.spareIv = append(o.spareIv, iv)
 }
