@@ -352,7 +352,11 @@ func (o *Output) seriesOf(m *metrics.Metric, tags *metrics.TagSet) slot {
 		id = len(o.metric)
 		o.metric = append(o.metric, m)
 		o.series[seriesKey{m, tags}] = id
-		o.writeLine(line{Series: &seriesDef{ID: id, Metric: m.Name, Tags: tags.Map()}})
+		// The line's metric name and tags may hold a fetched secret, as
+		// writeLine's other lines may.
+		b := appendSeriesLine(o.scratch[:0], id, m.Name, tags, o.secrets.Redact)
+		o.scratch = b
+		o.write(o.secrets.RedactJSON(b))
 	}
 	sl.id = id
 	if len(o.keys) >= maxKeys {
@@ -557,50 +561,6 @@ func (o *Output) appendHist(b []byte, key string, h *hdrhist.Hist) []byte {
 	b = o.enc.Append(b, h)
 	o.pool.Release(h)
 	return append(b, '"')
-}
-
-// appendEntryFields appends e as json.Marshal writes it, up to and without
-// its histograms and closing brace.
-func appendEntryFields(b []byte, e *entry) []byte {
-	b = append(b, `{"s":`...)
-	b = strconv.AppendInt(b, int64(e.Series), 10)
-	b = append(b, `,"n":`...)
-	b = strconv.AppendInt(b, e.N, 10)
-	b = appendNumField(b, `,"sum":`, e.Sum)
-	b = appendIntField(b, `,"first":`, e.First)
-	b = appendNumField(b, `,"value":`, e.Value)
-	b = appendIntField(b, `,"last":`, e.Last)
-	b = appendNumField(b, `,"min":`, e.Min)
-	b = appendNumField(b, `,"max":`, e.Max)
-	return appendIntField(b, `,"nz":`, e.NonZero)
-}
-
-// appendEntry appends e as json.Marshal writes it.
-func appendEntry(b []byte, e *entry) []byte {
-	b = appendEntryFields(b, e)
-	if e.Hist != "" {
-		b = append(append(append(b, `,"h":"`...), e.Hist...), '"')
-	}
-	if e.Neg != "" {
-		b = append(append(append(b, `,"neg":"`...), e.Neg...), '"')
-	}
-	return append(b, '}')
-}
-
-// appendIntField appends an omitempty integer field.
-func appendIntField(b []byte, key string, v int64) []byte {
-	if v == 0 {
-		return b
-	}
-	return strconv.AppendInt(append(b, key...), v, 10)
-}
-
-// appendNumField appends an omitempty num field.
-func appendNumField(b []byte, key string, v num) []byte {
-	if v == 0 {
-		return b
-	}
-	return v.append(append(b, key...))
 }
 
 // final writes what is still open and the end line.

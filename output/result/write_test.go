@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -231,4 +232,47 @@ func TestHistogramsReadBack(t *testing.T) {
 	if seen != len(want) || !dense || !compressed {
 		t.Errorf("%d histograms read back of %d recorded; a dense one %v, a compressed one %v", seen, len(want), dense, compressed)
 	}
+}
+
+// checkSeriesLine checks appendSeriesLine against json.Marshal of the
+// series' definition, its values redacted.
+func checkSeriesLine(t *testing.T, id int, metric string, tags *metrics.TagSet) {
+	t.Helper()
+	redact := func(s string) string { return strings.ReplaceAll(s, "hunter2", "***") }
+	def := seriesDef{ID: id, Metric: metric, Tags: tags.Map()}
+	for k, v := range def.Tags {
+		def.Tags[k] = redact(v)
+	}
+	want, err := json.Marshal(line{Series: &def})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := appendSeriesLine([]byte("x"), id, metric, tags, redact); string(got) != "x"+string(want)+"\n" {
+		t.Fatalf("series line\n%q\nwant json.Marshal's\n%q", got[1:], want)
+	}
+}
+
+// A series' line is written byte for byte as json.Marshal writes it:
+// tags in key order, strings escaped as encoding/json escapes them.
+func TestSeriesLineIsJSON(t *testing.T) {
+	odd := []string{"", "a", "x<y>&z", "quote\"back\\slash", "\x00\x01\x1f\x7f", "\b\f\n\r\t", "é日本", "\u2028\u2029",
+		"bad\xffutf8\xc3", "\xed\xa0\x80", "pass=hunter2", "http://127.0.0.1:8080/item/7?q=a&b=<c>"}
+	checkSeriesLine(t, 0, "http_req_duration", metrics.EmptyTags)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i := range 2000 {
+		tags := metrics.EmptyTags
+		for range rng.IntN(6) {
+			tags = tags.With(odd[rng.IntN(len(odd))]+fmt.Sprint(rng.IntN(3)), odd[rng.IntN(len(odd))])
+		}
+		checkSeriesLine(t, i*7919, odd[rng.IntN(len(odd))], tags)
+	}
+}
+
+// FuzzSeriesLine checks appendSeriesLine against json.Marshal for any
+// names, keys and values.
+func FuzzSeriesLine(f *testing.F) {
+	f.Add("m", "k", "v", "k2", "v\u2028<\xff")
+	f.Fuzz(func(t *testing.T, metric, k1, v1, k2, v2 string) {
+		checkSeriesLine(t, len(metric), metric, metrics.EmptyTags.With(k1, v1).With(k2, v2))
+	})
 }
