@@ -45,9 +45,9 @@ func BenchmarkIntervalAtCap(b *testing.B) {
 		}
 	}
 	fill := func() {
-		iv := o.intervalAt(at)
+		iv := o.intervalAt(at, at.UnixNano())
 		for i := range samples {
-			o.add(iv, ids[i], &samples[i], at)
+			o.add(iv, ids[i], &samples[i], at.UnixNano())
 		}
 		o.written = 0
 	}
@@ -71,6 +71,52 @@ func BenchmarkIntervalAtCap(b *testing.B) {
 		b.Fatal(o.err)
 	}
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkIngestAtCap is the cost of taking in one sample at the series
+// cap, as the engine hands them over: batches in which each request's
+// samples (its timings, http_reqs, http_req_failed) share one tag set,
+// over 1,000 URLs, 10 series each, each series getting one value an
+// interval.
+func BenchmarkIngestAtCap(b *testing.B) {
+	reg := metrics.NewRegistry()
+	bi := metrics.RegisterBuiltin(reg)
+	out, err := New(output.Params{Arg: "unused.result", Registry: reg})
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := out.(*Output)
+	o.buf = bufio.NewWriterSize(io.Discard, 64<<10)
+	o.header.Started = time.Unix(1_700_000_000, 0)
+	at := o.header.Started.Add(100 * time.Millisecond)
+	ms := []*metrics.Metric{bi.HTTPReqDuration, bi.HTTPReqWaiting, bi.HTTPReqBlocked, bi.HTTPReqConnecting,
+		bi.HTTPReqSending, bi.HTTPReqReceiving, bi.HTTPReqTLSHandshaking, bi.HTTPReqs, bi.HTTPReqFailed, bi.DataReceived}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var batch []metrics.Sample
+	for k := range 1000 {
+		u := fmt.Sprintf("http://127.0.0.1:8080/item/%d", k)
+		tags := metrics.EmptyTags.With("scenario", "default").With("url", u).With("name", u).With("method", "GET").With("status", "200")
+		for _, m := range ms {
+			batch = append(batch, metrics.Sample{Metric: m, Tags: tags, Time: at, Value: rng.ExpFloat64() * 20})
+		}
+	}
+	o.ingest(batch) // defines the series
+	o.writeClosed(time.Time{})
+	b.ReportAllocs()
+	var cpu time.Duration
+	b.ResetTimer()
+	for range b.N {
+		c0 := cpuTime()
+		o.ingest(batch)
+		cpu += cpuTime() - c0
+		b.StopTimer()
+		o.written = 0 // the next batch goes to the same interval, written afresh
+		o.writeClosed(time.Time{})
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/sample")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*len(batch)), "cpu-ns/sample")
 }
 
 // cpuTime is the user plus system CPU time the process has used.

@@ -46,9 +46,12 @@ const (
 // series cap.
 const FoldedTag = "folded"
 
-// maxKeys bounds the cache from (metric, tag set) to series; a cleared
-// cache is rebuilt from the series.
-const maxKeys = 1 << 16
+// maxKeys bounds the cache from a tag set to its metrics' series; a
+// cleared cache is rebuilt from the series.
+const maxKeys = 1 << 14
+
+// maxKeyMetrics bounds the metrics cached per tag set, searched in turn.
+const maxKeyMetrics = 32
 
 // inputBuffer is how many batches may wait for the output's goroutine.
 const inputBuffer = 4096
@@ -84,10 +87,18 @@ type Output struct {
 	pool    *hdrhist.Pool
 	enc     *hdrhist.Encoder
 	defined map[*metrics.Metric]bool
-	keys    map[seriesKey]slot // cache: (metric, tags) → series
-	series  map[seriesKey]int  // the series written
-	metric  []*metrics.Metric  // series → metric
-	open    map[int64]*interval
+	// keys caches, per tag set, where its samples of each metric go: a
+	// request's samples come together and share one tag set, so one
+	// lookup of it (kept in lastTags and last) serves them all.
+	keys     map[*metrics.TagSet]*tagSlots
+	lastTags *metrics.TagSet
+	last     *tagSlots
+	series   map[seriesKey]int // the series written
+	metric   []*metrics.Metric // series → metric
+	open     map[int64]*interval
+	// lastIdx and lastIv are the open interval a sample last went to.
+	lastIdx int64
+	lastIv  *interval
 	written int64 // intervals before this index are written
 	folded  int64
 	// The deltas and intervals written, kept for the next intervals.
@@ -95,6 +106,12 @@ type Output struct {
 	spareIv []*interval
 	scratch []byte  // an interval's line, entry by entry
 	idxs    []int64 // the open intervals, in order
+}
+
+// tagSlots are the slots of one tag set's samples, by metric.
+type tagSlots struct {
+	metrics []*metrics.Metric
+	slots   []slot
 }
 
 type seriesKey struct {
@@ -168,7 +185,7 @@ func New(p output.Params) (output.Output, error) {
 		path: path, interval: iv, grace: max(iv, 2*time.Second), maxSeries: maxSeries,
 		logf: p.Logf, now: p.Now, registry: p.Registry, secrets: p.Secrets,
 		pool:    hdrhist.NewPool(1, metrics.TrendHighestUnit, metrics.TrendSignificantDigits),
-		defined: map[*metrics.Metric]bool{}, keys: map[seriesKey]slot{}, series: map[seriesKey]int{},
+		defined: map[*metrics.Metric]bool{}, keys: map[*metrics.TagSet]*tagSlots{}, series: map[seriesKey]int{},
 		open: map[int64]*interval{},
 	}
 	if o.logf == nil {
@@ -325,10 +342,33 @@ func (o *Output) writeLine(l line) {
 // seriesOf returns the series a sample of m with tags is recorded in,
 // defining it (and m) in the file first.
 func (o *Output) seriesOf(m *metrics.Metric, tags *metrics.TagSet) slot {
-	k := seriesKey{m, tags}
-	if sl, ok := o.keys[k]; ok {
-		return sl
+	ts := o.last
+	if tags != o.lastTags || ts == nil {
+		if ts = o.keys[tags]; ts == nil {
+			if len(o.keys) >= maxKeys {
+				clear(o.keys)
+			}
+			ts = &tagSlots{}
+			o.keys[tags] = ts
+		}
+		o.lastTags, o.last = tags, ts
 	}
+	for i, km := range ts.metrics {
+		if km == m {
+			return ts.slots[i]
+		}
+	}
+	sl := o.define(m, tags)
+	if len(ts.metrics) < maxKeyMetrics {
+		ts.metrics = append(ts.metrics, m)
+		ts.slots = append(ts.slots, sl)
+	}
+	return sl
+}
+
+// define returns the series of m with tags, folded past the cap, writing
+// its definition (and m's) when it is new.
+func (o *Output) define(m *metrics.Metric, tags *metrics.TagSet) slot {
 	if tags == nil {
 		tags = metrics.EmptyTags
 	}
@@ -359,10 +399,6 @@ func (o *Output) seriesOf(m *metrics.Metric, tags *metrics.TagSet) slot {
 		o.write(o.secrets.RedactJSON(b))
 	}
 	sl.id = id
-	if len(o.keys) >= maxKeys {
-		clear(o.keys)
-	}
-	o.keys[k] = sl
 	return sl
 }
 
@@ -380,19 +416,27 @@ func (o *Output) ingest(batch []metrics.Sample) {
 		if t.IsZero() {
 			t = o.now()
 		}
-		o.add(o.intervalAt(t), sl.id, s, t)
+		ns := t.UnixNano()
+		o.add(o.intervalAt(t, ns), sl.id, s, ns)
 	}
 }
 
-// intervalAt returns the open interval a sample at t belongs to: the one
-// of its time, or the oldest still open for a sample that comes later
-// than its interval was written.
-func (o *Output) intervalAt(t time.Time) *interval {
+// intervalAt returns the open interval a sample at t (ns in Unix
+// nanoseconds) belongs to: the one of its time, or the oldest still open
+// for a sample that comes later than its interval was written.
+func (o *Output) intervalAt(t time.Time, ns int64) *interval {
 	idx := int64(0)
 	if base := o.header.Started; t.After(base) {
-		idx = int64(t.Sub(base) / o.interval)
+		d := ns - base.UnixNano()
+		if d < 0 { // past the year 2262, where ns overflows
+			d = int64(t.Sub(base))
+		}
+		idx = d / int64(o.interval)
 	}
 	idx = max(idx, o.written)
+	if idx == o.lastIdx && o.lastIv != nil {
+		return o.lastIv
+	}
 	iv := o.open[idx]
 	if iv == nil {
 		if n := len(o.spareIv); n > 0 {
@@ -402,11 +446,13 @@ func (o *Output) intervalAt(t time.Time) *interval {
 		}
 		o.open[idx] = iv
 	}
+	o.lastIdx, o.lastIv = idx, iv
 	return iv
 }
 
-// add aggregates one sample into the series' delta of iv.
-func (o *Output) add(iv *interval, id int, s *metrics.Sample, t time.Time) {
+// add aggregates one sample, at ns (Unix nanoseconds), into the series'
+// delta of iv.
+func (o *Output) add(iv *interval, id int, s *metrics.Sample, ns int64) {
 	if id >= len(iv.deltas) {
 		iv.deltas = append(iv.deltas, make([]*delta, len(o.metric)-len(iv.deltas))...)
 	}
@@ -420,7 +466,7 @@ func (o *Output) add(iv *interval, id int, s *metrics.Sample, t time.Time) {
 		iv.deltas[id] = d
 		iv.order = append(iv.order, id)
 	}
-	v, ns := s.Value, t.UnixNano()
+	v := s.Value
 	switch s.Metric.Type {
 	case metrics.Counter:
 		if d.n == 0 {
@@ -481,6 +527,7 @@ func (o *Output) writeClosed(now time.Time) {
 		}
 		o.writeInterval(o.open[idx], start, end)
 		delete(o.open, idx)
+		o.lastIv = nil
 		o.written = idx + 1
 		wrote = true
 	}
