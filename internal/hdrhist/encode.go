@@ -5,8 +5,11 @@ import (
 	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/bits"
+	"strconv"
+	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -133,6 +136,29 @@ func (e *Encoder) Append(dst []byte, h *Hist) []byte {
 	e.packed = binary.BigEndian.AppendUint32(e.packed, uint32(e.z.Len()))
 	e.packed = append(e.packed, e.z.Bytes()...)
 	return base64.StdEncoding.AppendEncode(dst, e.packed)
+}
+
+// AppendLogLine appends h as the interval [startMs, endMs) of the series
+// tag in an HdrHistogram log: the line hdrhistogram-go's
+// HistogramLogWriter writes (base time 0, the maximum in seconds of
+// microsecond values) but for the histogram's compression; nothing for an
+// h that never held a value. A tag with a comma, a space or a line break,
+// which would split the line, is refused.
+func (e *Encoder) AppendLogLine(dst []byte, h *Hist, tag string, startMs, endMs int64) ([]byte, error) {
+	if h.dense == nil && h.sparse == nil {
+		return dst, nil
+	}
+	if strings.ContainsAny(tag, ", \r\n") {
+		return dst, fmt.Errorf("tag string cannot contain commas, spaces, or line breaks. used tag: %s", tag)
+	}
+	if tag != "" {
+		dst = append(append(append(dst, "Tag="...), tag...), ',')
+	}
+	start, end := float64(startMs)/1000, float64(endMs)/1000
+	dst = append(strconv.AppendFloat(dst, start, 'f', 6, 64), ',')
+	dst = append(strconv.AppendFloat(dst, end-start, 'f', 6, 64), ',')
+	dst = append(strconv.AppendFloat(dst, float64(h.Max())/hdrhistogram.MsToNsRatio, 'f', 6, 64), ',')
+	return append(e.Append(dst, h), '\n'), nil
 }
 
 // appendZigZag appends v in HdrHistogram's ZigZag LEB128 form: seven bits

@@ -157,21 +157,3 @@ func (h *Hist) MergeInto(dst *hdrhistogram.Histogram) int64 {
 	}
 	return 0
 }
-
-// WriteInterval writes h as the interval [startMs, endMs) of the series
-// tag to an HdrHistogram log.
-func (h *Hist) WriteInterval(lw *hdrhistogram.HistogramLogWriter, tag string, startMs, endMs int64) error {
-	if h.dense != nil {
-		h.dense.SetTag(tag)
-		h.dense.SetStartTimeMs(startMs)
-		h.dense.SetEndTimeMs(endMs)
-		return lw.OutputIntervalHistogram(h.dense)
-	}
-	if h.sparse == nil {
-		return nil
-	}
-	h.sparse.SetTag(tag)
-	h.sparse.SetStartTimeMs(startMs)
-	h.sparse.SetEndTimeMs(endMs)
-	return lw.OutputIntervalPackedHistogram(h.sparse)
-}

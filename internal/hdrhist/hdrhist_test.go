@@ -20,7 +20,8 @@ const (
 )
 
 // A Hist answers as a dense histogram of the same values would, before
-// and after it turns dense, and writes the same log line.
+// and after it turns dense, and writes the log line hdrhistogram-go
+// writes of it.
 func TestHistMatchesDense(t *testing.T) {
 	p := NewPool(lowest, highest, digits)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -47,21 +48,7 @@ func TestHistMatchesDense(t *testing.T) {
 		if dropped := h.MergeInto(merged); dropped != 0 || !merged.Equals(ref) {
 			t.Errorf("%d values: merged into a dense one, %d dropped, equal %v", n, dropped, merged.Equals(ref))
 		}
-		var got, want bytes.Buffer
-		if err := h.WriteInterval(hdrhistogram.NewHistogramLogWriter(&got), "metric=x", 1000, 2000); err != nil {
-			t.Fatal(err)
-		}
-		ref.SetTag("metric=x")
-		ref.SetStartTimeMs(1000)
-		ref.SetEndTimeMs(2000)
-		if n > 0 {
-			if err := hdrhistogram.NewHistogramLogWriter(&want).OutputIntervalHistogram(ref); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if got.String() != want.String() {
-			t.Errorf("%d values: log line\n%s\nwant\n%s", n, got.String(), want.String())
-		}
+		checkLogLine(t, p.NewEncoder(), &h, ref, fmt.Sprintf("%d values", n))
 		p.Release(&h)
 		if h.TotalCount() != 0 {
 			t.Errorf("%d values: released but not empty", n)
@@ -189,6 +176,9 @@ func TestEncoderMatchesLibrary(t *testing.T) {
 					p.Record(&h, min(int64(rng.ExpFloat64()*spread), geo[1]))
 				}
 				checkEncoding(t, p, e, &h, fmt.Sprintf("%v n=%d spread %g", geo, n, spread))
+				ref := hdrhistogram.New(geo[0], geo[1], int(geo[2]))
+				h.MergeInto(ref)
+				checkLogLine(t, e, &h, ref, fmt.Sprintf("%v n=%d spread %g", geo, n, spread))
 				p.Release(&h)
 			}
 		}
@@ -205,6 +195,57 @@ func TestEncoderMatchesLibrary(t *testing.T) {
 		}
 		checkEncoding(t, p, e, &h, fmt.Sprintf("%v huge counts", geo))
 		p.Release(&h)
+	}
+}
+
+// checkLogLine checks the Encoder's log line of h against the line
+// hdrhistogram-go's log writer writes of ref, which holds h's values: the
+// same tag, times and maximum, a histogram that inflates to the same
+// payload, and a line hdrhistogram-go's log reader reads back as ref.
+func checkLogLine(t *testing.T, e *Encoder, h *Hist, ref *hdrhistogram.Histogram, what string) {
+	t.Helper()
+	got, err := e.AppendLogLine([]byte("#prefix\n"), h, "metric=x;name=a%2Cb", 1_700_000_000_123, 1_700_000_001_123)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = bytes.TrimPrefix(got, []byte("#prefix\n"))
+	var want bytes.Buffer
+	if h.TotalCount() > 0 {
+		ref.SetTag("metric=x;name=a%2Cb")
+		ref.SetStartTimeMs(1_700_000_000_123)
+		ref.SetEndTimeMs(1_700_000_001_123)
+		if err := hdrhistogram.NewHistogramLogWriter(&want).OutputIntervalHistogram(ref); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) == 0 || want.Len() == 0 {
+		if len(got) != want.Len() {
+			t.Fatalf("%s: log line %q, want %q", what, got, want.String())
+		}
+		return
+	}
+	g, w := bytes.LastIndexByte(got, ','), bytes.LastIndexByte(want.Bytes(), ',')
+	if string(got[:g]) != want.String()[:w] || !bytes.HasSuffix(got, []byte("\n")) {
+		t.Fatalf("%s: log line %q, want %q", what, got, want.String())
+	}
+	if a, b := inflated(t, bytes.TrimSuffix(got[g+1:], []byte("\n"))), inflated(t, bytes.TrimSuffix(want.Bytes()[w+1:], []byte("\n"))); !bytes.Equal(a, b) {
+		t.Fatalf("%s: the line's histogram inflates to\n%x\nwant\n%x", what, a, b)
+	}
+	back, err := hdrhistogram.NewHistogramLogReader(bytes.NewReader(got)).NextIntervalHistogram()
+	if err != nil || !back.Equals(ref) {
+		t.Fatalf("%s: hdrhistogram-go's log reader reads the line as %v (%v)", what, back, err)
+	}
+}
+
+// A tag that would split a log line is refused.
+func TestLogLineRefusesSplittingTags(t *testing.T) {
+	p := NewPool(lowest, highest, digits)
+	var h Hist
+	p.Record(&h, 5)
+	for _, tag := range []string{"a,b", "a b", "a\nb", "a\rb", ",", " x"} {
+		if b, err := p.NewEncoder().AppendLogLine(nil, &h, tag, 0, 1000); err == nil || len(b) != 0 {
+			t.Errorf("tag %q: %q, %v", tag, b, err)
+		}
 	}
 }
 

@@ -89,3 +89,27 @@ func BenchmarkInterval(b *testing.B) {
 		o.writeClosed(time.Time{})
 	}
 }
+
+// BenchmarkIntervalAtCap measures writing one interval at the names cap
+// (K6_HDRLOG_MAX_NAMES, 50 by default): 150 requests over 50 names, about
+// 100 series, each written with its histogram.
+func BenchmarkIntervalAtCap(b *testing.B) {
+	bi := metrics.RegisterBuiltin(metrics.NewRegistry())
+	start := time.Unix(1_700_000_000, 0)
+	batch := requestBatch(bi, start, 3*metrics.MaxBreakdownValues, metrics.MaxBreakdownValues)
+	o := benchOutput(b, start)
+	o.ingest(batch)
+	o.writeClosed(time.Time{})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		for k := range batch {
+			batch[k].Time = batch[k].Time.Add(time.Second)
+		}
+		b.StopTimer()
+		o.ingest(batch)
+		b.StartTimer()
+		o.writeClosed(time.Time{})
+	}
+	b.ReportMetric(float64(len(o.tags)), "series")
+}

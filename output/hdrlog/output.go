@@ -125,9 +125,13 @@ type Output struct {
 	open      []*interval // consecutive intervals not yet written
 	next      int64       // index of the first unwritten interval
 	hists     *hdrhist.Pool
-	skipped   int64 // negative values
-	clamped   int64 // values above Highest
-	written   int
+	// enc encodes every interval line with one compressor, and line is
+	// the buffer it encodes into.
+	enc     *hdrhist.Encoder
+	line    []byte
+	skipped int64 // negative values
+	clamped int64 // values above Highest
+	written int
 }
 
 type seriesKey struct {
@@ -177,6 +181,7 @@ func New(p output.Params) (output.Output, error) {
 		folded:   map[string]bool{},
 		hists:    hdrhist.NewPool(Lowest, Highest, SignificantDigits),
 	}
+	o.enc = o.hists.NewEncoder()
 	o.loop = output.NewLoop(inputBuffer, min(iv, time.Second), output.LoopSteps{
 		Ingest: o.ingest,
 		Tick:   func() { o.writeClosed(o.now()) },
@@ -490,7 +495,10 @@ func (o *Output) writeClosed(now time.Time) {
 				continue
 			}
 			wrote = true
-			err := h.WriteInterval(o.log, o.tags[s], start.UnixMilli(), end.UnixMilli())
+			line, err := o.enc.AppendLogLine(o.line[:0], h, o.tags[s], start.UnixMilli(), end.UnixMilli())
+			if o.line = line; err == nil {
+				_, err = o.buf.Write(line)
+			}
 			o.hists.Release(h)
 			if err != nil {
 				o.failed++
