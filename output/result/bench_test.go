@@ -22,7 +22,7 @@ import (
 // samples in, and must stay a small part of the interval (1 s by
 // default) of one core. cpu-ns/op is the process's CPU time over the
 // writes, the garbage collector's included, which a loaded machine
-// stretches less than the wall time.
+// stretches less than the wall time; bytes/op is the line's length.
 func BenchmarkIntervalAtCap(b *testing.B) {
 	reg := metrics.NewRegistry()
 	bi := metrics.RegisterBuiltin(reg)
@@ -31,7 +31,8 @@ func BenchmarkIntervalAtCap(b *testing.B) {
 		b.Fatal(err)
 	}
 	o := out.(*Output)
-	o.buf = bufio.NewWriterSize(io.Discard, 64<<10)
+	var written counter
+	o.buf = bufio.NewWriterSize(&written, 64<<10)
 	o.header.Started = time.Unix(1_700_000_000, 0)
 	rng := rand.New(rand.NewPCG(1, 2))
 	at := o.header.Started.Add(100 * time.Millisecond)
@@ -53,6 +54,7 @@ func BenchmarkIntervalAtCap(b *testing.B) {
 	}
 	fill()
 	o.writeClosed(time.Time{})
+	line := written
 	b.ReportAllocs()
 	var cpu time.Duration
 	b.ResetTimer()
@@ -71,6 +73,15 @@ func BenchmarkIntervalAtCap(b *testing.B) {
 		b.Fatal(o.err)
 	}
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(written-line)/float64(b.N), "bytes/op")
+}
+
+// counter is a writer that counts the bytes written to it.
+type counter int64
+
+func (c *counter) Write(p []byte) (int, error) {
+	*c += counter(len(p))
+	return len(p), nil
 }
 
 // BenchmarkIngestAtCap is the cost of taking in one sample at the series
