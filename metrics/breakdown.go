@@ -3,8 +3,8 @@ package metrics
 import "sort"
 
 // MaxBreakdownValues is how many values of its tag a breakdown keeps a sink
-// for; the samples of further values are counted, not aggregated. A trend
-// sink holds about 250 KB, so a script that puts a new name on every
+// for; the samples of further values are counted, not aggregated. A busy
+// trend sink holds about 250 KB, so a script that puts a new name on every
 // request (a URL with an ID in it) keeps bounded memory.
 const MaxBreakdownValues = 50
 

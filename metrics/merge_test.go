@@ -207,22 +207,23 @@ func nearlyEqual(a, b []float64) bool {
 // histograms, packed as a file holds them) answers as the original; a
 // histogram of another geometry is carried over by value.
 func TestTrendMergeParts(t *testing.T) {
-	orig := trendOf(-5, -0.25, 0, 1.5, 3, 1e6, 42)
-	packed := func(h *hdrhistogram.Histogram) *hdrhistogram.PackedHistogram {
-		b, err := h.EncodeV2()
-		if err != nil {
-			t.Fatal(err)
+	for _, n := range []int{0, 1, 100, 5000} {
+		orig := trendOf(-5, -0.25, 0, 1.5, 3, 1e6, 42)
+		for i := range n {
+			orig.AddValue(float64(i%1000) - 300)
 		}
-		p, err := hdrhistogram.DecodePacked(b)
-		if err != nil {
-			t.Fatal(err)
+		pos, neg := NewPackedTrendHistogram(), NewPackedTrendHistogram()
+		if dropped := orig.MergeHistogramsInto(pos, neg); dropped != 0 {
+			t.Fatalf("%d dropped", dropped)
 		}
-		return p
-	}
-	got := NewTrendSink()
-	got.MergeParts(orig.Count(), orig.Sum(), orig.Min(), orig.Max(), packed(orig.Histogram()), packed(orig.NegativeHistogram()))
-	if w, g := statsOf(orig), statsOf(got); !nearlyEqual(w, g) {
-		t.Errorf("rebuilt: %v, want %v", g, w)
+		if pos.TotalCount()+neg.TotalCount() != orig.Count() {
+			t.Errorf("histograms hold %d+%d values of %d", pos.TotalCount(), neg.TotalCount(), orig.Count())
+		}
+		got := NewTrendSink()
+		got.MergeParts(orig.Count(), orig.Sum(), orig.Min(), orig.Max(), pos, neg)
+		if w, g := statsOf(orig), statsOf(got); !nearlyEqual(w, g) {
+			t.Errorf("rebuilt: %v, want %v", g, w)
+		}
 	}
 	other := hdrhistogram.NewPacked(1, 1_000_000, 3)
 	_ = other.RecordValue(1500)

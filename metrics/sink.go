@@ -6,6 +6,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/metronome-load/metronome/internal/hdrhist"
 )
 
 // Sink aggregates the samples of one metric (or submetric).
@@ -123,10 +125,16 @@ const (
 	trendSubBucketsBits = 11
 )
 
-// TrendSink aggregates values into HdrHistograms: memory stays constant
-// (about 250 KB per sign of value) however many samples arrive. Count, sum,
-// min and max are exact, so avg, min and max match an exact computation to
-// the last digit.
+// TrendSink aggregates values into HdrHistograms: memory is bounded
+// however many samples arrive. Count, sum, min and max are exact, so avg,
+// min and max match an exact computation to the last digit.
+//
+// Each histogram starts sparse, growing with the buckets its values fill
+// (a few hundred bytes for a trend of a few values, at most some 20 KB),
+// and turns dense (about 250 KB, which records faster) once it holds
+// hdrhist.Dense values: a script with thousands of quiet custom trends
+// pays for what they hold, a busy trend records at the dense speed. Both
+// forms hold the same counts, so no statistic depends on which is in use.
 //
 // Percentiles are read from the histograms, so they carry the histograms'
 // precision: each value is first rounded to the nearest TrendResolution
@@ -143,18 +151,17 @@ type TrendSink struct {
 	count    int64
 	sum      float64
 	min, max float64
-	pos, neg *hdrhistogram.Histogram
+	pos, neg hdrhist.Hist
 }
 
-// NewTrendSink returns an empty trend sink. Its histograms are made by
-// the first value of their sign: most trends of a run (those of modules a
-// script does not use, most submetrics) never get one, and each histogram
-// is about 250 KB.
+// trendHists makes the storage of every TrendSink's histograms; it keeps
+// none for reuse, so sinks on any goroutine share it.
+var trendHists = hdrhist.NewSharedPool(1, trendHighest, TrendSignificantDigits)
+
+// NewTrendSink returns an empty trend sink. Its histograms get storage
+// with the first value of their sign: most trends of a run (those of
+// modules a script does not use, most submetrics) never get any.
 func NewTrendSink() *TrendSink { return &TrendSink{} }
-
-func newTrendHistogram() *hdrhistogram.Histogram {
-	return hdrhistogram.New(1, trendHighest, TrendSignificantDigits)
-}
 
 // Add records s.Value.
 func (t *TrendSink) Add(s Sample) { t.AddValue(s.Value) }
@@ -173,16 +180,10 @@ func (t *TrendSink) AddValue(v float64) {
 	t.count++
 	t.sum += v
 	if v < 0 {
-		if t.neg == nil {
-			t.neg = newTrendHistogram()
-		}
-		_ = t.neg.RecordValue(toUnits(-v))
+		trendHists.Record(&t.neg, toUnits(-v))
 		return
 	}
-	if t.pos == nil {
-		t.pos = newTrendHistogram()
-	}
-	_ = t.pos.RecordValue(toUnits(v))
+	trendHists.Record(&t.pos, toUnits(v))
 }
 
 // TrendHighestUnit is the largest value, in units of TrendResolution, a
@@ -272,23 +273,20 @@ func (t *TrendSink) valueAtRank(r int64) float64 {
 		return t.max
 	}
 	var v float64
-	var negs int64
-	if t.neg != nil {
-		negs = t.neg.TotalCount()
-	}
+	negs := t.neg.TotalCount()
 	if r < negs {
 		// Negative values sorted ascending are the mirrored histogram
 		// read from its largest magnitude down.
-		v = -rankValue(t.neg, negs-1-r)
+		v = -rankValue(&t.neg, negs-1-r)
 	} else {
-		v = rankValue(t.pos, r-negs)
+		v = rankValue(&t.pos, r-negs)
 	}
 	return math.Min(math.Max(v, t.min), t.max)
 }
 
 // rankValue returns the middle of the bucket holding the value with 0-based
 // rank r in h.
-func rankValue(h *hdrhistogram.Histogram, r int64) float64 {
+func rankValue(h *hdrhist.Hist, r int64) float64 {
 	n := h.TotalCount()
 	if n == 0 {
 		return 0
@@ -315,30 +313,20 @@ func bucketWidth(u int64) int64 {
 	return 1 << (bits.Len64(uint64(u)) - trendSubBucketsBits)
 }
 
-// Histogram returns the histogram of the non-negative values, in units of
-// TrendResolution, for outputs that export distributions (native
-// histograms, HdrHistogram logs). It must not be modified.
-func (t *TrendSink) Histogram() *hdrhistogram.Histogram {
-	if t.pos == nil {
-		t.pos = newTrendHistogram()
-	}
-	return t.pos
+// MergeHistogramsInto adds t's histograms, in units of TrendResolution,
+// to pos (the non-negative values) and neg (the magnitudes of the negative
+// ones), for outputs that export distributions, and returns how many
+// values did not fit: with count, sum, min and max, what MergeParts takes
+// back. It reads t's histograms as they are, sparse or dense.
+func (t *TrendSink) MergeHistogramsInto(pos, neg *hdrhistogram.PackedHistogram) (dropped int64) {
+	return t.pos.MergeIntoPacked(pos) + t.neg.MergeIntoPacked(neg)
 }
-
-// NegativeHistogram returns the histogram of the magnitudes of the negative
-// values, in units of TrendResolution, or nil when no negative value was
-// added. It must not be modified.
-func (t *TrendSink) NegativeHistogram() *hdrhistogram.Histogram { return t.neg }
 
 // Clone returns an independent deep copy of t.
 func (t *TrendSink) Clone() *TrendSink {
 	c := *t
-	if t.pos != nil {
-		c.pos = t.pos.Clone()
-	}
-	if t.neg != nil {
-		c.neg = t.neg.Clone()
-	}
+	c.pos = trendHists.Clone(&t.pos)
+	c.neg = trendHists.Clone(&t.neg)
 	return &c
 }
 
@@ -348,42 +336,34 @@ func (t *TrendSink) Merge(o *TrendSink) {
 		return
 	}
 	t.addStats(o.count, o.sum, o.min, o.max)
-	if o.pos != nil {
-		if t.pos == nil {
-			t.pos = newTrendHistogram()
-		}
-		t.pos.Merge(o.pos)
-	}
-	if o.neg != nil {
-		if t.neg == nil {
-			t.neg = newTrendHistogram()
-		}
-		t.neg.Merge(o.neg)
-	}
+	trendHists.Merge(&t.pos, &o.pos)
+	trendHists.Merge(&t.neg, &o.neg)
 }
 
 // MergeParts adds to t count values whose exact sum, min and max are
 // given and whose non-negative values and negative magnitudes are in pos
 // and neg (histograms in TrendUnits, of any geometry; either may be nil):
-// what a trend sink written to a file and read back holds, merged without
-// a dense histogram of its own.
+// what a trend sink written to a file and read back holds (see
+// MergeHistogramsInto), merged bucket by bucket.
 func (t *TrendSink) MergeParts(count int64, sum, min, max float64, pos, neg *hdrhistogram.PackedHistogram) {
 	if count == 0 {
 		return
 	}
 	t.addStats(count, sum, min, max)
 	if pos != nil {
-		if t.pos == nil {
-			t.pos = newTrendHistogram()
-		}
-		pos.MergeInto(t.pos)
+		trendHists.MergePacked(&t.pos, pos)
 	}
 	if neg != nil {
-		if t.neg == nil {
-			t.neg = newTrendHistogram()
-		}
-		neg.MergeInto(t.neg)
+		trendHists.MergePacked(&t.neg, neg)
 	}
+}
+
+// reset empties t for reuse, keeping its histograms' storage.
+func (t *TrendSink) reset() {
+	pos, neg := t.pos, t.neg
+	pos.Reset()
+	neg.Reset()
+	*t = TrendSink{pos: pos, neg: neg}
 }
 
 // addStats adds count values of the given sum and extremes to t's exact

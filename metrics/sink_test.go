@@ -151,7 +151,7 @@ func TestTrendPercentileWithinPrecision(t *testing.T) {
 // TestBucketWidthMatchesHistogram checks the geometry that Percentile
 // assumes against the histogram's own notion of equivalent values.
 func TestBucketWidthMatchesHistogram(t *testing.T) {
-	h := newTrendHistogram()
+	h := newDenseHist()
 	for _, v := range []int64{0, 1, 2047, 2048, 2049, 4095, 4096, 90000, 1 << 30, 123456789, trendHighest} {
 		h.Reset()
 		if err := h.RecordValue(v); err != nil {

@@ -291,14 +291,7 @@ func resetSink(s Sink) {
 	case *GaugeSink:
 		*s = GaugeSink{}
 	case *TrendSink:
-		pos, neg := s.pos, s.neg
-		*s = TrendSink{pos: pos, neg: neg}
-		if pos != nil {
-			pos.Reset()
-		}
-		if neg != nil {
-			neg.Reset()
-		}
+		s.reset()
 	}
 }
 

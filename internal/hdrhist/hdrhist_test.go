@@ -291,3 +291,87 @@ func FuzzEncoder(f *testing.F) {
 		checkEncoding(t, p, e, &h, "fuzzed")
 	})
 }
+
+// Merging Hists, sparse or dense, into sparse or dense ones, cloning and
+// resetting them, through a shared pool as through a reusing one, gives
+// what recording the same values into one dense histogram would; a merge
+// turns the result dense once it holds Dense values.
+func TestMergeHistsCloneReset(t *testing.T) {
+	for _, p := range []*Pool{NewPool(lowest, highest, digits), NewSharedPool(lowest, highest, digits)} {
+		for _, sizes := range [][2]int{{0, 0}, {0, 5}, {5, 0}, {3, 7}, {Dense - 10, 9}, {Dense - 10, 10}, {Dense, 4}, {4, Dense}, {Dense, 2 * Dense}} {
+			var a, b Hist
+			ref := hdrhistogram.New(lowest, highest, digits)
+			for i := range sizes[0] {
+				p.Record(&a, int64(i*13+1))
+				_ = ref.RecordValue(int64(i*13 + 1))
+			}
+			for i := range sizes[1] {
+				p.Record(&b, int64(i*7+500))
+				_ = ref.RecordValue(int64(i*7 + 500))
+			}
+			before := p.Clone(&a)
+			if dropped := p.Merge(&a, &b); dropped != 0 {
+				t.Fatalf("%v: %d dropped", sizes, dropped)
+			}
+			got := hdrhistogram.New(lowest, highest, digits)
+			a.MergeInto(got)
+			if !got.Equals(ref) || (a.dense != nil) != (ref.TotalCount() >= Dense) {
+				t.Errorf("%v: merged %d values (dense %v), want %d", sizes, a.TotalCount(), a.dense != nil, ref.TotalCount())
+			}
+			packed := hdrhistogram.NewPacked(lowest, highest, digits)
+			if a.MergeIntoPacked(packed); packed.TotalCount() != ref.TotalCount() {
+				t.Errorf("%v: packed copy holds %d, want %d", sizes, packed.TotalCount(), ref.TotalCount())
+			}
+			for _, q := range []float64{1, 50, 99.9} {
+				if g, w := packed.ValueAtPercentile(q), ref.ValueAtPercentile(q); g != w {
+					t.Errorf("%v: packed copy p%g = %d, want %d", sizes, q, g, w)
+				}
+			}
+			if before.TotalCount() != int64(sizes[0]) {
+				t.Errorf("%v: the clone changed with its original: %d values", sizes, before.TotalCount())
+			}
+			dense := a.dense != nil
+			a.Reset()
+			if a.TotalCount() != 0 || (a.dense != nil) != dense {
+				t.Errorf("%v: reset left %d values, dense %v (was %v)", sizes, a.TotalCount(), a.dense != nil, dense)
+			}
+			p.Record(&a, 42)
+			if a.TotalCount() != 1 || a.ValueAtPercentile(50) != 42 {
+				t.Errorf("%v: after reset: %d values, median %d", sizes, a.TotalCount(), a.ValueAtPercentile(50))
+			}
+			p.Release(&a)
+			p.Release(&b)
+			p.Release(&before)
+		}
+		if p.shared && (len(p.sparse) != 0 || len(p.dense) != 0) {
+			t.Errorf("a shared pool kept %d sparse and %d dense histograms", len(p.sparse), len(p.dense))
+		}
+	}
+}
+
+// A shared pool is used by many goroutines at once (the race detector
+// checks it keeps no state of its own).
+func TestSharedPoolConcurrent(t *testing.T) {
+	p := NewSharedPool(lowest, highest, digits)
+	done := make(chan int64)
+	for g := range 4 {
+		go func() {
+			var h, o Hist
+			for i := range 3 * Dense {
+				p.Record(&h, int64(i+g))
+				if i%50 == 0 {
+					p.Record(&o, int64(i))
+				}
+			}
+			p.Merge(&h, &o)
+			c := p.Clone(&h)
+			p.Release(&h)
+			done <- c.TotalCount()
+		}()
+	}
+	for range 4 {
+		if n := <-done; n != 3*Dense+3*Dense/50+1 {
+			t.Errorf("%d values, want %d", n, 3*Dense+3*Dense/50+1)
+		}
+	}
+}
