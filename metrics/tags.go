@@ -1,9 +1,11 @@
 package metrics
 
 import (
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"weak"
 )
 
 // TagSet is an immutable, interned set of tags. Two TagSets with the same
@@ -23,23 +25,31 @@ type TagSet struct {
 
 type tagPair struct{ k, v string }
 
-var interned sync.Map // canonical string -> *TagSet
+// interned maps a set's canonical form to a weak pointer to the set: a set
+// nothing refers to any more is collected, and its entry deleted, so that
+// a process that meets many distinct sets once each (an output read back
+// with a URL per request) does not keep them all. While anything holds a
+// set, its pairs give that set.
+var interned sync.Map // canonical string -> weak.Pointer[TagSet]
 
 // EmptyTags is the set with no tags.
 var EmptyTags = &TagSet{}
 
-// NewTags returns the interned set holding the pairs of m.
+// NewTags returns the interned set holding the pairs of m. Only that set
+// is interned, not the sets of its first pairs that building it with
+// With would intern too: a reader of many distinct sets (a URL per
+// request in an output read back) keeps one set per distinct one.
 func NewTags(m map[string]string) *TagSet {
-	t := EmptyTags
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		t = t.With(k, m[k])
+	vals := make([]string, len(keys))
+	for i, k := range keys {
+		vals[i] = m[k]
 	}
-	return t
+	return intern(keys, vals)
 }
 
 // With returns the set with key set to value, replacing any earlier value.
@@ -100,11 +110,29 @@ func intern(keys, vals []string) *TagSet {
 		b.WriteByte(0)
 	}
 	key := b.String()
-	if s, ok := interned.Load(key); ok {
-		return s.(*TagSet)
+	if v, ok := interned.Load(key); ok {
+		if s := v.(weak.Pointer[TagSet]).Value(); s != nil {
+			return s
+		}
 	}
-	s, _ := interned.LoadOrStore(key, &TagSet{keys: keys, vals: vals, key: key})
-	return s.(*TagSet)
+	s := &TagSet{keys: keys, vals: vals, key: key}
+	wp := weak.Make(s)
+	for {
+		v, loaded := interned.LoadOrStore(key, wp)
+		if loaded {
+			old := v.(weak.Pointer[TagSet])
+			if o := old.Value(); o != nil {
+				return o
+			}
+			// The set it held was collected and its cleanup has not
+			// run yet: take its place.
+			if !interned.CompareAndSwap(key, old, wp) {
+				continue
+			}
+		}
+		runtime.AddCleanup(s, func(key string) { interned.CompareAndDelete(key, wp) }, key)
+		return s
+	}
 }
 
 // Get returns the value of key.
