@@ -108,8 +108,8 @@ func formatNumber(v float64) string {
 // formatTime prints a time value given in milliseconds. With unit "s", "ms"
 // or "us" the value is converted to that unit and printed with exactly two
 // decimals; otherwise the unit is picked by magnitude: ns below 1 µs, then
-// µs, ms and s with up to two decimals, and from one minute on "1m30s" or
-// "2h5m0s" with whole seconds.
+// µs, ms and s with up to two decimals, from one minute on "1m30s" or
+// "2h5m0s" with whole seconds, and past 2^63 seconds "2.778e+296h".
 func formatTime(ms float64, unit string) string {
 	switch unit {
 	case "s":
@@ -134,6 +134,12 @@ func formatTime(ms float64, unit string) string {
 		return fixed(ms, 2) + "ms"
 	case ms < 60000:
 		return fixed(ms/1000, 2) + "s"
+	}
+	if ms/1000 >= math.MaxInt64 {
+		// Past what whole seconds can count (about 292 billion years),
+		// which only a damaged or forged value reaches: hours, in four
+		// significant digits, rather than a wrapped negative.
+		return strconv.FormatFloat(ms/3.6e6, 'g', 4, 64) + "h"
 	}
 	total := int64(math.Round(ms / 1000))
 	h, m, s := total/3600, total/60%60, total%60

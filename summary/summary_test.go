@@ -438,6 +438,11 @@ func TestFormatTime(t *testing.T) {
 		{1500, "s", "1.50s"},
 		{2, "ms", "2.00ms"},
 		{1.5, "us", "1500.00µs"},
+		// Past whole seconds' range: no wrapped negative, no double minus.
+		{1e18, "", "277777777777h46m40s"},
+		{1e300, "", "2.778e+293h"},
+		{-1e300, "", "-2.778e+293h"},
+		{math.MaxFloat64, "", "4.994e+301h"},
 	} {
 		if got := formatTime(c.ms, c.unit); got != c.want {
 			t.Errorf("formatTime(%v, %q) = %q, want %q", c.ms, c.unit, got, c.want)

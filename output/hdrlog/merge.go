@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -492,6 +493,10 @@ func FormatMs(ms float64) string {
 		return trimZeros(fmt.Sprintf("%.2f", ms)) + "ms"
 	case math.Abs(ms) < 60_000:
 		return trimZeros(fmt.Sprintf("%.2f", ms/1000)) + "s"
+	case math.Abs(ms) >= math.MaxInt64/float64(time.Millisecond):
+		// Past what a time.Duration holds (292 years), which only a
+		// damaged or forged value reaches: hours, not a wrapped negative.
+		return strconv.FormatFloat(ms/3.6e6, 'g', 4, 64) + "h"
 	}
 	d := time.Duration(math.Round(ms/100) * 100 * float64(time.Millisecond))
 	return d.String()
