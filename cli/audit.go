@@ -149,6 +149,9 @@ func (c *auditCmd) audit(ctx context.Context, outputPath, scriptPath string) err
 		for _, s := range res.Skipped() {
 			fmt.Fprintf(g.stderr, "warning: skipped %s\n", s)
 		}
+		if res.Folded != "" {
+			fmt.Fprintf(g.stderr, "note: %s are in the rows labelled folded=true\n", res.Folded)
+		}
 		err = res.WriteJSON(g.stdout)
 	} else {
 		err = res.WriteText(g.stdout)

@@ -62,6 +62,10 @@ type Options struct {
 	Log    bool
 	LogEnv map[string]string
 	Logf   func(format string, args ...any)
+
+	// rebuilt, when set, receives every rebuilt sample (the package's
+	// tests read them).
+	rebuilt func(metrics.Sample)
 }
 
 // DefaultBound is the latency the tables count samples above by default:
@@ -81,9 +85,13 @@ type Result struct {
 	// teardown), which record no corrected_latency, as in metronome.
 	Outside int64
 	// Rows are k6's raw figures beside the rebuilt corrected_latency, per
-	// scenario and per request name.
-	Rows  []Row
-	Bound time.Duration
+	// scenario and per request name: the first metrics.MaxBreakdownValues
+	// names, as in the summary and the log, and the later ones together
+	// in folded rows (labels folded=true). Folded says how many names
+	// those are, "" when there are none.
+	Rows   []Row
+	Folded string
+	Bound  time.Duration
 	// Summary is the end-of-test summary metronome would have printed for
 	// the run, its corrected_latency and schedule_lag rebuilt.
 	Summary *summary.Input
@@ -92,17 +100,14 @@ type Result struct {
 	// Start and End span the output's samples.
 	Start, End time.Time
 
-	// rebuilt holds the rebuilt samples in time order, for the log: only
-	// with Options.Log.
-	rebuilt []sample
 	// k6Log and rebuiltLog are the interval logs of k6's time trends and
 	// of the rebuilt samples, each in time order; WriteLog interleaves
 	// them.
 	k6Log, rebuiltLog []byte
 }
 
-// sample is one rebuilt sample, kept to be logged in time order once every
-// scenario is rebuilt.
+// sample is one rebuilt sample of an iteration or a drop, kept (with
+// Options.Log) to be logged in time order among the requests' samples.
 type sample struct {
 	at     int64 // Unix nanoseconds
 	value  float64
@@ -120,7 +125,9 @@ type iteration struct {
 	lag, interval time.Duration
 }
 
-// request is one request of the output with its own time.
+// request is one request of the output with its own time. The requests
+// are spooled (see spool) between the reading of the output and their
+// charge.
 type request struct {
 	end      int64 // Unix nanoseconds
 	own      time.Duration
@@ -152,11 +159,26 @@ type auditRun struct {
 	// tagged any sample.
 	untagged scenario
 	unknown  map[string]int64 // samples of scenarios the options do not have
-	// pending is the last k6/http request read, waiting for its
-	// http_req_blocked: pendingAt in pending's requests.
-	pending   *scenario
-	pendingAt int
-	raw       map[*metrics.Metric]rawKind
+	// pending is the last request read, of scenario pendingSc (an index
+	// into scens, -1 for the untagged pile), waiting for its
+	// http_req_blocked before it is spooled; hasPending says there is one.
+	pending    request
+	pendingSc  int
+	hasPending bool
+	raw        map[*metrics.Metric]rawKind
+	// scens are the scenarios in the options' order.
+	scens []*scenario
+	// requests spools the requests to be charged once every iteration
+	// is read.
+	requests spool
+	// untaggedTo is the scenario the untagged pile's requests are
+	// charged to, nil when they were made outside the scenarios.
+	untaggedTo *scenario
+	// backFilled counts the samples back-filled so far (see maxBackFill).
+	backFilled int64
+	// timed holds the rebuilt samples of iterations and drops, with
+	// Options.Log, sorted by time to be logged among the requests'.
+	timed []sample
 
 	// The aggregates, fed as the output is read (see sinks.go); rows.base
 	// is the first sample's time, where the log's and the rows' intervals
@@ -164,18 +186,32 @@ type auditRun struct {
 	eng  engineFeed
 	log  *logBuffer
 	rows rowSet
+	// relog is the log of the rebuilt samples (with Options.Log).
+	relog *logBuffer
 }
 
 // scenario is one scenario's samples and its rebuild.
 type scenario struct {
 	cfg        executor.Config
+	index      int
 	iterations []iteration
-	requests   []request
 	drops      []drop
+	// requests and withoutBlocked count the scenario's requests (which
+	// are spooled) and the k6/http ones among them without
+	// http_req_blocked.
+	requests, withoutBlocked int64
 	// durations are the iterations' durations (iteration_duration), for
 	// the account's p99.
 	durations *metrics.TrendSink
 	audit     *ScenarioAudit
+	// The rebuild: the linker of requests to iterations, and whether
+	// the requests are charged (open: their iteration's lag; closed:
+	// back-filled at their iteration's interval).
+	linker           *linker
+	open, backFilled bool
+	// notFilled counts the requests left without back-fill past
+	// maxBackFill.
+	notFilled int64
 }
 
 // Audit reads k6's JSON output from r (name is used in messages) and
@@ -196,13 +232,17 @@ func Audit(r io.Reader, name string, o Options) (*Result, error) {
 		raw:     map[*metrics.Metric]rawKind{},
 		rows:    newRowSet(o.Bound),
 	}
+	defer a.requests.close()
+	defer a.eng.wait.close()
 	a.untagged.durations = metrics.NewTrendSink()
+	a.untagged.index = -1
 	for _, cfg := range o.Scenarios {
 		if _, dup := a.byID[cfg.Base().Name]; dup {
 			continue
 		}
-		sc := &scenario{cfg: cfg, durations: metrics.NewTrendSink(), audit: &ScenarioAudit{Name: cfg.Base().Name, Executor: cfg.Base().Executor, Description: cfg.Description()}}
+		sc := &scenario{cfg: cfg, index: len(a.scens), durations: metrics.NewTrendSink(), audit: &ScenarioAudit{Name: cfg.Base().Name, Executor: cfg.Base().Executor, Description: cfg.Description()}}
 		a.byID[sc.audit.Name] = sc
+		a.scens = append(a.scens, sc)
 		a.res.Scenarios = append(a.res.Scenarios, sc.audit)
 	}
 	if len(a.byID) == 0 {
@@ -225,6 +265,7 @@ func Audit(r io.Reader, name string, o Options) (*Result, error) {
 			return nil, a.eng.err
 		}
 	}
+	a.flushPending()
 	a.res.Reading = rd.rd
 	if a.res.Reading.Points == 0 {
 		return nil, fmt.Errorf("%s holds no samples of k6's JSON output", name)
@@ -239,13 +280,21 @@ func Audit(r io.Reader, name string, o Options) (*Result, error) {
 			return nil, fmt.Errorf("options.latencyTrends[%d]: %s declares %q a %s of %s values, not a Trend of time", i, name, trend, m.Type, m.Contains)
 		}
 	}
+	// Every metric the output declares is declared now: the engine can
+	// be made, and it takes the samples that waited for it.
+	if err := a.eng.ready(a); err != nil {
+		return nil, err
+	}
 	if err := a.placeUntagged(); err != nil {
 		return nil, err
 	}
-	for _, sc := range a.sortedScenarios() {
+	for _, sc := range a.scens {
 		if err := a.rebuild(sc); err != nil {
 			return nil, err
 		}
+	}
+	if err := a.charge(); err != nil {
+		return nil, err
 	}
 	if err := a.finish(); err != nil {
 		return nil, err
@@ -253,9 +302,9 @@ func Audit(r io.Reader, name string, o Options) (*Result, error) {
 	return a.res, nil
 }
 
-// take files one point: every point is kept for the summary and every
-// time trend for the log; iterations, requests and drops are filed by
-// scenario for the rebuild.
+// take files one point: every point goes into the summary's aggregates
+// and every time trend into the log; iterations and drops are kept by
+// scenario for the rebuild, and requests spooled.
 func (a *auditRun) take(p point) {
 	if a.rows.base.IsZero() {
 		a.begin(p.time)
@@ -285,10 +334,7 @@ func (a *auditRun) take(p point) {
 	case metrics.HTTPReqBlockedName:
 		// k6 writes a request's samples together: its http_req_blocked
 		// follows its http_req_duration, at the same time and tags.
-		if a.pending == nil {
-			return
-		}
-		if q := &a.pending.requests[a.pendingAt]; q.http && !q.blocked && q.end == at && q.tags == p.tags && q.vu == p.vu && q.iter == p.iter {
+		if q := &a.pending; a.hasPending && q.http && !q.blocked && q.end == at && q.tags == p.tags && q.vu == p.vu && q.iter == p.iter {
 			q.own += time.Duration(millisToNanos(p.value))
 			q.blocked = true
 		}
@@ -304,14 +350,32 @@ func (a *auditRun) take(p point) {
 			}
 			return
 		}
+		a.flushPending()
 		tags := p.tags
 		if a.raw[p.metric] == rawTrend {
 			tags = tags.With(executor.LatencyTrendTag, p.metric.Name)
 		}
-		sc.requests = append(sc.requests, request{end: at, own: time.Duration(millisToNanos(p.value)), tags: tags,
-			vu: p.vu, iter: p.iter, http: p.metric.Name == metrics.HTTPReqDurationName})
-		a.pending, a.pendingAt = sc, len(sc.requests)-1
+		a.pending = request{end: at, own: time.Duration(millisToNanos(p.value)), tags: tags,
+			vu: p.vu, iter: p.iter, http: p.metric.Name == metrics.HTTPReqDurationName}
+		a.pendingSc, a.hasPending = sc.index, true
 	}
+}
+
+// flushPending counts the pending request in its scenario and spools it.
+func (a *auditRun) flushPending() {
+	if !a.hasPending {
+		return
+	}
+	a.hasPending = false
+	sc := &a.untagged
+	if a.pendingSc >= 0 {
+		sc = a.scens[a.pendingSc]
+	}
+	sc.requests++
+	if q := a.pending; q.http && !q.blocked {
+		sc.withoutBlocked++
+	}
+	a.putRequest(a.pendingSc, a.pending)
 }
 
 // rawKind says whether a metric's samples are operations that record
@@ -371,19 +435,21 @@ func (a *auditRun) scenarioOf(name string, tagged bool) *scenario {
 // scenarios.
 func (a *auditRun) placeUntagged() error {
 	u := &a.untagged
-	if len(u.iterations)+len(u.requests)+len(u.drops) == 0 {
+	if int64(len(u.iterations)+len(u.drops))+u.requests == 0 {
 		return nil
 	}
 	if a.scenarioTagged {
 		// Read before the first tagged sample: setup's.
-		a.res.Outside += int64(len(u.requests))
+		a.res.Outside += u.requests
 		return nil
 	}
 	if len(a.byID) > 1 {
 		return fmt.Errorf("%s has no scenario tags (the run's --system-tags left out scenario), so its samples cannot be told apart among the options' %d scenarios; audit a run made with the scenario system tag", a.res.Source, len(a.byID))
 	}
 	for _, sc := range a.byID {
-		sc.iterations, sc.requests, sc.drops, sc.durations = u.iterations, u.requests, u.drops, u.durations
+		sc.iterations, sc.drops, sc.durations = u.iterations, u.drops, u.durations
+		sc.requests, sc.withoutBlocked = u.requests, u.withoutBlocked
+		a.untaggedTo = sc
 		a.rows.untaggedAre(sc.audit.Name)
 		sc.audit.Notes = append(sc.audit.Notes, "the run had no scenario tag: every sample is taken as this scenario's (setup's and teardown's requests too)")
 	}
@@ -399,36 +465,68 @@ func (a *auditRun) scenarioNames() []string {
 	return out
 }
 
-// sortedScenarios returns the scenarios in the options' order.
-func (a *auditRun) sortedScenarios() []*scenario {
-	out := make([]*scenario, 0, len(a.byID))
-	for _, sa := range a.res.Scenarios {
-		out = append(out, a.byID[sa.Name])
-	}
-	return out
-}
-
-// rebuild rebuilds one scenario's corrected_latency and schedule_lag.
+// rebuild rebuilds one scenario from its iterations and drops: an open
+// one's schedule (each iteration's lag, each drop's charge), a closed
+// one's VUs and cadences (each iteration's interval). Its requests are
+// charged after, by charge.
 func (a *auditRun) rebuild(sc *scenario) error {
 	slices.SortStableFunc(sc.iterations, func(x, y iteration) int { return cmp.Compare(x.start, y.start) })
 	sc.audit.Iterations = int64(len(sc.iterations))
-	sc.audit.Requests = int64(len(sc.requests))
+	sc.audit.Requests = sc.requests
 	for _, d := range sc.drops {
 		sc.audit.K6Dropped += d.n
 	}
-	for _, q := range sc.requests {
-		if q.http && !q.blocked {
-			sc.audit.WithoutBlocked++
-		}
-	}
+	sc.audit.WithoutBlocked = sc.withoutBlocked
 	if n := sc.audit.WithoutBlocked; n > 0 {
 		sc.audit.Notes = append(sc.audit.Notes, fmt.Sprintf("%d k6/http requests have no http_req_blocked in the output: their own time is http_req_duration alone, without the wait for a connection", n))
 	}
-	rec := metrics.RecorderFunc(a.rebuilt)
+	rec := metrics.RecorderFunc(a.rebuiltTimed)
 	if sched := scheduleOf(sc.cfg); sched != nil {
 		return a.rebuildOpen(sc, sched, rec)
 	}
-	a.rebuildClosed(sc, rec)
+	a.rebuildClosed(sc)
+	return nil
+}
+
+// charge reads the spooled requests back, in the output's order, and
+// charges each as its scenario's rebuild says; the rebuilt samples of
+// iterations and drops are logged among theirs, by time.
+func (a *auditRun) charge() error {
+	if a.log != nil {
+		slices.SortStableFunc(a.timed, func(x, y sample) int { return cmp.Compare(x.at, y.at) })
+	}
+	if err := a.requests.rewind(); err != nil {
+		return err
+	}
+	rec := metrics.RecorderFunc(a.rebuilt)
+	for range a.requests.n {
+		i, q := a.nextRequest()
+		if err := a.requests.err; err != nil {
+			return err
+		}
+		a.logTimedUntil(q.end)
+		sc := a.untaggedTo
+		if i >= 0 && i < len(a.scens) {
+			sc = a.scens[i]
+		}
+		switch {
+		case sc == nil:
+		case sc.open:
+			a.chargeOpen(sc, q, rec)
+		case sc.backFilled:
+			a.chargeClosed(sc, q, rec)
+		}
+	}
+	a.logTimedUntil(math.MaxInt64)
+	a.requests.close()
+	for _, sc := range a.scens {
+		if sc.linker != nil {
+			sc.linker.account(sc.audit)
+		}
+		if sc.notFilled > 0 {
+			sc.audit.Notes = append(sc.audit.Notes, fmt.Sprintf("%d requests record their own time alone: the audit stopped back-filling at %d samples, which only a damaged output or an expectedInterval far below the requests' times reaches", sc.notFilled, maxBackFill))
+		}
+	}
 	return nil
 }
 
@@ -444,15 +542,55 @@ func scheduleOf(cfg executor.Config) *schedule.Schedule {
 	return nil
 }
 
-// rebuilt takes one rebuilt sample.
+// rebuilt takes one rebuilt sample of a request.
 func (a *auditRun) rebuilt(s metrics.Sample) {
+	a.aggregate(s)
+	if a.log != nil {
+		a.rebuiltLog().add(s)
+	}
+}
+
+// rebuiltTimed takes one rebuilt sample of an iteration or a drop, which
+// is logged later, among the requests' samples (see charge).
+func (a *auditRun) rebuiltTimed(s metrics.Sample) {
+	a.aggregate(s)
+	if a.log != nil {
+		a.timed = append(a.timed, sample{at: s.Time.UnixNano(), value: s.Value, metric: s.Metric, tags: s.Tags})
+	}
+}
+
+// aggregate feeds a rebuilt sample to the summary and the tables.
+func (a *auditRun) aggregate(s metrics.Sample) {
 	a.eng.add(a, s)
 	if s.Metric == a.b.CorrectedLatency {
 		a.rows.add(SourceAudit, s)
 	}
-	if a.log != nil {
-		a.res.rebuilt = append(a.res.rebuilt, sample{at: s.Time.UnixNano(), value: s.Value, metric: s.Metric, tags: s.Tags})
+	if a.o.rebuilt != nil {
+		a.o.rebuilt(s)
 	}
+}
+
+// logTimedUntil logs the rebuilt samples of iterations and drops up to
+// the time at (Unix nanoseconds).
+func (a *auditRun) logTimedUntil(at int64) {
+	if a.log == nil {
+		return
+	}
+	n := 0
+	for n < len(a.timed) && a.timed[n].at <= at {
+		s := a.timed[n]
+		a.rebuiltLog().add(metrics.Sample{Metric: s.metric, Tags: s.tags, Time: time.Unix(0, s.at), Value: s.value})
+		n++
+	}
+	a.timed = a.timed[n:]
+}
+
+// rebuiltLog returns the log of the rebuilt samples, made at the first.
+func (a *auditRun) rebuiltLog() *logBuffer {
+	if a.relog == nil {
+		a.relog = newLogBuffer(a.rows.base, a.o.LogEnv, a.o.Logf)
+	}
+	return a.relog
 }
 
 // millisToNanos converts k6's milliseconds to whole nanoseconds.

@@ -74,6 +74,9 @@ func TestOpenChargesLagsAndDrops(t *testing.T) {
 			if sc.Intended != 450 || sc.OnTime != 409 || sc.Late != 1 || sc.Dropped != 40 || sc.K6Dropped != 40 || sc.Missing != 0 {
 				t.Errorf("account %+v, want 450 intended, 409 on time, 1 late, 40 dropped (k6: 40), none missing", sc)
 			}
+			if exact := map[bool]int64{true: 410}[meta]; sc.LinkedExact != exact || sc.LinkedByTime != 410-exact || sc.LinkedByVU+sc.Unlinked != 0 {
+				t.Errorf("links: %d exact, %d by vu, %d by time, %d none; want %d exact, the rest by time", sc.LinkedExact, sc.LinkedByVU, sc.LinkedByTime, sc.Unlinked, exact)
+			}
 			if want := at(t0, handoff); !sc.Anchor.Equal(want) || sc.MaxLag != 2*time.Millisecond {
 				t.Errorf("schedule placed at %v with largest lag %v, want %v and 2ms", sc.Anchor, sc.MaxLag, want)
 			}
@@ -227,32 +230,45 @@ func TestOpenScheduleMismatch(t *testing.T) {
 	}
 }
 
-// audit audits out with the options.
-func audit(t *testing.T, out *k6Output, options string) *Result {
+// audited is an audit with its rebuilt samples.
+type audited struct {
+	*Result
+	rebuilt []metrics.Sample
+}
+
+// audit audits out with the options, keeping the rebuilt samples.
+func audit(t *testing.T, out *k6Output, options string) audited {
 	t.Helper()
-	// Log keeps the rebuilt samples, which values reads.
-	res, err := Audit(bytes.NewReader(out.b.Bytes()), "out.json", Options{Scenarios: scenarios(t, options), Log: true})
+	return auditWith(t, out.b.Bytes(), Options{Scenarios: scenarios(t, options), Log: true})
+}
+
+// auditWith audits in with o, keeping the rebuilt samples.
+func auditWith(t *testing.T, in []byte, o Options) audited {
+	t.Helper()
+	var rebuilt []metrics.Sample
+	o.rebuilt = func(s metrics.Sample) { rebuilt = append(rebuilt, s) }
+	res, err := Audit(bytes.NewReader(in), "out.json", o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res
+	return audited{res, rebuilt}
 }
 
 // values returns the values of metric's samples whose tags hold sel.
-func values(res *Result, metric string, sel map[string]string) []float64 {
+func values(res audited, metric string, sel map[string]string) []float64 {
 	var out []float64
 	for _, s := range res.rebuilt {
-		if s.metric.Name != metric {
+		if s.Metric.Name != metric {
 			continue
 		}
 		ok := true
 		for k, v := range sel {
-			if got, _ := s.tags.Get(k); got != v {
+			if got, _ := s.Tags.Get(k); got != v {
 				ok = false
 			}
 		}
 		if ok {
-			out = append(out, s.value)
+			out = append(out, s.Value)
 		}
 	}
 	return out
@@ -293,7 +309,7 @@ func trendOf(vs []float64) *metrics.TrendSink {
 }
 
 // row returns the row of source with labels.
-func row(t *testing.T, res *Result, source, labels string) Row {
+func row(t *testing.T, res audited, source, labels string) Row {
 	t.Helper()
 	for _, r := range res.Rows {
 		if r.Source == source && r.Labels == labels {

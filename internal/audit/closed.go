@@ -37,7 +37,7 @@ const retireAfter = time.Second
 // from the closed loop itself: a VU starts its next iteration as soon as
 // one ends, so each start is given to the VU that has idled longest
 // (reconstructVUs). That is an estimate, and the account says so.
-func (a *auditRun) rebuildClosed(sc *scenario, rec metrics.Recorder) {
+func (a *auditRun) rebuildClosed(sc *scenario) {
 	acc := sc.audit
 	fill := &acc.BackFill
 	if cm, ok := sc.cfg.(executor.ClosedModel); ok {
@@ -73,19 +73,37 @@ func (a *auditRun) rebuildClosed(sc *scenario, rec metrics.Recorder) {
 		}
 	}
 	slices.Sort(fill.Estimates)
-	l := newLinker(sc.iterations)
-	corrected := a.b.CorrectedLatency
-	for _, q := range sc.requests {
-		var interval time.Duration
-		if i, ok := l.find(q); ok {
-			interval = sc.iterations[i].interval
-		}
-		executor.BackFill(rec, corrected, q.tags, time.Unix(0, q.end), q.own, interval)
-		fill.Requests++
-		fill.Backfilled += executor.BackFilled(q.own, interval)
-	}
-	l.account(acc)
+	sc.linker = newLinker(sc.iterations)
+	sc.backFilled = true
 }
+
+// chargeClosed back-fills a request of a closed scenario at its
+// iteration's interval.
+func (a *auditRun) chargeClosed(sc *scenario, q request, rec metrics.Recorder) {
+	var interval time.Duration
+	if i, ok := sc.linker.find(q); ok {
+		interval = sc.iterations[i].interval
+	}
+	n := executor.BackFilled(q.own, interval)
+	if a.backFilled+n > maxBackFill {
+		// Past the cap: the request's own time alone.
+		interval, n = 0, 0
+		sc.notFilled++
+	}
+	a.backFilled += n
+	executor.BackFill(rec, a.b.CorrectedLatency, q.tags, time.Unix(0, q.end), q.own, interval)
+	fill := &sc.audit.BackFill
+	fill.Requests++
+	fill.Backfilled += n
+}
+
+// maxBackFill bounds the samples an audit back-fills, and so its time
+// (about 100 ns a sample): a real closed loop back-fills a few per
+// request that met a stall, but a damaged own time (up to 146 years) at
+// the 100 µs floor of the cadence estimate would make some 10^13. The
+// requests past it record their own time alone, and the account says how
+// many.
+var maxBackFill int64 = 100_000_000
 
 // vusOf splits a closed-model scenario's iterations (sorted by start) by
 // VU: by k6's vu metadata when every iteration has it (true), else by

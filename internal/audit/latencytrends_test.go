@@ -18,14 +18,10 @@ func opsOutput(meta bool) *k6Output {
 	return o
 }
 
-// auditWith audits out with the options and latency trends.
-func auditWith(t *testing.T, out *k6Output, options string, trends ...string) *Result {
+// auditTrends audits out with the options and latency trends.
+func auditTrends(t *testing.T, out *k6Output, options string, trends ...string) audited {
 	t.Helper()
-	res, err := Audit(bytes.NewReader(out.b.Bytes()), "out.json", Options{Scenarios: scenarios(t, options), Log: true, LatencyTrends: trends})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return auditWith(t, out.b.Bytes(), Options{Scenarios: scenarios(t, options), Log: true, LatencyTrends: trends})
 }
 
 // A stock k6 run whose operations are timed by a custom Trend, audited
@@ -38,7 +34,7 @@ func TestAuditChargesLatencyTrends(t *testing.T) {
 	for _, meta := range []bool{true, false} {
 		late := map[int]float64{200: 2}
 		ref := audit(t, frozenOpenN(meta, late, 450), openOptions)
-		res := auditWith(t, frozenOpenInto(opsOutput(meta), late, 450), openOptions, "op_duration")
+		res := auditTrends(t, frozenOpenInto(opsOutput(meta), late, 450), openOptions, "op_duration")
 		want := values(ref, metrics.CorrectedLatencyName, nil)
 		if got := values(res, metrics.CorrectedLatencyName, nil); !sameValues(got, want) {
 			t.Errorf("meta %v: corrected_latency %v,\nthe same run of HTTP requests %v", meta, got, want)
@@ -53,7 +49,7 @@ func TestAuditChargesLatencyTrends(t *testing.T) {
 		if sc := res.Scenarios[0]; sc.Requests != 410 {
 			t.Errorf("meta %v: %d requests, want the 410 operations", meta, sc.Requests)
 		}
-		without := auditWith(t, frozenOpenInto(opsOutput(meta), late, 450), openOptions)
+		without := auditTrends(t, frozenOpenInto(opsOutput(meta), late, 450), openOptions)
 		if n := len(values(without, metrics.CorrectedLatencyName, nil)); n != 40 {
 			t.Errorf("meta %v: without latencyTrends %d corrected_latency values, want the 40 drops", meta, n)
 		}
@@ -65,7 +61,7 @@ func TestAuditChargesLatencyTrends(t *testing.T) {
 // corrected_latency{metric:op_duration} under corrected_latency.
 func TestAuditBackFillsLatencyTrends(t *testing.T) {
 	const options = `{"scenarios":{"closed":{"executor":"constant-vus","vus":1,"duration":"5625ms","expectedInterval":"12.5ms"}}}`
-	res := auditWith(t, frozenClosedInto(opsOutput(true)), options, "op_duration")
+	res := auditTrends(t, frozenClosedInto(opsOutput(true)), options, "op_duration")
 	filled := values(res, metrics.CorrectedLatencyName, map[string]string{"backfilled": "true", "metric": "op_duration"})
 	ops := values(res, metrics.CorrectedLatencyName, map[string]string{"metric": "op_duration"})
 	if len(filled) != 39 || len(ops) != 449 || slices.Max(filled) != 497.5 || slices.Min(filled) != 22.5 {

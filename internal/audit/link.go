@@ -29,32 +29,48 @@ const maxLinkWalk = 4096
 // most do, and at worst one that started a little later than the right
 // one.
 type linker struct {
-	its   []iteration // sorted by start
-	byKey map[[2]int64]int
-	byVU  map[int64][]int // indices into its, by start
+	its []iteration // sorted by start
+	// byKey indexes the iterations with vu and iter, sorted by them (4
+	// bytes an iteration, where a map took some 70).
+	byKey []int32
+	byVU  map[int64][]int32 // indices into its, by start
 	// Tallies of how the requests were linked.
 	exact, byVUs, byTime, unlinked int64
 }
 
 func newLinker(its []iteration) *linker {
-	l := &linker{its: its, byKey: map[[2]int64]int{}, byVU: map[int64][]int{}}
+	l := &linker{its: its, byVU: map[int64][]int32{}}
 	for i, it := range its {
 		if it.vu >= 0 {
-			l.byVU[it.vu] = append(l.byVU[it.vu], i)
+			l.byVU[it.vu] = append(l.byVU[it.vu], int32(i))
 			if it.iter >= 0 {
-				l.byKey[[2]int64{it.vu, it.iter}] = i
+				l.byKey = append(l.byKey, int32(i))
 			}
 		}
 	}
+	slices.SortStableFunc(l.byKey, func(x, y int32) int { return l.compareKey(x, l.its[y].vu, l.its[y].iter) })
 	return l
+}
+
+// compareKey orders iteration i against the key (vu, iter).
+func (l *linker) compareKey(i int32, vu, iter int64) int {
+	return cmp.Or(cmp.Compare(l.its[i].vu, vu), cmp.Compare(l.its[i].iter, iter))
 }
 
 // find returns the index of q's iteration and whether there is one.
 func (l *linker) find(q request) (int, bool) {
 	if q.vu >= 0 && q.iter >= 0 {
-		if i, ok := l.byKey[[2]int64{q.vu, q.iter}]; ok {
+		// The last of the iterations with the key, in start order, as
+		// a map filled in that order would hold.
+		k, _ := slices.BinarySearchFunc(l.byKey, q, func(i int32, q request) int {
+			if c := l.compareKey(i, q.vu, q.iter); c != 0 {
+				return c
+			}
+			return -1
+		})
+		if k > 0 && l.compareKey(l.byKey[k-1], q.vu, q.iter) == 0 {
 			l.exact++
-			return i, true
+			return int(l.byKey[k-1]), true
 		}
 	}
 	for _, tol := range linkTolerances {
@@ -78,9 +94,9 @@ func (l *linker) search(q request, tol int64) (int, bool) {
 	start := q.end - int64(q.own) + tol
 	if q.vu >= 0 {
 		idx := l.byVU[q.vu]
-		k, _ := slices.BinarySearchFunc(idx, start+1, func(i int, t int64) int { return cmp.Compare(l.its[i].start, t) })
+		k, _ := slices.BinarySearchFunc(idx, start+1, func(i int32, t int64) int { return cmp.Compare(l.its[i].start, t) })
 		if k > 0 && l.its[idx[k-1]].end >= q.end-tol {
-			return idx[k-1], true
+			return int(idx[k-1]), true
 		}
 		return 0, false
 	}

@@ -45,12 +45,32 @@ import (
 func (a *auditRun) rebuildOpen(sc *scenario, sched *schedule.Schedule, rec metrics.Recorder) error {
 	acc := sc.audit
 	acc.Open = true
+	sc.open = true
+	sc.linker = newLinker(sc.iterations)
 	type event struct {
 		at   int64
 		it   int // index in sc.iterations, -1 for a drop
 		drop int // index in sc.drops
 	}
-	events := make([]event, 0, len(sc.iterations)+int(acc.K6Dropped))
+	settled := int64(len(sc.iterations)) + acc.K6Dropped
+	n := sched.Count()
+	timetable := sched
+	if settled > n {
+		// k6 settled arrivals due after the end: the one due exactly at
+		// the end when its timer wins the race against the scenario's
+		// end, and, on a loaded machine, those whose timers fired before
+		// the end was noticed. The schedule goes on at its final rate.
+		timetable = overrun(sched)
+		if timetable == nil || settled > timetable.Count() {
+			return fmt.Errorf("scenarios.%s: the output holds %d started and dropped iterations of the scenario, but its schedule (%s) intends only %d: "+
+				"audit with the options of the run (the same script, -e variables, --config and option flags as k6 run)",
+				acc.Name, settled, acc.Description, n)
+		}
+		acc.PastEnd = settled - n
+		n = settled
+	}
+	// An event per arrival, made once the schedule has room for them all.
+	events := make([]event, 0, settled)
 	for i, it := range sc.iterations {
 		events = append(events, event{at: it.start, it: i})
 	}
@@ -60,22 +80,6 @@ func (a *auditRun) rebuildOpen(sc *scenario, sched *schedule.Schedule, rec metri
 		}
 	}
 	slices.SortStableFunc(events, func(x, y event) int { return cmp.Compare(x.at, y.at) })
-	n := sched.Count()
-	timetable := sched
-	if int64(len(events)) > n {
-		// k6 settled arrivals due after the end: the one due exactly at
-		// the end when its timer wins the race against the scenario's
-		// end, and, on a loaded machine, those whose timers fired before
-		// the end was noticed. The schedule goes on at its final rate.
-		timetable = overrun(sched)
-		if timetable == nil || int64(len(events)) > timetable.Count() {
-			return fmt.Errorf("scenarios.%s: the output holds %d started and dropped iterations of the scenario, but its schedule (%s) intends only %d: "+
-				"audit with the options of the run (the same script, -e variables, --config and option flags as k6 run)",
-				acc.Name, len(events), acc.Description, n)
-		}
-		acc.PastEnd = int64(len(events)) - n
-		n = int64(len(events))
-	}
 	acc.Intended = n
 	acc.Missing = n - int64(len(events))
 	if acc.Missing > 0 {
@@ -128,16 +132,17 @@ func (a *auditRun) rebuildOpen(sc *scenario, sched *schedule.Schedule, rec metri
 		rec.Record(metrics.Sample{Metric: b.CorrectedLatency, Tags: sc.drops[ev.drop].tags.With("outcome", "dropped"),
 			Time: time.Unix(0, giveUp), Value: metrics.Milliseconds(time.Duration(giveUp - intended))})
 	}
-	l := newLinker(sc.iterations)
-	for _, q := range sc.requests {
-		var lag time.Duration
-		if i, ok := l.find(q); ok {
-			lag = sc.iterations[i].lag
-		}
-		rec.Record(metrics.Sample{Metric: b.CorrectedLatency, Tags: q.tags, Time: time.Unix(0, q.end), Value: metrics.Milliseconds(q.own + lag)})
-	}
-	l.account(acc)
 	return nil
+}
+
+// chargeOpen charges a request of an open scenario its own time plus its
+// iteration's lag.
+func (a *auditRun) chargeOpen(sc *scenario, q request, rec metrics.Recorder) {
+	var lag time.Duration
+	if i, ok := sc.linker.find(q); ok {
+		lag = sc.iterations[i].lag
+	}
+	rec.Record(metrics.Sample{Metric: a.b.CorrectedLatency, Tags: q.tags, Time: time.Unix(0, q.end), Value: metrics.Milliseconds(q.own + lag)})
 }
 
 // overrunWindow is how long after the end of its duration an arrival-rate

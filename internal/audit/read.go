@@ -7,17 +7,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/metronome-load/metronome/metrics"
+	"github.com/metronome-load/metronome/output/hdrlog"
 )
 
 // maxLine bounds one line of the output; k6's lines are a few hundred
 // bytes, a URL tag makes them longer, nothing makes them megabytes.
 const maxLine = 16 << 20
+
+// maxTagSets bounds the reader's cache of tag sets by their JSON text.
+const maxTagSets = 1 << 14
 
 // maxExamples is how many skipped lines a Reading describes one by one.
 const maxExamples = 5
@@ -262,6 +268,10 @@ func (r *reader) point(rec *record) (point, bool) {
 		r.skip(&r.rd.Malformed, "a Point without a value")
 		return point{}, false
 	}
+	if why := r.impossible(m, *rec.Data.Value); why != "" {
+		r.skip(&r.rd.Malformed, why)
+		return point{}, false
+	}
 	at, err := time.Parse(time.RFC3339Nano, rec.Data.Time)
 	if err != nil {
 		r.skip(&r.rd.Malformed, fmt.Sprintf("a Point whose time %q is not RFC 3339", rec.Data.Time))
@@ -280,6 +290,36 @@ func (r *reader) point(rec *record) (point, bool) {
 		p.iter = parseID(v)
 	}
 	return p, true
+}
+
+// maxDurationMs bounds, in milliseconds, a value the audit adds as a
+// duration (2^62 ns, about 146 years: two of them add without
+// overflowing): no run lasts that long, so a longer value is damage, and
+// taking it would wrap the arithmetic into negative times.
+const maxDurationMs = float64(1<<62) / 1e6
+
+// maxDrops bounds the value of one dropped_iterations sample: k6 writes
+// 1 for each drop.
+const maxDrops = 1 << 20
+
+// impossible says why a value k6 cannot have written is refused, "" for
+// a value that is taken: a duration the audit computes with (a request's
+// own time, an iteration's duration) past maxDurationMs, and a
+// dropped_iterations count that is not a whole number from 0 to maxDrops.
+// The sample is skipped as a damaged line, by its line number.
+func (r *reader) impossible(m *metrics.Metric, v float64) string {
+	switch {
+	case m.Name == metrics.DroppedIterationsName:
+		if v < 0 || v > maxDrops || v != math.Trunc(v) {
+			return fmt.Sprintf("a Point of %s whose value %g is no count of dropped arrivals (k6 writes 1 per drop)", m.Name, v)
+		}
+	case m.Name == metrics.IterationDurationName || m.Name == metrics.HTTPReqBlockedName || slices.Contains(hdrlog.RawMetrics, m.Name),
+		m.Type == metrics.Trend && m.Contains == metrics.Time: // a latency trend's operations are durations too
+		if math.Abs(v) > maxDurationMs {
+			return fmt.Sprintf("a Point of %s whose value %g ms is longer than any run (over 146 years): damaged", m.Name, v)
+		}
+	}
+	return ""
 }
 
 // tags returns the tag set of a Point's tags object. An older k6's vu and
@@ -309,6 +349,11 @@ func (r *reader) tags(raw json.RawMessage) (tagged, error) {
 	}
 	if t.vu < 0 && t.iter < 0 {
 		// Sets with vu or iter are one per iteration: not worth keeping.
+		// Nor are sets past maxTagSets (a URL per request): the cache
+		// starts over rather than grow with the output.
+		if len(r.tagSets) >= maxTagSets {
+			clear(r.tagSets)
+		}
 		r.tagSets[string(raw)] = t
 	}
 	return t, nil

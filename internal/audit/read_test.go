@@ -137,16 +137,75 @@ func TestSkippedLines(t *testing.T) {
 // scenario; with several its samples cannot be told apart.
 func TestWithoutScenarioTags(t *testing.T) {
 	in := strings.ReplaceAll(frozenOpen(true, nil).b.String(), `"scenario":"open"`, `"group":""`)
-	res, err := Audit(strings.NewReader(in), "untagged.json", Options{Scenarios: scenarios(t, openOptions), Log: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := auditWith(t, []byte(in), Options{Scenarios: scenarios(t, openOptions)})
 	if sc := res.Scenarios[0]; sc.Dropped != 40 || len(values(res, metrics.CorrectedLatencyName, nil)) != 450 || len(sc.Notes) == 0 {
 		t.Errorf("account %+v: want the whole output audited as the only scenario, and a note saying so", sc)
 	}
-	_, err = Audit(strings.NewReader(in), "untagged.json", Options{Scenarios: scenarios(t,
+	_, err := Audit(strings.NewReader(in), "untagged.json", Options{Scenarios: scenarios(t,
 		`{"scenarios":{"a":{"executor":"constant-vus","vus":1,"duration":"1s"},"b":{"executor":"constant-vus","vus":1,"duration":"1s"}}}`)})
 	if err == nil || !strings.Contains(err.Error(), "no scenario tags") {
 		t.Errorf("err = %v, want the missing scenario tag named", err)
+	}
+}
+
+// Values k6 cannot have written (hostile probe 4, #12) are skipped as
+// damaged lines, by line number, and the rest is audited as if they were
+// not there: a duration the audit adds (a request's own time, an
+// iteration's duration) longer than any run, which would wrap the
+// arithmetic into negative times, and a dropped_iterations count that is
+// not a whole number of drops, which would make an event per arrival.
+func TestImpossibleValuesAreSkipped(t *testing.T) {
+	const options = `{"scenarios":{"closed":{"executor":"constant-vus","vus":1,"duration":"5625ms","expectedInterval":"auto"}}}`
+	clean := frozenClosed(true).b.String()
+	lines := strings.SplitAfter(clean, "\n")
+	tags := `"tags":{"method":"GET","name":"x","scenario":"closed","status":"200"},"metadata":{"iter":"3","vu":"1"}`
+	extra := []string{
+		`{"metric":"http_req_duration","type":"Point","data":{"time":"2026-12-01T10:00:01Z","value":1e300,` + tags + "}}\n",
+		`{"metric":"iteration_duration","type":"Point","data":{"time":"2026-12-01T10:00:01Z","value":1e18,"tags":{"scenario":"closed"}}}` + "\n",
+		`{"metric":"http_req_blocked","type":"Point","data":{"time":"2026-12-01T10:00:01Z","value":-1e14,` + tags + "}}\n",
+		`{"type":"Metric","data":{"name":"dropped_iterations","type":"counter","contains":"default"},"metric":"dropped_iterations"}` + "\n",
+		`{"metric":"dropped_iterations","type":"Point","data":{"time":"2026-12-01T10:00:01Z","value":1e12,"tags":{"scenario":"closed"}}}` + "\n",
+		`{"metric":"dropped_iterations","type":"Point","data":{"time":"2026-12-01T10:00:01Z","value":0.5,"tags":{"scenario":"closed"}}}` + "\n",
+	}
+	damaged := strings.Join(lines[:30], "") + strings.Join(extra, "") + strings.Join(lines[30:], "")
+	want := auditWith(t, []byte(clean), Options{Scenarios: scenarios(t, options)})
+	got := auditWith(t, []byte(damaged), Options{Scenarios: scenarios(t, options)})
+	rd := got.Reading
+	if rd.Malformed != 5 || len(rd.Examples) != 5 || !strings.HasPrefix(rd.Examples[0], "line 31: a Point of http_req_duration whose value 1e+300 ms is longer than any run") ||
+		!strings.HasPrefix(rd.Examples[1], "line 32: a Point of iteration_duration whose value 1e+18 ms") ||
+		!strings.HasPrefix(rd.Examples[3], "line 35: a Point of dropped_iterations whose value 1e+12 is no count") {
+		t.Errorf("reading %+v: want the 5 damaged lines skipped, each named by its line", rd)
+	}
+	if g, w := got.Scenarios[0], want.Scenarios[0]; g.Requests != w.Requests || g.BackFill.Backfilled != w.BackFill.Backfilled || g.K6Dropped != 0 {
+		t.Errorf("account %+v, want %+v: the damaged lines left out", g, w)
+	}
+	if g, w := values(got, metrics.CorrectedLatencyName, nil), values(want, metrics.CorrectedLatencyName, nil); !sameValues(g, w) {
+		t.Errorf("corrected_latency differs from the audit without the damaged lines")
+	}
+	var text bytes.Buffer
+	if err := got.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if s := text.String(); strings.Contains(s, "=-") || strings.Contains(s, "--") || !strings.Contains(s, "longer than any run") {
+		t.Errorf("the text shows a wrapped duration or does not say what it skipped:\n%s", s)
+	}
+}
+
+// A damaged own time under the duration bound (here 10^12 ms, 31 years)
+// would back-fill some 10^11 samples at the loop's 12.5 ms: the audit
+// stops back-filling at maxBackFill samples, so it ends, and says how many
+// requests record their own time alone.
+func TestBackFillIsBounded(t *testing.T) {
+	defer func(m int64) { maxBackFill = m }(maxBackFill)
+	maxBackFill = 100
+	out := frozenClosed(true)
+	out.request(at(t0, 5000), ms(1e12), "closed", target, 1, 399)
+	res := auditWith(t, out.b.Bytes(), Options{Scenarios: scenarios(t, `{"scenarios":{"closed":{"executor":"constant-vus","vus":1,"duration":"5625ms","expectedInterval":"12.5ms"}}}`)})
+	sc := res.Scenarios[0]
+	if sc.BackFill.Backfilled != 39 || sc.BackFill.Requests != 411 || len(values(res, metrics.CorrectedLatencyName, nil)) != 450 {
+		t.Errorf("back-fill %+v: want the loop's 39 samples and none for the damaged request", sc.BackFill)
+	}
+	if len(sc.Notes) != 1 || !strings.HasPrefix(sc.Notes[0], "1 requests record their own time alone: the audit stopped back-filling at 100 samples") {
+		t.Errorf("notes %q, want the one request left without back-fill", sc.Notes)
 	}
 }

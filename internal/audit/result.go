@@ -1,11 +1,9 @@
 package audit
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"github.com/metronome-load/metronome/executor"
@@ -78,26 +76,20 @@ const (
 // and builds the tables and the summary.
 func (a *auditRun) finish() error {
 	res := a.res
-	eng, err := a.eng.finish(a)
-	if err != nil {
-		return err
-	}
+	eng := a.eng.finish()
 	elapsed := res.End.Sub(res.Start)
 	res.Report = eng.EvaluateThresholds(elapsed, true)
 	if a.log != nil {
-		slices.SortStableFunc(res.rebuilt, func(x, y sample) int { return cmp.Compare(x.at, y.at) })
+		var err error
 		if res.k6Log, err = a.log.close(); err != nil {
 			return fmt.Errorf("the HdrHistogram log: %w", err)
 		}
-		lb := newLogBuffer(a.rows.base, a.o.LogEnv, a.o.Logf)
-		for _, s := range res.rebuilt {
-			lb.add(metrics.Sample{Metric: s.metric, Tags: s.tags, Time: time.Unix(0, s.at), Value: s.value})
-		}
-		if res.rebuiltLog, err = lb.close(); err != nil {
+		if res.rebuiltLog, err = a.rebuiltLog().close(); err != nil {
 			return fmt.Errorf("the HdrHistogram log: %w", err)
 		}
 	}
 	res.Rows = a.rows.rows(a.scenarioNames())
+	res.Folded = a.rows.foldedNames()
 	res.Summary = a.summaryInput(eng, elapsed)
 	return nil
 }

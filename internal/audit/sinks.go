@@ -20,8 +20,9 @@ import (
 
 // The output is aggregated as it is read, so an audit holds k6's samples
 // only as aggregates (the metrics engine's sinks, the log's intervals, the
-// tables' trends); what it keeps one by one is a few numbers per request
-// and iteration for the rebuild, and the rebuilt samples.
+// tables' trends); what it keeps one by one is a few numbers per
+// iteration and drop for the rebuild, and it spools the requests (see
+// spool).
 
 // begin starts the aggregates at the output's first sample.
 func (a *auditRun) begin(first time.Time) {
@@ -34,11 +35,12 @@ func (a *auditRun) begin(first time.Time) {
 // engineFeed feeds the metrics engine, which aggregates every metric for
 // the summary and evaluates the thresholds. The engine is made once every
 // metric a threshold names is declared (the output declares a custom
-// metric with its first sample); the samples before wait for it.
+// metric with its first sample), at the latest when the whole output is
+// read; the samples before wait for it in a spool.
 type engineFeed struct {
 	eng   *metrics.Engine
 	err   error
-	wait  []metrics.Sample
+	wait  spool
 	batch []metrics.Sample
 }
 
@@ -49,7 +51,8 @@ func (f *engineFeed) add(a *auditRun, s metrics.Sample) {
 	switch {
 	case f.err != nil:
 	case f.eng == nil:
-		f.wait = append(f.wait, s)
+		f.wait.putSample(s)
+		f.err = f.wait.err
 	default:
 		f.batch = append(f.batch, s)
 		if len(f.batch) >= 4096 {
@@ -72,22 +75,43 @@ func (f *engineFeed) make(a *auditRun) {
 		f.eng = nil
 		return
 	}
-	f.eng.Ingest(f.wait)
-	f.wait = nil
+	if f.err = f.wait.rewind(); f.err != nil {
+		f.eng = nil
+		return
+	}
+	byID := map[int]*metrics.Metric{}
+	for _, m := range a.reg.All() {
+		byID[m.ID] = m
+	}
+	for range f.wait.n {
+		s := f.wait.nextSample(byID)
+		if f.err = f.wait.err; f.err != nil {
+			f.eng = nil
+			return
+		}
+		f.batch = append(f.batch, s)
+		if len(f.batch) >= 4096 {
+			f.eng.Ingest(f.batch)
+			f.batch = f.batch[:0]
+		}
+	}
+	f.wait.close()
 }
 
-// finish makes the engine if it is not made yet and hands it what is
-// pending.
-func (f *engineFeed) finish(a *auditRun) (*metrics.Engine, error) {
+// ready makes the engine if it is not made yet, once the whole output is
+// read.
+func (f *engineFeed) ready(a *auditRun) error {
 	if f.eng == nil && f.err == nil {
 		f.make(a)
 	}
-	if f.err != nil {
-		return nil, f.err
-	}
+	return f.err
+}
+
+// finish hands the engine what is pending.
+func (f *engineFeed) finish() *metrics.Engine {
 	f.eng.Ingest(f.batch)
 	f.batch = nil
-	return f.eng, nil
+	return f.eng
 }
 
 // thresholdsDeclared reports whether every metric the thresholds name is
@@ -197,11 +221,20 @@ func intervalStart(line string) float64 {
 	return v
 }
 
-// rowKey identifies a Row: a source and a metric, per scenario or per
-// request name.
+// rowKey identifies a Row: a source and a metric, per scenario, per
+// request name, or for the names past the cap together (folded).
 type rowKey struct {
 	source, metric, scenario, name string
+	folded                         bool
 }
+
+// foldedLabels are the folded rows' labels, as metronome merge labels
+// the log's folded series.
+const foldedLabels = "folded=true"
+
+// maxFoldedNames bounds the names past the cap a rowSet remembers, to
+// count them: past it the count is a lower bound (as in the log).
+const maxFoldedNames = 1 << 16
 
 // rowAgg is a Row being aggregated.
 type rowAgg struct {
@@ -222,19 +255,43 @@ type rowSet struct {
 	// untagged names the scenario the samples without a scenario tag
 	// belong to, "" when they belong to none (setup's, teardown's).
 	untagged string
+	// names are the request names with rows of their own: the first
+	// metrics.MaxBreakdownValues, as in the summary and the log; the
+	// samples of later names go to folded rows, and folded holds those
+	// names (up to maxFoldedNames) to count them.
+	names, folded map[string]bool
 }
 
 func newRowSet(bound time.Duration) rowSet {
-	return rowSet{by: map[rowKey]*rowAgg{}, bound: metrics.Milliseconds(bound)}
+	return rowSet{by: map[rowKey]*rowAgg{}, bound: metrics.Milliseconds(bound), names: map[string]bool{}, folded: map[string]bool{}}
 }
 
 // add files one sample of source.
 func (rs *rowSet) add(source string, s metrics.Sample) {
 	sc, _ := s.Tags.Get("scenario")
 	rs.file(rowKey{source: source, metric: s.Metric.Name, scenario: sc}, s)
-	if name, ok := s.Tags.Get("name"); ok {
+	name, ok := s.Tags.Get("name")
+	switch {
+	case !ok:
+	case rs.names[name] || len(rs.names) < metrics.MaxBreakdownValues:
+		rs.names[name] = true
 		rs.file(rowKey{source: source, metric: s.Metric.Name, name: name}, s)
+	default:
+		if len(rs.folded) < maxFoldedNames {
+			rs.folded[name] = true
+		}
+		rs.file(rowKey{source: source, metric: s.Metric.Name, folded: true}, s)
 	}
+}
+
+// foldedNames says how many request names came past the cap, "" when
+// none did.
+func (rs *rowSet) foldedNames() string {
+	n := len(rs.folded)
+	if n == 0 {
+		return ""
+	}
+	return hdrlog.FoldedNames(n, n == maxFoldedNames, metrics.MaxBreakdownValues)
 }
 
 func (rs *rowSet) file(k rowKey, s metrics.Sample) {
@@ -275,7 +332,8 @@ func (rs *rowSet) rows(names []string) []Row {
 	}
 	var out []keyed
 	for k, agg := range rs.by {
-		if k.name == "" {
+		named := k.name != "" || k.folded
+		if !named {
 			if k.scenario == "" {
 				k.scenario = rs.untagged
 			}
@@ -285,9 +343,13 @@ func (rs *rowSet) rows(names []string) []Row {
 		}
 		r := agg.row
 		t := agg.sink
-		r.Labels = "scenario=" + k.scenario
-		if k.name != "" {
+		switch {
+		case k.folded:
+			r.Labels = foldedLabels
+		case k.name != "":
 			r.Labels = "name=" + k.name
+		default:
+			r.Labels = "scenario=" + k.scenario
 		}
 		r.Count, r.Min, r.Mean, r.Max = t.Count(), t.Min(), t.Avg(), t.Max()
 		r.BoundMs = rs.bound
@@ -301,15 +363,22 @@ func (rs *rowSet) rows(names []string) []Row {
 		r.End = rs.base.Add(time.Duration(ivs[len(ivs)-1]+1) * hdrlog.DefaultInterval).UTC()
 		out = append(out, keyed{k, r})
 	}
-	slices.SortFunc(out, func(x, y keyed) int {
-		xs, ys := x.k.name == "", y.k.name == ""
+	// Scenarios first, then names, then the folded names.
+	group := func(k rowKey) int {
 		switch {
-		case xs != ys:
-			if xs {
-				return -1
-			}
+		case k.folded:
+			return 2
+		case k.name != "":
 			return 1
-		case xs:
+		}
+		return 0
+	}
+	slices.SortFunc(out, func(x, y keyed) int {
+		gx, gy := group(x.k), group(y.k)
+		switch {
+		case gx != gy:
+			return cmp.Compare(gx, gy)
+		case gx == 0:
 			if c := cmp.Compare(order[x.k.scenario], order[y.k.scenario]); c != 0 {
 				return c
 			}

@@ -143,7 +143,11 @@ func (r *Result) table() string {
 		if row.Labels != group {
 			group = row.Labels
 			k, v, _ := strings.Cut(group, "=")
-			rows = append(rows, []string{k + " " + v})
+			head := k + " " + v
+			if group == foldedLabels {
+				head = hdrlog.FoldedName
+			}
+			rows = append(rows, []string{head})
 		}
 		cells := []string{"  " + row.Source, row.Metric, fmt.Sprint(row.Count)}
 		for _, p := range tablePercentiles {
@@ -154,6 +158,9 @@ func (r *Result) table() string {
 	}
 	// A row of one cell heads a group: the names left, the numbers right.
 	columns.Write(&b, "    ", "llr", rows)
+	if r.Folded != "" {
+		fmt.Fprintf(&b, "\n    %s have no rows of their own: their samples are in the rows %s (and in their scenario's)\n", r.Folded, hdrlog.FoldedName)
+	}
 	for _, sc := range r.Scenarios {
 		if sc.Dropped > 0 {
 			b.WriteString("\n    A dropped arrival sent no request: its corrected_latency is its scenario's, in no name's row.\n")

@@ -288,11 +288,7 @@ func (o *Output) finish(stuck bool) error {
 		o.logf("hdrlog: %d values above one day were logged as one day", o.clamped)
 	}
 	if n := len(o.folded); n > 0 {
-		count := strconv.Itoa(n)
-		if n == maxKeys {
-			count = "at least " + count
-		}
-		o.logf("hdrlog: %s request names past the first %d were logged together under folded=true (%s sets the cap)", count, o.maxNames, EnvMaxNames)
+		o.logf("hdrlog: %s were logged together under folded=true (%s sets the cap)", FoldedNames(n, n == maxKeys, o.maxNames), EnvMaxNames)
 	}
 	return err
 }
