@@ -1,10 +1,12 @@
 // Package dialer opens the TCP connections of a test's requests (HTTP,
 // WebSocket, gRPC) under k6's network options: hosts pins names to
-// addresses, blockHostnames refuses names and blacklistIPs refuses address
-// ranges. These options keep a load test off what it must not reach, so
-// they are checked on every connection, on the address actually dialled:
-// a name is resolved here, and only addresses outside the blacklisted
-// ranges are dialled.
+// addresses, blockHostnames refuses names, blacklistIPs refuses address
+// ranges, dns says how a name becomes the one address dialled and
+// localIPs which local address a VU dials from. The fence options keep a
+// load test off what it must not reach, so they are checked on every
+// connection, on the address actually dialled: a name is resolved here,
+// in k6's order (blockHostnames on the name, then hosts, then the dns
+// resolver, then blacklistIPs on the address it chose).
 package dialer
 
 import (
@@ -24,6 +26,9 @@ type Dialer struct {
 	blacklist []*net.IPNet
 	blocked   []string // lower-case hostname patterns
 	hosts     []pin
+	// resolver turns names into the address dialled (WithNetwork gives
+	// the test's shared one).
+	resolver *Resolver
 	// err, when rules do not parse, fails every dial: a fence that cannot
 	// be built lets nothing through (options are checked before a test
 	// starts, so this is a programming error, not a user's).
@@ -62,9 +67,10 @@ func (e *BlockedError) Error() string {
 // New returns a Dialer that dials with base under the options
 // blacklistIPs (CIDR ranges), blockHostnames (name patterns, see
 // CheckHostnamePattern) and hosts (see CheckHost). With none of them it
-// dials exactly as base does.
+// dials as base does, except that a name goes through k6's default
+// resolver (a Resolver of its own, until WithNetwork gives it the test's).
 func New(base net.Dialer, blacklistIPs, blockHostnames []string, hosts map[string]string) *Dialer {
-	d := &Dialer{base: base}
+	d := &Dialer{base: base, resolver: NewResolver(DefaultDNS, systemLookup(base.Resolver))}
 	for _, s := range blacklistIPs {
 		n, err := ParseIPRange(s)
 		if err != nil {
@@ -91,13 +97,13 @@ func New(base net.Dialer, blacklistIPs, blockHostnames []string, hosts map[strin
 	return d
 }
 
-// DialContext connects to addr (host:port) on network.
+// DialContext connects to addr (host:port) on network. A name goes
+// through blockHostnames, then hosts, then the resolver, and the address
+// that comes out through blacklistIPs, as in k6: the one address the
+// resolver chose is dialled or refused, never another of the name's.
 func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	if d.err != nil {
 		return nil, d.err
-	}
-	if len(d.blacklist) == 0 && len(d.blocked) == 0 && len(d.hosts) == 0 {
-		return d.base.DialContext(ctx, network, addr)
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -109,63 +115,22 @@ func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 			return nil, &BlockedError{Host: host, Pattern: p}
 		}
 	}
+	literal := ip != nil // addr is what is dialled
 	if to, ok := d.pinned(host, port); ok {
-		ip, port = to.ip, strconv.Itoa(to.port)
+		ip, port, literal = to.ip, strconv.Itoa(to.port), false
 	}
-	if ip != nil {
-		if err := d.check(ip); err != nil {
+	if ip == nil {
+		if ip, err = d.resolver.Resolve(ctx, host); err != nil {
 			return nil, err
 		}
-		return d.base.DialContext(ctx, network, net.JoinHostPort(ip.String(), port))
 	}
-	if len(d.blacklist) == 0 {
-		return d.base.DialContext(ctx, network, addr)
-	}
-	return d.dialResolved(ctx, network, host, port)
-}
-
-// dialResolved resolves host and dials its addresses outside the
-// blacklist, IPv4 first as k6 prefers them, until one connects.
-func (d *Dialer) dialResolved(ctx context.Context, network, host, port string) (net.Conn, error) {
-	r := d.base.Resolver
-	if r == nil {
-		r = net.DefaultResolver
-	}
-	addrs, err := r.LookupIPAddr(ctx, host)
-	if err != nil {
+	if err := d.check(ip); err != nil {
 		return nil, err
 	}
-	var refused, firstErr error
-	for _, v4 := range []bool{true, false} {
-		for _, a := range addrs {
-			if (a.IP.To4() != nil) != v4 {
-				continue
-			}
-			if err := d.check(a.IP); err != nil {
-				refused = cmpOr(refused, err)
-				continue
-			}
-			c, err := d.base.DialContext(ctx, network, net.JoinHostPort(a.IP.String(), port))
-			if err == nil {
-				return c, nil
-			}
-			firstErr = cmpOr(firstErr, err)
-		}
+	if !literal {
+		addr = net.JoinHostPort(ip.String(), port)
 	}
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if refused != nil {
-		return nil, refused
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
-
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
+	return d.base.DialContext(ctx, network, addr)
 }
 
 // check refuses ip when a blacklisted range holds it.
