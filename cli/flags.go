@@ -102,6 +102,8 @@ func addOptionFlags(fs *pflag.FlagSet, tier *config.Options) {
 	}
 	list("blacklist-ip", "blacklistIPs", "CIDR", "an address range no request may reach, e.g. 10.0.0.0/8 (repeatable, or comma-separated)")
 	list("block-hostnames", "blockHostnames", "pattern", "a host name no request may reach, * for any beginning, e.g. *.example.com (repeatable, or comma-separated)")
+	opt("dns", "", "dns", "ttl=…,select=…,policy=…", "how names resolve: ttl inf, 0 or a duration; select first, random or roundRobin; policy preferIPv4, preferIPv6, onlyIPv4, onlyIPv6 or any (default ttl=5m,select=random,policy=preferIPv4)")
+	opt("local-ips", "", "localIPs", "addresses", "local addresses VUs dial from, VU n taking the n-th in turn: addresses, ranges and CIDR blocks, e.g. 10.0.0.1-10.0.0.20,10.0.1.0/30")
 	opt("min-iteration-duration", "", "minIterationDuration", "duration", "shortest time an iteration takes; faster ones sleep the rest")
 	boolOpt("throw", "w", "throw", "throw errors on failed HTTP requests and bad metric values")
 	opt("expected-interval", "", "expectedInterval", "auto|DURATION|off", "back-fill corrected_latency of closed-model scenarios that set no expectedInterval: auto (estimated per VU), a duration, or off (default: auto for constant-vus and ramping-vus)")

@@ -46,6 +46,7 @@ func (o *Options) Apply(higher *Options) *Options {
 	if o != nil {
 		r = *o
 		r.Warnings = slices.Clone(o.Warnings)
+		r.network = nil // built from the new options, not shared with o's
 	}
 	if higher == nil {
 		return &r
@@ -98,6 +99,7 @@ func Consolidate(tiers ...*Options) (*Options, error) {
 	}
 	r.Warnings = append(r.Warnings, shortcutWarnings(r)...)
 	r.Warnings = append(r.Warnings, tlsWarnings(r)...)
+	r.network = &networkMemo{}
 	return r, nil
 }
 

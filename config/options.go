@@ -83,6 +83,12 @@ type Options struct {
 	BlacklistIPs   []string          `json:"blacklistIPs,omitempty"`
 	BlockHostnames []string          `json:"blockHostnames,omitempty"`
 	Hosts          map[string]string `json:"hosts,omitempty"`
+	// DNS is how names become addresses, LocalIPs the local addresses
+	// VUs dial from (see DNS and dialer.ParseIPPool; Network builds
+	// both for a run). k6 reads localIPs only from K6_LOCAL_IPS and
+	// --local-ips.
+	DNS      DNS     `json:"dns"`
+	LocalIPs *string `json:"localIPs,omitempty"`
 
 	// ExpectedInterval is metronome's test-wide default for the
 	// expectedInterval of closed-model scenarios that set none: "auto",
@@ -104,6 +110,10 @@ type Options struct {
 	// the scenarios of a lower one, an explicitly empty stages list ...),
 	// for the CLI to log before the run.
 	Warnings []string `json:"-"`
+
+	// network is the run's Network once Consolidate made these options
+	// (see Network).
+	network *networkMemo
 
 	// shortcutSource is the Source of the tier that last set any of
 	// duration, iterations, stages or scenarios: conflicts between them

@@ -55,27 +55,24 @@ func Parse(raw []byte, source string) (*Options, error) {
 	for _, key := range keys {
 		s, ok := specByName[key]
 		if !ok {
-			if ignoredK6[key] {
-				o.Warnings = append(o.Warnings, fmt.Sprintf("options.%s: metronome does not implement this k6 option and ignores it", key))
-			}
-			continue
+			continue // an unknown key passes without a word, as in k6
 		}
 		path := "options." + key
+		if s.onlyFlag != "" {
+			o.Warnings = append(o.Warnings, fmt.Sprintf("%s: k6 reads this option only from %s and %s, and ignores it here; so does metronome", path, s.env, s.onlyFlag))
+			continue
+		}
 		if err := decodeJSON(s.field(o), path, top[key]); err != nil {
 			return nil, withSource(err)
+		}
+		if s.warn != nil {
+			o.Warnings = append(o.Warnings, s.warn(path, top[key])...)
 		}
 		if err := s.validate(o); err != nil {
 			return nil, withSource(optionError(key, path, false, err))
 		}
 	}
 	return o, nil
-}
-
-// ignoredK6 are k6 options metronome does not implement. A script that
-// sets one gets a warning rather than silently different behaviour. Other
-// unknown keys pass without a word, as in k6.
-var ignoredK6 = map[string]bool{
-	"dns": true, "localIPs": true,
 }
 
 // jsonSyntaxError reports where raw stops being JSON, in one line.
@@ -178,6 +175,12 @@ func decodeJSON(dst any, path string, raw json.RawMessage) error {
 		*p = th
 	case *map[string]json.RawMessage:
 		v, err := optdecode.Objects(path, raw)
+		if err != nil {
+			return err
+		}
+		*p = v
+	case *DNS:
+		v, err := decodeDNS(path, raw)
 		if err != nil {
 			return err
 		}

@@ -249,22 +249,6 @@ func FuzzParseOptions(f *testing.F) {
 	})
 }
 
-// k6 options metronome does not implement are named in a warning instead
-// of being dropped without a word; other unknown keys stay silent.
-func TestParseWarnsIgnoredK6Options(t *testing.T) {
-	o, err := Parse([]byte(`{"vus": 2, "dns": {"ttl": "1m"}, "localIPs": "10.0.0.1", "myOwnThing": 1}`), "script options")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{
-		"options.dns: metronome does not implement this k6 option and ignores it",
-		"options.localIPs: metronome does not implement this k6 option and ignores it",
-	}
-	if strings.Join(o.Warnings, "|") != strings.Join(want, "|") {
-		t.Fatalf("warnings %q, want %q", o.Warnings, want)
-	}
-}
-
 // The network fence options (issue 23: they used to be ignored with a
 // warning) are read from the script, K6_* variables and flags, and a
 // value that cannot be honoured stops the test before it starts, naming

@@ -25,12 +25,12 @@ type spec struct {
 	env string
 	// field returns a pointer to the option's field in o: **int64, **bool,
 	// **string, **duration.Duration, **TLSVersions, *[]string,
-	// *map[string]string, *[]Stage, *[]TLSAuth, *map[string][]Threshold or
-	// *map[string]json.RawMessage.
+	// *map[string]string, *[]Stage, *[]TLSAuth, *map[string][]Threshold,
+	// *map[string]json.RawMessage or *DNS.
 	field func(o *Options) any
 	// check validates a decoded value (int64, bool, string, time.Duration,
 	// TLSVersions, []string, map[string]string, []Stage, []TLSAuth,
-	// map[string][]Threshold); nil
+	// map[string][]Threshold, DNS); nil
 	// means any value of the right type is fine. The error says what is
 	// wrong without naming the option; callers add the name.
 	check func(v any) error
@@ -49,6 +49,13 @@ type spec struct {
 	// keepEmpty makes an empty map in a higher tier leave the lower tier's
 	// value alone (tags, as in k6); otherwise any set value replaces it.
 	keepEmpty bool
+	// onlyFlag, when set, is the flag of an option k6 reads only from it
+	// and its K6_* variable (localIPs): script options and config files
+	// that set it get a warning and are otherwise ignored.
+	onlyFlag string
+	// warn, when set, returns warnings about a JSON value that decoded
+	// (keys k6 ignores, say), each naming its path below path.
+	warn func(path string, raw json.RawMessage) []string
 }
 
 var specs = []spec{
@@ -94,6 +101,8 @@ var specs = []spec{
 	{name: "blockHostnames", env: "K6_BLOCK_HOSTNAMES", field: func(o *Options) any { return &o.BlockHostnames }, check: checkHostnamePatterns},
 	// k6 reads no K6_HOSTS.
 	{name: "hosts", field: func(o *Options) any { return &o.Hosts }, check: checkHosts},
+	{name: "dns", env: "K6_DNS", field: func(o *Options) any { return &o.DNS }, check: checkDNS, warn: dnsWarnings},
+	{name: "localIPs", env: "K6_LOCAL_IPS", field: func(o *Options) any { return &o.LocalIPs }, check: checkLocalIPs, onlyFlag: "--local-ips"},
 
 	{name: "expectedInterval", env: "K6_EXPECTED_INTERVAL", field: func(o *Options) any { return &o.ExpectedInterval }, check: checkExpectedInterval},
 	{name: "latencyTrends", env: "K6_LATENCY_TRENDS", field: func(o *Options) any { return &o.LatencyTrends }, check: checkLatencyTrends},
@@ -168,6 +177,8 @@ func (s *spec) value(o *Options) (any, bool) {
 		return *p, *p != nil
 	case *map[string]json.RawMessage:
 		return *p, *p != nil
+	case *DNS:
+		return *p, p.set()
 	default:
 		panic(fmt.Sprintf("config: option %s has an unsupported field type %T", s.name, p))
 	}
@@ -200,6 +211,8 @@ func (s *spec) apply(r, higher *Options) {
 		setMap(dst, *s.field(higher).(*map[string][]Threshold), s.keepEmpty)
 	case *map[string]json.RawMessage:
 		setMap(dst, *s.field(higher).(*map[string]json.RawMessage), s.keepEmpty)
+	case *DNS:
+		dst.merge(*s.field(higher).(*DNS))
 	default:
 		panic(fmt.Sprintf("config: option %s has an unsupported field type %T", s.name, dst))
 	}

@@ -20,7 +20,9 @@ import (
 //   - stages: "30s:10,1m:0" (duration:target pairs, see ParseStages);
 //   - tags: "k=v,k2=v2" (see ParseTags);
 //   - httpDebug: "headers", "full", or true/false;
-//   - expectedInterval: "auto", "off" or a duration.
+//   - expectedInterval: "auto", "off" or a duration;
+//   - dns: "ttl=5m,select=first,policy=preferIPv4" (any of the three);
+//   - localIPs: "10.0.0.1-10.0.0.20,10.0.1.0/30" (as written: no spaces).
 //
 // The error says what is wrong with value without naming the option, so
 // that callers can name the variable or flag the user typed. scenarios and
@@ -82,6 +84,12 @@ func setText(dst any, v string) error {
 			return err
 		}
 		*p = stages
+	case *DNS:
+		d, err := parseDNSText(v)
+		if err != nil {
+			return err
+		}
+		*p = d
 	default:
 		return errors.New("cannot be set from the command line or the environment")
 	}

@@ -30,6 +30,11 @@ type Options struct {
 	// the host overrides, as the options of the same names.
 	BlacklistIPs, BlockHostnames []string
 	Hosts                        map[string]string
+	// Network is the run's resolver and local addresses (the dns and
+	// localIPs options), VU the number of the VU whose client this is,
+	// which picks its local address; a nil Network is k6's defaults.
+	Network *dialer.Network
+	VU      uint64
 }
 
 // NewClient returns the HTTP client of one VU. It has its own connection
@@ -87,7 +92,7 @@ func newTransport(o Options) *transport {
 	}
 	tlsConf.NextProtos = []string{"h2", "http/1.1"}
 	t := &transport{
-		dialer:  dialer.New(net.Dialer{KeepAlive: 30 * time.Second}, o.BlacklistIPs, o.BlockHostnames, o.Hosts),
+		dialer:  dialer.New(net.Dialer{KeepAlive: 30 * time.Second}, o.BlacklistIPs, o.BlockHostnames, o.Hosts).WithNetwork(o.Network, o.VU),
 		tlsConf: tlsConf,
 	}
 	t.Transport = &http.Transport{

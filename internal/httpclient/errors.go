@@ -191,6 +191,11 @@ func ErrorText(err error) string {
 	if errors.As(err, &dns) {
 		return dns.Error()
 	}
+	var errno syscall.Errno
+	if errors.As(err, &op) && opErrorCode(op) == codeDialUnknownErrno && errors.As(op.Err, &errno) {
+		// A local address of localIPs this machine lacks, say: k6's words.
+		return fmt.Sprintf("dial: unknown errno %d error with msg `%s`", int(errno), errno.Error())
+	}
 	if errors.As(err, &op) && op.Op != "" && op.Err != nil {
 		return op.Op + ": " + causeText(op.Err)
 	}

@@ -31,6 +31,8 @@ func TestErrorText(t *testing.T) {
 			"read: connection reset by peer", 1220},
 		{&net.OpError{Op: "write", Net: "tcp", Source: addr, Addr: addr, Err: os.NewSyscallError("write", syscall.EPIPE)},
 			"write: broken pipe", 1201},
+		{&net.OpError{Op: "dial", Net: "tcp", Source: addr, Addr: addr, Err: os.NewSyscallError("bind", syscall.EADDRNOTAVAIL)},
+			fmt.Sprintf("dial: unknown errno %d error with msg `cannot assign requested address`", int(syscall.EADDRNOTAVAIL)), 1213},
 		{&net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "x.invalid", IsNotFound: true}},
 			"lookup x.invalid: no such host", 1101},
 		{io.ErrUnexpectedEOF, "unexpected EOF", 1000},

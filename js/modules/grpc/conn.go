@@ -7,6 +7,7 @@ import (
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/internal/dialer"
+	"github.com/metronome-load/metronome/js/modules"
 )
 
 // byteCounter counts the bytes a client's connections move on the wire,
@@ -17,12 +18,14 @@ type byteCounter struct {
 	dialer *dialer.Dialer
 }
 
-// fence makes c dial under the network options of o (nil: none).
-func (c *byteCounter) fence(o *config.Options) {
+// fence makes c dial under the network options of the VU whose state st
+// is, from its local address.
+func (c *byteCounter) fence(st *modules.State) {
+	o := st.Options
 	if o == nil {
 		o = &config.Options{}
 	}
-	c.dialer = dialer.New(net.Dialer{}, o.BlacklistIPs, o.BlockHostnames, o.Hosts)
+	c.dialer = dialer.New(net.Dialer{}, o.BlacklistIPs, o.BlockHostnames, o.Hosts).WithNetwork(st.Options.Network(), st.VUID)
 }
 
 // dial opens a TCP connection whose traffic c counts.

@@ -215,7 +215,7 @@ func (in *instance) roundTripper(st *modules.State) http.RoundTripper {
 		// The client is made on the VU's first request, so VUs of scripts
 		// that send none do not carry a transport.
 		if in.own == nil {
-			in.own = NewClient(st.Options)
+			in.own = newVUClient(st)
 		}
 		c = in.own
 		st.Client = c

@@ -6,6 +6,7 @@ import (
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/internal/httpclient"
+	"github.com/metronome-load/metronome/js/modules"
 )
 
 // NewClient returns the HTTP client of one VU, made from the test's
@@ -15,6 +16,20 @@ import (
 // measured), and it counts the bytes its connections carry for data_sent
 // and data_received.
 func NewClient(opts *config.Options) *http.Client {
+	return httpclient.NewClient(clientOptions(opts))
+}
+
+// newVUClient is NewClient for the VU whose state st is: its connections
+// go through the run's resolver (the dns option) from the VU's local
+// address (localIPs).
+func newVUClient(st *modules.State) *http.Client {
+	o := clientOptions(st.Options)
+	o.Network, o.VU = st.Options.Network(), st.VUID
+	return httpclient.NewClient(o)
+}
+
+// clientOptions are the client options the test's options make.
+func clientOptions(opts *config.Options) httpclient.Options {
 	o := httpclient.Options{TLS: opts.TLSConfig()}
 	if opts != nil {
 		o.NoConnectionReuse = opts.NoConnectionReuse != nil && *opts.NoConnectionReuse
@@ -29,7 +44,7 @@ func NewClient(opts *config.Options) *http.Client {
 			o.MaxIdlePerHost = max(o.MaxIdlePerHost, int(*opts.BatchPerHost))
 		}
 	}
-	return httpclient.NewClient(o)
+	return o
 }
 
 // parseDebug reads the httpDebug option.

@@ -135,7 +135,7 @@ func Prepare(st *modules.State, m *Metrics, p Params) *Session {
 	if o == nil {
 		o = &config.Options{}
 	}
-	fence := dialer.New(net.Dialer{Timeout: 60 * time.Second}, o.BlacklistIPs, o.BlockHostnames, o.Hosts)
+	fence := dialer.New(net.Dialer{Timeout: 60 * time.Second}, o.BlacklistIPs, o.BlockHostnames, o.Hosts).WithNetwork(st.Options.Network(), st.VUID)
 	s.dialer = websocket.Dialer{
 		HandshakeTimeout:  60 * time.Second,
 		Subprotocols:      p.Subprotocols,
