@@ -87,6 +87,10 @@ type script struct {
 	// messages is true when the script has a "// compat:messages" line:
 	// its run's error and warning lines are compared.
 	messages bool
+	// named is true when the script reaches the named server
+	// ("// compat:named"), etcHosts when it also needs its names
+	// ("// compat:etc-hosts"); see names_test.go.
+	named, etcHosts bool
 }
 
 // loadScript reads a corpus script's compat: header lines.
@@ -108,6 +112,8 @@ func loadScript(name string) (script, error) {
 	}
 	s.handleSummary = bytes.Contains(src, []byte("__ENV.HS_OUT"))
 	s.messages = bytes.Contains(src, []byte("\n// compat:messages\n"))
+	s.named = bytes.Contains(src, []byte("\n// compat:named\n"))
+	s.etcHosts = bytes.Contains(src, []byte("\n// compat:etc-hosts\n"))
 	return s, nil
 }
 
@@ -129,7 +135,7 @@ func observe(t *testing.T, bin string, s script, eps []endpoint) *observation {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := namedCommand(ctx, t, s, bin, args)
 	cmd.Dir = "corpus"
 	cmd.Env = hermeticEnv(dir)
 	for _, kv := range s.env {

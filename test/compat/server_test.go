@@ -192,7 +192,8 @@ func startEndpoints(t *testing.T) []endpoint {
 		t.Cleanup(s.Close)
 		eps = append(eps, endpoint{name: ts.name, url: s.URL})
 	}
-	return append(eps, tlsEndpoints(t, srv.URL, tlsSrv.URL)...)
+	eps = append(eps, tlsEndpoints(t, srv.URL, tlsSrv.URL)...)
+	return append(eps, startNamed(t)...)
 }
 
 // selfSigned makes a self-signed server certificate valid from notBefore
