@@ -165,9 +165,10 @@ export default function () {
 		t.Fatalf("fail(): outcome %v: %s", res.Outcome, r.Stderr)
 	}
 	out := r.Stderr.String()
-	// The shortcut vus: 5 shows as the scenario it makes, as in k6.
-	if !strings.Contains(out, `{"scenarios":{"default":{"executor":"shared-iterations","iterations":5,"vus":5}},"tags":{"a":"b"}}`) ||
-		!strings.Contains(out, "still running") {
+	// The shortcut vus: 5 shows as the scenario it makes, as in k6, and
+	// the dns option as k6 shows it unset.
+	if !strings.Contains(out, `{"scenarios":{"default":{"executor":"shared-iterations","iterations":5,"vus":5}},"tags":{"a":"b"},`) ||
+		!strings.Contains(out, `"dns":{"ttl":null,"select":null,"policy":null}}`) || !strings.Contains(out, "still running") {
 		t.Fatalf("stderr:\n%s", out)
 	}
 	// k6 v2.2.0 counts the iteration that aborts the test in iterations
