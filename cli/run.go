@@ -22,6 +22,7 @@ import (
 	"github.com/metronome-load/metronome/internal/logsink"
 	"github.com/metronome-load/metronome/internal/wholefile"
 	"github.com/metronome-load/metronome/secrets"
+	"github.com/metronome-load/metronome/summary"
 )
 
 func init() { addCommand(newRunCmd) }
@@ -37,6 +38,7 @@ type runCmd struct {
 	summaryExport string
 	summaryMode   string
 	noSummary     bool
+	machine       bool
 	quiet         bool
 	configPath    string
 	includeSysEnv bool
@@ -70,6 +72,7 @@ func newRunCmd(g *globals) *cobra.Command {
 	fs.StringVar(&r.summaryExport, "summary-export", "", "write the end-of-test summary as JSON to this file")
 	fs.StringVar(&r.summaryMode, "summary-mode", "", "end-of-test summary: compact, full or disabled (default compact)")
 	fs.BoolVar(&r.noSummary, "no-summary", false, "do not print the end-of-test summary (same as --summary-mode=disabled)")
+	fs.BoolVar(&r.machine, "new-machine-readable-summary", false, "write k6's versioned machine-readable summary to --summary-export and handleSummary() (env K6_NEW_MACHINE_READABLE_SUMMARY)")
 	fs.BoolVarP(&r.quiet, "quiet", "q", false, "do not show the progress display")
 	fs.StringVarP(&r.configPath, "config", "c", "", "JSON config file holding options (env K6_CONFIG)")
 	fs.BoolVar(&r.includeSysEnv, "include-system-env-vars", true, "pass the process environment to the script's __ENV")
@@ -85,6 +88,8 @@ type settings struct {
 	outputs       []string
 	summaryExport string
 	summaryMode   string
+	// machine is --new-machine-readable-summary.
+	machine       bool
 	quiet         bool
 	noColor       bool
 	includeSysEnv bool
@@ -127,6 +132,7 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	}
 	defer logs.Close()
 	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Log: logs, Verbose: g.verbose, Secrets: store}
+	given := path
 	arch, path, err := r.fromArchive(path, &lo)
 	if err != nil {
 		return err
@@ -150,26 +156,34 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	if _, err := engine.Scenarios(opts, script); err != nil {
 		return err
 	}
+	var machine *summary.Meta
+	if st.machine {
+		// k6's summary holds the main script's source as given (an
+		// archive's bytes included); the script loaded, so it reads.
+		src, _ := os.ReadFile(given)
+		machine = &summary.Meta{Script: string(src)}
+	}
 
 	err = runEngine(ctx, engine.Config{
-		Script:        script,
-		ScriptPath:    path,
-		Options:       opts,
-		Outputs:       st.outputs,
-		SummaryExport: st.summaryExport,
-		SummaryMode:   st.summaryMode,
-		Quiet:         st.quiet,
-		NoColor:       st.noColor,
-		Env:           processEnv,
-		Stdout:        g.stdout,
-		Stderr:        g.stderr,
-		Log:           logs,
-		Secrets:       store,
-		StdoutTTY:     isTTY(g.stdout),
-		StderrTTY:     isTTY(g.stderr),
-		Address:       st.address,
-		APIAddr:       announceAPI(st.address, logs),
-		Paused:        st.paused,
+		Script:                 script,
+		ScriptPath:             path,
+		Options:                opts,
+		Outputs:                st.outputs,
+		SummaryExport:          st.summaryExport,
+		SummaryMode:            st.summaryMode,
+		MachineReadableSummary: machine,
+		Quiet:                  st.quiet,
+		NoColor:                st.noColor,
+		Env:                    processEnv,
+		Stdout:                 g.stdout,
+		Stderr:                 g.stderr,
+		Log:                    logs,
+		Secrets:                store,
+		StdoutTTY:              isTTY(g.stdout),
+		StderrTTY:              isTTY(g.stderr),
+		Address:                st.address,
+		APIAddr:                announceAPI(st.address, logs),
+		Paused:                 st.paused,
 	})
 	if err == nil && signalled() {
 		err = exitcode.Errorf(exitcode.ExternalAbort, "test run aborted by signal")
@@ -401,6 +415,13 @@ func (r *runCmd) settings(cmd *cobra.Command, fileOuts []string) (settings, erro
 	}
 	if r.noSummary {
 		st.summaryMode = "disabled"
+	}
+
+	if st.machine, err = envBool(env, "K6_NEW_MACHINE_READABLE_SUMMARY"); err != nil {
+		return st, err
+	}
+	if fs.Changed("new-machine-readable-summary") {
+		st.machine = r.machine
 	}
 
 	if st.quiet, err = envBool(env, "K6_QUIET"); err != nil {

@@ -19,6 +19,10 @@ type Input struct {
 	Metrics []Metric
 	// RootGroup holds the checks and groups, "" at the root.
 	RootGroup *Group
+	// Checks are the checks' tallies in order of first appearance, for
+	// the machine-readable summary, which lists checks by name across
+	// groups.
+	Checks []metrics.CheckTally
 	Options   Options
 	State     State
 	// SetupData is what setup() returned, JSON-encoded; nil when it

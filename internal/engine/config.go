@@ -6,6 +6,7 @@ import (
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/internal/logsink"
 	"github.com/metronome-load/metronome/secrets"
+	"github.com/metronome-load/metronome/summary"
 )
 
 // Config is one test run as the CLI describes it.
@@ -21,6 +22,10 @@ type Config struct {
 	SummaryExport string
 	// SummaryMode is "compact", "full" or "disabled".
 	SummaryMode string
+	// MachineReadableSummary, when set (--new-machine-readable-summary),
+	// makes --summary-export and handleSummary's data k6's versioned
+	// machine-readable summary; it holds the main script's source.
+	MachineReadableSummary *summary.Meta
 	// Quiet turns off the live progress display.
 	Quiet bool
 	// NoColor turns off colours in the summary.

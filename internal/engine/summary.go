@@ -27,7 +27,7 @@ func (r *testRun) finish(parent context.Context, in *summary.Input) error {
 		mode: r.cfg.SummaryMode, export: r.cfg.SummaryExport,
 		stdout: r.cfg.Stdout, stderr: r.cfg.Stderr,
 		timeout: optDuration(r.opts.HandleSummaryTimeout, 120*time.Second), logf: r.logf,
-		secrets: r.cfg.Secrets,
+		secrets: r.cfg.Secrets, machine: r.cfg.MachineReadableSummary,
 	}
 	if r.caps.HandleSummary {
 		w.handle = r.cfg.Script.HandleSummary
@@ -49,6 +49,10 @@ type summaryWriter struct {
 	logf    func(format string, args ...any)
 	// secrets are hidden in the files written; nil hides nothing.
 	secrets *secrets.Store
+	// machine, when set, makes --summary-export and handleSummary's data
+	// k6's machine-readable summary (--new-machine-readable-summary), of
+	// the script whose source it holds.
+	machine *summary.Meta
 }
 
 // write writes --summary-export, then handleSummary's files or the text
@@ -62,8 +66,16 @@ func (w summaryWriter) write(parent context.Context, in *summary.Input) error {
 		return nil
 	}
 	var errs []string
+	data := summary.Data
+	export := summary.ExportJSON
+	if w.machine != nil {
+		meta := *w.machine
+		meta.GeneratedAt = time.Now()
+		data = func(in *summary.Input) map[string]any { return summary.MachineReadable(in, meta) }
+		export = func(in *summary.Input) ([]byte, error) { return summary.MachineReadableJSON(in, meta) }
+	}
 	if w.export != "" {
-		b, err := summary.ExportJSON(in)
+		b, err := export(in)
 		if err == nil {
 			err = wholefile.Write(w.export, w.secrets.RedactBytes(b), 0o644)
 		}
@@ -81,7 +93,7 @@ func (w summaryWriter) write(parent context.Context, in *summary.Input) error {
 	var ok bool
 	var err error
 	if w.handle != nil {
-		out, ok, err = w.handle(ctx, summary.Data(in))
+		out, ok, err = w.handle(ctx, data(in))
 	}
 	var timeoutErr error
 	switch {
@@ -222,7 +234,8 @@ func (src *summarySource) input(cfgs []executor.Config, elapsed time.Duration, s
 		}
 		in.Metrics = append(in.Metrics, sm)
 	}
-	in.RootGroup = summary.GroupTree(src.engine.Groups(), src.engine.Checks())
+	in.Checks = src.engine.Checks()
+	in.RootGroup = summary.GroupTree(src.engine.Groups(), in.Checks)
 	in.Endpoints, in.EndpointsFolded = endpoints(src.engine, src.opts.LatencyTrends)
 	in.Scenarios, in.BackFills, in.Warnings = scenarioReports(src.engine, src.scenarios, src.opts.LatencyTrends)
 	var warn string

@@ -33,6 +33,9 @@ type observation struct {
 	// SummaryShape is the handleSummary data reduced to its key paths and
 	// value types, for scripts whose handleSummary writes it to HS_OUT.
 	SummaryShape []string `json:"handle_summary_shape,omitempty"`
+	// ExportShape is a machine-readable --summary-export file
+	// (--new-machine-readable-summary) reduced the same way.
+	ExportShape []string `json:"export_shape,omitempty"`
 	// Messages are the error and warning lines of stderr, as "error: …"
 	// and "warning: …" without the log format's decoration, the
 	// location of an error or the name of a JavaScript error, for scripts
@@ -130,7 +133,9 @@ func observe(t *testing.T, bin string, s script, eps []endpoint) *observation {
 	for _, ep := range eps {
 		args = append(args, "-e", ep.name+"="+ep.url)
 	}
-	args = append(args, s.args...)
+	for _, a := range s.args {
+		args = append(args, expandEndpoints(a, eps))
+	}
 	args = append(args, s.name)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -182,6 +187,16 @@ func observe(t *testing.T, bin string, s script, eps []endpoint) *observation {
 		}
 	}
 	return o
+}
+
+// expandEndpoints replaces ${NAME} in a "// compat:args" value with the
+// URL of the loopback server NAME, for flags that name a server
+// (--secret-source=url=urlTemplate=${BASE}/secret/{key}).
+func expandEndpoints(arg string, eps []endpoint) string {
+	for _, ep := range eps {
+		arg = strings.ReplaceAll(arg, "${"+ep.name+"}", ep.url)
+	}
+	return arg
 }
 
 // normalizer returns the function that rewrites a value seen in a run
@@ -346,6 +361,15 @@ func (o *observation) readExport(path string, norm func(string) string) error {
 	if err != nil {
 		return err
 	}
+	var probe struct {
+		Version *string `json:"version"`
+	}
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return err
+	}
+	if probe.Version != nil {
+		return o.readMachineExport(raw)
+	}
 	var e struct {
 		RootGroup json.RawMessage           `json:"root_group"`
 		Metrics   map[string]map[string]any `json:"metrics"`
@@ -443,6 +467,72 @@ func (o *observation) readExport(path string, norm func(string) string) error {
 	return nil
 }
 
+// readMachineExport reads a --summary-export file in k6's machine-readable
+// format: its shape, each metric's type, totals and stat names as
+// readExport takes them from the legacy format (a rate's matches and
+// total become passes and fails), and the checks by name.
+func (o *observation) readMachineExport(raw []byte) error {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	o.ExportShape = shape(v)
+	var e struct {
+		Results struct {
+			Checks struct {
+				Results []struct {
+					Name          string
+					Passes, Fails float64
+				}
+			}
+			Metrics []struct {
+				Name, Type, Contains string
+				Values               map[string]any
+			}
+		}
+	}
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return err
+	}
+	for _, mm := range e.Results.Metrics {
+		m := o.metric(mm.Name)
+		m.Type, m.Contains = mm.Type, mm.Contains
+		m.Stats = m.Stats[:0]
+		for k := range mm.Values {
+			m.Stats = append(m.Stats, k)
+		}
+		sort.Strings(m.Stats)
+		num := func(k string) float64 { f, _ := mm.Values[k].(float64); return f }
+		switch {
+		case mm.Name == "data_sent" || mm.Name == "data_received" || mm.Name == "vus":
+		case mm.Type == "rate":
+			p, f := num("matches"), num("total")-num("matches")
+			m.Passes, m.Fails = &p, &f
+		case mm.Type == "counter":
+			c := num("count")
+			m.Count = &c
+		case mm.Type == "gauge":
+			g := num("value")
+			m.Value = &g
+		case mm.Type == "trend" && mm.Contains == "default":
+			m.Values = map[string]float64{}
+			for k, x := range mm.Values {
+				if f, ok := x.(float64); ok {
+					m.Values[k] = f
+				}
+			}
+		}
+	}
+	o.Checks = map[string][2]float64{}
+	for _, c := range e.Results.Checks.Results {
+		o.Checks[c.Name] = [2]float64{c.Passes, c.Fails}
+	}
+	if len(o.Checks) == 0 {
+		o.Checks = nil
+	}
+	return nil
+}
+
 // shape lists the key paths of handleSummary's data with the type of each
 // value: metric names, metric types and what they contain, check and group
 // names are kept as they are; numbers become "number". metronome's own
@@ -468,6 +558,11 @@ func shape(v any) []string {
 				seen[path+": []"] = true
 			}
 			for _, sub := range x {
+				if m, ok := sub.(map[string]any); ok && strings.HasSuffix(path, ".metrics") {
+					if name, _ := m["name"].(string); metronomeOnly[name] || periodic[name] {
+						continue
+					}
+				}
 				walk(sub, path+"[]", key)
 			}
 		case string:
@@ -577,9 +672,10 @@ func compare(want, got *observation, tol approx) []mismatch {
 				continue
 			}
 			// Percentiles come from an HdrHistogram (docs/metrics.md, Precision):
-			// within 0.05% + 0.0005 of k6's exact value.
+			// within 0.05% + 0.0005 of k6's exact value ("p90" is the
+			// machine-readable summary's p(90)).
 			slack := 1e-9 * math.Abs(wv)
-			if stat == "med" || strings.HasPrefix(stat, "p(") {
+			if stat == "med" || strings.HasPrefix(stat, "p(") || stat == "p90" || stat == "p95" {
 				slack = 0.0005*math.Abs(wv) + 0.0005
 			}
 			k := key + ".values"
@@ -626,6 +722,9 @@ func compare(want, got *observation, tol approx) []mismatch {
 	}
 	if d := diffStrings(want.SummaryShape, got.SummaryShape); d != "" {
 		add("handle_summary_shape", "handleSummary data: %s", d)
+	}
+	if d := diffStrings(want.ExportShape, got.ExportShape); d != "" {
+		add("export_shape", "machine-readable --summary-export: %s", d)
 	}
 	if d := diffStrings(want.Messages, got.Messages); d != "" {
 		add("messages", "error and warning lines: %s", d)
