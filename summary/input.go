@@ -22,9 +22,9 @@ type Input struct {
 	// Checks are the checks' tallies in order of first appearance, for
 	// the machine-readable summary, which lists checks by name across
 	// groups.
-	Checks []metrics.CheckTally
-	Options   Options
-	State     State
+	Checks  []metrics.CheckTally
+	Options Options
+	State   State
 	// SetupData is what setup() returned, JSON-encoded; nil when it
 	// returned nothing.
 	SetupData json.RawMessage
