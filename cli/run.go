@@ -79,7 +79,7 @@ func newRunCmd(g *globals) *cobra.Command {
 	fs.StringArrayVar(&r.features, "features", nil, "enable feature flags, comma-separated (env K6_FEATURES): native-histograms")
 	fs.StringVarP(&r.address, "address", "a", defaultAddress, "address of the REST API (k6's /v1), host:port, e.g. localhost:6565; off when not set")
 	fs.BoolVarP(&r.paused, "paused", "p", false, "initialise the VUs, then wait for PATCH /v1/status {\"data\":{\"attributes\":{\"paused\":false}}} before setup()")
-	fs.StringArrayVar(&r.secretSources, "secret-source", nil, "a source for k6/secrets: file=PATH or file=name=NAME,filename=PATH[,default] (repeatable)")
+	fs.StringArrayVar(&r.secretSources, "secret-source", nil, "a source for k6/secrets: file=PATH, file=name=NAME,filename=PATH[,default] or url=urlTemplate=URL_WITH_{key}[,KEY=VALUE…] (repeatable)")
 	return cmd
 }
 
@@ -111,7 +111,7 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	if err != nil {
 		return err
 	}
-	store, err := secrets.Parse(r.secretSources)
+	store, err := secrets.ParseEnv(r.secretSources, g.env)
 	if err != nil {
 		return exitcode.Errorf(exitcode.InvalidConfig, "--secret-source: %v", err)
 	}

@@ -53,31 +53,47 @@ type Store struct {
 	redact atomic.Pointer[strings.Replacer]
 }
 
-// Parse makes the Store of the --secret-source values specs, in k6's
-// grammar: "file=PATH", or "file=name=NAME,filename=PATH[,default]". A
+// Parse makes the Store of the --secret-source values specs (see
+// ParseEnv) in an empty environment.
+func Parse(specs []string) (*Store, error) { return ParseEnv(specs, nil) }
+
+// ParseEnv makes the Store of the --secret-source values specs, in k6's
+// grammar: "file=PATH", "file=name=NAME,filename=PATH[,default]", or
+// "url=KEY=VALUE,…[,name=NAME][,default]" (url.go; a bare "url" takes its
+// configuration from env's K6_SECRET_SOURCE_URL_* variables alone). A
 // lone source is also the default one. Errors are one sentence naming
 // the value at fault.
-func Parse(specs []string) (*Store, error) {
+func ParseEnv(specs []string, env map[string]string) (*Store, error) {
 	s := &Store{sources: map[string]Source{}, fetched: map[string]bool{}}
 	var defaults []Source
 	for _, spec := range specs {
 		typ, conf, _ := strings.Cut(spec, "=")
-		if typ == "" {
+		if strings.TrimSpace(typ) == "" {
 			return nil, fmt.Errorf("couldn't parse secret source configuration %q", spec)
 		}
-		if typ != "file" {
+		var (
+			name      string
+			isDefault bool
+			src       Source
+			err       error
+		)
+		switch typ {
+		case "file":
+			var path string
+			if name, path, isDefault, err = fileConfig(conf); err == nil {
+				src, err = readFile(path)
+			}
+		case "url":
+			name, isDefault, conf = nameAndDefault(conf)
+			src, err = newURLSource(conf, env)
+		default:
 			return nil, fmt.Errorf("no secret source for type %q for configuration %q", typ, spec)
 		}
-		name, path, isDefault, err := fileConfig(conf)
 		if err != nil {
 			return nil, err
 		}
 		if name == "" {
 			name = typ
-		}
-		src, err := readFile(path)
-		if err != nil {
-			return nil, err
 		}
 		if _, dup := s.sources[name]; dup {
 			return nil, fmt.Errorf("secret source for name %q already registered before configuration %q", name, spec)
@@ -96,6 +112,24 @@ func Parse(specs []string) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// nameAndDefault takes the name= and default entries out of a source's
+// comma-separated configuration, as k6 does before a source sees it.
+func nameAndDefault(conf string) (name string, isDefault bool, rest string) {
+	var kept []string
+	for _, kv := range strings.Split(conf, ",") {
+		if kv == "default" {
+			isDefault = true
+			continue
+		}
+		if k, v, _ := strings.Cut(kv, "="); k == "name" {
+			name = v
+			continue
+		}
+		kept = append(kept, kv)
+	}
+	return name, isDefault, strings.Join(kept, ",")
 }
 
 // fileConfig reads the part after "file=": a path, or comma-separated

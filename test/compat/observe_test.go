@@ -145,14 +145,7 @@ func observe(t *testing.T, bin string, s script, eps []endpoint) *observation {
 	cmd.Env = hermeticEnv(dir)
 	for _, kv := range s.env {
 		// ${NAME} is an endpoint's URL (HTTP_PROXY=${PROXY}).
-		cmd.Env = append(cmd.Env, os.Expand(kv, func(name string) string {
-			for _, ep := range eps {
-				if ep.name == name {
-					return ep.url
-				}
-			}
-			return "${" + name + "}"
-		}))
+		cmd.Env = append(cmd.Env, expandEndpoints(kv, eps))
 	}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr
@@ -189,9 +182,9 @@ func observe(t *testing.T, bin string, s script, eps []endpoint) *observation {
 	return o
 }
 
-// expandEndpoints replaces ${NAME} in a "// compat:args" value with the
-// URL of the loopback server NAME, for flags that name a server
-// (--secret-source=url=urlTemplate=${BASE}/secret/{key}).
+// expandEndpoints replaces ${NAME} in a "// compat:args" or "// compat:env"
+// value with the URL of the loopback server NAME, for settings that name
+// a server (--secret-source=url=urlTemplate=${BASE}/secret/plain/{key}).
 func expandEndpoints(arg string, eps []endpoint) string {
 	for _, ep := range eps {
 		arg = strings.ReplaceAll(arg, "${"+ep.name+"}", ep.url)
@@ -233,11 +226,12 @@ func normalizer(eps []endpoint) func(string) string {
 var certTime = regexp.MustCompile(`current time \S+ is (after|before) [0-9TZ:.+-]+`)
 
 // k6Line is a k6 log line of level error or warning (logfmt); mLine one of
-// metronome's: "ERROR: …" or "WARN[0000] …"; at is the location that
-// starts metronome's error lines ("script.js:1:1: ").
+// metronome's: "ERROR: …", or "WARN[0000] …" and "ERRO[0000] …" (a
+// script's console.warn and console.error end in " source=console"); at
+// is the location that starts metronome's error lines ("script.js:1:1: ").
 var (
 	k6Line = regexp.MustCompile(`level=(error|warning) msg="((?:[^"\\]|\\.)*)"`)
-	mLine  = regexp.MustCompile(`^(?:(ERROR): |(WARN)\[\d+\] )(.*)$`)
+	mLine  = regexp.MustCompile(`^(?:(ERROR): |(WARN|ERRO)\[\d+\] )(.*?)(?: source=console)?$`)
 	at     = regexp.MustCompile(`^\S+?:\d+:\d+: `)
 )
 
@@ -255,6 +249,9 @@ func messages(stderr string) []string {
 			level, text = m[1], t
 		} else if m := mLine.FindStringSubmatch(l); m != nil {
 			level, text = "warning", m[3]
+			if m[2] == "ERRO" {
+				level = "error"
+			}
 			if m[1] != "" {
 				level, text = "error", at.ReplaceAllString(m[3], "")
 			}

@@ -134,6 +134,7 @@ func corpusMux() *http.ServeMux {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.Write(b)
 	})
+	mux.Handle("/secret/", secretServer())
 	mux.HandleFunc("/headers", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Compat", "yes")
 		w.Header().Add("X-Multi", "one")
