@@ -268,9 +268,6 @@ func (l *Loader) resolveLocked(base *url.URL, spec string) (Ref, error) {
 	if msg, ok := retiredModules[spec]; ok {
 		return nil, errors.New(msg)
 	}
-	if msg, ok := missingModules[spec]; ok {
-		return nil, errors.New(msg)
-	}
 	if spec == "k6" || strings.HasPrefix(spec, "k6/") {
 		return nil, fmt.Errorf("unknown module %q: no such built-in or extension module", spec)
 	}

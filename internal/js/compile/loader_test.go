@@ -191,9 +191,6 @@ func TestLoadErrors(t *testing.T) {
 		{"removed experimental module", map[string]string{
 			"script.js": "\nimport redis from \"k6/experimental/redis\";\nexport default function () {}",
 		}, `script.js:2:1: k6/experimental/redis has been removed. Please migrate to the new version by changing your import to 'k6/x/redis'.`},
-		{"experimental module k6 has and metronome not", map[string]string{
-			"script.js": "import { ReadableStream } from \"k6/experimental/streams\";\nexport default function () {}",
-		}, `script.js:1:1: k6/experimental/streams (ReadableStream and the rest of k6 v2.2.0's Streams API) is not in metronome yet`},
 		{"missing file", map[string]string{
 			"script.js": "\nimport { x } from \"./nope.js\";\nexport default function () {}",
 		}, `script.js:2:1: cannot import "./nope.js": `},

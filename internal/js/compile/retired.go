@@ -23,10 +23,3 @@ var retiredModules = map[string]string{
 	"k6/experimental/webcrypto": "k6/experimental/webcrypto has been graduated and it's now globally available as defined by standard WebAPIs." +
 		" You just need to remove the import.",
 }
-
-// missingModules are the k6/experimental paths k6 v2.2.0 offers and
-// metronome does not (yet): importing one says so instead of calling the
-// module unknown. A module registered under the path takes precedence.
-var missingModules = map[string]string{
-	"k6/experimental/streams": "k6/experimental/streams (ReadableStream and the rest of k6 v2.2.0's Streams API) is not in metronome yet",
-}
