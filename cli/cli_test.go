@@ -36,7 +36,7 @@ func (s *fakeScript) Capabilities() executor.Capabilities {
 	fns := slices.Sorted(slices.Values(s.exports))
 	return executor.Capabilities{Functions: fns}
 }
-func (s *fakeScript) Configure(*config.Options, *metrics.Registry, *metrics.Builtin) error {
+func (s *fakeScript) Configure(*config.Options, *metrics.Registry, *metrics.Builtin, *metrics.Inlet) error {
 	return nil
 }
 func (s *fakeScript) NewVU(context.Context, uint64, metrics.Recorder) (executor.VU, error) {

@@ -170,7 +170,7 @@ func (r *runCmd) defineMetrics(ctx context.Context, path string, reg *metrics.Re
 	if err != nil {
 		return nil, err
 	}
-	if err := script.Configure(opts, reg, b); err != nil {
+	if err := script.Configure(opts, reg, b, nil); err != nil {
 		return nil, err
 	}
 	if _, err := script.NewVU(ctx, 0, metrics.RecorderFunc(func(metrics.Sample) {})); err != nil {

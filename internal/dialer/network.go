@@ -38,3 +38,11 @@ func (d *Dialer) WithNetwork(n *Network, vu uint64) *Dialer {
 	}
 	return d
 }
+
+// ForVU returns a copy of d that resolves names with n's resolver and
+// dials from the local address of VU vu; d is unchanged, so one fence
+// serves every VU of a run.
+func (d *Dialer) ForVU(n *Network, vu uint64) *Dialer {
+	c := *d
+	return c.WithNetwork(n, vu)
+}

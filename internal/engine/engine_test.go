@@ -26,16 +26,20 @@ type fakeScript struct {
 	work time.Duration
 	// workAt, when set, gives each request's duration from its start
 	// instead of work.
-	workAt       func(start time.Time) time.Duration
-	b            *metrics.Builtin
+	workAt func(start time.Time) time.Duration
+	b      *metrics.Builtin
+	inlet  *metrics.Inlet
+	// viaInlet makes each iteration also send one http_reqs sample
+	// through the run's inlet, from a goroutine of its own.
+	viaInlet     bool
 	setups       atomic.Int32
 	teardown     atomic.Int32
 	summary      map[string]any
 	teardownData json.RawMessage
 }
 
-func (f *fakeScript) Configure(_ *config.Options, _ *metrics.Registry, b *metrics.Builtin) error {
-	f.b = b
+func (f *fakeScript) Configure(_ *config.Options, _ *metrics.Registry, b *metrics.Builtin, in *metrics.Inlet) error {
+	f.b, f.inlet = b, in
 	return nil
 }
 
@@ -89,6 +93,14 @@ func (v *fakeVU) Run(ctx context.Context, it executor.Iteration) executor.Result
 		return executor.Result{Outcome: executor.Interrupted, Start: start, End: time.Now(), Tags: tags}
 	}
 	end := time.Now()
+	if v.s.viaInlet {
+		sent := make(chan struct{})
+		go func() {
+			v.s.inlet.Send([]metrics.Sample{{Metric: v.s.b.HTTPReqs, Tags: tags, Time: end, Value: 1}})
+			close(sent)
+		}()
+		<-sent
+	}
 	v.rec.Record(metrics.Sample{Metric: v.s.b.HTTPReqs, Tags: tags, Time: end, Value: 1})
 	v.rec.Record(metrics.Sample{Metric: v.s.b.HTTPReqDuration, Tags: tags, Time: end, Value: metrics.Milliseconds(work)})
 	lat.Record(v.rec, v.s.b.CorrectedLatency, tags, end, work)
@@ -206,6 +218,31 @@ func TestRunEmptyThresholdList(t *testing.T) {
 		if !strings.Contains(out, "{ scenario:main }") || !strings.Contains(out, "checks_total") || strings.Contains(out, "THRESHOLDS") {
 			t.Errorf("the text summary shows the submetric and the checks, and no threshold block:\n%s", out)
 		}
+	})
+}
+
+// TestInletSamplesReachTheRun sends one sample per iteration through the
+// run's inlet from another goroutine: they count in the summary beside
+// the VUs' own, and once the run is over the inlet is done and drops
+// what it gets.
+func TestInletSamplesReachTheRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &fakeScript{work: 10 * time.Millisecond, viaInlet: true}
+		err, out, export := runFake(t, context.Background(), s, `{
+			"scenarios": {"main": {"executor": "shared-iterations", "vus": 2, "iterations": 6}}
+		}`, nil)
+		if err != nil {
+			t.Fatalf("run failed: %v\n%s", err, out)
+		}
+		if got := metricValue(t, export, "http_reqs", "count"); got != 12 {
+			t.Errorf("http_reqs = %v, want 12: 6 recorded by the VUs and 6 sent through the inlet", got)
+		}
+		select {
+		case <-s.inlet.Done():
+		default:
+			t.Error("the inlet is not done after the run")
+		}
+		s.inlet.Send([]metrics.Sample{{Metric: s.b.HTTPReqs, Tags: metrics.EmptyTags, Time: time.Now(), Value: 1}})
 	})
 }
 

@@ -33,9 +33,9 @@ type trendScript struct {
 	reg  *metrics.Registry
 }
 
-func (s *trendScript) Configure(o *config.Options, reg *metrics.Registry, b *metrics.Builtin) error {
+func (s *trendScript) Configure(o *config.Options, reg *metrics.Registry, b *metrics.Builtin, in *metrics.Inlet) error {
 	s.opts, s.reg = o, reg
-	return s.fakeScript.Configure(o, reg, b)
+	return s.fakeScript.Configure(o, reg, b, in)
 }
 
 func (s *trendScript) NewVU(_ context.Context, id uint64, rec metrics.Recorder) (executor.VU, error) {

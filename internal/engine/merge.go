@@ -96,7 +96,7 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 	if cfg.Script != nil {
 		// The script's init context defines its metrics again, as in
 		// the run; handleSummary runs in a VU made with these options.
-		if err := cfg.Script.Configure(opts, reg, builtin); err != nil {
+		if err := cfg.Script.Configure(opts, reg, builtin, nil); err != nil {
 			return err
 		}
 	}

@@ -82,6 +82,9 @@ type testRun struct {
 
 	batches    chan ingestItem
 	ingestDone chan struct{}
+	// inlet takes the samples modules send from goroutines other than
+	// their VU's (modules.Run.Samples) into batches.
+	inlet *metrics.Inlet
 	// batchesMu guards the close of batches: a setup() or teardown() that
 	// outlived its timeout may still flush its samples afterwards, and
 	// those are dropped rather than sent on the closed channel.
@@ -146,7 +149,8 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 		r.scenarios = append(r.scenarios, &scenarioRun{cfg: c})
 	}
 
-	if err := cfg.Script.Configure(r.opts, r.reg, r.builtin); err != nil {
+	r.inlet = metrics.NewInlet(r.handOver)
+	if err := cfg.Script.Configure(r.opts, r.reg, r.builtin, r.inlet); err != nil {
 		return nil, err
 	}
 	if connect := r.caps.ConnectRun; connect != nil {
@@ -343,13 +347,17 @@ func (r *testRun) ingested(ctx context.Context) error {
 // newBuffer returns a per-VU sample buffer that hands full batches to the
 // ingest loop.
 func (r *testRun) newBuffer() metrics.VURecorder {
-	return metrics.NewBuffer(func(batch []metrics.Sample) {
-		r.batchesMu.RLock()
-		defer r.batchesMu.RUnlock()
-		if !r.batchesClosed {
-			r.batches <- ingestItem{batch: batch}
-		}
-	})
+	return metrics.NewBuffer(r.handOver)
+}
+
+// handOver gives a batch to the ingest loop, from any goroutine; after the
+// end of the run it drops it.
+func (r *testRun) handOver(batch []metrics.Sample) {
+	r.batchesMu.RLock()
+	defer r.batchesMu.RUnlock()
+	if !r.batchesClosed {
+		r.batches <- ingestItem{batch: batch}
+	}
 }
 
 // ingest feeds every batch to the metrics engine and the outputs, in order.
@@ -554,6 +562,7 @@ func (r *testRun) run(parent context.Context) error {
 	r.batchesClosed = true
 	close(r.batches)
 	r.batchesMu.Unlock()
+	r.inlet.Close()
 	<-r.ingestDone
 
 	report := r.engine.EvaluateThresholds(end.Sub(r.start), true)

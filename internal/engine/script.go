@@ -16,8 +16,9 @@ import (
 // implements it; engine tests fake it.
 type Script interface {
 	// Configure hands the consolidated options to the script before any
-	// VU is made.
-	Configure(opts *config.Options, reg *metrics.Registry, b *metrics.Builtin) error
+	// VU is made, with the run's inlet for samples from other goroutines
+	// (nil when the run takes none).
+	Configure(opts *config.Options, reg *metrics.Registry, b *metrics.Builtin, in *metrics.Inlet) error
 	// NewVU initialises VU number id: a fresh runtime that ran the init
 	// context. Its samples go to rec.
 	NewVU(ctx context.Context, id uint64, rec metrics.Recorder) (executor.VU, error)

@@ -22,9 +22,13 @@ import (
 // current scenario and what follows from it (exec function, tags,
 // iteration counters), setup()'s data and the cookie jar.
 type iterationState struct {
-	scenario  *executor.Scenario
-	started   bool
-	prepared  bool
+	scenario *executor.Scenario
+	started  bool
+	prepared bool
+	// running is set while setup, an iteration or teardown runs, when
+	// the VU offers modules its State. It sits beside the other flags,
+	// where the vu has room for it (TestVUFitsItsSizeClass).
+	running   bool
 	fn        sobek.Callable
 	fnErr     error
 	tags      *metrics.TagSet
@@ -49,6 +53,10 @@ func (it *iterationState) restart() {
 	it.scenario = nil
 	it.started = false
 }
+
+// setRunning marks whether the VU runs setup, an iteration or teardown,
+// when its State is offered to modules.
+func (it *iterationState) setRunning(on bool) { it.running = on }
 
 // prepare fills in the parts of the state that do not change between
 // iterations; it runs before the VU first runs code outside its init
@@ -88,6 +96,7 @@ func (v *vu) prepare() {
 	st.Jar = v.jar
 	st.RPS = conf.rps
 	st.Logf = v.s.logf
+	st.Run = conf.run
 	st.Fail = hooks.fail
 	if st.Fail == nil {
 		st.Fail = func(string) {}
@@ -140,7 +149,7 @@ func (v *vu) begin(ctx context.Context, it *executor.Iteration) (time.Time, erro
 		v.jar.reset()
 	}
 
-	v.running = true
+	v.setRunning(true)
 	start := time.Now()
 	st.Latency = it.Latency(start)
 	switch {
@@ -165,7 +174,7 @@ func (v *vu) begin(ctx context.Context, it *executor.Iteration) (time.Time, erro
 //go:noinline
 func (v *vu) end(ctx context.Context, start time.Time, err error, res *executor.Result) {
 	end := time.Now()
-	v.running = false
+	v.setRunning(false)
 	st := &v.state
 
 	tags := st.Tags

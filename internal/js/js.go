@@ -18,6 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -32,6 +34,7 @@ import (
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/executor/segment"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/dialer"
 	"github.com/metronome-load/metronome/internal/js/compile"
 	"github.com/metronome-load/metronome/internal/logsink"
 	"github.com/metronome-load/metronome/js/modules"
@@ -68,6 +71,9 @@ type LoadOptions struct {
 	// Secrets are the --secret-source stores k6/secrets reads; every value
 	// a script fetched is hidden from what the run writes.
 	Secrets *secrets.Store
+	// LookupEnv looks a variable up in metronome's process environment
+	// for modules (modules.Run.LookupEnv); nil means os.LookupEnv.
+	LookupEnv func(key string) (string, bool)
 }
 
 // Script is a loaded, linked test script. It implements engine.Script.
@@ -85,6 +91,9 @@ type Script struct {
 	exported map[string]bool // exported names → whether a function
 
 	shared sharedStore
+	// equipment is the part of modules.Run that does not depend on the
+	// options: the log and the environment.
+	equipment modules.Run
 
 	// vus maps a runtime to its VU while its init context runs, so that
 	// shared module records can find the VU evaluating them.
@@ -102,6 +111,7 @@ type runConfig struct {
 	registry    *metrics.Registry
 	builtin     *metrics.Builtin
 	initEnv     *modules.InitEnv
+	run         *modules.Run
 	systemTags  map[string]bool
 	groupTag    bool // the group system tag is enabled
 	runTags     *metrics.TagSet
@@ -164,6 +174,13 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 		start: time.Now(),
 	}
 	s.shared.items = map[string]*sharedItem{}
+	s.equipment = modules.Run{Log: opts.Log.Slog(slog.LevelInfo), LookupEnv: opts.LookupEnv}
+	if opts.Verbose {
+		s.equipment.Log = opts.Log.Slog(slog.LevelDebug)
+	}
+	if s.equipment.LookupEnv == nil {
+		s.equipment.LookupEnv = os.LookupEnv
+	}
 	if opts.Files != nil {
 		abs = path
 		s.path, s.dir = path, filepath.Dir(path)
@@ -187,7 +204,7 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 		main.SetLinked()
 	}
 	reg := metrics.NewRegistry()
-	s.conf = s.newRunConfig(&config.Options{}, reg, metrics.RegisterBuiltin(reg))
+	s.conf = s.newRunConfig(&config.Options{}, reg, metrics.RegisterBuiltin(reg), nil)
 
 	v, err := s.newVU(context.Background(), 0, discard{})
 	if err != nil {
@@ -261,9 +278,11 @@ func (s *Script) Capabilities() executor.Capabilities {
 	}
 }
 
-// Configure hands the consolidated options and the run's metric registry
-// to the script. VUs made afterwards record into that registry's metrics.
-func (s *Script) Configure(opts *config.Options, reg *metrics.Registry, b *metrics.Builtin) error {
+// Configure hands the consolidated options, the run's metric registry and
+// its sample inlet to the script. VUs made afterwards record into that
+// registry's metrics; modules send samples from other goroutines through
+// the inlet (nil: none).
+func (s *Script) Configure(opts *config.Options, reg *metrics.Registry, b *metrics.Builtin, in *metrics.Inlet) error {
 	if opts == nil {
 		opts = &config.Options{}
 	}
@@ -273,18 +292,19 @@ func (s *Script) Configure(opts *config.Options, reg *metrics.Registry, b *metri
 	if b == nil {
 		b = metrics.RegisterBuiltin(reg)
 	}
-	c := s.newRunConfig(opts, reg, b)
+	c := s.newRunConfig(opts, reg, b, in)
 	s.mu.Lock()
 	s.conf = c
 	s.mu.Unlock()
 	return nil
 }
 
-func (s *Script) newRunConfig(opts *config.Options, reg *metrics.Registry, b *metrics.Builtin) *runConfig {
+func (s *Script) newRunConfig(opts *config.Options, reg *metrics.Registry, b *metrics.Builtin, in *metrics.Inlet) *runConfig {
 	c := &runConfig{opts: opts, registry: reg, builtin: b}
 	// A bad segment is reported by config.Scenarios before any VU exists.
 	c.tuple, _ = opts.ExecutionTuple()
-	c.initEnv = &modules.InitEnv{Registry: reg, CWD: s.dir, Shared: &modules.Shared{Get: s.shared.get}, Logf: s.logf, Secrets: s.opts.Secrets}
+	c.run = s.newRun(opts, in)
+	c.initEnv = &modules.InitEnv{Registry: reg, CWD: s.dir, Shared: &modules.Shared{Get: s.shared.get}, Logf: s.logf, Secrets: s.opts.Secrets, Run: c.run}
 	c.systemTags = map[string]bool{}
 	tags := opts.SystemTags
 	if tags == nil {
@@ -315,6 +335,18 @@ func (s *Script) newRunConfig(opts *config.Options, reg *metrics.Registry, b *me
 		})
 	}
 	return c
+}
+
+// newRun makes what the run's VUs share under opts: the network fence and
+// TLS configuration of their connections, and the sample inlet in.
+func (s *Script) newRun(opts *config.Options, in *metrics.Inlet) *modules.Run {
+	r := s.equipment
+	fence := dialer.New(net.Dialer{}, opts.BlacklistIPs, opts.BlockHostnames, opts.Hosts)
+	network := opts.Network()
+	r.Dialer = func(vu uint64) modules.Dialer { return fence.ForVU(network, vu) }
+	r.TLSConfig = opts.TLSConfig()
+	r.Samples = in
+	return &r
 }
 
 func (s *Script) config() *runConfig {

@@ -181,7 +181,7 @@ func (v *vu) lifecycle(ctx context.Context, name string, arg sobek.Value) (sobek
 	}
 	tags := st.Tags
 	st.DataSent, st.DataReceived = 0, 0
-	v.running = true
+	v.setRunning(true)
 	var ret sobek.Value
 	err := v.guard(ctx, func() error {
 		var args []sobek.Value
@@ -195,7 +195,7 @@ func (v *vu) lifecycle(ctx context.Context, name string, arg sobek.Value) (sobek
 		ret, err = v.settle(promiseOf(r), r)
 		return err
 	})
-	v.running = false
+	v.setRunning(false)
 	if name == "setup" || name == "teardown" {
 		emitData(v.rec, st, time.Now(), tags)
 	}

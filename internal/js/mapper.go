@@ -4,17 +4,23 @@ import (
 	"reflect"
 	"strings"
 	"unicode"
+
+	"github.com/metronome-load/metronome/js/modules"
 )
 
 // fieldNames maps Go struct fields and methods to JavaScript names for
 // values modules hand to scripts: a field takes its `js` tag, else its
 // `json` tag, else its name with a lower-case first letter; "-" hides it.
 // A method's leading capitals are lowered as a word (JSON → json, HTMLBody
-// → htmlBody).
+// → htmlBody). Types of the packages given to modules.UseFieldNames take
+// the rule registered for them instead.
 type fieldNames struct{}
 
 // FieldName returns the JavaScript name of a struct field.
-func (fieldNames) FieldName(_ reflect.Type, f reflect.StructField) string {
+func (fieldNames) FieldName(t reflect.Type, f reflect.StructField) string {
+	if m, ok := modules.FieldNamesOf(t); ok {
+		return m.FieldName(t, f)
+	}
 	for _, key := range []string{"js", "json"} {
 		if tag, ok := f.Tag.Lookup(key); ok {
 			name, _, _ := strings.Cut(tag, ",")
@@ -30,7 +36,10 @@ func (fieldNames) FieldName(_ reflect.Type, f reflect.StructField) string {
 }
 
 // MethodName returns the JavaScript name of a method.
-func (fieldNames) MethodName(_ reflect.Type, m reflect.Method) string {
+func (fieldNames) MethodName(t reflect.Type, m reflect.Method) string {
+	if names, ok := modules.FieldNamesOf(t); ok {
+		return names.MethodName(t, m)
+	}
 	return lowerFirstWord(m.Name)
 }
 

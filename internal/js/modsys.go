@@ -9,6 +9,7 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/internal/js/compile"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
@@ -54,7 +55,8 @@ func (h moduleHost) Probe(mod modules.Module) (modules.Exports, error) {
 	probe.runtimeGuard.reset(sobek.New())
 	reg := metrics.NewRegistry()
 	metrics.RegisterBuiltin(reg)
-	probe.initEnv = &modules.InitEnv{Registry: reg, CWD: h.s.dir, Shared: &modules.Shared{Get: probeShared}, Logf: func(string, ...any) {}}
+	probe.initEnv = &modules.InitEnv{Registry: reg, CWD: h.s.dir, Shared: &modules.Shared{Get: probeShared}, Logf: func(string, ...any) {},
+		Run: h.s.newRun(&config.Options{}, nil)}
 	probe.ctx = context.Background()
 	return instantiate(probe, mod)
 }

@@ -3,6 +3,8 @@ package js_test
 import (
 	"errors"
 	"fmt"
+	"image"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -10,9 +12,11 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/js/jstest"
 	"github.com/metronome-load/metronome/js/modules"
+	"github.com/metronome-load/metronome/metrics"
 )
 
 // A third-party style module: a default export of its own, an async
@@ -51,6 +55,17 @@ func init() {
 			},
 		}, nil
 	}))
+	// Values of image's types take the rule registered for that package;
+	// those of this package keep metronome's.
+	modules.UseFieldNames("image", shouting{})
+	modules.Register("k6/x/fieldrule", modules.ModuleFunc(func(modules.VU) (modules.Exports, error) {
+		return modules.Exports{Named: map[string]any{
+			"point": image.Point{X: 1, Y: 2},
+			"own":   ownOptions{ContinueOnError: true},
+			"read":  func(p image.Point) int { return p.X*10 + p.Y },
+		}}, nil
+	}))
+	modules.Register("k6/x/runkit", modules.ModuleFunc(runKit))
 	modules.Register("k6/x/broken", modules.ModuleFunc(func(modules.VU) (modules.Exports, error) {
 		return modules.Exports{}, errors.New("cannot start")
 	}))
@@ -62,6 +77,50 @@ func init() {
 		return modules.Exports{Default: "not allowed"}, nil
 	})))
 }
+
+// runKit uses the run's equipment as an extension would: the process
+// environment in the init context, and in an iteration the log, the
+// dialer and the inlet, the last from a goroutine of its own.
+func runKit(vu modules.VU) (modules.Exports, error) {
+	env := vu.InitEnv()
+	seen, _ := env.Run.LookupEnv("METRONOME_RUNKIT_TEST")
+	return modules.Exports{Named: map[string]any{
+		"seen": seen,
+		"dial": func(addr string) string {
+			st := vu.State()
+			conn, err := st.Run.Dialer(st.VUID).DialContext(vu.Context(), "tcp", addr)
+			if err != nil {
+				return err.Error()
+			}
+			conn.Close()
+			return "connected"
+		},
+		"send": func(v float64) {
+			st := vu.State()
+			st.Run.Log.Info("sending", "value", v)
+			done := make(chan struct{})
+			go func() {
+				st.Run.Samples.Send([]metrics.Sample{{Metric: st.Builtin.Iterations, Tags: st.Tags, Time: time.Now(), Value: v}})
+				close(done)
+			}()
+			<-done
+		},
+	}}, nil
+}
+
+// shouting names fields FIELD_X and methods METHOD_X.
+type shouting struct{}
+
+func (shouting) FieldName(_ reflect.Type, f reflect.StructField) string {
+	return "FIELD_" + strings.ToUpper(f.Name)
+}
+
+func (shouting) MethodName(_ reflect.Type, m reflect.Method) string {
+	return "METHOD_" + strings.ToUpper(m.Name)
+}
+
+// ownOptions is a struct of this package, named by metronome's rule.
+type ownOptions struct{ ContinueOnError bool }
 
 // made counts the instances of k6/x/onfirstuse.
 var made atomic.Int64
@@ -139,6 +198,52 @@ export default async function () {
 	want := "custom default 42 2 4 1.0 init ::g|default GoError: negative asyncDouble,version,where true"
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestFieldNamesByPackage checks that the runtime names a type's fields
+// and methods by the rule registered for its package, both ways (a Go
+// value seen by the script, an object the script passes to Go), and by
+// its own rule for every other package.
+func TestFieldNamesByPackage(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+import { point, own, read } from "k6/x/fieldrule";
+export default function () {
+	console.log(point.FIELD_X, point.FIELD_Y, point.x, typeof point.METHOD_STRING, own.continueOnError,
+		read({ FIELD_X: 3, FIELD_Y: 4 }));
+}`,
+	}, nil)
+	got := logged(iterate(t, r))
+	want := "1 2 undefined function true 34"
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestRunEquipment checks what modules.Run gives a module: metronome's
+// process environment, a dialer under blacklistIPs, a log at the run's
+// levels and an inlet whose samples reach the run from other goroutines.
+func TestRunEquipment(t *testing.T) {
+	t.Setenv("METRONOME_RUNKIT_TEST", "from the process")
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+import { seen, dial, send } from "k6/x/runkit";
+export default function () {
+	console.log(seen, "|", dial("127.0.0.1:9"));
+	send(7);
+}`,
+	}, &jstest.Config{Options: &config.Options{BlacklistIPs: []string{"127.0.0.0/8"}}})
+	out := iterate(t, r)
+	if !strings.Contains(out, "from the process | IP (127.0.0.1) is in a blacklisted range (127.0.0.0/8)") {
+		t.Errorf("console:\n%s", out)
+	}
+	if !strings.Contains(out, "INFO[0000] sending value=7") {
+		t.Errorf("the module's log line is missing:\n%s", out)
+	}
+	sent := r.Sent.Samples()
+	if len(sent) != 1 || sent[0].Value != 7 || sent[0].Metric != r.Builtin.Iterations {
+		t.Errorf("inlet got %v, want one iterations sample of 7", sent)
 	}
 }
 

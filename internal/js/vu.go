@@ -42,7 +42,6 @@ type vu struct {
 
 	ctx     context.Context
 	initEnv *modules.InitEnv
-	running bool
 	state   modules.State
 	loop    eventLoop
 	env     *envObject

@@ -5,12 +5,15 @@
 package logsink
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -258,4 +261,76 @@ func (s *Sink) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.closer.Close()
+}
+
+// Slog returns a structured logger that writes to the sink: each record is
+// one line at the record's level (below min dropped), its message followed
+// by its attributes as key=value; an attribute named source becomes the
+// line's source. It is the levelled log modules reach through
+// modules.Run.Log.
+func (s *Sink) Slog(min slog.Level) *slog.Logger {
+	return slog.New(&slogHandler{s: s, min: min})
+}
+
+// slogHandler is the slog.Handler behind Sink.Slog.
+type slogHandler struct {
+	s     *Sink
+	min   slog.Level
+	attrs []slog.Attr
+	group string // the prefix of the keys of attributes added from now on
+}
+
+func (h *slogHandler) Enabled(_ context.Context, l slog.Level) bool {
+	return h.s != nil && h.s.w != nil && l >= h.min
+}
+
+func (h *slogHandler) Handle(_ context.Context, r slog.Record) error {
+	level := Error
+	switch {
+	case r.Level < slog.LevelInfo:
+		level = Debug
+	case r.Level < slog.LevelWarn:
+		level = Info
+	case r.Level < slog.LevelError:
+		level = Warn
+	}
+	var b strings.Builder
+	b.WriteString(r.Message)
+	source := ""
+	add := func(prefix string, a slog.Attr) {
+		key := prefix + a.Key
+		if key == "source" {
+			source = a.Value.String()
+			return
+		}
+		fmt.Fprintf(&b, " %s=%v", key, a.Value.Resolve())
+	}
+	for _, a := range h.attrs {
+		add("", a)
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		add(h.group, a)
+		return true
+	})
+	h.s.Line(level, b.String(), source)
+	return nil
+}
+
+func (h *slogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	c := *h
+	c.attrs = slices.Clip(c.attrs)
+	for _, a := range attrs {
+		a.Key = h.group + a.Key
+		c.attrs = append(c.attrs, a)
+	}
+	return &c
+}
+
+func (h *slogHandler) WithGroup(name string) slog.Handler {
+	if name == "" {
+		return h
+	}
+	c := *h
+	c.group += name + "."
+	return &c
 }

@@ -2,8 +2,10 @@ package logsink
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,5 +157,26 @@ func TestFileAppendsAndFilters(t *testing.T) {
 	}
 	if _, err := New(Output{Kind: File, Path: "/no/such/folder/x.log"}, Text, nil, nil, nil, nil); err == nil || !strings.Contains(err.Error(), "/no/such/folder") {
 		t.Errorf("a log file in a missing folder gave %v, want an error naming the folder", err)
+	}
+}
+
+// TestSlog checks the structured logger modules get: levels map onto the
+// sink's, records under the logger's minimum are dropped, attributes
+// follow the message and an attribute named source is the line's source.
+func TestSlog(t *testing.T) {
+	s, _, stderr, _ := newSink(t, Output{Kind: Stderr, Level: Debug}, Text)
+	log := s.Slog(slog.LevelInfo)
+	log.Debug("below the minimum")
+	log.With("source", "xk6-probe").Info("connected", "addr", "127.0.0.1:6379", "n", 2)
+	log.WithGroup("pool").Warn("slow", "size", 3)
+	log.Error("failed")
+	want := "INFO[0000] connected addr=127.0.0.1:6379 n=2 source=xk6-probe\n" +
+		"WARN[0000] slow pool.size=3\n" +
+		"ERRO[0000] failed\n"
+	if stderr.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
+	}
+	if s.Slog(slog.LevelDebug).Enabled(context.Background(), slog.LevelDebug) != true {
+		t.Error("a logger made with the debug minimum does not take debug records")
 	}
 }

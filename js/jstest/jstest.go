@@ -50,6 +50,9 @@ type Runner struct {
 	Builtin  *metrics.Builtin
 	// State are the instance counters exec.instance reads.
 	State *executor.State
+	// Sent collects what modules send through the run's sample inlet
+	// (modules.Run.Samples), from any goroutine.
+	Sent *executortest.Recorder
 	// Stderr collects console output and logged iteration errors.
 	Stderr *Buffer
 	// Dir is the folder the files were written to.
@@ -100,7 +103,7 @@ func TryLoad(t testing.TB, files map[string]string, cfg *Config) (*Runner, error
 	if main == "" {
 		main = "script.js"
 	}
-	r := &Runner{Stderr: &Buffer{}, State: &executor.State{}}
+	r := &Runner{Stderr: &Buffer{}, State: &executor.State{}, Sent: &executortest.Recorder{}}
 	r.Dir = WriteFiles(t, files)
 	s, err := js.Load(filepath.Join(r.Dir, main), js.LoadOptions{Env: cfg.Env, Stderr: r.Stderr, Verbose: cfg.Verbose,
 		ModuleClient: cfg.ModuleClient, Secrets: cfg.Secrets})
@@ -114,7 +117,12 @@ func TryLoad(t testing.TB, files map[string]string, cfg *Config) (*Runner, error
 	if opts == nil {
 		opts = &config.Options{}
 	}
-	if err := s.Configure(opts, r.Registry, r.Builtin); err != nil {
+	inlet := metrics.NewInlet(func(batch []metrics.Sample) {
+		for _, smp := range batch {
+			r.Sent.Record(smp)
+		}
+	})
+	if err := s.Configure(opts, r.Registry, r.Builtin, inlet); err != nil {
 		return r, err
 	}
 	s.SetRunEnv(r.State, r.abort, r.fail, cfg.Progress)

@@ -7,6 +7,9 @@ package modules
 
 import (
 	"context"
+	"crypto/tls"
+	"log/slog"
+	"net"
 	"net/http"
 	"sort"
 	"sync"
@@ -128,6 +131,40 @@ type InitEnv struct {
 	// Secrets are the run's --secret-source stores for k6/secrets; nil
 	// when none were given.
 	Secrets *secrets.Store
+	// Run is what every VU of the run shares; State.Run is the same.
+	Run *Run
+}
+
+// Run is the equipment every VU of a test run shares, for modules to
+// reach the network, log and hand over samples exactly as the built-ins
+// do. The VU's State and InitEnv both point to it.
+type Run struct {
+	// Dialer returns the dialer of VU vu's connections (0 outside a VU):
+	// under the options hosts, blacklistIPs, blockHostnames and dns, from
+	// the local address localIPs gives the VU, which a module's own
+	// connections must honour as k6/http's do. Each call makes one.
+	Dialer func(vu uint64) Dialer
+	// TLSConfig is the client TLS configuration the options give
+	// (insecureSkipTLSVerify, tlsVersion, tlsCipherSuites, tlsAuth). It is
+	// shared: Clone it before changing it.
+	TLSConfig *tls.Config
+	// Samples takes samples from any goroutine (see metrics.Inlet); on the
+	// VU's goroutine State.Recorder is the cheaper way. nil outside a
+	// test run (when a script's options are read, say).
+	Samples *metrics.Inlet
+	// Log writes to the run's log (--log-output, --log-format) at any
+	// level; Debug reaches it only with --verbose.
+	Log *slog.Logger
+	// LookupEnv looks a variable up in metronome's own process
+	// environment, which is not the script's __ENV (that has the -e
+	// values too): for settings of the module's own, as k6's LookupEnv.
+	LookupEnv func(key string) (string, bool)
+}
+
+// Dialer opens network connections, as net.Dialer's method of the same
+// name does.
+type Dialer interface {
+	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // State is what a VU offers modules while it runs code outside the init
@@ -191,6 +228,9 @@ type State struct {
 	Abort func(reason string)
 	Fail  func(reason string)
 	Logf  func(format string, args ...any)
+	// Run is what every VU of the run shares: the dialer, the TLS
+	// configuration, the sample inlet, the log.
+	Run *Run
 }
 
 // Shared is a process-wide store for data that VUs share.

@@ -199,7 +199,7 @@ func (c *client) jsConnect(call sobek.FunctionCall) sobek.Value {
 	rt := c.m.rt
 	st := c.m.state("client.connect")
 	addr := jsmod.String(rt, call.Argument(0), "client.connect's address")
-	c.bytes.fence(st)
+	c.bytes.dialer = st.Run.Dialer(st.VUID)
 	p := c.connectParams(call.Argument(1))
 	if c.conn != nil {
 		_ = c.conn.Close()

@@ -5,8 +5,6 @@ import (
 	"net"
 	"sync/atomic"
 
-	"github.com/metronome-load/metronome/config"
-	"github.com/metronome-load/metronome/internal/dialer"
 	"github.com/metronome-load/metronome/js/modules"
 )
 
@@ -14,18 +12,9 @@ import (
 // as k6 counts gRPC traffic into data_sent and data_received.
 type byteCounter struct {
 	sent, received atomic.Int64
-	// dialer opens connections under the options' network fence.
-	dialer *dialer.Dialer
-}
-
-// fence makes c dial under the network options of the VU whose state st
-// is, from its local address.
-func (c *byteCounter) fence(st *modules.State) {
-	o := st.Options
-	if o == nil {
-		o = &config.Options{}
-	}
-	c.dialer = dialer.New(net.Dialer{}, o.BlacklistIPs, o.BlockHostnames, o.Hosts).WithNetwork(st.Options.Network(), st.VUID)
+	// dialer opens connections under the options' network fence: the
+	// VU's (modules.Run.Dialer).
+	dialer modules.Dialer
 }
 
 // dial opens a TCP connection whose traffic c counts.

@@ -145,6 +145,8 @@ func Prepare(st *modules.State, m *Metrics, p Params) *Session {
 		// handshakes too (client certificates included).
 		TLSClientConfig: o.TLSConfig(),
 		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+			defer cancel()
 			c, err := fence.DialContext(ctx, network, addr)
 			if err != nil {
 				return nil, err
