@@ -20,6 +20,7 @@ import (
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/k6api"
 )
 
 func init() { addCommand(newBuildCmd) }
@@ -330,11 +331,18 @@ func (p *buildPlan) run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return err
 	}
+	// k6's extension API, metronome's implementation, answers for
+	// go.k6.io/k6 and go.k6.io/k6/v2, so that xk6 extensions build
+	// unchanged; a module that needs neither never reads it.
+	k6, err := p.k6Replaces(filepath.Join(dir, "k6api"))
+	if err != nil {
+		return exitcode.Errorf(exitcode.Generic, "metronome build: %v", err)
+	}
 	edit := []string{"mod", "edit"}
 	for _, r := range append(seed, p.requires...) {
 		edit = append(edit, "-require="+r)
 	}
-	for _, r := range p.replaces {
+	for _, r := range append(p.replaces, k6...) {
 		edit = append(edit, "-replace="+r)
 	}
 	if err := goCmd(g.stderr, edit...); err != nil {
@@ -352,6 +360,24 @@ func (p *buildPlan) run(ctx context.Context, g *globals) error {
 	}
 	fmt.Fprintf(g.stderr, "built %s\n", p.output)
 	return nil
+}
+
+// k6Replaces writes k6's extension API under dir and returns the
+// replacements that point its module paths there, leaving out a path the
+// user replaced with --replace.
+func (p *buildPlan) k6Replaces(dir string) ([]string, error) {
+	all, err := k6api.Write(dir, p.metronome)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range all {
+		mod, _, _ := strings.Cut(r, "=")
+		if !slices.ContainsFunc(p.replaces, func(u string) bool { return strings.HasPrefix(u, mod+"=") }) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // goTool runs the go command in the temporary module's directory.

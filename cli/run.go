@@ -131,7 +131,15 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		return err
 	}
 	defer logs.Close()
-	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Log: logs, Verbose: g.verbose, Secrets: store}
+	// Modules read the process environment as k6's LookupEnv does: its
+	// -e values show there too, unless the system's variables are left
+	// out of __ENV.
+	lookup := processEnv
+	if !st.includeSysEnv {
+		lookup = g.env
+	}
+	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Log: logs, Verbose: g.verbose, Secrets: store,
+		LookupEnv: func(key string) (string, bool) { v, ok := lookup[key]; return v, ok }}
 	given := path
 	arch, path, err := r.fromArchive(path, &lo)
 	if err != nil {

@@ -34,6 +34,9 @@ type loadOptions struct {
 	Files map[string][]byte
 	// Secrets are the --secret-source stores.
 	Secrets *secrets.Store
+	// LookupEnv is modules' view of the process environment
+	// (modules.Run.LookupEnv); nil means os.LookupEnv.
+	LookupEnv func(key string) (string, bool)
 }
 
 // The steps of `run` that reach outside the command line are variables, so
@@ -45,7 +48,8 @@ var (
 	loadScript = func(path string, o loadOptions) (Script, error) {
 		// js.Load writes its own warnings and errors to Stderr in k6's
 		// log layout, with their level, so no Logf is passed.
-		s, err := js.Load(path, js.LoadOptions{Env: o.Env, Stderr: o.Stderr, Log: o.Log, Verbose: o.Verbose, Files: o.Files, Secrets: o.Secrets})
+		s, err := js.Load(path, js.LoadOptions{Env: o.Env, Stderr: o.Stderr, Log: o.Log, Verbose: o.Verbose, Files: o.Files,
+			Secrets: o.Secrets, LookupEnv: o.LookupEnv})
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"path/filepath"
 
@@ -53,10 +54,14 @@ var _ compile.Host = moduleHost{}
 func (h moduleHost) Probe(mod modules.Module) (modules.Exports, error) {
 	probe := &vu{s: h.s}
 	probe.runtimeGuard.reset(sobek.New())
+	// Names a module derives from its Go values must be the ones the
+	// VUs' runtimes give them.
+	probe.rt.SetFieldNameMapper(fieldNames{})
 	reg := metrics.NewRegistry()
 	metrics.RegisterBuiltin(reg)
-	probe.initEnv = &modules.InitEnv{Registry: reg, CWD: h.s.dir, Shared: &modules.Shared{Get: probeShared}, Logf: func(string, ...any) {},
-		Run: h.s.newRun(&config.Options{}, nil)}
+	run := h.s.newRun(&config.Options{}, nil)
+	run.Log = slog.New(slog.DiscardHandler)
+	probe.initEnv = &modules.InitEnv{Registry: reg, CWD: h.s.dir, Shared: &modules.Shared{Get: probeShared}, Logf: func(string, ...any) {}, Run: run}
 	probe.ctx = context.Background()
 	return instantiate(probe, mod)
 }

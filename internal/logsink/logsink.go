@@ -265,8 +265,8 @@ func (s *Sink) Close() error {
 
 // Slog returns a structured logger that writes to the sink: each record is
 // one line at the record's level (below min dropped), its message followed
-// by its attributes as key=value; an attribute named source becomes the
-// line's source. It is the levelled log modules reach through
+// by its attributes as key=value (the raw layout leaves them out); an
+// attribute named source becomes the line's source. It is the levelled log modules reach through
 // modules.Run.Log.
 func (s *Sink) Slog(min slog.Level) *slog.Logger {
 	return slog.New(&slogHandler{s: s, min: min})
@@ -299,11 +299,12 @@ func (h *slogHandler) Handle(_ context.Context, r slog.Record) error {
 	source := ""
 	add := func(prefix string, a slog.Attr) {
 		key := prefix + a.Key
-		if key == "source" {
+		switch {
+		case key == "source":
 			source = a.Value.String()
-			return
+		case h.s.format != Raw: // the raw layout is the message alone
+			fmt.Fprintf(&b, " %s=%v", key, a.Value.Resolve())
 		}
-		fmt.Fprintf(&b, " %s=%v", key, a.Value.Resolve())
 	}
 	for _, a := range h.attrs {
 		add("", a)

@@ -180,3 +180,12 @@ func TestSlog(t *testing.T) {
 		t.Error("a logger made with the debug minimum does not take debug records")
 	}
 }
+
+// TestSlogRaw checks that the raw layout writes a record's message alone.
+func TestSlogRaw(t *testing.T) {
+	s, _, stderr, _ := newSink(t, Output{Kind: Stderr, Level: Debug}, Raw)
+	s.Slog(slog.LevelInfo).Info("connected", "addr", "127.0.0.1:6379")
+	if stderr.String() != "connected\n" {
+		t.Errorf("stderr %q, want the message alone", stderr)
+	}
+}

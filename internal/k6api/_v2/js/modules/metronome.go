@@ -1,0 +1,285 @@
+package modules
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/cookiejar"
+	"net/url"
+	"sort"
+	"sync"
+
+	"github.com/grafana/sobek"
+	"github.com/sirupsen/logrus"
+
+	mmod "github.com/metronome-load/metronome/js/modules"
+	mm "github.com/metronome-load/metronome/metrics"
+
+	"go.k6.io/k6/v2/internal/origin"
+	"go.k6.io/k6/v2/js/common"
+	"go.k6.io/k6/v2/lib"
+	"go.k6.io/k6/v2/metrics"
+)
+
+// This file plugs k6 modules into metronome: each registration becomes a
+// metronome module whose instances see metronome's VU through k6's VU.
+
+// metronomeModule is metronome's module path: its own types always keep
+// metronome's field names.
+const metronomeModule = "github.com/metronome-load/metronome"
+
+// plugIn registers mod with metronome as name, and gives the types of the
+// module that registered it k6's field names.
+func plugIn(name string, mod any) {
+	mmod.Register(name, &goModule{name: name, mod: mod})
+	useK6Names(origin.InitPackage())
+}
+
+var (
+	namedMu sync.Mutex
+	named   = map[string]bool{}
+)
+
+// useK6Names makes the runtime name the fields and methods of the types
+// of pkg's module, and of this layer's, by k6's rule.
+func useK6Names(pkg string) {
+	namedMu.Lock()
+	defer namedMu.Unlock()
+	paths := []string{"go.k6.io/k6"}
+	if pkg != "" {
+		path := pkg
+		if m, ok := origin.ModuleOf(pkg); ok {
+			path = m.Path
+		}
+		paths = append(paths, path)
+	}
+	for _, p := range paths {
+		if named[p] || p == metronomeModule || len(p) > len(metronomeModule) && p[:len(metronomeModule)+1] == metronomeModule+"/" {
+			continue
+		}
+		named[p] = true
+		mmod.UseFieldNames(p, common.FieldNameMapper{})
+	}
+}
+
+// goModule is a k6 module as metronome's.
+type goModule struct {
+	name string
+	mod  any
+}
+
+// Instantiate makes the module's instance for metronome's VU mvu.
+func (m *goModule) Instantiate(mvu mmod.VU) (mmod.Exports, error) {
+	v := &vu{m: mvu}
+	var exp Exports
+	own := false
+	if mod, ok := m.mod.(Module); ok {
+		inst := mod.NewModuleInstance(v)
+		if inst == nil {
+			return mmod.Exports{}, fmt.Errorf("module %s made no instance", m.name)
+		}
+		exp, own = inst.Exports(), true
+	} else {
+		exp.Default = m.mod
+	}
+	if exp.Named != nil {
+		return mmod.Exports{Default: exp.Default, Named: exp.Named}, nil
+	}
+	named := map[string]any{}
+	if exp.Default == nil {
+		return mmod.Exports{Named: named}, nil
+	}
+	// Without named exports, the names are the default export's
+	// properties: its own ones for an instance's, its keys for a plain
+	// value registered as the module.
+	rt := mvu.Runtime()
+	obj := rt.ToValue(exp.Default).ToObject(rt)
+	keys := obj.Keys()
+	if own {
+		keys = obj.GetOwnPropertyNames()
+	}
+	for _, k := range keys {
+		named[k] = obj.Get(k)
+	}
+	return mmod.Exports{Default: obj, Named: named}, nil
+}
+
+// vu is metronome's VU as k6's.
+type vu struct {
+	m       mmod.VU
+	initEnv *common.InitEnvironment
+	state   *lib.State
+}
+
+func (v *vu) Context() context.Context             { return v.m.Context() }
+func (v *vu) Runtime() *sobek.Runtime              { return v.m.Runtime() }
+func (v *vu) RegisterCallback() func(func() error) { return v.m.RegisterCallback() }
+
+// InitEnv is the init environment while metronome's VU runs its init
+// context.
+func (v *vu) InitEnv() *common.InitEnvironment {
+	ie := v.m.InitEnv()
+	if ie == nil {
+		return nil
+	}
+	if v.initEnv == nil {
+		p := partsOf(ie.Run)
+		v.initEnv = &common.InitEnvironment{
+			TestPreInitState: &lib.TestPreInitState{
+				Registry:       metrics.MetronomeRegistry(ie.Registry),
+				BuiltinMetrics: builtinOf(ie.Registry),
+				LookupEnv:      p.lookupEnv,
+				Logger:         p.logger,
+			},
+			CWD: &url.URL{Scheme: "file", Path: ie.CWD + "/"},
+		}
+	}
+	return v.initEnv
+}
+
+// State is the VU's state while metronome's VU runs setup, an iteration
+// or teardown; the same one every time, its counters brought up to date.
+func (v *vu) State() *lib.State {
+	st := v.m.State()
+	if st == nil {
+		return nil
+	}
+	if v.state == nil {
+		v.state = newState(st)
+	}
+	s := v.state
+	s.VUID, s.VUIDGlobal, s.Iteration = st.VUID, st.VUIDInTest, st.Iteration
+	return s
+}
+
+// newState makes the k6 state of metronome's st, whose address is
+// metronome's VU's for its whole life: tags and iteration counters are
+// read from it live.
+func newState(st *mmod.State) *lib.State {
+	p := partsOf(st.Run)
+	jar, _ := cookiejar.New(nil)
+	s := &lib.State{
+		Options:        p.options(st),
+		BuiltinMetrics: builtinOf(st.Registry),
+		Logger:         p.logger,
+		CookieJar:      jar,
+		Tags: lib.MetronomeVUStateTags(
+			func() *mm.TagSet { return st.Tags },
+			func(t *mm.TagSet) { st.Tags = t },
+			func(meta map[string]string) {
+				if ms, ok := st.Recorder.(mm.MetadataSetter); ok {
+					ms.SetMetadata(meta)
+				}
+			}),
+		GetScenarioVUIter:       func() uint64 { return uint64(st.IterationInScenario) },
+		GetScenarioLocalVUIter:  func() uint64 { return uint64(st.Current.LocalIndex) },
+		GetScenarioGlobalVUIter: func() uint64 { return uint64(st.Current.Index) },
+	}
+	if st.Run != nil {
+		s.Dialer = st.Run.Dialer
+		s.TLSConfig = st.Run.TLSConfig
+		s.Samples = metrics.MetronomeSamples(st.Run.Samples)
+	} else {
+		s.Samples = metrics.MetronomeSamples(nil)
+	}
+	return s
+}
+
+// runParts are the k6 views of a run's equipment, made once per run.
+type runParts struct {
+	logger    *logrus.Logger
+	lookupEnv func(string) (string, bool)
+
+	optsOnce sync.Once
+	opts     lib.Options
+}
+
+var parts sync.Map // *mmod.Run → *runParts
+
+// partsOf returns the parts of run, made on first use.
+func partsOf(run *mmod.Run) *runParts {
+	if run == nil {
+		run = &mmod.Run{}
+	}
+	if p, ok := parts.Load(run); ok {
+		return p.(*runParts)
+	}
+	p := &runParts{logger: newLogger(run.Log), lookupEnv: run.LookupEnv}
+	if p.lookupEnv == nil {
+		p.lookupEnv = func(string) (string, bool) { return "", false }
+	}
+	actual, _ := parts.LoadOrStore(run, p)
+	return actual.(*runParts)
+}
+
+// options are the run's options as k6's, converted once.
+func (p *runParts) options(st *mmod.State) lib.Options {
+	p.optsOnce.Do(func() { p.opts = lib.MetronomeOptions(st.Options) })
+	return p.opts
+}
+
+var builtins sync.Map // *mm.Registry → *metrics.BuiltinMetrics
+
+// builtinOf returns k6's built-in metrics in metronome's registry r,
+// defined on first use.
+func builtinOf(r *mm.Registry) *metrics.BuiltinMetrics {
+	if r == nil {
+		return nil
+	}
+	if b, ok := builtins.Load(r); ok {
+		return b.(*metrics.BuiltinMetrics)
+	}
+	b, _ := builtins.LoadOrStore(r, metrics.RegisterBuiltinMetrics(metrics.MetronomeRegistry(r)))
+	return b.(*metrics.BuiltinMetrics)
+}
+
+// newLogger returns a logrus logger whose entries go to log, the run's
+// log: the entry's fields become the line's attributes.
+func newLogger(log *slog.Logger) *logrus.Logger {
+	l := logrus.New()
+	l.SetOutput(io.Discard)
+	l.SetFormatter(silent{})
+	if log == nil {
+		return l
+	}
+	l.AddHook(toSlog{log})
+	l.SetLevel(logrus.InfoLevel)
+	if log.Enabled(context.Background(), slog.LevelDebug) {
+		l.SetLevel(logrus.DebugLevel)
+	}
+	return l
+}
+
+// silent formats nothing: entries reach the log through toSlog.
+type silent struct{}
+
+func (silent) Format(*logrus.Entry) ([]byte, error) { return nil, nil }
+
+// toSlog hands logrus entries to a slog logger.
+type toSlog struct{ log *slog.Logger }
+
+func (toSlog) Levels() []logrus.Level { return logrus.AllLevels }
+
+func (h toSlog) Fire(e *logrus.Entry) error {
+	level := slog.LevelError
+	switch e.Level {
+	case logrus.TraceLevel, logrus.DebugLevel:
+		level = slog.LevelDebug
+	case logrus.InfoLevel:
+		level = slog.LevelInfo
+	case logrus.WarnLevel:
+		level = slog.LevelWarn
+	}
+	keys := make([]string, 0, len(e.Data))
+	for k := range e.Data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	attrs := make([]slog.Attr, len(keys))
+	for i, k := range keys {
+		attrs[i] = slog.Any(k, e.Data[k])
+	}
+	h.log.LogAttrs(context.Background(), level, e.Message, attrs...)
+	return nil
+}

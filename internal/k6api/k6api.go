@@ -1,0 +1,77 @@
+// Package k6api carries k6's extension API as metronome implements it:
+// the Go modules go.k6.io/k6 (_v1, the import path of k6 v0.x and v1.x)
+// and go.k6.io/k6/v2 (_v2), metronome's own code adapting k6's names onto
+// metronome's kit. They sit in folders the go command skips, so that
+// metronome's own build never compiles them, with their go.mod files
+// stored as go.mod.txt, which go:embed accepts. metronome build writes
+// them out and points both module paths at them with replace lines, so
+// that an xk6 extension builds unchanged, offline, and no go.k6.io module
+// is ever downloaded or published.
+package k6api
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+//go:embed all:_v1 all:_v2
+var sources embed.FS
+
+// The module paths the layer answers for, and the folders they are
+// written to under Write's directory.
+var modules = []struct{ path, src, dir string }{
+	{"go.k6.io/k6", "_v1", "k6"},
+	{"go.k6.io/k6/v2", "_v2", "k6v2"},
+}
+
+// metronomeRequire is the requirement on metronome in the embedded go.mod
+// files, whose version Write replaces with the one being built against.
+const metronomeRequire = "github.com/metronome-load/metronome v0.0.0-00010101000000-000000000000"
+
+// Write writes both modules under dir, their go.mod files requiring
+// metronome at version, and returns the replacements for go mod edit,
+// "MODULE=DIRECTORY", one per module path.
+func Write(dir, version string) ([]string, error) {
+	var replaces []string
+	for _, m := range modules {
+		to := filepath.Join(dir, m.dir)
+		err := fs.WalkDir(sources, m.src, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel := strings.TrimPrefix(strings.TrimPrefix(p, m.src), "/")
+			out := filepath.Join(to, filepath.FromSlash(rel))
+			if d.IsDir() {
+				return os.MkdirAll(out, 0o755)
+			}
+			b, err := sources.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if path.Base(p) == "go.mod.txt" {
+				out = filepath.Join(filepath.Dir(out), "go.mod")
+				b = []byte(strings.Replace(string(b), metronomeRequire, "github.com/metronome-load/metronome "+version, 1))
+			}
+			return os.WriteFile(out, b, 0o644)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("writing k6's extension API for %s: %w", m.path, err)
+		}
+		replaces = append(replaces, m.path+"="+to)
+	}
+	return replaces, nil
+}
+
+// Paths are the module paths Write's replacements cover.
+func Paths() []string {
+	out := make([]string, len(modules))
+	for i, m := range modules {
+		out[i] = m.path
+	}
+	return out
+}

@@ -1,0 +1,320 @@
+package k6api_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/metronome-load/metronome/cli"
+	"github.com/metronome-load/metronome/internal/k6api"
+
+	// The layer's dependencies beyond metronome's own: imported here, so
+	// that metronome's go.mod and go.sum list them at the versions the
+	// layer's go.mod requires (TestLayerRequiresMetronomesVersions) and
+	// go test puts them in the module cache, where the offline build of
+	// TestXK6Extensions finds them.
+	_ "github.com/serenize/snaker"
+	_ "github.com/sirupsen/logrus"
+	_ "gopkg.in/guregu/null.v3"
+)
+
+// requires reads the requirements of a go.mod file: module → version.
+func requires(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]string{}
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(strings.Split(sc.Text(), "//")[0])
+		switch {
+		case line == "require (":
+			in = true
+			continue
+		case line == ")":
+			in = false
+			continue
+		case strings.HasPrefix(line, "require "):
+			line = strings.TrimPrefix(line, "require ")
+		case !in:
+			continue
+		}
+		if f := strings.Fields(line); len(f) == 2 {
+			out[f[0]] = f[1]
+		}
+	}
+	return out
+}
+
+// TestLayerRequiresMetronomesVersions checks that each module the layer
+// requires is required by metronome at the same version: a build then
+// needs nothing that building metronome did not bring, and works offline.
+func TestLayerRequiresMetronomesVersions(t *testing.T) {
+	ours := requires(t, "../../go.mod")
+	for _, gomod := range []string{"_v1/go.mod.txt", "_v2/go.mod.txt"} {
+		for mod, v := range requires(t, gomod) {
+			if strings.HasPrefix(mod, "go.k6.io/") || mod == "github.com/metronome-load/metronome" {
+				continue
+			}
+			if ours[mod] != v {
+				t.Errorf("%s requires %s %s, metronome's go.mod %q", gomod, mod, v, ours[mod])
+			}
+		}
+	}
+}
+
+// TestWrite checks what Write leaves: both modules under their paths,
+// with go.mod files that require the metronome version given.
+func TestWrite(t *testing.T) {
+	dir := t.TempDir()
+	repl, err := k6api.Write(dir, "v1.2.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"go.k6.io/k6=" + filepath.Join(dir, "k6"), "go.k6.io/k6/v2=" + filepath.Join(dir, "k6v2")}
+	if strings.Join(repl, " ") != strings.Join(want, " ") {
+		t.Fatalf("replacements %q, want %q", repl, want)
+	}
+	v2, err := os.ReadFile(filepath.Join(dir, "k6v2", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(v2), "module go.k6.io/k6/v2\n") || !strings.Contains(string(v2), "github.com/metronome-load/metronome v1.2.3\n") {
+		t.Errorf("go.k6.io/k6/v2's go.mod:\n%s", v2)
+	}
+	for _, f := range []string{"k6/go.mod", "k6/js/modules/modules.go", "k6v2/metrics/sample.go", "k6v2/lib/state.go"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s was not written: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "k6v2", "go.mod.txt")); err == nil {
+		t.Error("go.mod.txt was written as it is")
+	}
+}
+
+// buildProbes builds metronome with the test extensions of testdata, one
+// on each of k6's module paths, with metronome build against this
+// checkout and the Go module proxy off.
+func buildProbes(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a metronome binary with the Go tool; skipped with -short")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH, so metronome build cannot be tested")
+	}
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("GOTOOLCHAIN", "local")
+	bin := filepath.Join(t.TempDir(), "metronome-probes")
+	var out, errs bytes.Buffer
+	root := cli.NewRoot(&out, &errs)
+	root.SetArgs([]string{"build",
+		"--with", "example.com/xk6probe=./testdata/xk6probe",
+		"--with", "example.com/xk6probev1=./testdata/xk6probev1",
+		"--output", bin})
+	if err := root.Execute(); err != nil {
+		t.Fatalf("metronome build: %v\n%s", err, errs.String())
+	}
+	return bin
+}
+
+// result is what a run of the custom binary did.
+type result struct {
+	code   int
+	output string // stdout and stderr
+}
+
+// run runs the binary with args in testdata/scripts, with env added to
+// the process environment.
+func run(t *testing.T, bin string, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = "testdata/scripts"
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return result{0, string(out)}
+	case errors.As(err, &exit):
+		return result{exit.ExitCode(), string(out)}
+	}
+	t.Fatalf("running %v: %v\n%s", args, err, out)
+	return result{}
+}
+
+// lines are the lines of out, without blank ones.
+func lines(out string) []string {
+	var ls []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.TrimSpace(l) != "" {
+			ls = append(ls, l)
+		}
+	}
+	return ls
+}
+
+// exported reads a summary export: metric → statistic → value.
+func exported(t *testing.T, path string) map[string]map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Metrics map[string]map[string]any `json:"metrics"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return s.Metrics
+}
+
+// TestXK6Extensions builds two extensions written against k6's API, one
+// per module path, into metronome, and runs scripts that use them.
+func TestXK6Extensions(t *testing.T) {
+	bin := buildProbes(t)
+
+	t.Run("version", func(t *testing.T) {
+		r := run(t, bin, nil, "version")
+		for _, want := range []string{
+			"example.com/xk6probe (devel), k6/x/probe [js module]",
+			"example.com/xk6probev1 (devel), k6/x/probev1 [js module]",
+		} {
+			if !strings.Contains(r.output, want) {
+				t.Errorf("version lacks %q:\n%s", want, r.output)
+			}
+		}
+	})
+
+	// The console lines are those k6 v2.2.0, built with the same
+	// extension, printed for this script: k6's field names both ways
+	// (snake_case, js tags, json tags ignored, "-" hidden), methods with
+	// a lower first letter (JSON whole), a Go error thrown as a GoError,
+	// the init-context error, options and durations, the tag check.
+	t.Run("names", func(t *testing.T) {
+		r := run(t, bin, []string{"PROBE_GREETING=howdy"}, "run", "-q", "--no-summary", "-i", "1", "--log-format", "raw", "names.js")
+		want := []string{
+			"probe instantiated",
+			"probe instantiated",
+			"howdy, vu init",
+			`{"continue_on_error":true,"user_id":"u1","http_method":"GET","custom_name":"c","json_only":""} true u1 GET c  undefined`,
+			`made 201 made/201 {"label":"made"} label,http_code,describeIt,json`,
+			"caught GoError: boom",
+			"caught GoError: initOnly may only be called in the init context",
+			"maxRedirects=10 throw=false systemTags.scenario=true vu=1 26h0m0s 1.5s",
+			"caught GoError: invalid value for metric tag 'bad': only String, Boolean and Number types are accepted as a metric tag values",
+			"20 13",
+		}
+		if got := lines(r.output); r.code != 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("exit %d, output:\n%s\nwant:\n%s", r.code, r.output, strings.Join(want, "\n"))
+		}
+	})
+
+	t.Run("metrics", func(t *testing.T) {
+		dir := t.TempDir()
+		export, file := filepath.Join(dir, "summary.json"), filepath.Join(dir, "result.json")
+		r := run(t, bin, nil, "run", "-q", "--summary-export", export, "-o", "result="+file, "metrics.js")
+		if r.code != 0 || !strings.Contains(r.output, "late dropped 1") {
+			t.Fatalf("exit %d, want 0 and one late push refused:\n%s", r.code, r.output)
+		}
+		checkProbeMetrics(t, exported(t, export))
+
+		// The result file holds the extension's samples: merge gives the
+		// same numbers and judges the thresholds on them alike.
+		mergedExport := filepath.Join(dir, "merged.json")
+		m := run(t, bin, nil, "merge", "--summary-export", mergedExport, file)
+		if m.code != 0 {
+			t.Fatalf("merge exit %d:\n%s", m.code, m.output)
+		}
+		checkProbeMetrics(t, exported(t, mergedExport))
+	})
+
+	t.Run("threshold on a pushed metric fails", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "result.json")
+		r := run(t, bin, []string{"THRESHOLD=fail"}, "run", "-q", "-o", "result="+file, "metrics.js")
+		if r.code != 99 || !strings.Contains(r.output, "probe_ops{op:work}") {
+			t.Errorf("exit %d, want 99 naming probe_ops{op:work}:\n%s", r.code, r.output)
+		}
+		if m := run(t, bin, nil, "merge", file); m.code != 99 {
+			t.Errorf("merge of the failed run: exit %d, want 99:\n%s", m.code, m.output)
+		}
+	})
+
+	t.Run("network and environment", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+		addr := "ADDR=" + ln.Addr().String()
+		// k6's answers: the dialer refuses a blacklisted address with
+		// k6's words; LookupEnv sees the process environment, and -e
+		// values over it.
+		for _, c := range []struct {
+			args []string
+			want []string
+		}{
+			{[]string{"-e", "BLACKLIST=on"}, []string{"refused: IP (127.0.0.1) is in a blacklisted range (127.0.0.0/8)", "howdy, env", "hi v1 from v1 v1 0"}},
+			{[]string{"-e", "BLACKLIST=off", "-e", "PROBE_GREETING=from -e"}, []string{"connected", "from -e, env", "hi v1 from v1 v1 0"}},
+		} {
+			args := append([]string{"run", "-q", "--no-summary", "-i", "1", "--log-format", "raw", "-e", addr}, c.args...)
+			r := run(t, bin, []string{"PROBE_GREETING=howdy"}, append(args, "net.js")...)
+			got := lines(r.output)
+			if r.code != 0 || strings.Join(got[len(got)-3:], "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("%v: exit %d, output:\n%s\nwant it to end with:\n%s", c.args, r.code, r.output, strings.Join(c.want, "\n"))
+			}
+		}
+	})
+}
+
+// checkProbeMetrics checks the extension's metrics in a summary export of
+// metrics.js.
+func checkProbeMetrics(t *testing.T, m map[string]map[string]any) {
+	t.Helper()
+	for _, c := range []struct {
+		metric, stat string
+		want         float64
+	}{
+		{"probe_ops", "count", 18},         // 6 work() pushed from goroutines, 6 record(2)
+		{"probe_ops{op:work}", "count", 6}, // the work() tag
+		{"probe_ops{kind:x}", "count", 12}, // tags from the script
+		{"probev1_count", "count", 18},     // the go.k6.io/k6 extension
+		{"probe_direct", "count", 2},       // sent on State.Samples directly
+		{"iterations", "count", 6},         // the cut scenario's one is interrupted
+		{"probe_latency", "min", 10},       // work(10) waited at least 10 ms
+	} {
+		v, ok := m[c.metric][c.stat].(float64)
+		if !ok || (c.stat == "min" && v < c.want) || (c.stat != "min" && v != c.want) {
+			t.Errorf("%s %s = %v, want %v", c.metric, c.stat, m[c.metric][c.stat], c.want)
+		}
+	}
+	if _, ok := m["probe_late"]; ok {
+		t.Errorf("probe_late was pushed after its VU's context was done and not dropped: %v", m["probe_late"])
+	}
+}

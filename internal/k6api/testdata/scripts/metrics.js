@@ -1,0 +1,36 @@
+// Samples an xk6 extension pushes reach metronome's metrics engine: from
+// another goroutine (work), from the VU's (record, and the v1 counter),
+// sent on State.Samples directly (direct), and refused once the VU's
+// context is done (late). THRESHOLD=fail makes one threshold fail.
+import { work, record, direct, late, lateDropped } from 'k6/x/probe';
+import counter from 'k6/x/probev1/count';
+import { sleep } from 'k6';
+
+export const options = {
+  scenarios: {
+    main: { executor: 'per-vu-iterations', vus: 2, iterations: 3, exec: 'main' },
+    cut: { executor: 'constant-vus', vus: 1, duration: '1s', gracefulStop: '0s', exec: 'cut' },
+  },
+  thresholds: {
+    'probe_ops{op:work}': [__ENV.THRESHOLD === 'fail' ? 'count<6' : 'count==6'],
+    'probe_ops{kind:x}': ['count==12'],
+    probe_latency: ['p(95)>=10'],
+    probev1_count: ['count==18'],
+  },
+};
+
+export function setup() { direct(); direct(); }
+
+export async function main() {
+  await work(10);
+  record(2, { kind: 'x' });
+  counter.add(3);
+  sleep(0.1);
+}
+
+export async function cut() { await late(); }
+
+export function teardown() {
+  sleep(0.5); // time for the refused push's goroutine to count it
+  console.log('late dropped', lateDropped());
+}

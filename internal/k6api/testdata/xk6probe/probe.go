@@ -1,0 +1,202 @@
+// Package probe is a test extension written against k6's extension API at
+// go.k6.io/k6/v2, as published xk6 extensions are: it uses every part of
+// the API the k6api test checks on metronome, and nothing of metronome's.
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/grafana/sobek"
+	"github.com/sirupsen/logrus"
+
+	"go.k6.io/k6/v2/js/common"
+	"go.k6.io/k6/v2/js/modules"
+	"go.k6.io/k6/v2/js/promises"
+	"go.k6.io/k6/v2/lib"
+	"go.k6.io/k6/v2/lib/types"
+	"go.k6.io/k6/v2/metrics"
+)
+
+func init() { modules.Register("k6/x/probe", new(rootModule)) }
+
+// rootModule makes one instance per VU.
+type rootModule struct{}
+
+// probe is a VU's instance.
+type probe struct {
+	vu       modules.VU
+	greeting string
+	ops      *metrics.Metric
+	latency  *metrics.Metric
+	late     *metrics.Metric
+	direct   *metrics.Metric
+}
+
+// lateDropped counts the late pushes PushIfNotDone refused, across VUs.
+var lateDropped atomic.Int64
+
+func (*rootModule) NewModuleInstance(vu modules.VU) modules.Instance {
+	env := vu.InitEnv()
+	p := &probe{vu: vu, greeting: "hello"}
+	if g, ok := env.LookupEnv("PROBE_GREETING"); ok {
+		p.greeting = g
+	}
+	p.ops = env.Registry.MustNewMetric("probe_ops", metrics.Counter)
+	p.latency = env.Registry.MustNewMetric("probe_latency", metrics.Trend, metrics.Time)
+	p.late = env.Registry.MustNewMetric("probe_late", metrics.Counter)
+	p.direct = env.Registry.MustNewMetric("probe_direct", metrics.Counter)
+	if _, err := env.Registry.NewMetric("probe_ops", metrics.Gauge); err != nil {
+		env.Logger.WithField("probe", "registry").Debug(err.Error())
+	}
+	env.Logger.WithFields(logrus.Fields{"probe": "init", "vu_iter": 0}).Info("probe instantiated")
+	return p
+}
+
+func (p *probe) Exports() modules.Exports {
+	return modules.Exports{Named: map[string]any{
+		"greet":       p.greet,
+		"work":        p.work,
+		"record":      p.record,
+		"direct":      p.directSend,
+		"late":        p.lateAsync,
+		"lateDropped": func() int64 { return lateDropped.Load() },
+		"dial":        p.dial,
+		"echo":        echo,
+		"thing":       func() *Thing { return &Thing{Label: "made", HTTPCode: 201} },
+		"fail":        p.fail,
+		"initOnly":    p.initOnly,
+		"options":     p.options,
+		"duration":    func(s string) (string, error) { d, err := types.ParseExtendedDuration(s); return d.String(), err },
+	}}
+}
+
+// greet answers synchronously, with the greeting from the process
+// environment.
+func (p *probe) greet(name string) string { return p.greeting + ", " + name }
+
+// tagsNow are the VU's current tags with the op tag.
+func (p *probe) tagsNow(op string) metrics.TagsAndMeta {
+	tm := p.vu.State().Tags.GetCurrentValues()
+	tm.SetTag("op", op)
+	return tm
+}
+
+// work resolves after ms milliseconds, measured into probe_latency and
+// counted in probe_ops from the goroutine that waited.
+func (p *probe) work(ms int) *sobek.Promise {
+	promise, resolve, reject := promises.New(p.vu)
+	state, ctx := p.vu.State(), p.vu.Context()
+	tm := p.tagsNow("work")
+	go func() {
+		start := time.Now()
+		select {
+		case <-time.After(time.Duration(ms) * time.Millisecond):
+		case <-ctx.Done():
+			reject(errors.New("work interrupted"))
+			return
+		}
+		now := time.Now()
+		metrics.PushIfNotDone(ctx, state.Samples, metrics.ConnectedSamples{
+			Samples: []metrics.Sample{
+				{TimeSeries: metrics.TimeSeries{Metric: p.ops, Tags: tm.Tags}, Time: now, Value: 1, Metadata: tm.Metadata},
+				{TimeSeries: metrics.TimeSeries{Metric: p.latency, Tags: tm.Tags}, Time: now, Value: metrics.D(now.Sub(start))},
+			},
+			Tags: tm.Tags, Time: now,
+		})
+		resolve(ms)
+	}()
+	return promise
+}
+
+// record counts value in probe_ops on the VU's goroutine, with the tags
+// the script gives.
+func (p *probe) record(value float64, tags sobek.Value) {
+	tm := p.tagsNow("record")
+	if err := common.ApplyCustomUserTags(p.vu.Runtime(), &tm, tags); err != nil {
+		common.Throw(p.vu.Runtime(), err)
+	}
+	metrics.PushIfNotDone(p.vu.Context(), p.vu.State().Samples, metrics.Sample{
+		TimeSeries: metrics.TimeSeries{Metric: p.ops, Tags: tm.Tags}, Time: time.Now(), Value: value,
+	})
+}
+
+// directSend sends on State.Samples itself, as some extensions do.
+func (p *probe) directSend() {
+	st := p.vu.State()
+	st.Samples <- metrics.Samples{{TimeSeries: metrics.TimeSeries{Metric: p.direct, Tags: st.Tags.GetCurrentValues().Tags}, Time: time.Now(), Value: 1}}
+}
+
+// lateAsync returns a promise that a goroutine settles only once the VU's
+// context is done, after trying to push a sample: PushIfNotDone must
+// refuse it.
+func (p *probe) lateAsync() *sobek.Promise {
+	promise, resolve, _ := promises.New(p.vu)
+	state, ctx := p.vu.State(), p.vu.Context()
+	go func() {
+		<-ctx.Done()
+		if !metrics.PushIfNotDone(ctx, state.Samples, metrics.Sample{
+			TimeSeries: metrics.TimeSeries{Metric: p.late, Tags: state.Tags.GetCurrentValues().Tags}, Time: time.Now(), Value: 1,
+		}) {
+			lateDropped.Add(1)
+		}
+		resolve(nil)
+	}()
+	return promise
+}
+
+// dial connects through the VU's dialer and says what happened.
+func (p *probe) dial(addr string) string {
+	var d lib.DialContexter = p.vu.State().Dialer
+	conn, err := d.DialContext(p.vu.Context(), "tcp", addr)
+	if err != nil {
+		return "refused: " + err.Error()
+	}
+	_ = conn.Close()
+	return "connected"
+}
+
+// Options are what echo takes from the script, by k6's names.
+type Options struct {
+	ContinueOnError bool
+	UserID          string
+	HTTPMethod      string
+	Renamed         string `js:"custom_name"`
+	JSONOnly        string `json:"jsonName"`
+	Hidden          string `js:"-"`
+}
+
+// echo returns what it was given.
+func echo(o Options) Options { return o }
+
+// Thing has methods named by k6's rule.
+type Thing struct {
+	Label    string
+	HTTPCode int
+}
+
+// DescribeIt is describeIt to scripts.
+func (t *Thing) DescribeIt() string { return fmt.Sprintf("%s/%d", t.Label, t.HTTPCode) }
+
+// JSON is json to scripts.
+func (t *Thing) JSON() string { return `{"label":"` + t.Label + `"}` }
+
+// fail throws msg as a GoError.
+func (p *probe) fail(msg string) { common.Throw(p.vu.Runtime(), errors.New(msg)) }
+
+// initOnly refuses to run outside the init context.
+func (p *probe) initOnly() string {
+	if p.vu.State() != nil {
+		common.Throw(p.vu.Runtime(), common.NewInitContextError("initOnly may only be called in the init context"))
+	}
+	return "init"
+}
+
+// options reports some of the options the VU's state carries.
+func (p *probe) options() string {
+	o := p.vu.State().Options
+	return fmt.Sprintf("maxRedirects=%d throw=%v systemTags.scenario=%v vu=%d", o.MaxRedirects.Int64, o.Throw.Bool,
+		o.SystemTags.Has(metrics.TagScenario), p.vu.State().VUID)
+}
