@@ -590,8 +590,9 @@ func (ms *moduleSystem) open(call sobek.FunctionCall) sobek.Value {
 	return rt.ToValue(content)
 }
 
-// require loads a module in the init context: a built-in module's default
-// export, a CommonJS module's module.exports or an ES module's namespace.
+// require loads a module in the init context: a Go module's default
+// export (with its named ones beside it when it has both), a CommonJS
+// module's module.exports or an ES module's namespace.
 func (ms *moduleSystem) require(call sobek.FunctionCall) sobek.Value {
 	rt := ms.vu.Runtime()
 	s := ms.vu.script()
@@ -606,7 +607,20 @@ func (ms *moduleSystem) require(call sobek.FunctionCall) sobek.Value {
 		if err != nil {
 			jsmod.Throwf(rt, "%v", err)
 		}
-		return inst.GetBindingValue("default")
+		def := inst.GetBindingValue("default")
+		if inst.def == nil || len(inst.named) == 0 {
+			return def
+		}
+		// As k6 does for a Go module with a default export of its own
+		// and named ones: an object of the named ones, with the default
+		// one under "default" and __esModule for Babel's interop.
+		o := rt.NewObject()
+		for _, p := range inst.named {
+			_ = o.Set(p.key, inst.GetBindingValue(p.key))
+		}
+		_ = o.Set("default", def)
+		_ = o.Set("__esModule", true)
+		return o
 	case *compile.Module:
 		mod, err := ms.commonJS(m)
 		if err != nil {

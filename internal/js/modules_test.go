@@ -247,6 +247,25 @@ export default function () {
 	}
 }
 
+// TestRequireGoModuleWithDefaultAndNamed checks k6's answer to require()
+// of a Go module that has a default export of its own and named ones: the
+// named ones, the default one under "default", and __esModule.
+func TestRequireGoModuleWithDefaultAndNamed(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+const m = require("k6/x/jstest");
+const only = require("k6/x/fieldrule");
+export default function () {
+	console.log(Object.keys(m).sort().join(","), m.default.kind, m.__esModule, m.version, typeof only.read, only.default);
+}`,
+	}, nil)
+	got := logged(iterate(t, r))
+	want := "__esModule,asyncDouble,default,version,where custom default true 1.0 function undefined"
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}
+
 func TestExtensionModuleFailsToInstantiate(t *testing.T) {
 	msg := scriptError(t, map[string]string{
 		"script.js": "import b from \"k6/x/broken\";\nexport default function () {}",

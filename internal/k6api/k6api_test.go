@@ -17,6 +17,11 @@ import (
 	"github.com/metronome-load/metronome/cli"
 	"github.com/metronome-load/metronome/internal/k6api"
 
+	// What the custom binary of TestXK6Extensions is built from, so that
+	// go test alone, from an empty module cache, downloads every module
+	// its offline build needs.
+	_ "github.com/metronome-load/metronome/builtin"
+
 	// The layer's dependencies beyond metronome's own: imported here, so
 	// that metronome's go.mod and go.sum list them at the versions the
 	// layer's go.mod requires (TestLayerRequiresMetronomesVersions) and
