@@ -339,7 +339,7 @@ func (p *buildPlan) run(ctx context.Context, g *globals) error {
 		return exitcode.Errorf(exitcode.Generic, "metronome build: %v", err)
 	}
 	edit := []string{"mod", "edit"}
-	for _, r := range append(seed, p.requires...) {
+	for _, r := range slices.Concat(seed, k6api.Requires(), p.requires) {
 		edit = append(edit, "-require="+r)
 	}
 	for _, r := range append(p.replaces, k6...) {

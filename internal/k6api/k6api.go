@@ -22,11 +22,14 @@ import (
 //go:embed all:_v1 all:_v2
 var sources embed.FS
 
-// The module paths the layer answers for, and the folders they are
-// written to under Write's directory.
-var modules = []struct{ path, src, dir string }{
-	{"go.k6.io/k6", "_v1", "k6"},
-	{"go.k6.io/k6/v2", "_v2", "k6v2"},
+// The module paths the layer answers for, the folders they are written
+// to under Write's directory, and the version a build requires them at:
+// one above any k6 release on the path, which no extension's requirement
+// reaches, so that the build's go.mod never needs a newer one. It is never
+// downloaded; the replacement answers for every version.
+var modules = []struct{ path, src, dir, version string }{
+	{"go.k6.io/k6", "_v1", "k6", "v1.999.999"},
+	{"go.k6.io/k6/v2", "_v2", "k6v2", "v2.999.999"},
 }
 
 // metronomeRequire is the requirement on metronome in the embedded go.mod
@@ -67,11 +70,16 @@ func Write(dir, version string) ([]string, error) {
 	return replaces, nil
 }
 
-// Paths are the module paths Write's replacements cover.
-func Paths() []string {
+// Requires are the requirements a build adds for the layer,
+// "MODULE@VERSION". With them the build's go.mod already selects the
+// layer for every extension, and the Go tool, which must otherwise load
+// the whole module graph to add the requirement an extension brings, reads
+// only the modules the binary is built from: a module cache filled by
+// building metronome serves the build.
+func Requires() []string {
 	out := make([]string, len(modules))
 	for i, m := range modules {
-		out[i] = m.path
+		out[i] = m.path + "@" + m.version
 	}
 	return out
 }
