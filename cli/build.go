@@ -99,6 +99,21 @@ type buildPlan struct {
 // required at; it is the one the go command itself uses for such modules.
 const develVersion = "v0.0.0-00010101000000-000000000000"
 
+// develVersionOf is the version a local replacement of mod is required
+// at: develVersion, with the major version of a path that has one
+// ("example.com/m/v2", "gopkg.in/yaml.v3"), which Go requires of it.
+func develVersionOf(mod string) string {
+	i := strings.LastIndexAny(mod, "/.")
+	if i < 0 || i+2 >= len(mod) || mod[i+1] != 'v' || mod[i+1:] == "v1" || (mod[i] == '.' && !strings.HasPrefix(mod, "gopkg.in/")) {
+		return develVersion
+	}
+	major := mod[i+2:]
+	if major[0] == '0' || strings.Trim(major, "0123456789") != "" {
+		return develVersion
+	}
+	return "v" + major + strings.TrimPrefix(develVersion, "v0")
+}
+
 // planBuild checks the flags and works out the temporary main module.
 // env is the process environment; cwd-relative paths are made absolute.
 func planBuild(f *buildFlags, version string, env map[string]string) (*buildPlan, error) {
@@ -141,7 +156,7 @@ func planBuild(f *buildFlags, version string, env map[string]string) (*buildPlan
 				return nil, exitcode.Errorf(exitcode.InvalidConfig, "--with %s: %v", w, err)
 			}
 			if !hasVer {
-				ver = develVersion
+				ver = develVersionOf(mod)
 			}
 			p.requires = append(p.requires, mod+"@"+ver)
 			p.replaces = append(p.replaces, mod+"="+to)

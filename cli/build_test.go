@@ -212,6 +212,26 @@ func TestPlanBuild(t *testing.T) {
 	}
 }
 
+// TestDevelVersionOf checks the version a local replacement is required
+// at: the major version of the path, which Go refuses otherwise ("should
+// be v2, not v0"), as for github.com/mostafa/xk6-kafka/v2.
+func TestDevelVersionOf(t *testing.T) {
+	for mod, want := range map[string]string{
+		"example.com/ext":                 "v0.0.0-00010101000000-000000000000",
+		"github.com/mostafa/xk6-kafka/v2": "v2.0.0-00010101000000-000000000000",
+		"example.com/m/v12":               "v12.0.0-00010101000000-000000000000",
+		"example.com/m/v1":                "v0.0.0-00010101000000-000000000000",
+		"example.com/m/v0":                "v0.0.0-00010101000000-000000000000",
+		"example.com/m/version":           "v0.0.0-00010101000000-000000000000",
+		"example.com/m.v2":                "v0.0.0-00010101000000-000000000000",
+		"gopkg.in/yaml.v3":                "v3.0.0-00010101000000-000000000000",
+	} {
+		if got := develVersionOf(mod); got != want {
+			t.Errorf("develVersionOf(%q) = %q, want %q", mod, got, want)
+		}
+	}
+}
+
 // TestBuildStopsOnSignal runs build with a fake go command that hangs, and
 // checks that Ctrl+C stops it with exit code 105 and removes the
 // temporary module.
