@@ -102,35 +102,69 @@ func New(base net.Dialer, blacklistIPs, blockHostnames []string, hosts map[strin
 // that comes out through blacklistIPs, as in k6: the one address the
 // resolver chose is dialled or refused, never another of the name's.
 func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	if d.err != nil {
-		return nil, d.err
-	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
+		if d.err != nil {
+			return nil, d.err
+		}
 		return nil, err
 	}
-	ip := net.ParseIP(host)
-	if ip == nil {
-		if p, ok := match(d.blocked, host); ok {
-			return nil, &BlockedError{Host: host, Pattern: p}
-		}
-	}
-	literal := ip != nil // addr is what is dialled
-	if to, ok := d.pinned(host, port); ok {
-		ip, port, literal = to.ip, strconv.Itoa(to.port), false
-	}
-	if ip == nil {
-		if ip, err = d.resolver.Resolve(ctx, host); err != nil {
-			return nil, err
-		}
-	}
-	if err := d.check(ip); err != nil {
+	ip, port, literal, err := d.route(ctx, host, port)
+	if err != nil {
 		return nil, err
 	}
 	if !literal {
 		addr = net.JoinHostPort(ip.String(), port)
 	}
 	return d.base.DialContext(ctx, network, addr)
+}
+
+// ResolveAddr returns the address DialContext would connect to for addr,
+// "host:port" or a bare host (port 0), under the same rules and with the
+// same refusals. It is k6's lib.AddrResolver, which extensions find on
+// their VU's dialer.
+func (d *Dialer) ResolveAddr(addr string) (net.IP, int, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		host, port = addr, "0"
+	}
+	ip, port, _, err := d.route(context.Background(), host, port)
+	if err != nil {
+		return nil, 0, err
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %q is not a port", addr, port)
+	}
+	return ip, n, nil
+}
+
+// route is where host:port goes under the options: the address and port
+// dialled, and whether that is host itself (a literal address no option
+// moved).
+func (d *Dialer) route(ctx context.Context, host, port string) (ip net.IP, to string, literal bool, err error) {
+	if d.err != nil {
+		return nil, "", false, d.err
+	}
+	ip = net.ParseIP(host)
+	if ip == nil {
+		if p, ok := match(d.blocked, host); ok {
+			return nil, "", false, &BlockedError{Host: host, Pattern: p}
+		}
+	}
+	literal = ip != nil
+	if pin, ok := d.pinned(host, port); ok {
+		ip, port, literal = pin.ip, strconv.Itoa(pin.port), false
+	}
+	if ip == nil {
+		if ip, err = d.resolver.Resolve(ctx, host); err != nil {
+			return nil, "", false, err
+		}
+	}
+	if err := d.check(ip); err != nil {
+		return nil, "", false, err
+	}
+	return ip, port, literal, nil
 }
 
 // check refuses ip when a blacklisted range holds it.

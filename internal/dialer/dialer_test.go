@@ -209,3 +209,35 @@ func TestProxyRefusesWhatTheOptionsCan(t *testing.T) {
 		t.Errorf("a blocked name: %T %v", err, err)
 	}
 }
+
+// TestResolveAddr checks that ResolveAddr answers where DialContext would
+// connect, refusing what it would refuse.
+func TestResolveAddr(t *testing.T) {
+	d := New(net.Dialer{Resolver: noDNS}, []string{"10.0.0.0/8"}, []string{"*.blocked.test"},
+		map[string]string{"pinned.test": "127.0.0.2", "api.test:443": "127.0.0.3:8443", "bad.test": "10.1.2.3"})
+	for _, c := range []struct {
+		addr, ip string
+		port     int
+		err      string
+	}{
+		{addr: "127.0.0.1:80", ip: "127.0.0.1", port: 80},
+		{addr: "127.0.0.1", ip: "127.0.0.1"},
+		{addr: "pinned.test:9000", ip: "127.0.0.2", port: 9000},
+		{addr: "api.test:443", ip: "127.0.0.3", port: 8443},
+		{addr: "localhost:5", ip: "127.0.0.1", port: 5},
+		{addr: "10.9.9.9:80", err: "IP (10.9.9.9) is in a blacklisted range (10.0.0.0/8)"},
+		{addr: "bad.test", err: "IP (10.1.2.3) is in a blacklisted range (10.0.0.0/8)"},
+		{addr: "x.blocked.test:80", err: "hostname (x.blocked.test) is in a blocked pattern (*.blocked.test)"},
+	} {
+		ip, port, err := d.ResolveAddr(c.addr)
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("%s: got %v %d %v, want the error %q", c.addr, ip, port, err, c.err)
+			}
+			continue
+		}
+		if err != nil || ip.String() != c.ip || port != c.port {
+			t.Errorf("%s: got %v %d %v, want %s %d", c.addr, ip, port, err, c.ip, c.port)
+		}
+	}
+}

@@ -142,7 +142,9 @@ type Run struct {
 	// Dialer returns the dialer of VU vu's connections (0 outside a VU):
 	// under the options hosts, blacklistIPs, blockHostnames and dns, from
 	// the local address localIPs gives the VU, which a module's own
-	// connections must honour as k6/http's do. Each call makes one.
+	// connections must honour as k6/http's do. Each call makes one. It
+	// also has ResolveAddr(addr string) (net.IP, int, error), the address
+	// it would dial for "host[:port]" (k6's lib.AddrResolver).
 	Dialer func(vu uint64) Dialer
 	// TLSConfig is the client TLS configuration the options give
 	// (insecureSkipTLSVerify, tlsVersion, tlsCipherSuites, tlsAuth). It is

@@ -64,6 +64,7 @@ func (p *probe) Exports() modules.Exports {
 		"late":        p.lateAsync,
 		"lateDropped": func() int64 { return lateDropped.Load() },
 		"dial":        p.dial,
+		"resolve":     p.resolve,
 		"echo":        echo,
 		"thing":       func() *Thing { return &Thing{Label: "made", HTTPCode: 201} },
 		"fail":        p.fail,
@@ -156,6 +157,20 @@ func (p *probe) dial(addr string) string {
 	}
 	_ = conn.Close()
 	return "connected"
+}
+
+// resolve asks the VU's dialer, as an AddrResolver, where it would
+// connect for addr.
+func (p *probe) resolve(addr string) string {
+	r := p.vu.State().GetAddrResolver()
+	if r == nil {
+		return "no resolver"
+	}
+	ip, port, err := r.ResolveAddr(addr)
+	if err != nil {
+		return "refused: " + err.Error()
+	}
+	return fmt.Sprintf("%s port %d", ip, port)
 }
 
 // Options are what echo takes from the script, by k6's names.
