@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/grafana/sobek"
@@ -32,13 +33,17 @@ type eventLoop struct {
 	gen   uint64
 	wake  chan struct{}
 
-	// The fields below belong to the VU goroutine. pending counts the
-	// reservations, measuring those of work that measures; 32 bits each
-	// keep the vu in its size class.
-	pending, measuring int32
-	timers             map[int64]*timer
-	timerID            int64
-	rejected           []*sobek.Promise
+	// pending counts the reservations, measuring those of work that
+	// measures; 32 bits each keep the vu in its size class. A reservation
+	// may be made from any goroutine, as k6 tolerates (extensions built on
+	// k6-taskqueue-lib reserve from a goroutine of their own), so they are
+	// atomic; reading one costs the VU goroutine a plain load.
+	pending, measuring atomic.Int32
+
+	// The fields below belong to the VU goroutine.
+	timers   map[int64]*timer
+	timerID  int64
+	rejected []*sobek.Promise
 }
 
 // continuation is what a reservation queues: f runs JavaScript; record,
@@ -59,7 +64,8 @@ type timer struct {
 }
 
 // register reserves a place in the loop and returns the function that
-// queues the continuation; it must be called exactly once.
+// queues the continuation, which must be called exactly once. register
+// itself may be called from any goroutine.
 func (l *eventLoop) register() func(func() error) {
 	queue := l.reserve()
 	return func(f func() error) { queue(continuation{f: f}) }
@@ -69,7 +75,7 @@ func (l *eventLoop) register() func(func() error) {
 // function queues record and f, and must be called exactly once.
 func (l *eventLoop) registerMeasured() func(record func(), f func() error) {
 	queue := l.reserve()
-	l.measuring++
+	l.measuring.Add(1)
 	return func(record func(), f func() error) { queue(continuation{f: f, record: record}) }
 }
 
@@ -82,7 +88,7 @@ func (l *eventLoop) reserve() func(continuation) {
 	}
 	gen := l.gen
 	l.mu.Unlock()
-	l.pending++
+	l.pending.Add(1)
 	return func(c continuation) {
 		l.mu.Lock()
 		if l.gen != gen {
@@ -125,7 +131,7 @@ func (l *eventLoop) giveBack(q []continuation) {
 // that the samples recorded so far reach the metrics engine meanwhile.
 func (l *eventLoop) run(ctx context.Context, rec metrics.Recorder) error {
 	park, _ := rec.(metrics.Parker)
-	for l.pending > 0 {
+	for l.pending.Load() > 0 {
 		q := l.take()
 		if len(q) == 0 {
 			if park != nil {
@@ -146,10 +152,10 @@ func (l *eventLoop) run(ctx context.Context, rec metrics.Recorder) error {
 			continue
 		}
 		for i, c := range q {
-			l.pending--
+			l.pending.Add(-1)
 			q[i] = continuation{}
 			if c.record != nil {
-				l.measuring--
+				l.measuring.Add(-1)
 				c.record()
 			}
 			if err := c.f(); err != nil {
@@ -173,7 +179,7 @@ func (l *eventLoop) run(ctx context.Context, rec metrics.Recorder) error {
 // drops the rest, as k6 does.
 func (l *eventLoop) drain() {
 	var deadline *time.Timer
-	for l.measuring > 0 {
+	for l.measuring.Load() > 0 {
 		q := l.take()
 		if len(q) == 0 {
 			if deadline == nil {
@@ -196,10 +202,10 @@ func (l *eventLoop) drain() {
 // and releases their places.
 func (l *eventLoop) recordAll(q []continuation) {
 	for i, c := range q {
-		l.pending--
+		l.pending.Add(-1)
 		q[i] = continuation{}
 		if c.record != nil {
-			l.measuring--
+			l.measuring.Add(-1)
 			c.record()
 		}
 	}
@@ -212,7 +218,8 @@ func (l *eventLoop) reset() {
 	l.gen++
 	l.queue = nil
 	l.mu.Unlock()
-	l.pending, l.measuring = 0, 0
+	l.pending.Store(0)
+	l.measuring.Store(0)
 	for id, t := range l.timers {
 		t.t.Stop()
 		delete(l.timers, id)
@@ -222,7 +229,7 @@ func (l *eventLoop) reset() {
 // endCall drops what an unfinished or failed call left in the loop and
 // forgets the call's unhandled rejections.
 func (l *eventLoop) endCall(failed bool) {
-	if failed || l.pending > 0 {
+	if failed || l.pending.Load() > 0 {
 		l.reset()
 	}
 	clear(l.rejected) // the promises belong to a runtime that may be replaced
@@ -242,7 +249,7 @@ func promiseOf(ret sobek.Value) *sobek.Promise {
 // handler. While it waits it lends rec out (run), and it ends with
 // errInterrupted when ctx ends.
 func (l *eventLoop) settle(ctx context.Context, rec metrics.Recorder, p *sobek.Promise, ret sobek.Value) (sobek.Value, error) {
-	if l.pending > 0 {
+	if l.pending.Load() > 0 {
 		if err := l.run(ctx, rec); err != nil {
 			return nil, err
 		}

@@ -246,7 +246,7 @@ func (v *vu) callExec() error {
 		return err
 	}
 	p := promiseOf(ret)
-	if p == nil && v.loop.pending == 0 && len(v.loop.rejected) == 0 {
+	if p == nil && v.loop.pending.Load() == 0 && len(v.loop.rejected) == 0 {
 		return nil
 	}
 	_, err = v.settle(p, ret)

@@ -1,6 +1,7 @@
 package js_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -66,6 +67,7 @@ func init() {
 		}}, nil
 	}))
 	modules.Register("k6/x/runkit", modules.ModuleFunc(runKit))
+	modules.Register("k6/x/offthread", modules.ModuleFunc(offThread))
 	modules.Register("k6/x/broken", modules.ModuleFunc(func(modules.VU) (modules.Exports, error) {
 		return modules.Exports{}, errors.New("cannot start")
 	}))
@@ -104,6 +106,54 @@ func runKit(vu modules.VU) (modules.Exports, error) {
 				close(done)
 			}()
 			<-done
+		},
+	}}, nil
+}
+
+// offThread reserves places in the event loop from a goroutine of its
+// own, as extensions built on k6-taskqueue-lib do: start() returns a
+// promise that resolves once the goroutine holds its reservations; their
+// callbacks add to a count later, which done() reads.
+func offThread(vu modules.VU) (modules.Exports, error) {
+	var count int
+	return modules.Exports{Named: map[string]any{
+		"start": func(n int) *sobek.Promise {
+			rt := vu.Runtime()
+			p, resolve, _ := rt.NewPromise()
+			held := vu.RegisterCallback()
+			go func() {
+				var queues []func(func() error)
+				for range n {
+					queues = append(queues, vu.RegisterCallback())
+				}
+				held(func() error { return resolve(nil) })
+				time.Sleep(20 * time.Millisecond)
+				for _, q := range queues {
+					q(func() error { count++; return nil })
+				}
+			}()
+			return p
+		},
+		"done": func() int { return count },
+		// spin keeps the VU goroutine busy in its event loop meanwhile:
+		// n reservations in a chain, each made by the previous one's
+		// callback and queued from a goroutine.
+		"spin": func(n int) *sobek.Promise {
+			rt := vu.Runtime()
+			p, resolve, _ := rt.NewPromise()
+			var hop func(left int)
+			hop = func(left int) {
+				q := vu.RegisterCallback()
+				go q(func() error {
+					if left == 0 {
+						return resolve(nil)
+					}
+					hop(left - 1)
+					return nil
+				})
+			}
+			hop(n)
+			return p
 		},
 	}}, nil
 }
@@ -263,6 +313,33 @@ export default function () {
 	want := "__esModule,asyncDouble,default,version,where custom default true 1.0 function undefined"
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestRegisterCallbackOffTheVUGoroutine checks that reservations made
+// from another goroutine, while the VU goroutine runs its event loop,
+// hold the iteration until their callbacks ran (and, with -race, that
+// making them is safe).
+func TestRegisterCallbackOffTheVUGoroutine(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+import { start, done, spin } from "k6/x/offthread";
+export default async function () {
+	await Promise.all([start(50), spin(2000)]);
+}
+export function check() { console.log(done()); }`,
+	}, nil)
+	vu, _ := r.NewVU(t, 1)
+	for range 3 {
+		if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
+			t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
+		}
+	}
+	if res := vu.Run(context.Background(), executor.Iteration{Scenario: &executor.Scenario{Name: "c", Exec: "check"}}); res.Outcome != executor.Completed {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
+	}
+	if got := logged(r.Stderr.String()); len(got) != 1 || got[0] != "150" {
+		t.Fatalf("got %q, want the 150 callbacks of 3 iterations run by their end", got)
 	}
 }
 

@@ -148,7 +148,7 @@ func (v *vu) guard(ctx context.Context, f func() error) error {
 		// Let the watch finish interrupting before the interrupt is
 		// cleared.
 		v.unwatch()
-		if err == nil && v.loop.pending > 0 {
+		if err == nil && v.loop.pending.Load() > 0 {
 			err = errInterrupted
 		}
 		// Requests still out were cut off, or answered and not yet

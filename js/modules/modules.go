@@ -91,7 +91,9 @@ type VU interface {
 	// RegisterCallback reserves a place in the VU's event loop, so the
 	// iteration does not end before the callback ran. The returned
 	// function queues f to run on the VU goroutine; call it exactly once,
-	// from any goroutine.
+	// from any goroutine. RegisterCallback itself is best called on the
+	// VU's goroutine, where the reservation is sure to hold the
+	// iteration; it is safe from any other, as k6's is.
 	RegisterCallback() func(f func() error)
 }
 
