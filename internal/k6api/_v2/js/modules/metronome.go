@@ -148,8 +148,12 @@ func (v *vu) State() *lib.State {
 	if v.state == nil {
 		v.state = newState(st)
 	}
+	// Extensions call State from their own goroutines too: the counters
+	// are written only when the VU has moved on.
 	s := v.state
-	s.VUID, s.VUIDGlobal, s.Iteration = st.VUID, st.VUIDInTest, st.Iteration
+	if s.Iteration != st.Iteration {
+		s.Iteration = st.Iteration
+	}
 	return s
 }
 
@@ -160,6 +164,9 @@ func newState(st *mmod.State) *lib.State {
 	p := partsOf(st.Run)
 	jar, _ := cookiejar.New(nil)
 	s := &lib.State{
+		VUID:           st.VUID,
+		VUIDGlobal:     st.VUIDInTest,
+		Iteration:      st.Iteration,
 		Options:        p.options(st),
 		BuiltinMetrics: builtinOf(st.Registry),
 		Logger:         p.logger,
