@@ -7,6 +7,15 @@
 // them out and points both module paths at them with replace lines, so
 // that an xk6 extension builds unchanged, offline, and no go.k6.io module
 // is ever downloaded or published.
+//
+// To add a package of k6's API: write it under _v2 against metronome's
+// public kit, and its aliases under _v1 at the same path. What one layer
+// package needs of another's unexported state is exported from a file
+// named metronome.go there, whose names k6 does not have; shared helpers
+// that need none go in _v2/internal. The layer's own dependencies must be
+// required by metronome's go.mod at the same versions
+// (TestLayerRequiresMetronomesVersions), and TestXK6Extensions builds
+// the test extensions of testdata against it.
 package k6api
 
 import (
