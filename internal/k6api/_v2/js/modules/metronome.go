@@ -184,7 +184,7 @@ func newState(st *mmod.State) *lib.State {
 		GetScenarioGlobalVUIter: func() uint64 { return uint64(st.Current.Index) },
 	}
 	if st.Run != nil {
-		s.Dialer = st.Run.Dialer
+		s.Dialer = st.Run.Dialer(st.VUID)
 		s.TLSConfig = st.Run.TLSConfig
 		s.Samples = metrics.MetronomeSamples(st.Run.Samples)
 	} else {
