@@ -23,6 +23,7 @@ var streamed = map[string]string{
 	"cli/root.go":                          "METRONOME_CPUPROFILE, streamed by the profiler",
 	"cli/memprofile.go":                    "METRONOME_MEMPROFILE, already written to a temporary name and renamed",
 	"cli/build.go":                         "the scratch module of metronome build, in its own temporary directory",
+	"internal/k6api/k6api.go":              "k6's extension API written into metronome build's temporary directory",
 	"internal/wholefile/wholefile.go":      "this package",
 	"examples/extension/counter/counts.go": "an example extension's output, outside the binary",
 }
