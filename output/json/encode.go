@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/metronome-load/metronome/internal/jsonstr"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -43,7 +43,7 @@ func (e *encoder) appendSample(b []byte, s *metrics.Sample) []byte {
 	if p == nil {
 		b = e.appendMetric(b, m)
 		p = append(p, `{"metric":`...)
-		p = appendString(p, m.Name)
+		p = jsonstr.Append(p, m.Name, jsonstr.Plain)
 		p = append(p, `,"type":"Point","data":{"time":"`...)
 		e.prefix[m.ID] = p
 	}
@@ -63,17 +63,17 @@ func (e *encoder) appendSample(b []byte, s *metrics.Sample) []byte {
 // appendMetric appends the Metric line that describes m.
 func (e *encoder) appendMetric(b []byte, m *metrics.Metric) []byte {
 	b = append(b, `{"type":"Metric","data":{"name":`...)
-	b = appendString(b, m.Name)
+	b = jsonstr.Append(b, m.Name, jsonstr.Plain)
 	b = append(b, `,"type":`...)
-	b = appendString(b, m.Type.String())
+	b = jsonstr.Append(b, m.Type.String(), jsonstr.Plain)
 	b = append(b, `,"contains":`...)
-	b = appendString(b, m.Contains.String())
+	b = jsonstr.Append(b, m.Contains.String(), jsonstr.Plain)
 	b = append(b, `,"thresholds":[`...)
 	for i, t := range e.thresholds[m.Name] {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, t)
+		b = jsonstr.Append(b, t, jsonstr.Plain)
 	}
 	b = append(b, `],"submetrics":`...)
 	subs := submetricNames(e.thresholds, m.Name)
@@ -87,9 +87,9 @@ func (e *encoder) appendMetric(b []byte, m *metrics.Metric) []byte {
 			}
 			suffix := strings.TrimSuffix(name[len(m.Name)+1:], "}")
 			b = append(b, `{"name":`...)
-			b = appendString(b, name)
+			b = jsonstr.Append(b, name, jsonstr.Plain)
 			b = append(b, `,"suffix":`...)
-			b = appendString(b, suffix)
+			b = jsonstr.Append(b, suffix, jsonstr.Plain)
 			b = append(b, `,"tags":`...)
 			b = e.appendStringMap(b, selectorTags(suffix))
 			b = append(b, '}')
@@ -97,7 +97,7 @@ func (e *encoder) appendMetric(b []byte, m *metrics.Metric) []byte {
 		b = append(b, ']')
 	}
 	b = append(b, `},"metric":`...)
-	b = appendString(b, m.Name)
+	b = jsonstr.Append(b, m.Name, jsonstr.Plain)
 	return append(b, "}\n"...)
 }
 
@@ -150,9 +150,9 @@ func (e *encoder) tagObject(t *metrics.TagSet) []byte {
 			b = append(b, ',')
 		}
 		first = false
-		b = appendString(b, k)
+		b = jsonstr.Append(b, k, jsonstr.Plain)
 		b = append(b, ':')
-		b = appendString(b, v)
+		b = jsonstr.Append(b, v, jsonstr.Plain)
 		return true
 	})
 	b = append(b, '}')
@@ -172,9 +172,9 @@ func (e *encoder) appendStringMap(b []byte, m map[string]string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = jsonstr.Append(b, k, jsonstr.Plain)
 		b = append(b, ':')
-		b = appendString(b, m[k])
+		b = jsonstr.Append(b, m[k], jsonstr.Plain)
 	}
 	return append(b, '}')
 }
@@ -198,55 +198,4 @@ func appendFloat(b []byte, v float64) []byte {
 		b = b[:n-1]
 	}
 	return b
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a quoted JSON string. Control characters,
-// quotes and backslashes are escaped, invalid UTF-8 becomes U+FFFD, and
-// U+2028/U+2029 are escaped so the line is also valid JavaScript.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

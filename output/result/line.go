@@ -2,8 +2,8 @@ package result
 
 import (
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/metronome-load/metronome/internal/jsonstr"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -64,68 +64,17 @@ func appendSeriesLine(b []byte, id int, metric string, tags *metrics.TagSet, red
 	b = append(b, `{"series":{"id":`...)
 	b = strconv.AppendInt(b, int64(id), 10)
 	b = append(b, `,"metric":`...)
-	b = appendString(b, metric)
+	b = jsonstr.Append(b, metric, jsonstr.Std)
 	if tags != nil && tags.Len() > 0 {
 		b = append(b, `,"tags":`...)
 		sep := byte('{')
 		tags.Range(func(k, v string) bool { // in key order, as json.Marshal sorts a map's keys
-			b = appendString(append(b, sep), k)
-			b = appendString(append(b, ':'), redact(v))
+			b = jsonstr.Append(append(b, sep), k, jsonstr.Std)
+			b = jsonstr.Append(append(b, ':'), redact(v), jsonstr.Std)
 			sep = ','
 			return true
 		})
 		b = append(b, '}')
 	}
 	return append(b, "}}\n"...)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string the way encoding/json does: <,
-// > and & escaped for HTML, invalid UTF-8 as U+FFFD, and U+2028 and
-// U+2029 escaped for JavaScript.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(append(b, s[start:i]...), `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(append(b, s[start:]...), '"')
 }
