@@ -58,10 +58,16 @@ var (
 	// runEngine runs the test.
 	runEngine = engine.Run
 	// notifySignals relays SIGINT and SIGTERM to c until the returned
-	// function is called.
+	// function is called; from then on they are ignored, not given back
+	// their default action: the command's work is done, and a signal in
+	// the moment before the process exits must not kill it without its
+	// exit code.
 	notifySignals = func(c chan<- os.Signal) (stop func()) {
 		signal.Notify(c, os.Interrupt, syscall.SIGTERM)
-		return func() { signal.Stop(c) }
+		return func() {
+			signal.Ignore(os.Interrupt, syscall.SIGTERM)
+			signal.Stop(c)
+		}
 	}
 	// exitNow ends the process (the second Ctrl+C).
 	exitNow = os.Exit
