@@ -307,8 +307,12 @@ func (s *socket) handle(ev event) (err error) {
 	ts := float64(ev.at.UnixNano()) / 1e6
 	switch ev.kind {
 	case "failed":
+		// As k6: the session that never opened is counted, then the
+		// script hears an error and a close without a code.
 		s.state = closed
+		s.sess.Opened()
 		s.dispatch("error", map[string]any{"error": ev.err.Error(), "timestamp": ts})
+		s.dispatch("close", map[string]any{"reason": "", "timestamp": ts})
 	case "open":
 		s.state = open
 		s.sess.Opened()

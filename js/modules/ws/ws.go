@@ -5,7 +5,9 @@
 package ws
 
 import (
+	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -62,13 +64,18 @@ func (mod *module) connect(call sobek.FunctionCall) sobek.Value {
 	ctx := mod.vu.Context()
 	sess := wsclient.Prepare(st, m, p)
 	resp, err := sess.Dial(ctx)
-	if err != nil {
-		if st.Logf != nil {
-			st.Logf("WebSocket connection to %s failed: %v", url, err)
-		}
-		panic(rt.NewGoError(err))
-	}
 	sess.Opened()
+	if err != nil {
+		// As k6: the session is counted and ended, and the script gets the
+		// error thrown only with the throw option; otherwise the server's
+		// answer (a bad handshake) or a response of status 0 whose error
+		// says why.
+		sess.End(time.Now())
+		if o := st.Options; o != nil && o.Throw != nil && *o.Throw {
+			panic(rt.NewGoError(err))
+		}
+		return failed(rt, resp, err)
+	}
 	s := &socket{rt: rt, sess: sess, events: make(chan event, 64), handlers: map[string][]sobek.Callable{}, quit: make(chan struct{})}
 	res := response(rt, url, resp)
 	if _, err := setup(sobek.Undefined(), s.object()); err != nil {
@@ -82,18 +89,46 @@ func (mod *module) connect(call sobek.FunctionCall) sobek.Value {
 }
 
 func response(rt *sobek.Runtime, url string, resp *http.Response) sobek.Value {
-	o := rt.NewObject()
+	o := answer(rt, resp, "")
 	_ = o.Set("url", url)
-	_ = o.Set("status", resp.StatusCode)
+	return o
+}
+
+// failed is what ws.connect returns for a connection that did not open
+// (without the throw option): as k6, the server's answer with its body
+// if there was one, else status 0 and the error; url is empty in both.
+func failed(rt *sobek.Runtime, resp *http.Response, err error) sobek.Value {
+	if resp == nil {
+		return answer(rt, nil, err.Error())
+	}
+	o := answer(rt, resp, "")
+	if resp.Body != nil {
+		// gorilla/websocket keeps at most the first 1,024 bytes of a
+		// refused handshake's body.
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		_ = resp.Body.Close()
+		_ = o.Set("body", string(b))
+	}
+	return o
+}
+
+// answer is the response object of k6/ws, with resp's status and headers
+// (multiple values joined as k6 joins them) and the error text.
+func answer(rt *sobek.Runtime, resp *http.Response, errText string) *sobek.Object {
+	o := rt.NewObject()
+	_ = o.Set("url", "")
 	h := rt.NewObject()
-	for k, v := range resp.Header {
-		if len(v) > 0 {
-			_ = h.Set(k, v[0])
+	status := 0
+	if resp != nil {
+		status = resp.StatusCode
+		for k, v := range resp.Header {
+			_ = h.Set(k, strings.Join(v, ", "))
 		}
 	}
+	_ = o.Set("status", status)
 	_ = o.Set("headers", h)
 	_ = o.Set("body", "")
-	_ = o.Set("error", "")
+	_ = o.Set("error", errText)
 	return o
 }
 

@@ -126,7 +126,8 @@ export default function () {
 }
 
 // A server's close reaches the close handler with its code and ends the
-// session; an unreachable server fails the call with one sentence.
+// session; an unreachable server gives, as in k6, a response of status 0
+// whose error says why, and the session is still counted.
 func TestServerCloseAndFailure(t *testing.T) {
 	srv := wstest.Start(t)
 	r := jstest.Load(t, map[string]string{"script.js": `
@@ -137,30 +138,34 @@ export default function () {
 		socket.on("open", () => socket.send("close-me:4001"));
 		socket.on("close", (c) => { code = c; });
 	});
-	let err = "";
-	try { ws.connect("ws://127.0.0.1:1/", () => {}); } catch (e) { err = String(e); }
-	console.log("code=" + code, "refused=" + err.includes("connection refused"));
+	const res = ws.connect("ws://127.0.0.1:1/", () => {});
+	console.log("code=" + code, "refused=" + (res.status === 0 && res.url === "" && res.error.includes("connection refused")));
 }`}, &jstest.Config{Env: map[string]string{"URL": srv.URL}})
-	v, _ := r.NewVU(t, 1)
+	v, rec := r.NewVU(t, 1)
 	if res := jstest.Iterate(v); res.Outcome != executor.Completed {
 		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr.String())
 	}
 	if want := "code=4001 refused=true"; !strings.Contains(r.Stderr.String(), want) {
 		t.Fatalf("want %q in:\n%s", want, r.Stderr.String())
 	}
+	if n := len(jstest.Samples(rec, r.Registry.Get("ws_sessions"))); n != 2 {
+		t.Errorf("%d ws_sessions samples; want 2, the refused session counted as k6 counts it", n)
+	}
 }
 
 // The network options fence WebSocket connections too, as in k6, which
-// dials them with the same dialer as HTTP requests.
+// dials them with the same dialer as HTTP requests; with the throw option
+// the refusal is thrown.
 func TestNetworkFence(t *testing.T) {
 	srv := wstest.Start(t)
+	throw := true
 	r := jstest.Load(t, map[string]string{"script.js": `
 import ws from "k6/ws";
 export default function () {
 	let err = "";
 	try { ws.connect(__ENV.URL, () => {}); } catch (e) { err = String(e); }
 	console.log("refused=" + err.includes("IP (127.0.0.1) is in a blacklisted range (127.0.0.0/8)"));
-}`}, &jstest.Config{Env: map[string]string{"URL": srv.URL}, Options: &config.Options{BlacklistIPs: []string{"127.0.0.0/8"}}})
+}`}, &jstest.Config{Env: map[string]string{"URL": srv.URL}, Options: &config.Options{BlacklistIPs: []string{"127.0.0.0/8"}, Throw: &throw}})
 	v, _ := r.NewVU(t, 1)
 	if res := jstest.Iterate(v); res.Outcome != executor.Completed {
 		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr.String())
@@ -200,13 +205,10 @@ func TestClientCertificate(t *testing.T) {
 	script := map[string]string{"script.js": `
 import ws from "k6/ws";
 export default function () {
-	try {
-		ws.connect(__ENV.URL, (socket) => {
-			socket.on("message", (m) => { console.log("got", m); socket.close(); });
-		});
-	} catch (e) {
-		console.log("failed", String(e));
-	}
+	const res = ws.connect(__ENV.URL, (socket) => {
+		socket.on("message", (m) => { console.log("got", m); socket.close(); });
+	});
+	if (res.error) console.log("failed", res.error);
 }`}
 	url := strings.Replace(srv.URL, "https://", "wss://", 1)
 	yes := true
@@ -215,8 +217,8 @@ export default function () {
 		want string
 	}{
 		{&config.Options{InsecureSkipTLSVerify: &yes, TLSAuth: []config.TLSAuth{{Cert: a.CertPEM, Key: a.KeyPEM}}}, "got hello client-a"},
-		{&config.Options{InsecureSkipTLSVerify: &yes}, "failed GoError: remote error: tls: handshake failure"},
-		{&config.Options{TLSAuth: []config.TLSAuth{{Cert: a.CertPEM, Key: a.KeyPEM}}}, "failed GoError: tls: failed to verify certificate: x509: certificate signed by unknown authority"},
+		{&config.Options{InsecureSkipTLSVerify: &yes}, "failed remote error: tls: handshake failure"},
+		{&config.Options{TLSAuth: []config.TLSAuth{{Cert: a.CertPEM, Key: a.KeyPEM}}}, "failed tls: failed to verify certificate: x509: certificate signed by unknown authority"},
 	} {
 		r := jstest.Load(t, script, &jstest.Config{Env: map[string]string{"URL": url}, Options: c.opts})
 		v, _ := r.NewVU(t, 1)

@@ -165,26 +165,32 @@ func Prepare(st *modules.State, m *Metrics, p Params) *Session {
 }
 
 // Dial performs the handshake. On failure it returns the response
-// (possibly nil) and a one-line error.
+// (nil unless the server answered, e.g. a bad handshake) and Go's error,
+// whose text scripts see as k6 gives it.
 func (s *Session) Dial(ctx context.Context) (*http.Response, error) {
 	s.began = time.Now()
 	conn, resp, err := s.dialer.DialContext(ctx, s.p.URL, s.header)
-	connected := time.Now()
+	s.Start = time.Now()
+	s.Resp = resp
 	if err != nil {
-		if errors.Is(err, websocket.ErrBadHandshake) && resp != nil {
-			err = fmt.Errorf("websocket: bad handshake: the server answered %s", resp.Status)
-		}
 		return resp, err
 	}
-	s.Conn, s.Resp, s.Start = conn, resp, connected
+	s.Conn = conn
 	return resp, nil
 }
 
-// Opened records ws_sessions and ws_connecting for a successful Dial, and
-// the connect's corrected_latency with ws_connecting's tags.
+// Opened records ws_sessions and ws_connecting for a Dial, and the
+// connect's corrected_latency with ws_connecting's tags. k6 records them
+// for a failed Dial too (a session that never opened still counts, and
+// its user waited), so it is called whatever Dial returned; the status
+// and subproto tags are there only when the server answered.
 func (s *Session) Opened() {
 	st := s.st
-	s.Tags = sessionTags(st, s.base, s.p, s.Resp.StatusCode, s.Conn.Subprotocol())
+	subproto := ""
+	if s.Conn != nil {
+		subproto = s.Conn.Subprotocol()
+	}
+	s.Tags = sessionTags(st, s.base, s.p, s.Resp, subproto)
 	if s.m != nil && st.Recorder != nil {
 		st.Recorder.Record(metrics.Sample{Metric: s.m.Sessions, Tags: s.Tags, Time: s.Start, Value: 1})
 		st.Recorder.Record(metrics.Sample{Metric: s.m.Connecting, Tags: s.Tags, Time: s.Start, Value: metrics.Milliseconds(s.Start.Sub(s.began))})
@@ -193,8 +199,9 @@ func (s *Session) Opened() {
 }
 
 // sessionTags are the VU's tags, the user's, and the system tags k6 v2.2.0
-// puts on ws_* samples: url, status, subproto (and name for k6/websockets).
-func sessionTags(st *modules.State, t *metrics.TagSet, p Params, status int, subproto string) *metrics.TagSet {
+// puts on ws_* samples: url, status and subproto when the server answered
+// (resp is not nil), and name for k6/websockets.
+func sessionTags(st *modules.State, t *metrics.TagSet, p Params, resp *http.Response, subproto string) *metrics.TagSet {
 	if t == nil {
 		t = metrics.EmptyTags
 	}
@@ -210,8 +217,11 @@ func sessionTags(st *modules.State, t *metrics.TagSet, p Params, status int, sub
 			t = t.With("name", p.URL)
 		}
 	}
+	if resp == nil {
+		return t
+	}
 	if on("status") {
-		t = t.With("status", fmt.Sprint(status))
+		t = t.With("status", strconv.Itoa(resp.StatusCode))
 	}
 	if on("subproto") {
 		t = t.With("subproto", subproto)
