@@ -238,7 +238,8 @@ func (c *client) jsConnect(call sobek.FunctionCall) sobek.Value {
 	defer cancel()
 	conn, err := grpc.DialContext(ctx, addr, opts...) //nolint:staticcheck // k6's semantics, see above
 	if err != nil {
-		jsmod.Throwf(rt, "client.connect %s: %v", addr, err)
+		// grpc-go's own words, thrown as a GoError, as k6 throws them.
+		jsmod.Throw(rt, jsmod.Errorf(jsmod.GoError, "%v", err))
 	}
 	c.conn, c.addr = conn, addr
 	if p.reflect {

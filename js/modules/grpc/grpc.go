@@ -29,6 +29,9 @@ const (
 	StreamsMsgsReceivedName = "grpc_streams_msgs_received"
 )
 
+// errNotConnected is k6's error for a call that needs client.connect first.
+var errNotConnected = jsmod.Errorf(jsmod.GoError, "no gRPC connection, you must call connect first")
+
 func init() {
 	modules.Register("k6/net/grpc", modules.ModuleFunc(instantiate))
 }

@@ -242,7 +242,7 @@ export default function () {
 	out := r.Stderr.String()
 	for _, want := range []string{
 		"E1 client.connect is not supported in the init context",
-		"E2 no gRPC connection: call client.connect",
+		"E2 no gRPC connection, you must call connect first",
 		"E3 client.load must be called in the init context",
 		`E4 method "/nope.Svc/X" not found in file descriptors`,
 		// protojson's own text varies its spaces on purpose.
@@ -251,7 +251,7 @@ export default function () {
 		"E7 method /metronome.test.Greeter/Chat is a streaming method",
 		// k6 v2.2.0 fails a connect to a closed port at once, in these
 		// words, rather than retrying until the timeout (issue 25).
-		`E8 client.connect 127.0.0.1:1: connection error: desc = "transport: error while dialing: dial tcp 127.0.0.1:1: connect: connection refused" true`,
+		`E8 connection error: desc = "transport: error while dialing: dial tcp 127.0.0.1:1: connect: connection refused" true`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)

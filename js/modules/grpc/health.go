@@ -30,7 +30,7 @@ func (c *client) jsHealthCheck(call sobek.FunctionCall) sobek.Value {
 	rt := c.m.rt
 	st := c.m.state("client.healthCheck")
 	if c.conn == nil {
-		jsmod.Throwf(rt, "no gRPC connection: call client.connect(address, params) before client.healthCheck()")
+		jsmod.Throw(rt, errNotConnected)
 	}
 	var service string
 	if v := call.Argument(0); !jsmod.Absent(v) {

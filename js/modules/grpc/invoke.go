@@ -75,7 +75,7 @@ func (c *client) jsAsyncInvoke(fc sobek.FunctionCall) sobek.Value {
 func (c *client) prepare(st *modules.State, fc sobek.FunctionCall) *call {
 	rt := c.m.rt
 	if c.conn == nil {
-		jsmod.Throwf(rt, "no gRPC connection: call client.connect(address, params) before invoking a method")
+		jsmod.Throw(rt, errNotConnected)
 	}
 	name, md := c.method(fc.Argument(0))
 	if md.IsStreamingClient() || md.IsStreamingServer() {

@@ -49,7 +49,7 @@ func (m *module) newStream(call sobek.ConstructorCall) *sobek.Object {
 		jsmod.ThrowTypeError(rt, "grpc.Stream's first argument must be a grpc.Client, not %s", jsmod.Describe(call.Argument(0)))
 	}
 	if c.conn == nil {
-		jsmod.Throwf(rt, "no gRPC connection: call client.connect(address, params) before opening a stream")
+		jsmod.Throw(rt, errNotConnected)
 	}
 	name, md := c.method(call.Argument(1))
 	meta, tags, timeout := c.params(st, call.Argument(2), "the stream params")
