@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -46,7 +48,9 @@ exits with 99, otherwise with 0. An unreadable file or a bad flag exits with
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCompare(g.stdout, g.stderr, args[0], args[1], o, asJSON, html)
+			ctx, signalled, stop := g.signalContext(cmd.Context(), readSignals)
+			defer stop()
+			return runCompare(ctx, signalled, g.stdout, g.stderr, args[0], args[1], o, asJSON, html)
 		},
 	}
 	cmd.SetOut(g.stdout)
@@ -64,10 +68,16 @@ exits with 99, otherwise with 0. An unreadable file or a bad flag exits with
 	return cmd
 }
 
-func runCompare(stdout, stderr io.Writer, basePath, newPath string, o compare.Options, asJSON bool, html string) error {
+// runCompare reads both runs and judges them. A signal stops the reading
+// within one read, or, once the bootstrap is under way, stops the command
+// before it writes anything (exit 105).
+func runCompare(ctx context.Context, signalled func() bool, stdout, stderr io.Writer, basePath, newPath string, o compare.Options, asJSON bool, html string) error {
 	var runs [2]*compare.Run
 	for i, path := range []string{basePath, newPath} {
-		r, err := compare.ReadFile(path)
+		r, err := compare.ReadFile(path, func(r io.Reader) io.Reader { return interruptible(ctx, r) })
+		if ctx.Err() != nil {
+			return exitcode.Errorf(exitcode.ExternalAbort, "compare: interrupted by signal while reading %s; nothing was written", path)
+		}
 		if err != nil {
 			return exitcode.Errorf(exitcode.InvalidConfig, "compare: %v", err)
 		}
@@ -79,9 +89,16 @@ func runCompare(stdout, stderr io.Writer, basePath, newPath string, o compare.Op
 		}
 		runs[i] = r
 	}
+	o.Done = ctx.Done()
 	rep, err := compare.Compare(runs[0], runs[1], o)
+	if errors.Is(err, compare.ErrStopped) {
+		return exitcode.Errorf(exitcode.ExternalAbort, "compare: interrupted by signal; nothing was written")
+	}
 	if err != nil {
 		return exitcode.Errorf(exitcode.InvalidConfig, "compare: %v", err)
+	}
+	if signalled() {
+		return exitcode.Errorf(exitcode.ExternalAbort, "compare: interrupted by signal; nothing was written")
 	}
 	if html != "" {
 		if err := wholefile.WriteWith(html, 0o644, rep.WriteHTML); err != nil {

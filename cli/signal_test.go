@@ -134,3 +134,29 @@ func TestMergeSignalStopsTheWait(t *testing.T) {
 		t.Errorf("--summary-export: %v, valid JSON %v", err, json.Valid(b2))
 	}
 }
+
+// A signal during compare's bootstrap stops it: exit 105, and the HTML
+// page it would have written is not there, whole or in part. Before,
+// compare had no handler and a long --resamples ran to its end.
+func TestCompareSignalStopsTheBootstrap(t *testing.T) {
+	sig := newFakeSignals(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.result"), filepath.Join(dir, "b.result")
+	writeResultFile(t, a, "0:1", 50)
+	writeResultFile(t, b, "0:1", 50)
+	page := filepath.Join(dir, "cmp.html")
+	go sig.sendWhenListening(t)
+	start := time.Now()
+	h := newHarness(t, "")
+	// A billion resamples take hours: only the signal ends this.
+	code, _, stderr := h.run(nil, "compare", "--metric", "iteration_duration", "--resamples", "1000000000", "--html", page, a, b)
+	if code != exitcode.ExternalAbort || !strings.Contains(stderr, "compare: interrupted by signal; nothing was written") {
+		t.Errorf("code %d, stderr %q", code, stderr)
+	}
+	if d := time.Since(start); d > 60*time.Second {
+		t.Errorf("compare took %s after the signal", d)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*cmp.html*")); len(left) > 0 {
+		t.Errorf("files left: %v", left)
+	}
+}

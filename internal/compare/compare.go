@@ -26,6 +26,7 @@ package compare
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -59,7 +60,13 @@ type Options struct {
 	Confidence float64
 	Resamples  int
 	Seed       uint64
+	// Done, if not nil, stops the bootstrap once closed (a signal came):
+	// Compare then returns ErrStopped.
+	Done <-chan struct{}
 }
+
+// ErrStopped is Compare's error when Options.Done closed before it ended.
+var ErrStopped = errors.New("stopped before the comparison ended")
 
 // DefaultOptions are the defaults of `metronome compare`.
 var DefaultOptions = Options{Metric: "corrected", Percentile: 99, Tolerance: 5, Confidence: 95, Resamples: 1000, Seed: 1}
@@ -165,6 +172,9 @@ func Compare(b, n *Run, o Options) (*Report, error) {
 	for _, m := range shown {
 		for _, g := range groupsOf(m, b, n, o.Tags) {
 			row := compareGroup(m, g, b, n, rep.Percentiles, o)
+			if stopped(o.Done) {
+				return nil, ErrStopped
+			}
 			if m == judged && g.labels == o.Tags {
 				row.Judged, found = true, true
 				rep.Verdict = verdictOf(row, o)
@@ -295,6 +305,16 @@ func sorted(m map[string]*group) []group {
 	return out
 }
 
+// stopped reports whether done is closed.
+func stopped(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
 // compareGroup computes one row: the percentiles of both runs, and each
 // difference's interval.
 func compareGroup(metric string, g group, b, n *Run, ps []float64, o Options) Row {
@@ -317,6 +337,9 @@ func compareGroup(metric string, g group, b, n *Run, ps []float64, o Options) Ro
 		var rep [2][]float64
 		rep[0], rep[1] = make([]float64, len(ps)), make([]float64, len(ps))
 		for range o.Resamples {
+			if stopped(o.Done) {
+				break
+			}
 			for i, s := range samples {
 				d.percentiles(counts, pool.resample(rng, len(s.intervals), counts), ps, rep[i])
 			}

@@ -61,8 +61,10 @@ type SeriesKey struct {
 
 // ReadFile reads a run from an HdrHistogram interval log (-o hdrlog=FILE)
 // or a result file (-o result=FILE), telling them apart by their first
-// byte: a result file is JSON Lines. Only trends are read.
-func ReadFile(name string) (*Run, error) {
+// byte: a result file is JSON Lines. Only trends are read. through, if
+// not nil, wraps the file's reader (a command passes one that a signal
+// interrupts).
+func ReadFile(name string, through func(io.Reader) io.Reader) (*Run, error) {
 	f, err := result.OpenRegular(name)
 	if err != nil {
 		if pe, ok := err.(*os.PathError); ok {
@@ -71,7 +73,11 @@ func ReadFile(name string) (*Run, error) {
 		return nil, fmt.Errorf("cannot read %s: %w", name, err)
 	}
 	defer f.Close()
-	return Read(f, name)
+	var r io.Reader = f
+	if through != nil {
+		r = through(f)
+	}
+	return Read(r, name)
 }
 
 // Read reads a run as ReadFile does; name is used in messages.

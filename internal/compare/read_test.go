@@ -95,11 +95,11 @@ func record(t *testing.T) *recorded {
 // middle of their bucket (within 0.05%, TrendSink's precision).
 func TestReadHdrlogAndResultFile(t *testing.T) {
 	rec := record(t)
-	hl, err := ReadFile(rec.hlog)
+	hl, err := ReadFile(rec.hlog, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rf, err := ReadFile(rec.result)
+	rf, err := ReadFile(rec.result, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestReadErrors(t *testing.T) {
 			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
 		}
 	}
-	if _, err := ReadFile(filepath.Join(t.TempDir(), "none")); err == nil || !strings.HasSuffix(err.Error(), "none: no such file or directory") {
+	if _, err := ReadFile(filepath.Join(t.TempDir(), "none"), nil); err == nil || !strings.HasSuffix(err.Error(), "none: no such file or directory") {
 		t.Errorf("missing file: %v", err)
 	}
 }
