@@ -259,12 +259,13 @@ func (e *Engine) Ingest(batch []Sample) {
 		for _, w := range st.wins {
 			w.add(s, e.origin)
 		}
-		if st.subs == nil && st.role == roleNone && st.by == nil {
-			continue
-		}
 		tags := s.Tags
 		if tags == nil {
 			tags = EmptyTags
+		}
+		seeSeries(s.Metric, tags)
+		if st.subs == nil && st.role == roleNone && st.by == nil {
+			continue
 		}
 		if st.by != nil {
 			st.by.add(s, tags)

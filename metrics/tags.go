@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"weak"
 )
 
@@ -21,6 +22,10 @@ type TagSet struct {
 	key  string // canonical form, the interning key
 
 	children sync.Map // tagPair -> *TagSet
+
+	// series holds a bit per metric (its ID modulo 64) ingested with this
+	// set, for SeriesSeen.
+	series atomic.Uint64
 }
 
 type tagPair struct{ k, v string }

@@ -670,7 +670,9 @@ func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
 func (r *testRun) sampleLoop(ctx context.Context) {
 	rec := r.newBuffer()
 	defer rec.Flush()
+	series := newSeriesWatch()
 	sample := func() bool {
+		series.check(r.logf)
 		active := 0
 		for _, sc := range r.scenarios {
 			active += sc.progress().ActiveVUs
