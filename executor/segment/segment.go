@@ -34,14 +34,14 @@ func parseSegmentPoint(s string) (*big.Rat, error) {
 	if p, ok := strings.CutSuffix(s, "%"); ok {
 		n, err := strconv.ParseInt(p, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%q: a percentage must be a whole number, like 50%%", s)
+			return nil, fmt.Errorf("%s: a percentage must be a whole number, like 50%%", quote(s))
 		}
 		r.SetFrac64(n, 100)
 	} else if _, ok := r.SetString(s); !ok || s == "" {
-		return nil, fmt.Errorf("%q is not a fraction (1/3), a decimal (0.5) or a percentage (50%%)", s)
+		return nil, fmt.Errorf("%s is not a fraction (1/3), a decimal (0.5) or a percentage (50%%)", quote(s))
 	}
 	if r.Sign() < 0 || r.Cmp(big.NewRat(1, 1)) > 0 {
-		return nil, fmt.Errorf("%q is outside 0 to 1", s)
+		return nil, fmt.Errorf("%s is outside 0 to 1", quote(s))
 	}
 	return r, nil
 }
@@ -66,7 +66,7 @@ func Parse(s string) (Segment, error) {
 		return Segment{}, err
 	}
 	if a.Cmp(b) >= 0 {
-		return Segment{}, fmt.Errorf("%q: the start must be below the end", s)
+		return Segment{}, fmt.Errorf("%s: the start must be below the end", quote(s))
 	}
 	return Segment{a, b}, nil
 }
@@ -76,7 +76,7 @@ func Parse(s string) (Segment, error) {
 func ParseSequence(s string) ([]*big.Rat, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) < 2 {
-		return nil, fmt.Errorf("%q: need at least two points, like 0,1/2,1", s)
+		return nil, fmt.Errorf("%s: need at least two points, like 0,1/2,1", quote(s))
 	}
 	pts := make([]*big.Rat, len(parts))
 	for i, p := range parts {
@@ -85,7 +85,7 @@ func ParseSequence(s string) ([]*big.Rat, error) {
 			return nil, err
 		}
 		if i > 0 && r.Cmp(pts[i-1]) <= 0 {
-			return nil, fmt.Errorf("%q: the points must increase", s)
+			return nil, fmt.Errorf("%s: the points must increase", quote(s))
 		}
 		pts[i] = r
 	}
@@ -128,7 +128,7 @@ func NewTuple(seg Segment, seq []*big.Rat) (*Tuple, error) {
 		}
 	}
 	if own < 0 {
-		return nil, fmt.Errorf("the segment %s is not one of the sequence's segments", seg)
+		return nil, fmt.Errorf("the segment %s is not one of the sequence's segments", quote(seg.String()))
 	}
 	return newTuple(seg, own, lens)
 }
@@ -262,4 +262,15 @@ func (t *Tuple) Resegment(v int64) (*Tuple, bool) {
 		return t, true
 	}
 	return r, true
+}
+
+// quote is s quoted for an error message, its middle cut past 64 bytes:
+// a segment read from another machine's file can be any length, and an
+// error line should stay one line.
+func quote(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:max/2]) + fmt.Sprintf("…(%d bytes)…", len(s)) + strconv.Quote(s[len(s)-max/2:])
 }

@@ -3,6 +3,7 @@ package segment_test
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/metronome-load/metronome/executor/segment"
@@ -110,5 +111,18 @@ func TestTupleProperty(t *testing.T) {
 				t.Fatalf("trial %d: %s: index %d owned %d times", trial, seq, g, n)
 			}
 		}
+	}
+}
+
+// A segment of any length read from another machine's file gives an error
+// of one short line.
+func TestParseErrorIsShort(t *testing.T) {
+	huge := "1/" + strings.Repeat("7", 200000) + ":0"
+	_, err := segment.Parse(huge)
+	if err == nil {
+		t.Fatal("a segment whose start is above its end was accepted")
+	}
+	if msg := err.Error(); len(msg) > 200 || !strings.Contains(msg, "(200004 bytes)") || !strings.HasSuffix(msg, "the start must be below the end") {
+		t.Errorf("%d-byte error %.300q", len(msg), msg)
 	}
 }

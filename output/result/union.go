@@ -34,7 +34,7 @@ func Union(files []*File) ([]*File, error) {
 	for i, f := range files {
 		seg, err := segment.Parse(f.Header.Segment)
 		if err != nil {
-			return nil, fmt.Errorf("%s: its executionSegment %q cannot be read: %v", f.Name, f.Header.Segment, err)
+			return nil, fmt.Errorf("%s: its executionSegment cannot be read: %v", f.Name, err)
 		}
 		parts[i] = part{f, seg}
 	}
