@@ -128,7 +128,7 @@ func NewTuple(seg Segment, seq []*big.Rat) (*Tuple, error) {
 		}
 	}
 	if own < 0 {
-		return nil, fmt.Errorf("the segment %s is not one of the sequence's segments", quote(seg.String()))
+		return nil, fmt.Errorf("the segment %s is not one of the sequence's segments", clip(seg.String()))
 	}
 	return newTuple(seg, own, lens)
 }
@@ -264,13 +264,18 @@ func (t *Tuple) Resegment(v int64) (*Tuple, bool) {
 	return r, true
 }
 
-// quote is s quoted for an error message, its middle cut past 64 bytes:
-// a segment read from another machine's file can be any length, and an
-// error line should stay one line.
-func quote(s string) string {
+// quote is s quoted for an error message, and clip is s cut for one:
+// past 64 bytes only the two ends are kept. A segment read from another
+// machine's file can be any length, and an error line should stay one
+// line.
+func quote(s string) string { return cut(s, strconv.Quote) }
+
+func clip(s string) string { return cut(s, func(s string) string { return s }) }
+
+func cut(s string, show func(string) string) string {
 	const max = 64
 	if len(s) <= max {
-		return strconv.Quote(s)
+		return show(s)
 	}
-	return strconv.Quote(s[:max/2]) + fmt.Sprintf("…(%d bytes)…", len(s)) + strconv.Quote(s[len(s)-max/2:])
+	return show(s[:max/2]) + fmt.Sprintf("…(%d bytes)…", len(s)) + show(s[len(s)-max/2:])
 }
