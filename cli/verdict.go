@@ -223,7 +223,7 @@ func (rr *resultReader) look() ([]*result.File, error) {
 }
 
 // resultFiles lists the files args name: files as they are, and for a
-// directory the result files in it, sorted; a file already followed is
+// directory the result files in it (links to them included), sorted; a file already followed is
 // known to be one without reading its head again.
 func (rr *resultReader) resultFiles() ([]string, error) {
 	var files []string
@@ -239,12 +239,23 @@ func (rr *resultReader) resultFiles() ([]string, error) {
 		}
 		for _, e := range entries {
 			p := filepath.Join(a, e.Name())
-			if e.Type().IsRegular() && (rr.tails[p] != nil || isResultFile(p)) {
+			if regular(e, p) && (rr.tails[p] != nil || isResultFile(p)) {
 				files = append(files, p)
 			}
 		}
 	}
 	return files, nil
+}
+
+// regular reports whether the directory entry e, at p, is a regular file
+// or a symbolic link to one (a shared volume may link its files): a FIFO
+// or a device is never read as a result file.
+func regular(e os.DirEntry, p string) bool {
+	if e.Type()&os.ModeSymlink != 0 {
+		st, err := os.Stat(p)
+		return err == nil && st.Mode().IsRegular()
+	}
+	return e.Type().IsRegular()
 }
 
 // follow returns the tail of the file name, begun at its first look.

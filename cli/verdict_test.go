@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -77,6 +78,25 @@ func TestMergeResultFiles(t *testing.T) {
 	// A directory stands for the result files in it.
 	if _, _, err := runVerdictCmd(t, "--summary-mode", "disabled", dir); exitcode.Of(err) != exitcode.ThresholdsFailed {
 		t.Errorf("directory: %v", err)
+	}
+	// A link in the directory to a runner's file counts as the file (a
+	// shared volume may link them); before, it was skipped and the merge
+	// said the segment's file was missing. A link to a FIFO is not read.
+	linked := t.TempDir()
+	if err := os.Symlink(a, filepath.Join(linked, "a.result")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(b, filepath.Join(linked, "b.result")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "fifo"), filepath.Join(linked, "c.result")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runVerdictCmd(t, "--summary-mode", "disabled", linked); exitcode.Of(err) != exitcode.ThresholdsFailed {
+		t.Errorf("directory of links: %v", err)
 	}
 }
 
