@@ -137,7 +137,7 @@ type Output struct {
 	page    []byte // the whole page as last rendered
 	content []byte // /api/content's answer: its replaceable part and whether it ended, as JSON
 
-	sum     *summary.Input
+	sum *summary.Input
 }
 
 // New builds the output from the K6_WEB_DASHBOARD_* variables.
