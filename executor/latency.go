@@ -65,6 +65,27 @@ func (it Iteration) Latency(start time.Time) Latency {
 	return Latency{}
 }
 
+// Detached returns a copy of l that records on another goroutine than
+// its VU's while the iteration runs: in a closed model it tallies its
+// back-fills into a BackFiller of its own, which only the VU's goroutine
+// may add to l's with Join. The copy's records are l's otherwise.
+func (l Latency) Detached() Latency {
+	if l.fill != nil {
+		l.fill = &BackFiller{Interval: l.interval}
+	}
+	return l
+}
+
+// Join adds to l's account, on the VU's goroutine, what d, made by
+// l.Detached, tallied.
+func (l Latency) Join(d Latency) {
+	if l.fill == nil || d.fill == nil || d.fill == l.fill {
+		return
+	}
+	l.fill.Requests += d.fill.Requests
+	l.fill.Filled += d.fill.Filled
+}
+
 // Enabled reports whether requests record corrected_latency at all.
 func (l Latency) Enabled() bool { return l.mode != latencyOff }
 

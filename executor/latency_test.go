@@ -73,6 +73,39 @@ func TestLatencyRecord(t *testing.T) {
 	}
 }
 
+// A Detached copy records what its Latency would, and its back-fill
+// tallies reach the VU's account only when Join adds them.
+func TestLatencyDetachedJoins(t *testing.T) {
+	m := metrics.RegisterBuiltin(metrics.NewRegistry()).CorrectedLatency
+	t0 := time.Unix(100, 0)
+	fill := &executor.BackFiller{Interval: 10 * time.Millisecond}
+	lat := executor.Iteration{BackFill: fill}.Latency(t0)
+	d := lat.Detached()
+	var rec executortest.Recorder
+	d.Record(&rec, m, metrics.EmptyTags, t0, 35*time.Millisecond)
+	if got := len(rec.Samples()); got != 3 {
+		t.Fatalf("detached back-fill recorded %d samples, want 3 (35, 25, 15)", got)
+	}
+	if fill.Requests != 0 || fill.Filled != 0 {
+		t.Fatalf("the detached copy tallied into the VU's account before Join: %+v", *fill)
+	}
+	lat.Join(d)
+	if fill.Requests != 1 || fill.Filled != 2 {
+		t.Errorf("after Join the account is %+v, want 1 request, 2 filled", *fill)
+	}
+	lat.Join(lat) // its own account adds nothing twice
+	if fill.Requests != 1 {
+		t.Errorf("joining a Latency with itself counted again: %+v", *fill)
+	}
+
+	open := executor.Iteration{Intended: t0}.Latency(t0.Add(30 * time.Millisecond))
+	var orec executortest.Recorder
+	open.Detached().Record(&orec, m, metrics.EmptyTags, t0, 12*time.Millisecond)
+	if s := orec.Samples(); len(s) != 1 || s[0].Value != 42 {
+		t.Errorf("detached open-model copy recorded %v, want 42 (12 + 30 lag)", s)
+	}
+}
+
 // The first example of issue 22: an open model at 80/s whose iterations
 // send a 10 ms request and then sleep 100 ms. With enough VUs no arrival
 // is late, so corrected_latency is exactly the requests' own 10 ms: the

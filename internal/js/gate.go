@@ -1,7 +1,10 @@
 package js
 
 import (
+	"context"
+
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -66,3 +69,53 @@ type gatedTrends struct {
 
 // Ungated is the trends' recorder over the VU's buffer.
 func (g gatedTrends) Ungated() metrics.Recorder { return g.ungated }
+
+// Inlet returns the VU's inlet for samples recorded off its goroutine
+// (modules.InletVU), made on first use for the run: the run's inlet,
+// under the same gate and latency trends as the VU's recorder.
+func (v *vu) Inlet() *modules.VUInlet {
+	c := v.conf
+	if p, ok := c.inlets.Load(v); ok {
+		return p.(*modules.VUInlet)
+	}
+	var corrected *metrics.Metric
+	var trends []*metrics.Metric
+	if c.builtin != nil && c.latencyTrends != nil {
+		corrected, trends = c.builtin.CorrectedLatency, c.latencyTrends()
+	}
+	var in *metrics.Inlet
+	if c.run != nil {
+		in = c.run.Samples
+	}
+	p := modules.NewVUInlet(in, corrected, trends)
+	if v.running {
+		p.Open(v.Context(), v.state.Latency)
+	}
+	c.inlets.Store(v, p)
+	c.inletsUsed.Store(true)
+	return p
+}
+
+// openInlet opens the VU's inlet, if it has one, for the call that runs
+// in ctx (setup, an iteration, teardown).
+func (v *vu) openInlet(ctx context.Context) {
+	if !v.conf.inletsUsed.Load() {
+		return
+	}
+	if p, ok := v.conf.inlets.Load(v); ok {
+		p.(*modules.VUInlet).Open(ctx, v.state.Latency)
+	}
+}
+
+// closeInlet closes the VU's inlet, if it has one, at the end of a call,
+// and adds the bytes its modules' own connections moved to the call's.
+func (v *vu) closeInlet() {
+	if !v.conf.inletsUsed.Load() {
+		return
+	}
+	if p, ok := v.conf.inlets.Load(v); ok {
+		sent, received := p.(*modules.VUInlet).Close(v.state.Latency)
+		v.state.DataSent += sent
+		v.state.DataReceived += received
+	}
+}

@@ -152,6 +152,7 @@ func (v *vu) begin(ctx context.Context, it *executor.Iteration) (time.Time, erro
 	v.setRunning(true)
 	start := time.Now()
 	st.Latency = it.Latency(start)
+	v.openInlet(ctx)
 	switch {
 	case ctx.Err() != nil:
 		return start, errInterrupted
@@ -175,6 +176,7 @@ func (v *vu) begin(ctx context.Context, it *executor.Iteration) (time.Time, erro
 func (v *vu) end(ctx context.Context, start time.Time, err error, res *executor.Result) {
 	end := time.Now()
 	v.setRunning(false)
+	v.closeInlet()
 	st := &v.state
 
 	tags := st.Tags

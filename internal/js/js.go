@@ -128,6 +128,11 @@ type runConfig struct {
 	// outside it); nil without the option, and VUs then hand their
 	// modules their own recorder, unwrapped.
 	latencyTrends func() []*metrics.Metric
+	// inlets are the VUs' modules.VUInlet, made when a module first asks
+	// (vu.Inlet); inletsUsed is set from then on, so that the VUs of a
+	// run without one pay a load per call and nothing else.
+	inlets     sync.Map // *vu → *modules.VUInlet
+	inletsUsed atomic.Bool
 }
 
 // idInTest is the test-wide number of the instance's VU id: the id-th

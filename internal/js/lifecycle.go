@@ -182,6 +182,7 @@ func (v *vu) lifecycle(ctx context.Context, name string, arg sobek.Value) (sobek
 	tags := st.Tags
 	st.DataSent, st.DataReceived = 0, 0
 	v.setRunning(true)
+	v.openInlet(ctx)
 	var ret sobek.Value
 	err := v.guard(ctx, func() error {
 		var args []sobek.Value
@@ -196,6 +197,7 @@ func (v *vu) lifecycle(ctx context.Context, name string, arg sobek.Value) (sobek
 		return err
 	})
 	v.setRunning(false)
+	v.closeInlet()
 	if name == "setup" || name == "teardown" {
 		emitData(v.rec, st, time.Now(), tags)
 	}

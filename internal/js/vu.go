@@ -59,6 +59,7 @@ var (
 	_ modules.VU            = (*vu)(nil)
 	_ modules.MeasuringVU   = (*vu)(nil)
 	_ modules.GatedRecorder = (*recordGate)(nil)
+	_ modules.InletVU       = (*vu)(nil)
 )
 
 // newVU makes a runtime and evaluates the init context in it.
