@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -225,7 +226,7 @@ func TestXK6Extensions(t *testing.T) {
 			"caught GoError: initOnly may only be called in the init context",
 			"maxRedirects=10 throw=false systemTags.scenario=true vu=1 26h0m0s 1.5s",
 			"caught GoError: invalid value for metric tag 'bad': only String, Boolean and Number types are accepted as a metric tag values",
-			"20 14",
+			"20 16", // k6 printed 14 before the probe exported timed and exchange
 		}
 		if got := lines(r.output); r.code != 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("exit %d, output:\n%s\nwant:\n%s", r.code, r.output, strings.Join(want, "\n"))
@@ -274,7 +275,11 @@ func TestXK6Extensions(t *testing.T) {
 				if err != nil {
 					return
 				}
-				c.Close()
+				// Echo what comes until the client closes.
+				go func() {
+					defer c.Close()
+					_, _ = io.Copy(c, c)
+				}()
 			}
 		}()
 		addr := "ADDR=" + ln.Addr().String()
@@ -286,17 +291,59 @@ func TestXK6Extensions(t *testing.T) {
 			want []string
 		}{
 			{[]string{"-e", "BLACKLIST=on"}, []string{"refused: IP (127.0.0.1) is in a blacklisted range (127.0.0.0/8)",
+				"refused: IP (127.0.0.1) is in a blacklisted range (127.0.0.0/8)",
 				"refused: IP (127.0.0.1) is in a blacklisted range (127.0.0.0/8)", "howdy, env", "hi v1 from v1 v1 0"}},
-			{[]string{"-e", "BLACKLIST=off", "-e", "PROBE_GREETING=from -e"}, []string{"connected", "127.0.0.1 port 0", "from -e, env", "hi v1 from v1 v1 0"}},
+			{[]string{"-e", "BLACKLIST=off", "-e", "PROBE_GREETING=from -e"}, []string{"connected", "ping!", "127.0.0.1 port 0", "from -e, env", "hi v1 from v1 v1 0"}},
 		} {
-			args := append([]string{"run", "-q", "--no-summary", "-i", "1", "--log-format", "raw", "-e", addr}, c.args...)
+			points := filepath.Join(t.TempDir(), "points.json")
+			args := append([]string{"run", "-q", "--no-summary", "-o", "json=" + points, "-i", "1", "--log-format", "raw", "-e", addr}, c.args...)
 			r := run(t, bin, []string{"PROBE_GREETING=howdy"}, append(args, "net.js")...)
 			got := lines(r.output)
 			if r.code != 0 || len(got) < len(c.want) || strings.Join(got[len(got)-len(c.want):], "\n") != strings.Join(c.want, "\n") {
 				t.Errorf("%v: exit %d, output:\n%s\nwant it to end with:\n%s", c.args, r.code, r.output, strings.Join(c.want, "\n"))
 			}
+			// The 5 bytes of ping! each way through State.Dialer are the
+			// iteration's data_sent and data_received, as k6's dialer
+			// counts them; a refused dial moves none.
+			want := 5.0
+			if c.args[1] == "BLACKLIST=on" {
+				want = 0
+			}
+			sums := pointSums(t, points)
+			for _, name := range []string{"data_sent", "data_received"} {
+				if sums[name] != want {
+					t.Errorf("%v: %s adds up to %v, want %v", c.args, name, sums[name], want)
+				}
+			}
 		}
 	})
+}
+
+// pointSums adds up the values of each metric's points in a json output
+// file.
+func pointSums(t *testing.T, path string) map[string]float64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := map[string]float64{}
+	for _, l := range lines(string(b)) {
+		var p struct {
+			Type   string `json:"type"`
+			Metric string `json:"metric"`
+			Data   struct {
+				Value float64 `json:"value"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(l), &p); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if p.Type == "Point" {
+			sums[p.Metric] += p.Data.Value
+		}
+	}
+	return sums
 }
 
 // checkProbeMetrics checks the extension's metrics in a summary export of
@@ -312,12 +359,25 @@ func checkProbeMetrics(t *testing.T, m map[string]map[string]any) {
 		{"probe_ops{kind:x}", "count", 12}, // tags from the script
 		{"probev1_count", "count", 18},     // the go.k6.io/k6 extension
 		{"probe_direct", "count", 2},       // sent on State.Samples directly
-		{"iterations", "count", 6},         // the cut scenario's one is interrupted
+		{"iterations", "count", 11},        // main's 6, open's 5; the cut scenario's one is interrupted
 		{"probe_latency", "min", 10},       // work(10) waited at least 10 ms
 	} {
 		v, ok := m[c.metric][c.stat].(float64)
 		if !ok || (c.stat == "min" && v < c.want) || (c.stat != "min" && v != c.want) {
 			t.Errorf("%s %s = %v, want %v", c.metric, c.stat, m[c.metric][c.stat], c.want)
+		}
+	}
+	// The open-model pushes of the latency trend record corrected_latency,
+	// each its sample's value plus the iteration's lag, so never below it.
+	raw, cor := m["probe_latency{op:timed}"], m["corrected_latency{metric:probe_latency}"]
+	if raw["count"] != 5.0 || cor["count"] != 5.0 {
+		t.Errorf("probe_latency{op:timed} count %v, corrected_latency{metric:probe_latency} count %v; want 5 each", raw["count"], cor["count"])
+	}
+	for _, stat := range []string{"min", "avg", "max"} {
+		r, _ := raw[stat].(float64)
+		c, ok := cor[stat].(float64)
+		if !ok || r < 20 || c < r {
+			t.Errorf("%s: probe_latency{op:timed} %v, corrected_latency{metric:probe_latency} %v; want at least 20 ms and corrected ≥ raw", stat, raw[stat], cor[stat])
 		}
 	}
 	if _, ok := m["probe_late"]; ok {

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"sync"
 
 	mm "github.com/metronome-load/metronome/metrics"
@@ -22,48 +23,68 @@ func MetronomeMetric(m *Metric) *mm.Metric {
 	return m.m
 }
 
+// VUInlet is what a VU's sample channel hands the samples pushed on it
+// with PushIfNotDone to: metronome's modules.VUInlet, which applies the
+// VU's gate and latency trends and reports whether it took them.
+type VUInlet interface {
+	Send(ctx context.Context, batch []mm.Sample) bool
+}
+
 // inlet forwards containers into metronome's inlet of a run.
 type inlet struct {
 	in *mm.Inlet
+	vu VUInlet // nil for a channel of no VU
 	ch chan SampleContainer
 }
 
 // inlets are the channels MetronomeSamples made, by channel.
 var inlets sync.Map // chan<- SampleContainer → *inlet
 
+// inletKey is what a channel is made once for: a VU's inlet in a run.
+type inletKey struct {
+	in *mm.Inlet
+	vu VUInlet
+}
+
 var (
 	inletsMu sync.Mutex
-	byInlet  = map[*mm.Inlet]chan<- SampleContainer{}
+	byInlet  = map[inletKey]chan<- SampleContainer{}
 )
 
-// samplesBuffer is how many containers a run's channel holds before a
-// send on it waits: k6's default metricSamplesBufferSize.
-const samplesBuffer = 1000
+// samplesBuffer is how many containers a VU's channel holds before a send
+// on it waits. k6's one channel of the whole run holds 1000
+// (metricSamplesBufferSize); here each VU has its own, emptied by a
+// goroutine at once, so a few dozen cover a burst without costing every
+// VU 16 KB.
+const samplesBuffer = 64
 
-// MetronomeSamples returns the channel of lib.State.Samples for the run
-// whose inlet is in, the same for every call with in. PushIfNotDone hands
-// what it is given to the inlet at once; what is sent on the channel
-// directly is forwarded by a goroutine, which after the run takes and
-// drops it. A nil inlet (outside a run) drops everything.
-func MetronomeSamples(in *mm.Inlet) chan<- SampleContainer {
+// MetronomeSamples returns the channel of lib.State.Samples for the VU
+// whose inlet is vu in the run whose inlet is in, the same for every call
+// with them. PushIfNotDone hands what it is given to vu (to the run's
+// inlet when vu is nil) at once, on the pusher's goroutine; what is sent
+// on the channel directly is forwarded as it is to the run's inlet by a
+// goroutine, which after the run takes and drops it. A nil in (outside a
+// run) drops everything.
+func MetronomeSamples(in *mm.Inlet, vu VUInlet) chan<- SampleContainer {
 	inletsMu.Lock()
 	defer inletsMu.Unlock()
-	if ch, ok := byInlet[in]; ok {
+	key := inletKey{in, vu}
+	if ch, ok := byInlet[key]; ok {
 		return ch
 	}
 	ch := make(chan SampleContainer, samplesBuffer)
 	var out chan<- SampleContainer = ch
-	byInlet[in] = out
-	fw := &inlet{in: in, ch: ch}
+	byInlet[key] = out
+	fw := &inlet{in: in, vu: vu, ch: ch}
 	inlets.Store(out, fw)
-	go fw.forward()
+	go fw.forward(key)
 	return out
 }
 
 // forward hands what is sent on the channel to the inlet until the run
 // ends, and drops it afterwards, so that an extension's goroutine that
 // still sends (and an extension waiting for it to finish) never blocks.
-func (fw *inlet) forward() {
+func (fw *inlet) forward(key inletKey) {
 	var done <-chan struct{}
 	if fw.in != nil {
 		done = fw.in.Done()
@@ -74,7 +95,7 @@ func (fw *inlet) forward() {
 			fw.send(c)
 		case <-done:
 			inletsMu.Lock()
-			delete(byInlet, fw.in)
+			delete(byInlet, key)
 			inletsMu.Unlock()
 			for range fw.ch {
 			}
@@ -83,7 +104,8 @@ func (fw *inlet) forward() {
 	}
 }
 
-// send converts c's samples into metronome's and hands them to the run.
+// send converts c's samples into metronome's and hands them to the run
+// as they are.
 func (fw *inlet) send(c SampleContainer) {
 	if fw.in == nil || c == nil {
 		return
@@ -91,6 +113,19 @@ func (fw *inlet) send(c SampleContainer) {
 	if batch := AppendMetronome(nil, c); len(batch) > 0 {
 		fw.in.Send(batch)
 	}
+}
+
+// push is PushIfNotDone's delivery: through the VU's inlet when the
+// channel has one, which may refuse.
+func (fw *inlet) push(ctx context.Context, c SampleContainer) bool {
+	if fw.vu == nil {
+		fw.send(c)
+		return true
+	}
+	if c == nil {
+		return true
+	}
+	return fw.vu.Send(ctx, AppendMetronome(nil, c))
 }
 
 // AppendMetronome appends c's samples to dst as metronome's samples and

@@ -89,14 +89,16 @@ func GetBufferedSamples(input <-chan SampleContainer) []SampleContainer {
 
 // PushIfNotDone sends sample to output unless ctx is done already (the VU's
 // iteration is over: its samples are dropped), and reports whether it
-// did. A VU's lib.State.Samples hands the samples to the run at once.
+// did. A VU's lib.State.Samples hands the samples to the run at once, by
+// the VU's rules: dropped too once the VU's iteration (or setup, or
+// teardown) ended or was interrupted, and a sample of a latency trend
+// also records its corrected_latency.
 func PushIfNotDone(ctx context.Context, output chan<- SampleContainer, sample SampleContainer) bool {
 	if ctx.Err() != nil {
 		return false
 	}
 	if in, ok := inlets.Load(output); ok {
-		in.(*inlet).send(sample)
-		return true
+		return in.(*inlet).push(ctx, sample)
 	}
 	output <- sample
 	return true

@@ -1,14 +1,19 @@
 // Samples an xk6 extension pushes reach metronome's metrics engine: from
 // another goroutine (work), from the VU's (record, and the v1 counter),
 // sent on State.Samples directly (direct), and refused once the VU's
-// context is done (late). THRESHOLD=fail makes one threshold fail.
-import { work, record, direct, late, lateDropped } from 'k6/x/probe';
+// context is done (late). probe_latency is a latency trend: the pushes of
+// the open-model scenario record corrected_latency{metric:probe_latency}
+// too. THRESHOLD=fail makes one threshold fail.
+import { work, timed, record, direct, late, lateDropped } from 'k6/x/probe';
 import counter from 'k6/x/probev1/count';
 import { sleep } from 'k6';
 
 export const options = {
+  latencyTrends: ['probe_latency'],
+  summaryTrendStats: ['avg', 'min', 'max', 'count'],
   scenarios: {
     main: { executor: 'per-vu-iterations', vus: 2, iterations: 3, exec: 'main' },
+    open: { executor: 'constant-arrival-rate', rate: 5, timeUnit: '1s', duration: '1s', preAllocatedVUs: 5, exec: 'open' },
     cut: { executor: 'constant-vus', vus: 1, duration: '1s', gracefulStop: '0s', exec: 'cut' },
   },
   thresholds: {
@@ -16,6 +21,8 @@ export const options = {
     'probe_ops{kind:x}': ['count==12'],
     probe_latency: ['p(95)>=10'],
     probev1_count: ['count==18'],
+    'probe_latency{op:timed}': ['min>=20'],
+    'corrected_latency{metric:probe_latency}': ['min>=20'],
   },
 };
 
@@ -26,6 +33,10 @@ export async function main() {
   record(2, { kind: 'x' });
   counter.add(3);
   sleep(0.1);
+}
+
+export function open() {
+  if (!timed(20)) throw new Error('the push was refused');
 }
 
 export async function cut() { await late(); }

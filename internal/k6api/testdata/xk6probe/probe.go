@@ -6,6 +6,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"io"
 	"sync/atomic"
 	"time"
 
@@ -59,11 +60,13 @@ func (p *probe) Exports() modules.Exports {
 	return modules.Exports{Named: map[string]any{
 		"greet":       p.greet,
 		"work":        p.work,
+		"timed":       p.timed,
 		"record":      p.record,
 		"direct":      p.directSend,
 		"late":        p.lateAsync,
 		"lateDropped": func() int64 { return lateDropped.Load() },
 		"dial":        p.dial,
+		"exchange":    p.exchange,
 		"resolve":     p.resolve,
 		"echo":        echo,
 		"thing":       func() *Thing { return &Thing{Label: "made", HTTPCode: 201} },
@@ -112,6 +115,23 @@ func (p *probe) work(ms int) *sobek.Promise {
 	return promise
 }
 
+// timed takes ms milliseconds in a goroutine of its own, which pushes
+// the time into probe_latency, and returns once it did.
+func (p *probe) timed(ms int) bool {
+	state, ctx := p.vu.State(), p.vu.Context()
+	tm := p.tagsNow("timed")
+	done := make(chan bool)
+	go func() {
+		start := time.Now()
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+		now := time.Now()
+		done <- metrics.PushIfNotDone(ctx, state.Samples, metrics.Sample{
+			TimeSeries: metrics.TimeSeries{Metric: p.latency, Tags: tm.Tags}, Time: now, Value: metrics.D(now.Sub(start)),
+		})
+	}()
+	return <-done
+}
+
 // record counts value in probe_ops on the VU's goroutine, with the tags
 // the script gives.
 func (p *probe) record(value float64, tags sobek.Value) {
@@ -157,6 +177,24 @@ func (p *probe) dial(addr string) string {
 	}
 	_ = conn.Close()
 	return "connected"
+}
+
+// exchange connects through the VU's dialer, writes msg and reads as
+// many bytes back.
+func (p *probe) exchange(addr, msg string) string {
+	conn, err := p.vu.State().Dialer.DialContext(p.vu.Context(), "tcp", addr)
+	if err != nil {
+		return "refused: " + err.Error()
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte(msg)); err != nil {
+		return err.Error()
+	}
+	back := make([]byte, len(msg))
+	if _, err := io.ReadFull(conn, back); err != nil {
+		return err.Error()
+	}
+	return string(back)
 }
 
 // resolve asks the VU's dialer, as an AddrResolver, where it would

@@ -146,7 +146,7 @@ func (v *vu) State() *lib.State {
 		return nil
 	}
 	if v.state == nil {
-		v.state = newState(st)
+		v.state = newState(v.m, st)
 	}
 	// Extensions call State from their own goroutines too: the counters
 	// are written only when the VU has moved on.
@@ -157,10 +157,14 @@ func (v *vu) State() *lib.State {
 	return s
 }
 
-// newState makes the k6 state of metronome's st, whose address is
-// metronome's VU's for its whole life: tags and iteration counters are
-// read from it live.
-func newState(st *mmod.State) *lib.State {
+// newState makes the k6 state of metronome's VU mvu, whose State st has
+// the VU's address for its whole life: tags and iteration counters are
+// read from it live. Its Samples and the connections of its Dialer go
+// through the VU's inlet (modules.VUInlet), when the VU has one: pushed
+// samples then follow the VU's gate and latency trends, and the dialer's
+// bytes are the VU's data_sent and data_received, as k6's dialer counts
+// them.
+func newState(mvu mmod.VU, st *mmod.State) *lib.State {
 	p := partsOf(st.Run)
 	jar, _ := cookiejar.New(nil)
 	s := &lib.State{
@@ -184,11 +188,20 @@ func newState(st *mmod.State) *lib.State {
 		GetScenarioGlobalVUIter: func() uint64 { return uint64(st.Current.Index) },
 	}
 	if st.Run != nil {
-		s.Dialer = st.Run.Dialer(st.VUID)
+		var vuIn *mmod.VUInlet
+		if iv, ok := mvu.(mmod.InletVU); ok {
+			vuIn = iv.Inlet()
+		}
 		s.TLSConfig = st.Run.TLSConfig
-		s.Samples = metrics.MetronomeSamples(st.Run.Samples)
+		if vuIn != nil {
+			s.Dialer = lib.MetronomeDialer(st.Run.Dialer(st.VUID), vuIn.Count)
+			s.Samples = metrics.MetronomeSamples(st.Run.Samples, vuIn)
+		} else {
+			s.Dialer = st.Run.Dialer(st.VUID)
+			s.Samples = metrics.MetronomeSamples(st.Run.Samples, nil)
+		}
 	} else {
-		s.Samples = metrics.MetronomeSamples(nil)
+		s.Samples = metrics.MetronomeSamples(nil, nil)
 	}
 	return s
 }
