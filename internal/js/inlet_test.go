@@ -58,8 +58,10 @@ func init() {
 				defer b.Close()
 				c := inlet().Count(a)
 				go func() { _, _ = io.Copy(b, b) }()
-				go func() { _, _ = c.Write(make([]byte, n)) }()
+				wrote := make(chan struct{})
+				go func() { _, _ = c.Write(make([]byte, n)); close(wrote) }()
 				got, _ := io.ReadFull(c, make([]byte, n))
+				<-wrote // the write is counted once it returns, maybe after the echo arrived
 				return got
 			},
 		}}, nil
