@@ -24,6 +24,7 @@ import (
 	"github.com/grafana/sobek/ast"
 	"github.com/grafana/sobek/parser"
 
+	"github.com/metronome-load/metronome/internal/extresolve"
 	"github.com/metronome-load/metronome/js/modules"
 )
 
@@ -267,6 +268,9 @@ func (l *Loader) resolveLocked(base *url.URL, spec string) (Ref, error) {
 	}
 	if msg, ok := retiredModules[spec]; ok {
 		return nil, errors.New(msg)
+	}
+	if strings.HasPrefix(spec, "k6/x/") {
+		return nil, errors.New(extresolve.Missing(spec))
 	}
 	if spec == "k6" || strings.HasPrefix(spec, "k6/") {
 		return nil, fmt.Errorf("unknown module %q: no such built-in or extension module", spec)

@@ -183,6 +183,17 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown built-in module", map[string]string{
 			"script.js": "import { x } from \"k6/no-such-module\";\nexport default function () {}",
 		}, `script.js:1:1: unknown module "k6/no-such-module"`},
+		// A k6/x module this binary lacks: the registry's module and the
+		// build line when the registry knows it, the docs when not.
+		{"extension in the registry", map[string]string{
+			"script.js": "\n\nimport redis from \"k6/x/redis\";\nexport default function () {}",
+		}, `script.js:3:1: unknown module "k6/x/redis": this binary lacks the extension that provides it, github.com/grafana/xk6-redis;` +
+			` build a binary with it by running metronome build --with github.com/grafana/xk6-redis@v0.4.2 and run the script with ./metronome,` +
+			` or set K6_AUTO_EXTENSION_RESOLUTION=true to have metronome do so`},
+		{"extension nobody lists", map[string]string{
+			"script.js": "import x from \"k6/x/nobody-lists-this\";\nexport default function () {}",
+		}, `script.js:1:1: unknown module "k6/x/nobody-lists-this": no extension built into this binary provides it, and k6's extension registry lists none that does;` +
+			` if you have the Go module that registers it, build it in with metronome build --with MODULE (see "Using xk6 extensions" in metronome's docs/extensions.md)`},
 		// k6 v2.2.0 explains each k6/experimental module it retired
 		// (test/compat's 219-224 record every one).
 		{"graduated experimental module", map[string]string{
