@@ -36,6 +36,9 @@ type globals struct {
 	verbose bool
 	// logOutput and logFormat are --log-output and --log-format.
 	logOutput, logFormat string
+	// args is the command line (without the program), when the process
+	// runs it; automatic extension resolution hands it over as it is.
+	args []string
 	// started is set once a command's RunE begins; an error before that
 	// is a usage mistake (unknown command or flag, wrong arguments).
 	started bool
@@ -168,12 +171,15 @@ func execute(args []string, stdout, stderr io.Writer, env map[string]string) (co
 			code = exitcode.GoPanic
 		}
 	}()
-	g := &globals{stdout: stdout, stderr: stderr, env: env}
+	g := &globals{stdout: stdout, stderr: stderr, env: env, args: args}
 	root := newRoot(g)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
 		return exitcode.OK
+	}
+	if errors.Is(err, errReported) {
+		return exitcode.Of(err)
 	}
 	var coded *exitcode.Error
 	if !g.started && !errors.As(err, &coded) {

@@ -99,6 +99,9 @@ type settings struct {
 
 func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	g := r.g
+	if handedOver, err := autoResolve(cmd.Context(), g, path); handedOver || err != nil {
+		return err
+	}
 	t, err := r.readTiers()
 	if err != nil {
 		return err

@@ -249,3 +249,40 @@ func mustConstraint(s string) *semver.Constraints {
 	}
 	return c
 }
+
+// TestTreeHash checks that the digest of a folder changes with a file's
+// content or name, and not with hidden files.
+func TestTreeHash(t *testing.T) {
+	dir := write(t, map[string]string{"go.mod": "module x\n", "a/b.go": "package a\n"})
+	hash := func() string {
+		t.Helper()
+		h, err := TreeHash(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	first := hash()
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if h := hash(); h != first {
+		t.Error("a hidden folder changes the digest")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a", "b.go"), []byte("package b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edited := hash()
+	if edited == first {
+		t.Error("an edit leaves the digest as it was")
+	}
+	if err := os.Rename(filepath.Join(dir, "a", "b.go"), filepath.Join(dir, "a", "c.go")); err != nil {
+		t.Fatal(err)
+	}
+	if hash() == edited {
+		t.Error("a renamed file leaves the digest as it was")
+	}
+}

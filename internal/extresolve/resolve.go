@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,4 +110,42 @@ func CacheDir(env map[string]string) (string, error) {
 		return "", fmt.Errorf("no cache directory for built binaries (%v): set %s", err, CacheEnv)
 	}
 	return filepath.Join(d, "metronome", "builds"), nil
+}
+
+// TreeHash is a digest of the files under dir (names and contents; hidden
+// files and folders, such as .git, left out): a local module's part of a
+// build's key, so that an edited checkout is built again.
+func TreeHash(dir string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(h, "%q %d\n", filepath.ToSlash(rel), info.Size())
+		_, err = io.Copy(h, f)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
