@@ -9,11 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/extension"
 	"github.com/metronome-load/metronome/internal/extresolve"
 	"github.com/metronome-load/metronome/js/modules"
 )
@@ -69,6 +71,12 @@ func autoResolve(ctx context.Context, g *globals, path string) (bool, error) {
 	mods, err := extresolve.ParseModules(g.env[extresolve.ModulesEnv])
 	if err != nil {
 		return true, exitcode.Wrap(exitcode.InvalidConfig, err)
+	}
+	bi, _ := debug.ReadBuildInfo()
+	for spec, with := range builtIn(bi, extension.All()) {
+		if _, ok := mods[spec]; !ok {
+			mods[spec] = with
+		}
 	}
 	withs, err := extresolve.Withs(needs, mods)
 	if err != nil {
@@ -179,6 +187,33 @@ func buildKey(plan *buildPlan, env map[string]string) (string, error) {
 		goarch = runtime.GOARCH
 	}
 	return extresolve.Key(parts, fmt.Sprintf("%s/%s cgo=%s %s", goos, goarch, env["CGO_ENABLED"], plan.stampVersion)), nil
+}
+
+// builtIn gives, for each k6/x module an extension module built into
+// this binary registers, the --with argument that builds it in again:
+// the new binary must have what the script imports from this one too,
+// whether or not the registry lists it.
+func builtIn(bi *debug.BuildInfo, exts []*extension.Extension) map[string]string {
+	out := map[string]string{}
+	if bi == nil {
+		return out
+	}
+	mods := append([]*debug.Module{&bi.Main}, bi.Deps...)
+	for _, e := range exts {
+		m := moduleOf(mods, e.Package)
+		if e.Kind != extension.JSModule || !strings.HasPrefix(e.Name, "k6/x/") || m == nil || m.Path == metronomeModule {
+			continue
+		}
+		switch r := m.Replace; {
+		case r == nil:
+			out[e.Name] = m.Path + "@" + m.Version
+		case r.Version == "":
+			out[e.Name] = m.Path + "=" + r.Path
+		default:
+			out[e.Name] = m.Path + "=" + r.Path + "@" + r.Version
+		}
+	}
+	return out
 }
 
 // importList is the needs' import paths, for messages.

@@ -5,9 +5,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/metronome-load/metronome/extension"
 )
 
 // fakeResolution replaces the build, the version probe and the hand-over
@@ -129,5 +133,30 @@ func TestAutoResolveStaysOut(t *testing.T) {
 	}
 	if len(f.builds) != 0 || f.handed != nil {
 		t.Errorf("built %d, handed over %q", len(f.builds), f.handed)
+	}
+}
+
+// TestBuiltInExtensionsAreBuiltAgain checks the --with arguments that put
+// this binary's own k6/x modules into the binary resolution builds: a
+// published module at its version, a local replacement as its directory,
+// nothing for metronome's own modules or other kinds.
+func TestBuiltInExtensionsAreBuiltAgain(t *testing.T) {
+	bi := &debug.BuildInfo{Main: debug.Module{Path: "metronome-custom"}, Deps: []*debug.Module{
+		{Path: metronomeModule, Version: "v1.0.0"},
+		{Path: "example.com/pub", Version: "v1.2.3"},
+		{Path: "example.com/local", Version: "v0.0.0-00010101000000-000000000000", Replace: &debug.Module{Path: "/src/local"}},
+		{Path: "example.com/fork", Version: "v1.0.0", Replace: &debug.Module{Path: "example.com/fork2", Version: "v1.0.1"}},
+	}}
+	exts := []*extension.Extension{
+		{Kind: extension.JSModule, Name: "k6/x/pub", Package: "example.com/pub/js"},
+		{Kind: extension.JSModule, Name: "k6/x/local", Package: "example.com/local"},
+		{Kind: extension.JSModule, Name: "k6/x/fork", Package: "example.com/fork"},
+		{Kind: extension.JSModule, Name: "k6/x/own", Package: metronomeModule + "/examples/extension/counter"},
+		{Kind: extension.JSModule, Name: "k6/http", Package: "example.com/pub/http"},
+		{Kind: extension.Output, Name: "pubout", Package: "example.com/pub/out"},
+	}
+	want := map[string]string{"k6/x/pub": "example.com/pub@v1.2.3", "k6/x/local": "example.com/local=/src/local", "k6/x/fork": "example.com/fork=example.com/fork2@v1.0.1"}
+	if got := builtIn(bi, exts); !reflect.DeepEqual(got, want) {
+		t.Errorf("builtIn = %v, want %v", got, want)
 	}
 }

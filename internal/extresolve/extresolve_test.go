@@ -251,7 +251,7 @@ func mustConstraint(s string) *semver.Constraints {
 }
 
 // TestTreeHash checks that the digest of a folder changes with a file's
-// content or name, and not with hidden files.
+// content or name, and not with hidden files, tests or test data.
 func TestTreeHash(t *testing.T) {
 	dir := write(t, map[string]string{"go.mod": "module x\n", "a/b.go": "package a\n"})
 	hash := func() string {
@@ -269,8 +269,16 @@ func TestTreeHash(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for name, content := range map[string]string{"a/b_test.go": "package a\n", "a/testdata/x.txt": "data"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if h := hash(); h != first {
-		t.Error("a hidden folder changes the digest")
+		t.Error("a hidden folder, a test file or test data changes the digest")
 	}
 	if err := os.WriteFile(filepath.Join(dir, "a", "b.go"), []byte("package b\n"), 0o644); err != nil {
 		t.Fatal(err)

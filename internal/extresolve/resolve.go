@@ -112,16 +112,17 @@ func CacheDir(env map[string]string) (string, error) {
 	return filepath.Join(d, "metronome", "builds"), nil
 }
 
-// TreeHash is a digest of the files under dir (names and contents; hidden
-// files and folders, such as .git, left out): a local module's part of a
-// build's key, so that an edited checkout is built again.
+// TreeHash is a digest of the files under dir that go into a build (names
+// and contents; hidden files and folders such as .git, testdata folders
+// and _test.go files left out): a local module's part of a build's key,
+// so that an edited checkout is built again.
 func TreeHash(dir string) (string, error) {
 	h := sha256.New()
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
+		if p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" && d.IsDir() || strings.HasSuffix(d.Name(), "_test.go")) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}

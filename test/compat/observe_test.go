@@ -266,8 +266,10 @@ func messages(stderr string) []string {
 }
 
 // hermeticEnv is the test's environment without K6_* variables, with a
-// private config directory and k6's usage report off: nothing may leave
-// the machine.
+// private config directory, k6's usage report off and its automatic
+// extension resolution (on by default in k6 v2, which asks a build
+// service on the internet for a binary) off: nothing may leave the
+// machine.
 func hermeticEnv(dir string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -277,7 +279,7 @@ func hermeticEnv(dir string) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "XDG_CONFIG_HOME="+dir, "HOME="+dir, "K6_NO_USAGE_REPORT=true")
+	return append(env, "XDG_CONFIG_HOME="+dir, "HOME="+dir, "K6_NO_USAGE_REPORT=true", "K6_AUTO_EXTENSION_RESOLUTION=false")
 }
 
 // readJSONOutput takes metric types, sample counts and tag sets from a

@@ -38,7 +38,8 @@ func eachRunner(t *testing.T, f func(t *testing.T, rn runner)) {
 
 // runK6 runs real k6 with the same arguments and environment rules as
 // metronome(): from the package directory, without K6_* variables from
-// the test's environment, under a timeout, and with usage reports off so
+// the test's environment, under a timeout, and with usage reports and
+// automatic extension resolution (a build service on the internet) off so
 // that nothing leaves the machine.
 func runK6(t *testing.T, s runSpec) run {
 	t.Helper()
@@ -50,7 +51,7 @@ func runK6(t *testing.T, s runSpec) run {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, k6Binary(), s.args...)
-	cmd.Env = append(append(hermeticEnv(t), "K6_NO_USAGE_REPORT=true"), s.env...)
+	cmd.Env = append(append(hermeticEnv(t), "K6_NO_USAGE_REPORT=true", "K6_AUTO_EXTENSION_RESOLUTION=false"), s.env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
