@@ -60,7 +60,9 @@ func newRunCmd(g *globals) *cobra.Command {
 		Short: "Run a load test",
 		Long: "Run a load test script. Options come, from lowest to highest precedence, from the\n" +
 			"config file (-c or K6_CONFIG), the script's exported options, K6_* environment\n" +
-			"variables and the flags below.",
+			"variables and the flags below.\n\n" +
+			"With K6_AUTO_EXTENSION_RESOLUTION=true, a script that imports k6/x modules this binary\n" +
+			"lacks runs with a binary built once with them (metronome build, needs Go) and cached.",
 		Args: oneScript("run needs exactly one script (a .js or .ts file)"),
 		RunE: func(cmd *cobra.Command, args []string) error { return r.run(cmd, args[0]) },
 	}
