@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/extension"
 )
 
@@ -158,5 +159,36 @@ func TestBuiltInExtensionsAreBuiltAgain(t *testing.T) {
 	want := map[string]string{"k6/x/pub": "example.com/pub@v1.2.3", "k6/x/local": "example.com/local=/src/local", "k6/x/fork": "example.com/fork=example.com/fork2@v1.0.1"}
 	if got := builtIn(bi, exts); !reflect.DeepEqual(got, want) {
 		t.Errorf("builtIn = %v, want %v", got, want)
+	}
+}
+
+// TestAutoResolveFailures checks the exit codes of a build that fails (107,
+// as k6) and of one stopped by a signal (105), and that neither leaves a
+// binary in the cache or hands over.
+func TestAutoResolveFailures(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		code int
+	}{
+		{exitcode.Errorf(exitcode.Generic, "go build failed (exit status 1); the Go tool's messages are above"), 107},
+		{exitcode.Errorf(exitcode.ExternalAbort, "metronome build was stopped by a signal before it finished"), 105},
+	} {
+		f := newFakeResolution(t)
+		buildInto = func(context.Context, *globals, *buildPlan) error { return c.err }
+		dir, cache := t.TempDir(), t.TempDir()
+		script := filepath.Join(dir, "s.js")
+		if err := os.WriteFile(script, []byte("import x from 'k6/x/faker';\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		code := execute([]string{"run", script}, &bytes.Buffer{}, &stderr, map[string]string{"K6_AUTO_EXTENSION_RESOLUTION": "true", "METRONOME_BINARY_CACHE": cache})
+		want := "ERROR: automatic extension resolution could not build a binary with k6/x/faker (" + c.err.Error() +
+			"); build the binary by hand with metronome build --with github.com/grafana/xk6-faker@v0.5.2 and run the script with ./metronome\n"
+		if code != c.code || !strings.HasSuffix(stderr.String(), want) || f.handed != nil {
+			t.Errorf("exit %d, handed over %q, stderr:\n%s\nwant %d and:\n%s", code, f.handed, stderr.String(), c.code, want)
+		}
+		if left, _ := filepath.Glob(filepath.Join(cache, "*", "*")); len(left) != 0 {
+			t.Errorf("a failed build leaves %q", left)
+		}
 	}
 }
