@@ -150,7 +150,10 @@ func TestCompareSignalStopsTheBootstrap(t *testing.T) {
 	h := newHarness(t, "")
 	// A billion resamples take hours: only the signal ends this.
 	code, _, stderr := h.run(nil, "compare", "--metric", "iteration_duration", "--resamples", "1000000000", "--html", page, a, b)
-	if code != exitcode.ExternalAbort || !strings.Contains(stderr, "compare: interrupted by signal; nothing was written") {
+	// Most often the signal comes in the bootstrap; on a loaded machine it
+	// may come while the files are still read. Either way nothing is
+	// written.
+	if code != exitcode.ExternalAbort || !strings.Contains(stderr, "ERROR: compare: interrupted by signal") || !strings.Contains(stderr, "nothing was written") {
 		t.Errorf("code %d, stderr %q", code, stderr)
 	}
 	if d := time.Since(start); d > 60*time.Second {
