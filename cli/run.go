@@ -182,6 +182,7 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		ScriptPath:             path,
 		Options:                opts,
 		Outputs:                st.outputs,
+		Collectors:             t.collectors,
 		SummaryExport:          st.summaryExport,
 		SummaryMode:            st.summaryMode,
 		MachineReadableSummary: machine,
@@ -215,11 +216,12 @@ func announceAPI(address string, logs *logsink.Sink) func(string) {
 }
 
 // tiers are the option tiers read before the script is: the config
-// file's, with the file's "out" and "features" lists, and the
-// environment's.
+// file's, with the file's "out" and "features" lists and "collectors"
+// object, and the environment's.
 type tiers struct {
 	file, env              *config.Options
 	fileOuts, fileFeatures []string
+	collectors             map[string]json.RawMessage
 }
 
 // oneScript is the Args check of a command that takes one script: any
@@ -237,7 +239,7 @@ func oneScript(what string) cobra.PositionalArgs {
 // readTiers reads the config file and the K6_* environment tiers, the
 // first step of every command that loads a script.
 func (r *runCmd) readTiers() (tiers, error) {
-	file, outs, feats, err := r.readConfigFile()
+	file, extra, err := r.readConfigFile()
 	if err != nil {
 		return tiers{}, err
 	}
@@ -245,7 +247,7 @@ func (r *runCmd) readTiers() (tiers, error) {
 	if err != nil {
 		return tiers{}, err
 	}
-	return tiers{file: file, env: env, fileOuts: outs, fileFeatures: feats}, nil
+	return tiers{file: file, env: env, fileOuts: extra.outs, fileFeatures: extra.feats, collectors: extra.collectors}, nil
 }
 
 // loadConsolidated loads the script at path with load, which runs its
@@ -306,15 +308,15 @@ func proxyWarning(o *config.Options, env map[string]string) string {
 
 // readConfigFile reads the config file tier from -c/--config or
 // K6_CONFIG; none is read when neither is given. Besides options, the file
-// may hold "out", a list of outputs, and "features", a list of feature
-// flags; both are returned.
-func (r *runCmd) readConfigFile() (o *config.Options, outs, feats []string, err error) {
+// may hold "out", a list of outputs, "features", a list of feature flags,
+// and "collectors", the outputs' own settings; they are returned apart.
+func (r *runCmd) readConfigFile() (o *config.Options, extra fileExtras, err error) {
 	path := r.configPath
 	if path == "" {
 		path = r.g.env["K6_CONFIG"]
 	}
 	if path == "" {
-		return nil, nil, nil, nil
+		return nil, extra, nil
 	}
 	source := fmt.Sprintf("config file %q", path)
 	raw, err := os.ReadFile(path)
@@ -323,28 +325,41 @@ func (r *runCmd) readConfigFile() (o *config.Options, outs, feats []string, err 
 		if os.IsNotExist(err) {
 			reason = "no such file"
 		}
-		return nil, nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "%s: %s", source, reason)
+		return nil, extra, exitcode.Errorf(exitcode.InvalidConfig, "%s: %s", source, reason)
 	}
 	o, err = config.Parse(raw, source)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, extra, err
 	}
-	var extra struct {
-		Out      json.RawMessage `json:"out"`
-		Features json.RawMessage `json:"features"`
+	var top struct {
+		Out        json.RawMessage `json:"out"`
+		Features   json.RawMessage `json:"features"`
+		Collectors json.RawMessage `json:"collectors"`
 	}
-	_ = json.Unmarshal(raw, &extra) // Parse has accepted raw as an object
-	if len(extra.Out) > 0 && string(extra.Out) != "null" {
-		if err := json.Unmarshal(extra.Out, &outs); err != nil {
-			return nil, nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "out: expected an array of strings such as [\"json=results.json\"] (in %s)", source)
+	_ = json.Unmarshal(raw, &top) // Parse has accepted raw as an object
+	if len(top.Out) > 0 && string(top.Out) != "null" {
+		if err := json.Unmarshal(top.Out, &extra.outs); err != nil {
+			return nil, extra, exitcode.Errorf(exitcode.InvalidConfig, "out: expected an array of strings such as [\"json=results.json\"] (in %s)", source)
 		}
 	}
-	if len(extra.Features) > 0 && string(extra.Features) != "null" {
-		if err := json.Unmarshal(extra.Features, &feats); err != nil {
-			return nil, nil, nil, exitcode.Errorf(exitcode.InvalidConfig, "features: expected an array of strings such as [\"native-histograms\"] (in %s)", source)
+	if len(top.Features) > 0 && string(top.Features) != "null" {
+		if err := json.Unmarshal(top.Features, &extra.feats); err != nil {
+			return nil, extra, exitcode.Errorf(exitcode.InvalidConfig, "features: expected an array of strings such as [\"native-histograms\"] (in %s)", source)
 		}
 	}
-	return o, outs, feats, nil
+	if len(top.Collectors) > 0 && string(top.Collectors) != "null" {
+		if err := json.Unmarshal(top.Collectors, &extra.collectors); err != nil {
+			return nil, extra, exitcode.Errorf(exitcode.InvalidConfig, "collectors: expected an object of output settings by output name, such as {\"xk6-influxdb\": {...}} (in %s)", source)
+		}
+	}
+	return o, extra, nil
+}
+
+// fileExtras are what a config file holds beside options: its "out",
+// "features" and "collectors".
+type fileExtras struct {
+	outs, feats []string
+	collectors  map[string]json.RawMessage
 }
 
 // applyFeatures resolves k6's feature flags, reports them as k6 does

@@ -6,6 +6,7 @@ package output
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/metronome-load/metronome/executor"
@@ -46,10 +47,22 @@ type Params struct {
 	Thresholds map[string][]string
 	// SystemTags are the enabled system tags (csv columns).
 	SystemTags []string
-	// Stdout is where "-" writes.
-	Stdout io.Writer
+	// Stdout is where "-" writes, Stderr where the run's own lines go.
+	Stdout, Stderr io.Writer
 	// Logf reports warnings.
 	Logf func(format string, args ...any)
+	// Log is the run's log (--log-output, --log-format), for outputs
+	// that log at several levels.
+	Log *slog.Logger
+	// JSONConfig is the output's object under the config file's
+	// "collectors" key, where k6 keeps output settings; nil when there
+	// is none.
+	JSONConfig json.RawMessage
+	// StopTest aborts the test with err, for an output that cannot go on
+	// (k6's WithTestRunStop): the run ends as after any abort, with err's
+	// exit code, 255 when it has none. It may be called from any
+	// goroutine, more than once; the first error counts.
+	StopTest func(err error)
 	// Secrets hides the secrets the script fetched: an output passes what
 	// it writes for people to read (a results file, a report) through
 	// Secrets.Writer or Secrets.Redact. nil hides nothing.
@@ -79,6 +92,10 @@ type RunEnd struct {
 	// Health is what the generator's health intervals added up to, nil
 	// when none was measured.
 	Health *health.Tally
+	// Err is the error that ended the run early (an abort, a signal, a
+	// script error, a timeout), nil when it ran to its end; failed
+	// thresholds alone are no such error.
+	Err error
 }
 
 // ScenarioEnd is the end-of-test account of one scenario that started.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"io"
 
 	"github.com/metronome-load/metronome/config"
@@ -18,6 +19,9 @@ type Config struct {
 	Options *config.Options
 	// Outputs are the -o values ("json=out.json", "csv=out.csv", ...).
 	Outputs []string
+	// Collectors are the config file's "collectors" object: each
+	// output's own settings, by output name, as k6 keeps them.
+	Collectors map[string]json.RawMessage
 	// SummaryExport is the --summary-export path, "" for none.
 	SummaryExport string
 	// SummaryMode is "compact", "full" or "disabled".

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"sort"
 	"strings"
@@ -294,8 +295,9 @@ func (r *testRun) makeOutputs() ([]output.Output, error) {
 		}
 		o, err := c(output.Params{
 			Arg: arg, Env: r.cfg.Env, Registry: r.reg, Thresholds: thresholds,
-			SystemTags: r.opts.SystemTags, Stdout: r.cfg.Stdout, Logf: r.logf, Now: time.Now,
-			Version: config.Version, Secrets: r.cfg.Secrets, Options: opts, Script: r.cfg.ScriptPath,
+			SystemTags: r.opts.SystemTags, Stdout: r.cfg.Stdout, Stderr: r.cfg.Stderr, Logf: r.logf,
+			Log: r.cfg.Log.Slog(slog.LevelInfo), JSONConfig: r.cfg.Collectors[name], StopTest: r.stopTest,
+			Now: time.Now, Version: config.Version, Secrets: r.cfg.Secrets, Options: opts, Script: r.cfg.ScriptPath,
 		})
 		if err != nil {
 			return nil, exitcode.Errorf(exitcode.InvalidConfig, "--out %s: %v", output.Redact(spec), output.Redact(err.Error()))
@@ -303,6 +305,15 @@ func (r *testRun) makeOutputs() ([]output.Output, error) {
 		outs = append(outs, o)
 	}
 	return outs, nil
+}
+
+// stopTest aborts the run on an output's request (output.Params.StopTest)
+// with err's exit code, 255 when it has none.
+func (r *testRun) stopTest(err error) {
+	if err == nil {
+		err = errors.New("an output stopped the test")
+	}
+	r.setAbort(exitcode.Wrap(exitcode.Of(err), err))
 }
 
 // logf writes a warning through the run's log sink.
@@ -571,7 +582,7 @@ func (r *testRun) run(parent context.Context) error {
 	// the run prints or exports it after.
 	sum := r.summaryInput(end.Sub(r.start), setupData, report)
 	r.handSummary(sum)
-	r.handEnd(end.Sub(r.start), setupData)
+	r.handEnd(end.Sub(r.start), setupData, runErr)
 	// The outputs finish before the summary, so that a stuck standard
 	// output costs one bounded wait, and the summary follows the last
 	// lines of -o json=- instead of sitting among them.

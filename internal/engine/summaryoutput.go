@@ -19,9 +19,13 @@ func (r *testRun) handSummary(in *summary.Input) {
 
 // handEnd gives the outputs that record the end of the run (the result
 // file) its duration, setup() data, the accounts of the scenarios that
-// started and the tally of the generator's health.
-func (r *testRun) handEnd(elapsed time.Duration, setupData []byte) {
-	end := output.RunEnd{Elapsed: elapsed, SetupData: setupData, Health: r.health.snapshot()}
+// started, the tally of the generator's health and the error that ended
+// it early (runErr, else the abort reason).
+func (r *testRun) handEnd(elapsed time.Duration, setupData []byte, runErr error) {
+	if runErr == nil {
+		runErr = r.abortError()
+	}
+	end := output.RunEnd{Elapsed: elapsed, SetupData: setupData, Health: r.health.snapshot(), Err: runErr}
 	for _, sc := range r.scenarios {
 		if !sc.started.Load() {
 			continue
