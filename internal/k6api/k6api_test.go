@@ -7,10 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,6 +206,7 @@ func TestXK6Extensions(t *testing.T) {
 		for _, want := range []string{
 			"example.com/xk6probe (devel), k6/x/probe [js module]",
 			"example.com/xk6probev1 (devel), k6/x/probev1 [js module]",
+			"example.com/xk6probe (devel), probe [output]",
 		} {
 			if !strings.Contains(r.output, want) {
 				t.Errorf("version lacks %q:\n%s", want, r.output)
@@ -315,6 +320,143 @@ func TestXK6Extensions(t *testing.T) {
 					t.Errorf("%v: %s adds up to %v, want %v", c.args, name, sums[name], want)
 				}
 			}
+		}
+	})
+
+	t.Run("output", func(t *testing.T) { testOutput(t, bin) })
+}
+
+// probeReport is what the probe output (testdata/xk6probe/output.go)
+// saw of a run.
+type probeReport struct {
+	Counts     map[string]int      `json:"counts"`
+	Sums       map[string]float64  `json:"sums"`
+	Kinds      map[string]string   `json:"kinds"`
+	Tags       map[string][]string `json:"tags"`
+	Outcomes   map[string]int      `json:"outcomes"`
+	Thresholds map[string][]string `json:"thresholds"`
+	Flushes    int                 `json:"flushes"`
+	JSONConfig json.RawMessage     `json:"jsonConfig"`
+	OutputType string              `json:"outputType"`
+	Env        string              `json:"env"`
+	Script     string              `json:"script"`
+	StopError  string              `json:"stopError"`
+}
+
+func readProbeReport(t *testing.T, path string) probeReport {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the probe output wrote no report: %v", err)
+	}
+	var r probeReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return r
+}
+
+// testOutput runs an output extension written against k6's API (the
+// probe's "probe" output, built into bin) with -o: it gets every sample
+// the summary counts, metronome's own metrics with their tags, the
+// thresholds, its config file object and environment, and what it
+// buffered at Stop.
+func testOutput(t *testing.T, bin string) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok")) }))
+	defer srv.Close()
+	target := "TARGET=" + srv.URL
+
+	t.Run("samples", func(t *testing.T) {
+		dir := t.TempDir()
+		export, rep, cfg := filepath.Join(dir, "summary.json"), filepath.Join(dir, "report.json"), filepath.Join(dir, "config.json")
+		if err := os.WriteFile(cfg, []byte(`{"collectors": {"probe": {"label": "from the config file"}}}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := run(t, bin, []string{"PROBE_OUT_ENV=seen"}, "run", "-q", "-c", cfg, "--summary-export", export,
+			"-o", "probe="+rep, "-e", target, "output.js")
+		if r.code != 0 {
+			t.Fatalf("exit %d:\n%s", r.code, r.output)
+		}
+		sum, got := exported(t, export), readProbeReport(t, rep)
+		for _, name := range []string{"iterations", "http_reqs"} {
+			want, _ := sum[name]["count"].(float64)
+			if want == 0 || float64(got.Counts[name]) != want {
+				t.Errorf("%s: the output got %d samples, the summary counts %v", name, got.Counts[name], sum[name]["count"])
+			}
+		}
+		// Each request answered records one corrected_latency, and each
+		// arrival dropped under load one tagged outcome=dropped; each
+		// iteration of the open model records one schedule_lag. Over
+		// all of them, the mean is the summary's.
+		dropped, _ := sum["dropped_iterations"]["count"].(float64)
+		if got.Outcomes[""] != got.Counts["http_reqs"] || float64(got.Outcomes["dropped"]) != dropped ||
+			got.Outcomes[""]+got.Outcomes["dropped"] != got.Counts["corrected_latency"] {
+			t.Errorf("corrected_latency by outcome %v, want one per request (%d) and per dropped iteration (%v)",
+				got.Outcomes, got.Counts["http_reqs"], dropped)
+		}
+		for metric, per := range map[string]string{"schedule_lag": "iterations", "http_req_duration": "http_reqs", "corrected_latency": "corrected_latency"} {
+			n := got.Counts[metric]
+			if n == 0 || n != got.Counts[per] {
+				t.Errorf("%s: %d samples, want one per %s (%d)", metric, n, per, got.Counts[per])
+				continue
+			}
+			avg, _ := sum[metric]["avg"].(float64)
+			if mean := got.Sums[metric] / float64(n); math.Abs(mean-avg) > 1e-9*max(1, avg) {
+				t.Errorf("%s: the output's mean %v, the summary's avg %v", metric, mean, avg)
+			}
+		}
+		if got.Kinds["corrected_latency"] != "trend/time" || got.Kinds["http_reqs"] != "counter/default" {
+			t.Errorf("metric kinds %v, want corrected_latency trend/time, http_reqs counter/default", got.Kinds)
+		}
+		for _, tag := range []string{"scenario", "method", "status", "name"} {
+			if !slices.Contains(got.Tags["corrected_latency"], tag) {
+				t.Errorf("corrected_latency's samples had tags %v, want %s among them", got.Tags["corrected_latency"], tag)
+			}
+		}
+		if want := []string{"p(95)<5000"}; !slices.Equal(got.Thresholds["http_req_duration"], want) {
+			t.Errorf("thresholds %v, want http_req_duration %v", got.Thresholds, want)
+		}
+		if string(got.JSONConfig) != `{"label":"from the config file"}` || got.Env != "seen" || got.OutputType != "probe" ||
+			!strings.HasSuffix(got.Script, "/testdata/scripts/output.js") || !strings.HasPrefix(got.Script, "file:/") {
+			t.Errorf("params: JSONConfig %s, env %q, type %q, script %q", got.JSONConfig, got.Env, got.OutputType, got.Script)
+		}
+		if got.Flushes < 1 || got.StopError != "" {
+			t.Errorf("flushes %d, stop error %q; want at least one flush and none", got.Flushes, got.StopError)
+		}
+	})
+
+	t.Run("K6_OUT and the run's error", func(t *testing.T) {
+		rep := filepath.Join(t.TempDir(), "report.json")
+		r := run(t, bin, []string{"K6_OUT=probe=" + rep}, "run", "-q", "--no-summary", "-e", target, "-e", "ABORT=1", "output.js")
+		if r.code != 108 {
+			t.Fatalf("exit %d, want 108 (aborted by the script):\n%s", r.code, r.output)
+		}
+		got := readProbeReport(t, rep)
+		if !strings.Contains(got.StopError, "enough") {
+			t.Errorf("StopWithTestError got %q, want the abort's reason", got.StopError)
+		}
+		if got.Counts["iterations"] < 5 || got.Counts["corrected_latency"] != got.Counts["http_reqs"] {
+			t.Errorf("counts %v, want the 5 iterations before the abort and one corrected_latency per request", got.Counts)
+		}
+	})
+
+	t.Run("an error at Start", func(t *testing.T) {
+		rep := filepath.Join(t.TempDir(), "report.json")
+		r := run(t, bin, []string{"PROBE_OUT_START=fail"}, "run", "-q", "--no-summary", "-o", "probe="+rep, "-e", target, "output.js")
+		want := "output probe (" + rep + "): the probe's service is not there"
+		if r.code != 255 || !strings.Contains(r.output, want) || strings.Contains(r.output, "goroutine") {
+			t.Errorf("exit %d, want 255 and %q:\n%s", r.code, want, r.output)
+		}
+		if _, err := os.Stat(rep); err == nil {
+			t.Error("an output that failed to start was stopped and wrote its report")
+		}
+	})
+
+	t.Run("an error in the constructor", func(t *testing.T) {
+		r := run(t, bin, nil, "run", "-q", "--no-summary", "-o", "probe", "-e", target, "output.js")
+		want := "could not create the 'probe' output: name the report file, as -o probe=FILE"
+		if r.code != 104 || !strings.Contains(r.output, want) {
+			t.Errorf("exit %d, want 104 and %q:\n%s", r.code, want, r.output)
 		}
 	})
 }

@@ -141,3 +141,17 @@ func AppendMetronome(dst []mm.Sample, c SampleContainer) []mm.Sample {
 	}
 	return dst
 }
+
+// MetronomeBatch returns metronome's samples batch as k6's, their
+// metrics those of r, the Registry over the run's registry: one container
+// of samples for the batch.
+func MetronomeBatch(r *Registry, batch []mm.Sample) Samples {
+	out := make(Samples, len(batch))
+	for i, s := range batch {
+		out[i] = Sample{
+			TimeSeries: TimeSeries{Metric: r.wrap(s.Metric), Tags: (*TagSet)(s.Tags)},
+			Time:       s.Time, Value: s.Value, Metadata: s.Metadata,
+		}
+	}
+	return out
+}

@@ -3,11 +3,8 @@ package modules
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http/cookiejar"
 	"net/url"
-	"sort"
 	"sync"
 
 	"github.com/grafana/sobek"
@@ -16,6 +13,7 @@ import (
 	mmod "github.com/metronome-load/metronome/js/modules"
 	mm "github.com/metronome-load/metronome/metrics"
 
+	"go.k6.io/k6/v2/internal/logger"
 	"go.k6.io/k6/v2/internal/origin"
 	"go.k6.io/k6/v2/js/common"
 	"go.k6.io/k6/v2/lib"
@@ -225,7 +223,7 @@ func partsOf(run *mmod.Run) *runParts {
 	if p, ok := parts.Load(run); ok {
 		return p.(*runParts)
 	}
-	p := &runParts{logger: newLogger(run.Log), lookupEnv: run.LookupEnv}
+	p := &runParts{logger: logger.New(run.Log), lookupEnv: run.LookupEnv}
 	if p.lookupEnv == nil {
 		p.lookupEnv = func(string) (string, bool) { return "", false }
 	}
@@ -252,54 +250,4 @@ func builtinOf(r *mm.Registry) *metrics.BuiltinMetrics {
 	}
 	b, _ := builtins.LoadOrStore(r, metrics.RegisterBuiltinMetrics(metrics.MetronomeRegistry(r)))
 	return b.(*metrics.BuiltinMetrics)
-}
-
-// newLogger returns a logrus logger whose entries go to log, the run's
-// log: the entry's fields become the line's attributes.
-func newLogger(log *slog.Logger) *logrus.Logger {
-	l := logrus.New()
-	l.SetOutput(io.Discard)
-	l.SetFormatter(silent{})
-	if log == nil {
-		return l
-	}
-	l.AddHook(toSlog{log})
-	l.SetLevel(logrus.InfoLevel)
-	if log.Enabled(context.Background(), slog.LevelDebug) {
-		l.SetLevel(logrus.DebugLevel)
-	}
-	return l
-}
-
-// silent formats nothing: entries reach the log through toSlog.
-type silent struct{}
-
-func (silent) Format(*logrus.Entry) ([]byte, error) { return nil, nil }
-
-// toSlog hands logrus entries to a slog logger.
-type toSlog struct{ log *slog.Logger }
-
-func (toSlog) Levels() []logrus.Level { return logrus.AllLevels }
-
-func (h toSlog) Fire(e *logrus.Entry) error {
-	level := slog.LevelError
-	switch e.Level {
-	case logrus.TraceLevel, logrus.DebugLevel:
-		level = slog.LevelDebug
-	case logrus.InfoLevel:
-		level = slog.LevelInfo
-	case logrus.WarnLevel:
-		level = slog.LevelWarn
-	}
-	keys := make([]string, 0, len(e.Data))
-	for k := range e.Data {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	attrs := make([]slog.Attr, len(keys))
-	for i, k := range keys {
-		attrs[i] = slog.Any(k, e.Data[k])
-	}
-	h.log.LogAttrs(context.Background(), level, e.Message, attrs...)
-	return nil
 }
