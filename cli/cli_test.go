@@ -160,6 +160,30 @@ func TestRunPassesEverythingToTheEngine(t *testing.T) {
 	}
 }
 
+// TestConfigFileCollectors checks that the config file's "collectors"
+// object reaches the run, each output's settings as written, for the
+// output extensions that read them as k6's JSONConfig.
+func TestConfigFileCollectors(t *testing.T) {
+	cfgFile := writeFile(t, "config.json", `{"collectors": {"xk6-influxdb": {"bucket": "b", "pushInterval": "2s"}, "other": null}}`)
+	h := newHarness(t, "")
+	if code, _, stderr := h.run(nil, "run", "-c", cfgFile, "script.js"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if h.ran == nil {
+		t.Fatal("the engine did not run")
+	}
+	if got := string(h.ran.Collectors["xk6-influxdb"]); got != `{"bucket": "b", "pushInterval": "2s"}` {
+		t.Errorf("collectors.xk6-influxdb reached the run as %q", got)
+	}
+	if len(h.ran.Collectors) != 2 {
+		t.Errorf("collectors %v, want both outputs' entries", h.ran.Collectors)
+	}
+	h = newHarness(t, "")
+	if code, _, stderr := h.run(nil, "run", "script.js"); code != 0 || h.ran == nil || h.ran.Collectors != nil {
+		t.Errorf("without a config file: exit %d, collectors %v; want none (%s)", code, h.ran, stderr)
+	}
+}
+
 func TestRunSettingsPrecedence(t *testing.T) {
 	cfgFile := writeFile(t, "config.json", `{"out": ["json=file.json"], "userAgent": "file"}`)
 	cases := []struct {
@@ -350,6 +374,7 @@ func TestBadInputs(t *testing.T) {
 	badConfig := writeFile(t, "bad.json", `{"vus": "x"}`)
 	brokenConfig := writeFile(t, "broken.json", "{\n  \"vus\": 1,\n}")
 	outConfig := writeFile(t, "out.json", `{"out": 5}`)
+	collectorsConfig := writeFile(t, "collectors.json", `{"collectors": ["influxdb"]}`)
 	tagConfig := writeFile(t, "tags.json", `{"tags": {"a": 1}}`)
 	cases := []struct {
 		name   string
@@ -433,6 +458,7 @@ func TestBadInputs(t *testing.T) {
 		{name: "config file type", args: []string{"-c", badConfig}, want: `options.vus: expected a whole number, got "x" (in config file "` + badConfig + `")`},
 		{name: "config file syntax", args: []string{"--config", brokenConfig}, want: `invalid JSON at line 3, column 1`},
 		{name: "config file out", args: []string{"-c", outConfig}, want: `out: expected an array of strings`},
+		{name: "config file collectors", args: []string{"-c", collectorsConfig}, want: `collectors: expected an object of output settings by output name`},
 		{name: "config file tag type", args: []string{"-c", tagConfig}, want: `options.tags.a: expected a string, got 1`},
 		// The network fence.
 		{name: "hosts pinned to a name", script: `{"hosts": {"a.test": "localhost:8080"}}`, want: `options.hosts: a.test: "localhost:8080" is not an IP address or IP:port`},

@@ -60,7 +60,7 @@ type Params struct {
 	JSONConfig json.RawMessage
 	// StopTest aborts the test with err, for an output that cannot go on
 	// (k6's WithTestRunStop): the run ends as after any abort, with err's
-	// exit code, 255 when it has none. It may be called from any
+	// exit code, 255 when it has none, and says which output stopped it. It may be called from any
 	// goroutine, more than once; the first error counts.
 	StopTest func(err error)
 	// Secrets hides the secrets the script fetched: an output passes what

@@ -267,3 +267,43 @@ func TestStdoutBoundedAtTheEnd(t *testing.T) {
 		}
 	})
 }
+
+// stoppingOutput stops the test through Params.StopTest at its first
+// batch, as an output that lost its service would, and keeps the end of
+// the run it is told.
+type stoppingOutput struct {
+	capableOutput
+	stop func(error)
+}
+
+func (s *stoppingOutput) AddSamples(batch []metrics.Sample) {
+	if s.samples == 0 {
+		s.stop(exitcode.Wrap(exitcode.ScriptAborted, errors.New("its service went away")))
+	}
+	s.capableOutput.AddSamples(batch)
+}
+
+var registerStopper sync.Once
+
+// An output's StopTest aborts the run with the output's error, exit code
+// and name, and the output learns that error at the end of the run.
+func TestOutputStopsTheTest(t *testing.T) {
+	s := &stoppingOutput{}
+	registerStopper.Do(func() {
+		output.Register("engine-test-stopper", func(p output.Params) (output.Output, error) {
+			s.stop = p.StopTest
+			return s, nil
+		})
+	})
+	synctest.Test(t, func(t *testing.T) {
+		err, out, _ := runFake(t, context.Background(), &fakeScript{work: time.Millisecond}, `{"vus": 1, "duration": "1h"}`,
+			func(c *Config) { c.Outputs = []string{"engine-test-stopper"} })
+		want := "output engine-test-stopper stopped the test: its service went away"
+		if exitcode.Of(err) != exitcode.ScriptAborted || err == nil || err.Error() != want {
+			t.Fatalf("got %v (exit %d), want %q with the error's exit code 108\n%s", err, exitcode.Of(err), want, out)
+		}
+		if s.end.Err == nil || s.end.Err.Error() != want {
+			t.Errorf("RunEnd.Err %v, want the output's abort", s.end.Err)
+		}
+	})
+}

@@ -296,7 +296,7 @@ func (r *testRun) makeOutputs() ([]output.Output, error) {
 		o, err := c(output.Params{
 			Arg: arg, Env: r.cfg.Env, Registry: r.reg, Thresholds: thresholds,
 			SystemTags: r.opts.SystemTags, Stdout: r.cfg.Stdout, Stderr: r.cfg.Stderr, Logf: r.logf,
-			Log: r.cfg.Log.Slog(slog.LevelInfo), JSONConfig: r.cfg.Collectors[name], StopTest: r.stopTest,
+			Log: r.cfg.Log.Slog(slog.LevelInfo), JSONConfig: r.cfg.Collectors[name], StopTest: func(err error) { r.stopTest(name, err) },
 			Now: time.Now, Version: config.Version, Secrets: r.cfg.Secrets, Options: opts, Script: r.cfg.ScriptPath,
 		})
 		if err != nil {
@@ -307,13 +307,14 @@ func (r *testRun) makeOutputs() ([]output.Output, error) {
 	return outs, nil
 }
 
-// stopTest aborts the run on an output's request (output.Params.StopTest)
-// with err's exit code, 255 when it has none.
-func (r *testRun) stopTest(err error) {
-	if err == nil {
-		err = errors.New("an output stopped the test")
+// stopTest aborts the run on the request of the output name
+// (output.Params.StopTest) with err's exit code, 255 when it has none.
+func (r *testRun) stopTest(name string, err error) {
+	code, reason := exitcode.Generic, "no reason given"
+	if err != nil {
+		code, reason = exitcode.Of(err), err.Error()
 	}
-	r.setAbort(exitcode.Wrap(exitcode.Of(err), err))
+	r.setAbort(exitcode.Errorf(code, "output %s stopped the test: %s", name, reason))
 }
 
 // logf writes a warning through the run's log sink.

@@ -440,6 +440,17 @@ func testOutput(t *testing.T, bin string) {
 		}
 	})
 
+	t.Run("the output stops the test", func(t *testing.T) {
+		rep := filepath.Join(t.TempDir(), "report.json")
+		r := run(t, bin, []string{"PROBE_OUT_STOP=1"}, "run", "-q", "--no-summary", "-o", "probe="+rep, "-e", target, "output.js")
+		if r.code != 255 || !strings.Contains(r.output, "output probe stopped the test: the probe's service went away") {
+			t.Fatalf("exit %d, want 255 and the output's reason:\n%s", r.code, r.output)
+		}
+		if got := readProbeReport(t, rep); got.StopError != "output probe stopped the test: the probe's service went away" {
+			t.Errorf("StopWithTestError got %q, want the output's own reason", got.StopError)
+		}
+	})
+
 	t.Run("an error at Start", func(t *testing.T) {
 		rep := filepath.Join(t.TempDir(), "report.json")
 		r := run(t, bin, []string{"PROBE_OUT_START=fail"}, "run", "-q", "--no-summary", "-o", "probe="+rep, "-e", target, "output.js")

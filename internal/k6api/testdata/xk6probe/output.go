@@ -29,6 +29,9 @@ type probeOutput struct {
 	mu         sync.Mutex
 	report     report
 	thresholds map[string]metrics.Thresholds
+	// stopTest aborts the run; with PROBE_OUT_STOP=1 the first flush
+	// that finds samples calls it.
+	stopTest func(error)
 }
 
 // report is what the output saw.
@@ -75,6 +78,8 @@ func (o *probeOutput) Description() string { return "probe (" + o.params.ConfigA
 
 func (o *probeOutput) SetThresholds(ts map[string]metrics.Thresholds) { o.thresholds = ts }
 
+func (o *probeOutput) SetTestRunStopCallback(stop func(error)) { o.stopTest = stop }
+
 func (o *probeOutput) Start() error {
 	if o.params.Environment["PROBE_OUT_START"] == "fail" {
 		return errors.New("the probe's service is not there")
@@ -107,6 +112,9 @@ func (o *probeOutput) flush() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.report.Flushes++
+	if o.report.Flushes == 1 && o.params.Environment["PROBE_OUT_STOP"] == "1" {
+		o.stopTest(errors.New("the probe's service went away"))
+	}
 	for _, c := range containers {
 		for _, s := range c.GetSamples() {
 			name := s.Metric.Name
@@ -160,4 +168,5 @@ func (o *probeOutput) Stop() error { return o.StopWithTestError(nil) }
 var (
 	_ output.WithThresholds        = (*probeOutput)(nil)
 	_ output.WithStopWithTestError = (*probeOutput)(nil)
+	_ output.WithTestRunStop       = (*probeOutput)(nil)
 )
