@@ -329,18 +329,19 @@ func TestXK6Extensions(t *testing.T) {
 // probeReport is what the probe output (testdata/xk6probe/output.go)
 // saw of a run.
 type probeReport struct {
-	Counts     map[string]int      `json:"counts"`
-	Sums       map[string]float64  `json:"sums"`
-	Kinds      map[string]string   `json:"kinds"`
-	Tags       map[string][]string `json:"tags"`
-	Outcomes   map[string]int      `json:"outcomes"`
-	Thresholds map[string][]string `json:"thresholds"`
-	Flushes    int                 `json:"flushes"`
-	JSONConfig json.RawMessage     `json:"jsonConfig"`
-	OutputType string              `json:"outputType"`
-	Env        string              `json:"env"`
-	Script     string              `json:"script"`
-	StopError  string              `json:"stopError"`
+	Counts     map[string]int                `json:"counts"`
+	Sums       map[string]float64            `json:"sums"`
+	Kinds      map[string]string             `json:"kinds"`
+	Tags       map[string][]string           `json:"tags"`
+	Outcomes   map[string]int                `json:"outcomes"`
+	Formats    map[string]map[string]float64 `json:"formats"`
+	Thresholds map[string][]string           `json:"thresholds"`
+	Flushes    int                           `json:"flushes"`
+	JSONConfig json.RawMessage               `json:"jsonConfig"`
+	OutputType string                        `json:"outputType"`
+	Env        string                        `json:"env"`
+	Script     string                        `json:"script"`
+	StopError  string                        `json:"stopError"`
 }
 
 func readProbeReport(t *testing.T, path string) probeReport {
@@ -403,6 +404,31 @@ func testOutput(t *testing.T, bin string) {
 			avg, _ := sum[metric]["avg"].(float64)
 			if mean := got.Sums[metric] / float64(n); math.Abs(mean-avg) > 1e-9*max(1, avg) {
 				t.Errorf("%s: the output's mean %v, the summary's avg %v", metric, mean, avg)
+			}
+		}
+		// k6's sinks, which outputs aggregate with, give the summary's
+		// statistics: a trend's, a counter's sum, a rate's share. The
+		// sink's percentiles are exact, the summary's within its
+		// histogram's documented precision (docs/metrics.md#precision):
+		// 0.05% + 0.0005; the rest agree to rounding.
+		for metric, stats := range map[string][]string{
+			"corrected_latency": {"min", "med", "avg", "p(90)", "p(95)", "max"},
+			"http_req_duration": {"min", "med", "avg", "p(90)", "p(95)", "max"},
+			"http_reqs":         {"count"},
+			"http_req_failed":   {"rate"},
+		} {
+			for _, stat := range stats {
+				want, _ := sum[metric][stat].(float64)
+				if stat == "rate" {
+					want, _ = sum[metric]["value"].(float64)
+				}
+				tolerance := 1e-9 * max(1, want)
+				if stat == "med" || strings.HasPrefix(stat, "p(") {
+					tolerance = 0.0005*want + 0.0005
+				}
+				if v, ok := got.Formats[metric][stat]; !ok || math.Abs(v-want) > tolerance {
+					t.Errorf("%s %s: the k6 sink gave %v, the summary %v", metric, stat, got.Formats[metric][stat], want)
+				}
 			}
 		}
 		if got.Kinds["corrected_latency"] != "trend/time" || got.Kinds["http_reqs"] != "counter/default" {

@@ -47,6 +47,26 @@ type (
 	Thresholds     = v2.Thresholds
 )
 
+// The sinks extensions aggregate with.
+type (
+	CounterSink = v2.CounterSink
+	GaugeSink   = v2.GaugeSink
+	TrendSink   = v2.TrendSink
+	RateSink    = v2.RateSink
+)
+
+// NewSink returns an empty sink for a metric of type mt.
+func NewSink(mt MetricType) Sink { return v2.NewSink(mt) }
+
+// NewTrendSink returns an empty trend sink.
+func NewTrendSink() *TrendSink { return v2.NewTrendSink() }
+
+// GetResolversForTrendColumns returns the functions that read the named
+// statistics from a TrendSink.
+func GetResolversForTrendColumns(columns []string) (map[string]func(s *TrendSink) float64, error) {
+	return v2.GetResolversForTrendColumns(columns)
+}
+
 // NewRegistry returns a registry of its own, outside any run.
 func NewRegistry() *Registry { return v2.NewRegistry() }
 

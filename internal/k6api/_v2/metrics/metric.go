@@ -147,14 +147,6 @@ type Submetric struct {
 	Parent *Metric `json:"-"`
 }
 
-// Sink aggregates a metric's samples. metronome's engine has its own
-// sinks; the interface is here for the extensions that name it.
-type Sink interface {
-	Add(s Sample)
-	Format(t time.Duration) map[string]float64
-	IsEmpty() bool
-}
-
 // D converts a duration into k6's unit of time metrics, milliseconds.
 func D(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 

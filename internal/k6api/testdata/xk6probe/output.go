@@ -29,6 +29,9 @@ type probeOutput struct {
 	mu         sync.Mutex
 	report     report
 	thresholds map[string]metrics.Thresholds
+	// sinks aggregate each metric as k6's outputs that keep their own
+	// aggregates do.
+	sinks map[string]metrics.Sink
 	// stopTest aborts the run; with PROBE_OUT_STOP=1 the first flush
 	// that finds samples calls it.
 	stopTest func(error)
@@ -43,6 +46,8 @@ type report struct {
 	Kinds map[string]string `json:"kinds"`
 	// Tags are the tag names samples of a metric carried, by metric.
 	Tags map[string][]string `json:"tags"`
+	// Formats are what a k6 sink of each metric's type gave at Stop.
+	Formats map[string]map[string]float64 `json:"formats"`
 	// Outcomes count corrected_latency's samples by their outcome tag,
 	// "" for a request that was answered.
 	Outcomes map[string]int `json:"outcomes"`
@@ -62,7 +67,7 @@ func newOutput(p output.Params) (output.Output, error) {
 	if p.ConfigArgument == "" {
 		return nil, errors.New("name the report file, as -o probe=FILE")
 	}
-	o := &probeOutput{params: p, logger: p.Logger.WithField("output", "probe")}
+	o := &probeOutput{params: p, logger: p.Logger.WithField("output", "probe"), sinks: map[string]metrics.Sink{}}
 	o.report = report{
 		Counts: map[string]int{}, Sums: map[string]float64{}, Kinds: map[string]string{},
 		Tags: map[string][]string{}, Outcomes: map[string]int{}, JSONConfig: p.JSONConfig, OutputType: p.OutputType,
@@ -119,6 +124,10 @@ func (o *probeOutput) flush() {
 		for _, s := range c.GetSamples() {
 			name := s.Metric.Name
 			o.report.Counts[name]++
+			if o.sinks[name] == nil {
+				o.sinks[name] = metrics.NewSink(s.Metric.Type)
+			}
+			o.sinks[name].Add(s)
 			o.report.Sums[name] += s.Value
 			if name == "corrected_latency" {
 				outcome, _ := s.Tags.Get("outcome")
@@ -152,6 +161,10 @@ func (o *probeOutput) StopWithTestError(testErr error) error {
 	defer o.mu.Unlock()
 	if testErr != nil {
 		o.report.StopError = testErr.Error()
+	}
+	o.report.Formats = map[string]map[string]float64{}
+	for name, sink := range o.sinks {
+		o.report.Formats[name] = sink.Format(time.Second)
 	}
 	b, err := json.Marshal(o.report)
 	if err != nil {
