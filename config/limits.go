@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/executor"
-	"github.com/metronome-load/metronome/executor/schedule"
 	"github.com/metronome-load/metronome/exitcode"
 )
 
@@ -61,11 +60,11 @@ func CheckLimits(o *Options, cfgs []executor.Config, lim VULimit) error {
 // checkRate refuses an open-model scenario whose peak rate exceeds
 // MaxArrivalRate, naming the option that asks for it.
 func checkRate(name string, c executor.Config) error {
-	sc, ok := c.(interface{ Schedule() *schedule.Schedule })
-	if !ok || sc.Schedule() == nil {
+	sched := executor.Ask(c, nil).RateSchedule()
+	if sched == nil {
 		return nil
 	}
-	spec := sc.Schedule().Spec()
+	spec := sched.Spec()
 	perSecond := func(r int64) float64 { return float64(r) * float64(time.Second) / float64(spec.TimeUnit) }
 	too := func(option string, r int64) error {
 		return fmt.Errorf("scenarios.%s.%s: %d per %s is %s arrivals/s, more than the %s/s one scenario can schedule "+
@@ -115,9 +114,9 @@ func checkVUs(name string, c executor.Config, raw json.RawMessage, lim VULimit) 
 			return too(opt, n)
 		}
 	}
-	if rv, ok := c.(*executor.RampingVUsConfig); ok {
+	if rv := executor.Ask(c, nil).VUStages; rv != nil {
 		// The parsed stages, not raw's: a target written "1500" is 1500.
-		for k, st := range rv.Stages {
+		for k, st := range rv.VUStages() {
 			if st.Target > limit {
 				return too(fmt.Sprintf("stages[%d].target", k), st.Target)
 			}

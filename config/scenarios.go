@@ -173,7 +173,7 @@ func Scenarios(o *Options) ([]executor.Config, error) {
 			}
 			return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
 		}
-		if c, ok := cfg.(executor.ClosedModel); ok {
+		if c := executor.Ask(cfg, nil).Closed; c != nil {
 			c.DefaultExpectedInterval(interval)
 		}
 		if cfg, err = executor.Segmented(cfg, tuple); err != nil {

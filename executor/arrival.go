@@ -65,12 +65,6 @@ type Account struct {
 	PeakBacklog int64
 }
 
-// Accounter is implemented by the executors of open-model scenarios, so
-// that the summary can print their account.
-type Accounter interface {
-	Account() Account
-}
-
 // ArrivalConfig is the open-model part of a scenario config, the kit's
 // arrival loop with its options: the timetable of intended starts, the VU
 // budget and what happens to an arrival that finds every VU busy. The

@@ -240,7 +240,7 @@ func TestFrozenServerClosedModelAuto(t *testing.T) {
 		if n := len(ha.pool.Rec.Of(ha.m.CorrectedLatency, backfilledTags)); n != 39 {
 			t.Errorf("%d back-filled samples, want 39", n)
 		}
-		acc := *ha.deps.BackFillAccount
+		acc := ha.fill
 		want := executor.BackFillAccount{
 			Interval: executor.ExpectedInterval{Mode: executor.IntervalAuto},
 			Requests: fixtureIters, Backfilled: 39, Unestimated: executor.CadenceMinIterations,
@@ -249,7 +249,7 @@ func TestFrozenServerClosedModelAuto(t *testing.T) {
 		if !equalAccounts(acc, want) {
 			t.Errorf("account %+v, want %+v", acc, want)
 		}
-		if acc := *hf.deps.BackFillAccount; !equalAccounts(acc, executor.BackFillAccount{
+		if acc := hf.fill; !equalAccounts(acc, executor.BackFillAccount{
 			Interval: executor.ExpectedInterval{Mode: executor.IntervalFixed, Fixed: 12500 * time.Microsecond},
 			Requests: fixtureIters, Backfilled: 39,
 		}) {
@@ -275,14 +275,13 @@ func TestFrozenServerClosedModelAutoJitter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		run := func(js string) (*harness, executor.BackFillAccount) {
 			h := newHarness(nil)
-			h.deps.BackFillAccount = &executor.BackFillAccount{}
 			server := frozenServer(h.t0)
 			h.pool.Work = func(it executor.Iteration, start time.Time) time.Duration {
 				rng := rand.New(rand.NewPCG(uint64(it.Index), 16))
 				return server(it, start) + 1500*time.Microsecond + time.Duration(rng.IntN(2001))*time.Microsecond
 			}
 			h.run(t, context.Background(), mustParse(t, js))
-			return h, *h.deps.BackFillAccount
+			return h, h.fill
 		}
 		hf, fixed := run(`{"executor":"constant-vus","vus":1,"duration":"5625ms","expectedInterval":"12.5ms"}`)
 		ha, auto := run(`{"executor":"constant-vus","vus":1,"duration":"5625ms","expectedInterval":"auto"}`)
@@ -332,7 +331,6 @@ func TestFrozenServerClosedModelAutoJitter(t *testing.T) {
 func TestAutoIntervalIncludesThinkTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(nil)
-		h.deps.BackFillAccount = &executor.BackFillAccount{}
 		freezeFrom, freezeTo := h.t0.Add(5*time.Second), h.t0.Add(6*time.Second)
 		h.pool.Work = func(_ executor.Iteration, sent time.Time) time.Duration {
 			wait := time.Duration(0)
@@ -343,7 +341,7 @@ func TestAutoIntervalIncludesThinkTime(t *testing.T) {
 		}
 		h.pool.Think = executortest.Constant(98 * time.Millisecond)
 		h.run(t, context.Background(), mustParse(t, `{"executor":"constant-vus","vus":1,"duration":"10s","expectedInterval":"auto"}`))
-		acc := *h.deps.BackFillAccount
+		acc := h.fill
 		// 51 iterations up to the stalled one, then from 6.1 s every 100 ms
 		// while they start before 10 s: 39 more.
 		if !equalAccounts(acc, executor.BackFillAccount{
@@ -381,7 +379,6 @@ func TestAutoIntervalIncludesThinkTime(t *testing.T) {
 func TestAutoIntervalRampingVUs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(nil)
-		h.deps.BackFillAccount = &executor.BackFillAccount{}
 		freezeFrom, freezeTo := h.t0.Add(2100*time.Millisecond), h.t0.Add(2600*time.Millisecond)
 		think := map[uint64]time.Duration{1: 10 * time.Millisecond, 2: 20 * time.Millisecond, 3: 40 * time.Millisecond}
 		h.pool.VUWork = func(vu uint64, _ executor.Iteration, start time.Time) time.Duration {
@@ -405,7 +402,7 @@ func TestAutoIntervalRampingVUs(t *testing.T) {
 		if joined[1] != 0 || joined[2] != time.Second || joined[3] != 2*time.Second || left[3] > 5040*time.Millisecond || left[1] != 6*time.Second {
 			t.Fatalf("VUs joined at %v and left at %v; want 0, 1s, 2s and VU 3 gone by 5.04s", joined, left)
 		}
-		acc := *h.deps.BackFillAccount
+		acc := h.fill
 		if acc.Backfilled != 75 || acc.Unestimated != 15 || acc.Requests != int64(len(calls)) ||
 			!slices.Equal(acc.Estimates, []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond}) {
 			t.Errorf("account %+v; want 75 back-filled, 15 unestimated, %d iterations, estimates 10ms 20ms 40ms", acc, len(calls))
@@ -446,10 +443,9 @@ func TestAutoIntervalNeverStalling(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				h := newHarness(nil)
-				h.deps.BackFillAccount = &executor.BackFillAccount{}
 				h.pool.VUWork = func(vu uint64, it executor.Iteration, _ time.Time) time.Duration { return c.work(vu, it) }
 				h.run(t, context.Background(), mustParse(t, `{"executor":"constant-vus","vus":4,"duration":"30s","expectedInterval":"auto"}`))
-				acc := *h.deps.BackFillAccount
+				acc := h.fill
 				share := float64(acc.Backfilled) / float64(acc.Requests)
 				t.Logf("%d requests, %d back-filled (%.2f%%), estimates %v", acc.Requests, acc.Backfilled, 100*share, acc.Estimates)
 				if share > c.most {
@@ -469,17 +465,16 @@ func TestAutoIntervalNeverStalling(t *testing.T) {
 }
 
 // Off is off: a scenario with expectedInterval 'off' records no
-// corrected_latency and leaves the account alone.
+// corrected_latency, and its back-fill account counts nothing.
 func TestExpectedIntervalOff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(executortest.Constant(300 * time.Millisecond))
-		h.deps.BackFillAccount = &executor.BackFillAccount{Backfilled: -1}
 		h.run(t, context.Background(), mustParse(t, `{"executor":"constant-vus","duration":"2s","expectedInterval":"off"}`))
 		if n := h.count(h.m.CorrectedLatency); n != 0 {
 			t.Errorf("%d corrected_latency samples with expectedInterval off", n)
 		}
-		if h.deps.BackFillAccount.Backfilled != -1 {
-			t.Errorf("the account was written: %+v", *h.deps.BackFillAccount)
+		if !equalAccounts(h.fill, executor.BackFillAccount{Interval: executor.ExpectedInterval{Mode: executor.IntervalOff}}) {
+			t.Errorf("the account counted something: %+v", h.fill)
 		}
 	})
 }

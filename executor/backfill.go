@@ -108,19 +108,6 @@ func (e ExpectedInterval) String() string {
 	return ""
 }
 
-// ClosedModel is implemented by the configs of the closed-model executors,
-// so that the run can give the scenarios that set no expectedInterval its
-// default, and the summary can tell which scenarios back-fill.
-type ClosedModel interface {
-	// DefaultExpectedInterval sets the expectedInterval of a scenario
-	// that set none: to def, or, when def is unset too, to the executor's
-	// own default — auto for constant-vus and ramping-vus, off for the
-	// iterations executors.
-	DefaultExpectedInterval(def ExpectedInterval)
-	// BackFillInterval is the scenario's expectedInterval.
-	BackFillInterval() ExpectedInterval
-}
-
 // withDefault resolves a scenario's expectedInterval against the run's
 // default and the executor's own.
 func withDefault(own, def ExpectedInterval, executorDefault IntervalMode) ExpectedInterval {

@@ -59,12 +59,8 @@ func (r *closedRun) begin(ctx context.Context) (context.Context, context.CancelF
 	return hard, cancel, now.Add(r.regular)
 }
 
-// finish freezes the elapsed time, hands over the back-fill account and
-// marks the run done.
+// finish freezes the elapsed time and marks the run done.
 func (r *closedRun) finish() {
-	if r.deps.BackFillAccount != nil && r.interval.Enabled() {
-		*r.deps.BackFillAccount = r.tally.account()
-	}
 	r.End(min(r.deps.Clock.Now().Sub(r.Began()), r.regular+r.scenario.GracefulStop))
 }
 

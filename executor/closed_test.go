@@ -23,6 +23,9 @@ type harness struct {
 	pool *executortest.Pool
 	deps executor.Deps
 	m    *metrics.Builtin
+	// fill is the back-fill account the last run's executor gave when
+	// asked after its Run returned.
+	fill executor.BackFillAccount
 }
 
 func newHarness(work executortest.Work) *harness {
@@ -40,6 +43,9 @@ func (h *harness) run(t *testing.T, ctx context.Context, cfg executor.Config) (e
 		t.Fatalf("Run: %v", err)
 	}
 	took := time.Since(h.t0)
+	if b := executor.Ask(cfg, ex).BackFill; b != nil {
+		h.fill = b.BackFillAccount()
+	}
 	if out, _ := h.pool.Out(); out != 0 {
 		t.Errorf("%d VUs still out of the pool after Run", out)
 	}

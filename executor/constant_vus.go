@@ -108,6 +108,9 @@ type constantVUs struct {
 
 func (e *constantVUs) Progress() Progress { return e.loop.Progress() }
 
+// BackFillAccount is the loop's (see BackFillAccounter).
+func (e *constantVUs) BackFillAccount() BackFillAccount { return e.loop.BackFillAccount() }
+
 // Run starts every VU at once, each looping iterations until the duration
 // has passed: the kit's closed loop as it is.
 func (e *constantVUs) Run(ctx context.Context) error {

@@ -173,10 +173,6 @@ type Deps struct {
 	State *State
 	// Logf reports warnings such as "insufficient VUs".
 	Logf func(format string, args ...any)
-	// BackFillAccount, when not nil, receives the back-fill account of a
-	// closed-model scenario whose expectedInterval is on, when its Run
-	// returns; the summary reads it.
-	BackFillAccount *BackFillAccount
 	// Meter measures spans of the scenario, for an executor that adapts
 	// to what it measured (see Meter); nil where the run offers none.
 	Meter Meter

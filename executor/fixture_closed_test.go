@@ -65,12 +65,11 @@ func countOver(vs []float64, limit float64) int {
 
 // runFrozenClosed runs the closed loop js against the frozen server, each
 // iteration a request and then fixtureThink, and returns the harness,
-// whose deps.BackFillAccount holds the back-fill account, and each
+// whose fill holds the back-fill account, and each
 // request's latency in ms, in order.
 func runFrozenClosed(t *testing.T, js string) (*harness, []float64) {
 	t.Helper()
 	h := newHarness(nil)
-	h.deps.BackFillAccount = &executor.BackFillAccount{}
 	server := frozenServer(h.t0)
 	var mu sync.Mutex
 	var reqs []float64
@@ -188,7 +187,7 @@ func TestFrozenServerClosedModelBackFilled(t *testing.T) {
 			Interval: executor.ExpectedInterval{Mode: executor.IntervalFixed, Fixed: 12500 * time.Microsecond},
 			Requests: fixtureIters, Backfilled: 39,
 		}
-		if acc := *h.deps.BackFillAccount; !equalAccounts(acc, want) {
+		if acc := h.fill; !equalAccounts(acc, want) {
 			t.Errorf("account %+v, want %+v", acc, want)
 		}
 	})
@@ -217,7 +216,6 @@ func TestFrozenServerClosedModelReferenceTable(t *testing.T) {
 		t.Run(interval, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				h := newHarness(frozenServer(time.Now()))
-				h.deps.BackFillAccount = &executor.BackFillAccount{}
 				h.pool.Think = executortest.Constant(fixtureThink)
 				h.pool.ThinkFirst = true
 				h.run(t, context.Background(), mustParse(t, `{"executor":"per-vu-iterations","vus":1,"iterations":450,"expectedInterval":"`+interval+`"}`))
@@ -263,7 +261,7 @@ func TestFrozenServerClosedModelReferenceTable(t *testing.T) {
 						t.Errorf("p%v %v ms, want 10", p, v)
 					}
 				}
-				if acc := *h.deps.BackFillAccount; acc.Requests != 450 || acc.Backfilled != 39 {
+				if acc := h.fill; acc.Requests != 450 || acc.Backfilled != 39 {
 					t.Errorf("account %+v, want 450 requests and 39 back-filled", acc)
 				}
 			})

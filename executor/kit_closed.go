@@ -143,13 +143,19 @@ func (l *ClosedLoop) DropIntended(intended, giveUp time.Time) {
 }
 
 // Finish ends the scenario after every worker has returned its VU: it
-// freezes the elapsed time and hands over the back-fill account. It
-// returns the pool's error, if getting a VU failed.
+// freezes the elapsed time. It returns the pool's error, if getting a VU
+// failed.
 func (l *ClosedLoop) Finish() error {
 	l.stop()
 	l.run.finish()
 	return l.run.err
 }
+
+// BackFillAccount is the scenario's back-fill account: the tallies of
+// the VUs that have left it, final once Finish has returned; its Interval
+// is the scenario's expectedInterval. An executor built on the loop
+// returns it as its own (BackFillAccounter).
+func (l *ClosedLoop) BackFillAccount() BackFillAccount { return l.run.tally.account() }
 
 // Tracker returns the scenario's counters.
 func (l *ClosedLoop) Tracker() *Tracker { return &l.run.Tracker }

@@ -276,10 +276,9 @@ func TestLatencyTrendClosedModelBackFills(t *testing.T) {
 		const d, interval = 500 * time.Millisecond, 12500 * time.Microsecond
 		h := newHarness(executortest.Constant(d))
 		h.pool.Trend = metrics.NewRegistry().MustNew("op_duration", metrics.Trend, metrics.Time)
-		var acc executor.BackFillAccount
-		h.deps.BackFillAccount = &acc
 		cfg := mustParse(t, `{"executor":"shared-iterations","expectedInterval":"12.5ms"}`)
 		h.run(t, context.Background(), cfg)
+		acc := h.fill
 		op := metrics.EmptyTags.With(executor.LatencyTrendTag, "op_duration")
 		all := h.pool.Rec.Of(h.m.CorrectedLatency, op)
 		filled := h.pool.Rec.Of(h.m.CorrectedLatency, op.With("backfilled", "true"))

@@ -61,6 +61,9 @@ type perVUIterations struct {
 
 func (e *perVUIterations) Progress() Progress { return e.loop.Progress() }
 
+// BackFillAccount is the loop's (see BackFillAccounter).
+func (e *perVUIterations) BackFillAccount() BackFillAccount { return e.loop.BackFillAccount() }
+
 // unstarted is what one VU of a per-vu-iterations scenario left undone:
 // n iterations, noticed at the given time.
 type unstarted struct {

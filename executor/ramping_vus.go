@@ -113,6 +113,9 @@ func (c *RampingVUsConfig) BackFillInterval() ExpectedInterval { return c.Expect
 // Base returns the common options.
 func (c *RampingVUsConfig) Base() *Scenario { return c.Scenario }
 
+// VUStages are the stages, as parsed (see VUStaged).
+func (c *RampingVUsConfig) VUStages() []VUStage { return c.Stages }
+
 // Model is ModelClosed.
 func (c *RampingVUsConfig) Model() Model { return ModelClosed }
 
@@ -220,6 +223,9 @@ type rampingVUs struct {
 }
 
 func (e *rampingVUs) Progress() Progress { return e.loop.Progress() }
+
+// BackFillAccount is the loop's (see BackFillAccounter).
+func (e *rampingVUs) BackFillAccount() BackFillAccount { return e.loop.BackFillAccount() }
 
 // rampHandle is one slot of the ramping schedule: VU number i+1 of the
 // schedule is handle i, and handle i is active while the schedule wants

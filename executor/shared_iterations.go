@@ -66,6 +66,9 @@ type sharedIterations struct {
 
 func (e *sharedIterations) Progress() Progress { return e.loop.Progress() }
 
+// BackFillAccount is the loop's (see BackFillAccounter).
+func (e *sharedIterations) BackFillAccount() BackFillAccount { return e.loop.BackFillAccount() }
+
 // Run starts every VU at once; each checks that maxDuration has not passed,
 // takes the next number from the shared counter and runs that iteration,
 // until the numbers run out. Numbers never taken are reported as one

@@ -66,7 +66,7 @@ func searchIn(cfg executor.Config, srv *executortest.Server, h func(from, to tim
 	pool.Preallocate(cfg.InitialVUs())
 	x := cfg.New(deps)
 	err := x.Run(context.Background())
-	return run{result: x.(capacity.Searcher).Search(), pool: pool, b: b, err: err, logs: logs}
+	return run{result: x.(*capacity.Executor).Search(), pool: pool, b: b, err: err, logs: logs}
 }
 
 func rates(r capacity.Result) []int64 {
@@ -167,7 +167,7 @@ func TestRefusesWhenGeneratorIsTheLimit(t *testing.T) {
 		if err := x.Run(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		res = x.(capacity.Searcher).Search()
+		res = x.(*capacity.Executor).Search()
 		recorded = pool.Rec.Of(b.CapacitySearchRate, nil)
 	})
 	if res.Limit != capacity.Generator || res.Capacity != 400 || res.FailedAt != 412 {

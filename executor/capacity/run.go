@@ -113,12 +113,6 @@ func (r Result) Summary() string {
 	return fmt.Sprintf("capacity at least %.2f/s: the objective held at every step up to maxRate", r.Capacity)
 }
 
-// Searcher is implemented by the executors of capacity-search scenarios,
-// for the summary.
-type Searcher interface {
-	Search() Result
-}
-
 // Executor runs a capacity-search scenario.
 type Executor struct {
 	cfg  *Config
@@ -175,7 +169,7 @@ func (e *Executor) Account() executor.Account {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	a := e.done
-	if acc, ok := e.cur.(executor.Accounter); ok {
+	if acc := executor.Ask(nil, e.cur).Account; acc != nil {
 		a = addAccounts(a, acc.Account())
 	}
 	return a
@@ -188,6 +182,29 @@ func (e *Executor) Search() Result {
 	r := e.result
 	r.Steps = append([]Step(nil), r.Steps...)
 	return r
+}
+
+// CapacityReport is the search's result as the summary reports it (see
+// executor.CapacityReporter); final once Run has returned.
+func (e *Executor) CapacityReport() executor.CapacityReport {
+	res := e.Search()
+	rep := executor.CapacityReport{Capacity: res.Capacity, FailedAt: res.FailedAt, Verdict: res.Summary()}
+	if rep.Limit = res.Limit.String(); res.Limit == NoLimit {
+		rep.Limit = "none"
+	}
+	if res.Err == nil && res.Limit == Generator {
+		// A search that stopped on an error ends the run with it.
+		rep.Warning = res.Summary()
+	}
+	for _, st := range res.Steps {
+		rep.Steps = append(rep.Steps, executor.CapacityStep{
+			Rate: st.PerSecond, Objective: st.Objective,
+			CorrectedP50: st.CorrectedP50, CorrectedP99: st.CorrectedP99, RawP50: st.RawP50, RawP99: st.RawP99,
+			ErrorRate: st.ErrorRate, CPU: st.Health.CPU, SchedP99: metrics.Milliseconds(st.Health.SchedP99),
+			Verdict: st.Limit.String(), Why: st.Why,
+		})
+	}
+	return rep
 }
 
 func addAccounts(a, b executor.Account) executor.Account {
@@ -277,7 +294,7 @@ func (e *Executor) runStep(ctx context.Context, rate, first, firstLocal int64) (
 	runErr := x.Run(ctx)
 	span, err := deps.Meter.End(ctx, deps.Clock.Now())
 
-	acc := x.(executor.Accounter).Account()
+	acc := executor.Ask(nil, x).Account.Account() // the arrival loop always keeps one
 	e.mu.Lock()
 	e.cur = nil
 	e.done = addAccounts(e.done, acc)

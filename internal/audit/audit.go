@@ -536,10 +536,7 @@ func scheduleOf(cfg executor.Config) *schedule.Schedule {
 	if cfg.Model() != executor.ModelOpen {
 		return nil
 	}
-	if s, ok := cfg.(interface{ Schedule() *schedule.Schedule }); ok {
-		return s.Schedule()
-	}
-	return nil
+	return executor.Ask(cfg, nil).RateSchedule()
 }
 
 // rebuilt takes one rebuilt sample of a request.

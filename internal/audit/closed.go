@@ -40,7 +40,7 @@ const retireAfter = time.Second
 func (a *auditRun) rebuildClosed(sc *scenario) {
 	acc := sc.audit
 	fill := &acc.BackFill
-	if cm, ok := sc.cfg.(executor.ClosedModel); ok {
+	if cm := executor.Ask(sc.cfg, nil).Closed; cm != nil {
 		fill.Interval = cm.BackFillInterval()
 	}
 	if !fill.Interval.Enabled() {

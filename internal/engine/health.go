@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/summary"
@@ -46,7 +45,7 @@ func (r *testRun) arrivalCounts() (started, lateWakeup, lateForVU int64) {
 		if !sc.started.Load() {
 			continue
 		}
-		if acc, ok := sc.exec.(executor.Accounter); ok {
+		if acc := sc.can.Account; acc != nil {
 			a := acc.Account()
 			started += a.OnTime + a.Late
 			lateWakeup += a.Late - a.LateForVU

@@ -338,9 +338,9 @@ func addAccount(accounts map[string]*scenarioAccount, cfgs []executor.Config, sc
 	}
 	a := accounts[sc.Name]
 	if a == nil {
-		a = &scenarioAccount{cfg: cfgs[i]}
-		if cm, ok := cfgs[i].(executor.ClosedModel); ok && sc.BackFill != nil {
-			a.backFill.Interval = cm.BackFillInterval()
+		a = &scenarioAccount{cfg: cfgs[i], can: executor.Ask(cfgs[i], nil)}
+		if a.can.Closed != nil && sc.BackFill != nil {
+			a.backFill.Interval = a.can.Closed.BackFillInterval()
 		}
 		accounts[sc.Name] = a
 	}

@@ -52,7 +52,7 @@ func TestDeclaredModel(t *testing.T) {
 	if hand := (handOpen{closed}); !isOpenModel(hand) || plannedOf(hand) != 3 {
 		t.Errorf("a hand-written open config: open %v, planned %d", isOpenModel(hand), plannedOf(hand))
 	}
-	if queues(open) {
+	if executor.Ask(open, nil).Queues() {
 		t.Error("a Drop config reported as queueing")
 	}
 	subs := summarySubmetrics([]executor.Config{open, closed}, nil)

@@ -13,13 +13,14 @@ import (
 // scenarioRun is one scenario of the run: its config, and its executor once
 // the scenario started.
 type scenarioRun struct {
-	cfg     executor.Config
-	exec    executor.Executor
+	cfg  executor.Config
+	exec executor.Executor
+	// can is what the config and executor can do beyond the contracts,
+	// asked once when the executor is made; read it only once started
+	// is true.
+	can     executor.Abilities
 	started atomic.Bool
 	done    atomic.Bool
-	// backFill is the back-fill account a closed-model executor leaves
-	// when its Run returns (docs/DESIGN.md §2.4).
-	backFill executor.BackFillAccount
 }
 
 func (r *scenarioRun) progress() executor.Progress {
@@ -39,8 +40,8 @@ func (r *scenarioRun) run(ctx context.Context, c clock.Clock, start time.Time, d
 			return nil
 		}
 	}
-	deps.BackFillAccount = &r.backFill
 	r.exec = r.cfg.New(deps)
+	r.can = executor.Ask(r.cfg, r.exec)
 	r.started.Store(true)
 	return r.exec.Run(ctx)
 }

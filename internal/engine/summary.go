@@ -11,7 +11,6 @@ import (
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
-	"github.com/metronome-load/metronome/executor/capacity"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/internal/wholefile"
@@ -143,11 +142,8 @@ func (r *testRun) summaryInput(elapsed time.Duration, setupData []byte, rep *met
 		if !sc.started.Load() {
 			continue
 		}
-		acc := scenarioAccount{cfg: sc.cfg, backFill: sc.backFill}
-		if a, ok := sc.exec.(executor.Accounter); ok {
-			open := a.Account()
-			acc.open = &open
-		}
+		acc := scenarioAccount{cfg: sc.cfg, can: sc.can}
+		acc.open, acc.backFill = sc.can.EndAccount()
 		src.scenarios = append(src.scenarios, acc)
 	}
 	src.health = r.health.snapshot()
@@ -190,6 +186,8 @@ type summarySource struct {
 // scenarioAccount is the account of one scenario that started.
 type scenarioAccount struct {
 	cfg executor.Config
+	// can is what the scenario's config (and executor) can do.
+	can executor.Abilities
 	// open is an open-model scenario's account, nil for a closed one.
 	open *executor.Account
 	// backFill is a closed-model scenario's back-fill account.
@@ -312,26 +310,6 @@ func endpoints(eng *metrics.Engine, latencyTrends []string) (rows []summary.Endp
 // declares.
 func isOpenModel(c executor.Config) bool { return c.Model() == executor.ModelOpen }
 
-// queues reports whether an open-model scenario makes arrivals that find
-// every VU busy wait for one (intended-arrival-rate) rather than drop them.
-func queues(c executor.Config) bool {
-	p, ok := c.(interface{ Policy() executor.Policy })
-	return ok && p.Policy() == executor.Queue
-}
-
-// isSearch reports whether a scenario is a capacity search.
-func isSearch(c executor.Config) bool {
-	_, ok := c.(*capacity.Config)
-	return ok
-}
-
-// backFills reports whether a closed-model scenario back-fills
-// corrected_latency.
-func backFills(c executor.Config) bool {
-	cm, ok := c.(executor.ClosedModel)
-	return ok && cm.BackFillInterval().Enabled()
-}
-
 // summarySubmetrics are the submetrics the summary's accounts read: per
 // scenario, raw (http_req_duration and the latency trends) and corrected
 // latency of open-model scenarios and of closed-model ones that
@@ -341,7 +319,7 @@ func summarySubmetrics(cfgs []executor.Config, latencyTrends []string) []string 
 	subs := []string{metrics.CorrectedLatencyName + "{" + summary.BackfilledTag + ":true}"}
 	for _, c := range cfgs {
 		name := c.Base().Name
-		if isOpenModel(c) || backFills(c) {
+		if isOpenModel(c) || executor.Ask(c, nil).BackFills() {
 			for _, raw := range scenarioRawMetrics(latencyTrends) {
 				subs = append(subs, raw+"{scenario:"+name+"}")
 			}
@@ -415,9 +393,9 @@ func scenarioReports(eng *metrics.Engine, accounts []scenarioAccount, latencyTre
 					"how late the iterations started is in schedule_lag", name))
 			}
 			switch {
-			case a.Dropped > 0 && isSearch(sc.cfg):
+			case a.Dropped > 0 && sc.can.Search != nil:
 				// A capacity search overloads on purpose; its steps say so.
-			case a.Dropped > 0 && queues(sc.cfg):
+			case a.Dropped > 0 && sc.can.Queues():
 				warns = append(warns, fmt.Sprintf("scenario %s: %d arrivals were still waiting for a VU when the scenario stopped; "+
 					"the target rate is more than the system or maxVUs sustains, so corrected_latency measures the test's length, not the server",
 					name, a.Dropped))
@@ -492,31 +470,21 @@ func (r *testRun) capacityReports() ([]summary.CapacityReport, []string) {
 	var reps []summary.CapacityReport
 	var warns []string
 	for _, sc := range r.scenarios {
-		s, ok := sc.exec.(capacity.Searcher)
-		if !sc.started.Load() || !ok {
+		if !sc.started.Load() || sc.can.Capacity == nil {
 			continue
 		}
-		res := s.Search()
+		res := sc.can.Capacity.CapacityReport()
 		name := sc.cfg.Base().Name
-		rep := summary.CapacityReport{Name: name, Capacity: res.Capacity, FailedAt: res.FailedAt, Verdict: res.Summary()}
-		if c, ok := sc.cfg.(*capacity.Config); ok {
-			rep.Objective = c.Objective()
-		}
-		if rep.Limit = res.Limit.String(); res.Limit == capacity.NoLimit {
-			rep.Limit = "none"
+		rep := summary.CapacityReport{Name: name, Capacity: res.Capacity, FailedAt: res.FailedAt, Verdict: res.Verdict, Limit: res.Limit}
+		if sc.can.Search != nil {
+			rep.Objective = sc.can.Search.Objective()
 		}
 		for _, st := range res.Steps {
-			rep.Steps = append(rep.Steps, summary.CapacityStep{
-				Rate: st.PerSecond, Objective: st.Objective,
-				CorrectedP50: st.CorrectedP50, CorrectedP99: st.CorrectedP99, RawP50: st.RawP50, RawP99: st.RawP99,
-				ErrorRate: st.ErrorRate, CPU: st.Health.CPU, SchedP99: metrics.Milliseconds(st.Health.SchedP99),
-				Verdict: st.Limit.String(), Why: st.Why,
-			})
+			rep.Steps = append(rep.Steps, summary.CapacityStep(st))
 		}
 		reps = append(reps, rep)
-		if res.Err == nil && res.Limit == capacity.Generator {
-			// A search that stopped on an error ends the run with it.
-			warns = append(warns, fmt.Sprintf("scenario %s: %s", name, res.Summary()))
+		if res.Warning != "" {
+			warns = append(warns, fmt.Sprintf("scenario %s: %s", name, res.Warning))
 		}
 	}
 	return reps, warns

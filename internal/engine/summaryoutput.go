@@ -3,7 +3,6 @@ package engine
 import (
 	"time"
 
-	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/output"
 	"github.com/metronome-load/metronome/summary"
 )
@@ -31,12 +30,9 @@ func (r *testRun) handEnd(elapsed time.Duration, setupData []byte, runErr error)
 			continue
 		}
 		se := output.ScenarioEnd{Name: sc.cfg.Base().Name}
-		if acc, ok := sc.exec.(executor.Accounter); ok {
-			a := acc.Account()
-			se.Open = &a
-		} else if sc.backFill.Interval.Enabled() {
-			b := sc.backFill
-			se.BackFill = &b
+		open, fill := sc.can.EndAccount()
+		if se.Open = open; open == nil && fill.Interval.Enabled() {
+			se.BackFill = &fill
 		}
 		end.Scenarios = append(end.Scenarios, se)
 	}
