@@ -96,7 +96,11 @@ type testRun struct {
 	// engine then leaves alone.
 	abandoned bool
 
-	start    time.Time
+	start time.Time
+	// execRecs are the executors' recorders, flushed at the end. Only the
+	// run's own goroutine touches the slice: phaseScenarios appends to it
+	// before any executor starts, phaseSettle reads it after every one
+	// returned.
 	execRecs []*lockedRecorder
 	// planned is the number of VUs initialised before setup().
 	planned int
@@ -467,20 +471,57 @@ func (r *testRun) abortError() error {
 	return r.abortErr
 }
 
+// run runs the test in five phases: start (outputs, ingest, banner),
+// setup (VUs, the REST API's pause, setup()), scenarios, teardown and
+// settle (the last samples, thresholds, summary, outputs, exit error).
+// Each phase after start ends early on a signal (parent cancelled); the
+// test then goes straight to settle, as k6 does, except that teardown()
+// still runs after the scenarios were cut short.
 func (r *testRun) run(parent context.Context) error {
+	ctx, stop, err := r.phaseStart(parent)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	out := r.phaseSetup(ctx, parent)
+	if out.err == nil {
+		out.err = r.phaseScenarios(ctx, out.setupData)
+		if out.err == nil {
+			out.err = r.phaseTeardown(ctx, out.service)
+		}
+	}
+	return r.phaseSettle(parent, out)
+}
+
+// phased is what the phases of a run hand on to settle.
+type phased struct {
+	// service records the samples of setup() and teardown().
+	service metrics.VURecorder
+	// setupData is setup()'s result, or what the REST API gave.
+	setupData []byte
+	// err is the run's own error, the first a phase met.
+	err error
+	// summarise is false when nothing ran: a VU's init context failed.
+	summarise bool
+}
+
+// phaseStart starts the outputs, the ingest loop and the run's context,
+// which a signal (parent cancelled) or an abort cancels, and prints the
+// banner. It returns the context and what releases it; an output that
+// fails to start ends the run before anything is measured.
+func (r *testRun) phaseStart(parent context.Context) (context.Context, func(), error) {
 	for i, o := range r.outputs {
 		if err := o.Start(); err != nil {
 			for _, started := range r.outputs[:i] {
 				_ = started.Stop() // close what the others opened; nothing was measured
 			}
-			return exitcode.Errorf(exitcode.Generic, "output %s: %v", o.Description(), err)
+			return nil, nil, exitcode.Errorf(exitcode.Generic, "output %s: %v", o.Description(), err)
 		}
 	}
 	go r.ingest()
 	if !r.cfg.Quiet {
 		r.printBanner()
 	}
-
 	ctx, cancel := context.WithCancel(parent)
 	r.abortMu.Lock()
 	r.cancelRun = cancel
@@ -488,26 +529,24 @@ func (r *testRun) run(parent context.Context) error {
 		cancel()
 	}
 	r.abortMu.Unlock()
-	defer cancel()
 	stopWatch := context.AfterFunc(parent, func() { r.setAbort(errSignalled("")) })
-	defer stopWatch()
+	return ctx, func() { stopWatch(); cancel() }, nil
+}
 
-	// Each stage below ends early on a signal (parent cancelled); the
-	// test then goes straight to the summary, as k6 does, except that
-	// teardown() still runs after the scenarios were cut short.
-	var setupData []byte
-	var runErr error
-	summarise := true
+// phaseSetup initialises the planned VUs, waits while the REST API keeps
+// the test paused, starts the test's clock and runs setup().
+func (r *testRun) phaseSetup(ctx, parent context.Context) phased {
+	out := phased{summarise: true}
 	if err := r.pool.Preallocate(ctx, r.planned-1, 2*runtime.GOMAXPROCS(0)); err != nil {
 		r.signalled(parent)
-		if runErr = r.abortError(); runErr == nil {
+		if out.err = r.abortError(); out.err == nil {
 			// A VU's init context failed: like a failure of the first
 			// one, nothing ran, so there is nothing to summarise.
-			runErr, summarise = err, false
+			out.err, out.summarise = err, false
 		}
 	}
 	r.ctl.status.Store(restapi.StatusInitDone)
-	if runErr == nil {
+	if out.err == nil {
 		// --paused: nothing, not even setup(), runs before the REST API
 		// resumes the test. As in k6, the vus and vus_max gauges are
 		// recorded once before the wait, so that GET /v1/metrics shows
@@ -519,50 +558,90 @@ func (r *testRun) run(parent context.Context) error {
 		}
 		r.ctl.waitPaused(ctx)
 		r.signalled(parent)
-		runErr = r.abortError()
+		out.err = r.abortError()
 	}
 	// The test's clock starts once the VUs are ready, as before.
 	r.start = r.clock.Now()
 	r.state.RunStart = r.start
 	r.engine.SetStart(r.start)
 	r.ctl.status.Store(restapi.StatusStarted)
-	service := r.newBuffer()
+	out.service = r.newBuffer()
 	if d, ok := r.ctl.setupGiven(); ok {
-		setupData = d
+		out.setupData = d
 	}
-	if runErr == nil && !isTrue(r.opts.NoSetup) {
+	if out.err == nil && !isTrue(r.opts.NoSetup) {
 		r.ctl.status.Store(restapi.StatusSetup)
-		setupData, runErr = r.timed(ctx, optDuration(r.opts.SetupTimeout, 60*time.Second), exitcode.SetupTimeout, "setup()",
-			func(c context.Context) ([]byte, error) { return r.cfg.Script.Setup(c, service) })
-		if runErr != nil {
-			// When a signal stopped the test, setup() failed because it
-			// was interrupted: the signal is the reason.
+		out.setupData, out.err = r.timed(ctx, optDuration(r.opts.SetupTimeout, 60*time.Second), exitcode.SetupTimeout, "setup()",
+			func(c context.Context) ([]byte, error) { return r.cfg.Script.Setup(c, out.service) })
+		if out.err != nil {
+			// When a signal stopped the test, setup() failed because
+			// it was interrupted: the signal is the reason.
 			if sig := r.signalled(parent); sig != nil {
-				runErr = sig
+				out.err = sig
 			}
 		}
 	}
-	if runErr == nil {
-		r.ctl.SetSetupData(setupData)
-		r.ctl.status.Store(restapi.StatusRunning)
-		runErr = r.runScenarios(ctx, setupData)
-		if runErr == nil && !isTrue(r.opts.NoTeardown) {
-			r.ctl.status.Store(restapi.StatusTeardown)
-			// Teardown runs after an abort too, on a context of its own,
-			// with the setup data as PUT /v1/setup may have replaced it.
-			_, runErr = r.timed(context.WithoutCancel(ctx), optDuration(r.opts.TeardownTimeout, 60*time.Second),
-				exitcode.TeardownTimeout, "teardown()", func(c context.Context) ([]byte, error) {
-					return nil, r.cfg.Script.Teardown(c, service, r.ctl.SetupData())
-				})
-		}
+	return out
+}
+
+// phaseTeardown runs teardown() unless the options leave it out. It runs
+// after an abort too, on a context of its own, with the setup data as PUT
+// /v1/setup may have replaced it.
+func (r *testRun) phaseTeardown(ctx context.Context, service metrics.VURecorder) error {
+	if isTrue(r.opts.NoTeardown) {
+		return nil
 	}
+	r.ctl.status.Store(restapi.StatusTeardown)
+	_, err := r.timed(context.WithoutCancel(ctx), optDuration(r.opts.TeardownTimeout, 60*time.Second),
+		exitcode.TeardownTimeout, "teardown()", func(c context.Context) ([]byte, error) {
+			return nil, r.cfg.Script.Teardown(c, service, r.ctl.SetupData())
+		})
+	return err
+}
+
+// phaseSettle ends the run: it drains the last samples into the metrics
+// engine, evaluates the thresholds, hands the summary and the run's end
+// to the outputs, stops them, prints the summary and returns the error
+// that sets the exit code.
+func (r *testRun) phaseSettle(parent context.Context, out phased) error {
 	end := r.clock.Now()
-	if runErr != nil || r.abortError() != nil {
+	if out.err != nil || r.abortError() != nil {
 		r.ctl.status.Store(restapi.StatusInterrupted)
 	} else {
 		r.ctl.status.Store(restapi.StatusEnded)
 	}
+	r.drain(out.service)
+	report := r.engine.EvaluateThresholds(end.Sub(r.start), true)
+	// One summary for everything that shows it: the outputs that take it
+	// (the web dashboard's report) get it before they stop, the end of
+	// the run prints or exports it after.
+	sum := r.summaryInput(end.Sub(r.start), out.setupData, report)
+	r.handSummary(sum)
+	r.handEnd(end.Sub(r.start), out.setupData, out.err)
+	// The outputs finish before the summary, so that a stuck standard
+	// output costs one bounded wait, and the summary follows the last
+	// lines of -o json=- instead of sitting among them.
+	outErr := r.stopOutputs(parent)
+	var sumErr error
+	if out.summarise {
+		sumErr = r.finish(parent, sum)
+	}
+	r.signalled(parent)
+	err := r.exitError(out.err, sumErr, report)
+	if err == nil {
+		return outErr
+	}
+	if outErr != nil {
+		r.logf("%v", outErr) // another error sets the exit code; still say what was lost
+	}
+	return err
+}
 
+// drain flushes every recorder that may still hold samples (setup's and
+// teardown's unless a timed function was abandoned with it, the VUs', the
+// executors'), closes the ingest loop's channel and waits until the
+// loop has taken everything.
+func (r *testRun) drain(service metrics.VURecorder) {
 	if !r.abandoned {
 		service.Flush()
 	}
@@ -576,31 +655,6 @@ func (r *testRun) run(parent context.Context) error {
 	r.batchesMu.Unlock()
 	r.inlet.Close()
 	<-r.ingestDone
-
-	report := r.engine.EvaluateThresholds(end.Sub(r.start), true)
-	// One summary for everything that shows it: the outputs that take it
-	// (the web dashboard's report) get it before they stop, the end of
-	// the run prints or exports it after.
-	sum := r.summaryInput(end.Sub(r.start), setupData, report)
-	r.handSummary(sum)
-	r.handEnd(end.Sub(r.start), setupData, runErr)
-	// The outputs finish before the summary, so that a stuck standard
-	// output costs one bounded wait, and the summary follows the last
-	// lines of -o json=- instead of sitting among them.
-	outErr := r.stopOutputs(parent)
-	var sumErr error
-	if summarise {
-		sumErr = r.finish(parent, sum)
-	}
-	r.signalled(parent)
-	err := r.exitError(runErr, sumErr, report)
-	if err == nil {
-		return outErr
-	}
-	if outErr != nil {
-		r.logf("%v", outErr) // another error sets the exit code; still say what was lost
-	}
-	return err
 }
 
 // exitError is the error that sets the exit code of a run that has ended,
@@ -629,9 +683,12 @@ func crossed(report *metrics.ThresholdReport) error {
 		strings.Join(report.FailedMetrics(), "', '"))
 }
 
-// runScenarios runs every scenario from its startTime, with the vus gauge
-// and the periodic threshold evaluation alongside.
-func (r *testRun) runScenarios(ctx context.Context, setupData []byte) error {
+// phaseScenarios hands the setup data to the VUs and runs every scenario
+// from its startTime, with the vus gauge and the periodic threshold
+// evaluation alongside.
+func (r *testRun) phaseScenarios(ctx context.Context, setupData []byte) error {
+	r.ctl.SetSetupData(setupData)
+	r.ctl.status.Store(restapi.StatusRunning)
 	if set := r.caps.SetSetupData; set != nil {
 		set(setupData)
 	}
@@ -843,9 +900,7 @@ func (r *testRun) printBanner() {
 // remembered so that the run can flush it at the end.
 func (r *testRun) executorRecorder() *lockedRecorder {
 	l := &lockedRecorder{rec: r.newBuffer()}
-	r.abortMu.Lock()
 	r.execRecs = append(r.execRecs, l)
-	r.abortMu.Unlock()
 	return l
 }
 
