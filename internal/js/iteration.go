@@ -209,12 +209,7 @@ func (v *vu) end(ctx context.Context, start time.Time, err error, res *executor.
 	// Samples older than the buffer's age limit go to the engine now, so
 	// thresholds see a quiet VU's samples; fresher ones ride with the next
 	// iteration's.
-	switch f := v.rec.(type) {
-	case interface{ FlushIfOlder(time.Time) }:
-		f.FlushIfOlder(end)
-	case interface{ Flush() }:
-		f.Flush()
-	}
+	flushAged(v.rec, end)
 	*res = executor.Result{Outcome: outcome, Start: start, End: end, Tags: tags}
 }
 

@@ -201,9 +201,7 @@ func (v *vu) lifecycle(ctx context.Context, name string, arg sobek.Value) (sobek
 	if name == "setup" || name == "teardown" {
 		emitData(v.rec, st, time.Now(), tags)
 	}
-	if f, ok := v.rec.(interface{ Flush() }); ok {
-		f.Flush()
-	}
+	flushAll(v.rec)
 	return ret, err
 }
 
