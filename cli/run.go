@@ -85,20 +85,6 @@ func newRunCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-// settings are the run settings that are not options.
-type settings struct {
-	outputs       []string
-	summaryExport string
-	summaryMode   string
-	// machine is --new-machine-readable-summary.
-	machine       bool
-	quiet         bool
-	noColor       bool
-	includeSysEnv bool
-	address       string
-	paused        bool
-}
-
 func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	g := r.g
 	if handedOver, err := autoResolve(cmd.Context(), g, path); handedOver || err != nil {
@@ -112,7 +98,7 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	if err != nil {
 		return err
 	}
-	scriptEnv, processEnv, err := r.scriptEnv(st.includeSysEnv)
+	scriptEnv, processEnv, err := r.scriptEnv(st.IncludeSystemEnvVars)
 	if err != nil {
 		return err
 	}
@@ -140,7 +126,7 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	// -e values show there too, unless the system's variables are left
 	// out of __ENV.
 	lookup := processEnv
-	if !st.includeSysEnv {
+	if !st.IncludeSystemEnvVars {
 		lookup = g.env
 	}
 	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Log: logs, Verbose: g.verbose, Secrets: store,
@@ -158,7 +144,7 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 	for _, w := range opts.Warnings {
 		logs.Line(logsink.Warn, w, "")
 	}
-	for _, name := range r.applyFeatures(cmd, t.fileFeatures, script.Options(), processEnv, st.quiet).Names() {
+	for _, name := range r.applyFeatures(cmd, t.fileFeatures, script.Options(), processEnv, st.Quiet).Names() {
 		// k6 tags every sample of the run with each feature flag that is
 		// on, e.g. k6_feature_native_histograms=true.
 		if opts.Tags == nil {
@@ -170,7 +156,7 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		return err
 	}
 	var machine *summary.Meta
-	if st.machine {
+	if st.MachineSummary {
 		// k6's summary holds the main script's source as given (an
 		// archive's bytes included); the script loaded, so it reads.
 		src, _ := os.ReadFile(given)
@@ -181,13 +167,13 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		Script:                 script,
 		ScriptPath:             path,
 		Options:                opts,
-		Outputs:                st.outputs,
+		Outputs:                st.Outputs,
 		Collectors:             t.collectors,
-		SummaryExport:          st.summaryExport,
-		SummaryMode:            st.summaryMode,
+		SummaryExport:          st.SummaryExport,
+		SummaryMode:            st.SummaryMode,
 		MachineReadableSummary: machine,
-		Quiet:                  st.quiet,
-		NoColor:                st.noColor,
+		Quiet:                  st.Quiet,
+		NoColor:                st.NoColor,
 		Env:                    processEnv,
 		Stdout:                 g.stdout,
 		Stderr:                 g.stderr,
@@ -195,9 +181,9 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		Secrets:                store,
 		StdoutTTY:              isTTY(g.stdout),
 		StderrTTY:              isTTY(g.stderr),
-		Address:                st.address,
-		APIAddr:                announceAPI(st.address, logs),
-		Paused:                 st.paused,
+		Address:                st.Address,
+		APIAddr:                announceAPI(st.Address, logs),
+		Paused:                 st.Paused,
 	})
 	if err == nil && signalled() {
 		err = exitcode.Errorf(exitcode.ExternalAbort, "test run aborted by signal")
@@ -406,96 +392,41 @@ func checkSummaryMode(from, mode string) error {
 	return exitcode.Errorf(exitcode.InvalidConfig, "%s: unknown summary mode %q; use compact, full or disabled", from, mode)
 }
 
+// settingFlags are the run command's flags that set a run setting
+// (config.Settings), each with the value it holds.
+func (r *runCmd) settingFlags() map[string]any {
+	return map[string]any{
+		"out": r.outs, "summary-export": r.summaryExport, "summary-mode": r.summaryMode,
+		"new-machine-readable-summary": r.machine, "quiet": r.quiet,
+		"include-system-env-vars": r.includeSysEnv, "address": r.address, "paused": r.paused,
+	}
+}
+
 // settings resolves the run settings from flags, K6_* variables and the
-// config file, in that order of precedence.
-func (r *runCmd) settings(cmd *cobra.Command, fileOuts []string) (settings, error) {
+// config file, in that order of precedence, through config's table; then
+// what only the command knows: K6_WEB_DASHBOARD, --no-summary, NO_COLOR
+// and --no-color.
+func (r *runCmd) settings(cmd *cobra.Command, fileOuts []string) (config.Settings, error) {
 	env := r.g.env
-	fs := cmd.Flags()
-	st := settings{outputs: fileOuts, summaryMode: "compact", includeSysEnv: true}
-	var err error
-	if v := env["K6_OUT"]; strings.TrimSpace(v) != "" {
-		st.outputs = config.SplitList(v)
+	st := config.DefaultSettings(defaultAddress, fileOuts)
+	flags := r.settingFlags()
+	for name := range flags {
+		if !cmd.Flags().Changed(name) {
+			delete(flags, name)
+		}
 	}
-	if fs.Changed("out") {
-		st.outputs = r.outs
-	}
-	if st.outputs, err = addWebDashboard(env, st.outputs); err != nil {
+	if err := st.Layer(env, flags); err != nil {
 		return st, err
 	}
-
-	st.summaryExport = env["K6_SUMMARY_EXPORT"]
-	if fs.Changed("summary-export") {
-		st.summaryExport = r.summaryExport
-	}
-
-	mode, modeFrom := "", ""
-	if v := strings.TrimSpace(env["K6_SUMMARY_MODE"]); v != "" {
-		mode, modeFrom = v, "K6_SUMMARY_MODE"
-	}
-	if fs.Changed("summary-mode") {
-		mode, modeFrom = r.summaryMode, "--summary-mode"
-	}
-	if mode != "" {
-		if err := checkSummaryMode(modeFrom, mode); err != nil {
-			return st, err
-		}
-		st.summaryMode = mode
+	var err error
+	if st.Outputs, err = addWebDashboard(env, st.Outputs); err != nil {
+		return st, err
 	}
 	if r.noSummary {
-		st.summaryMode = "disabled"
+		st.SummaryMode = "disabled"
 	}
-
-	if st.machine, err = envBool(env, "K6_NEW_MACHINE_READABLE_SUMMARY"); err != nil {
-		return st, err
-	}
-	if fs.Changed("new-machine-readable-summary") {
-		st.machine = r.machine
-	}
-
-	if st.quiet, err = envBool(env, "K6_QUIET"); err != nil {
-		return st, err
-	}
-	if fs.Changed("quiet") {
-		st.quiet = r.quiet
-	}
-
-	if st.noColor, err = envBool(env, "K6_NO_COLOR"); err != nil {
-		return st, err
-	}
-	if env["NO_COLOR"] != "" {
-		st.noColor = true
-	}
-	if r.g.noColor {
-		st.noColor = true
-	}
-
-	if v, ok := env["K6_INCLUDE_SYSTEM_ENV_VARS"]; ok && strings.TrimSpace(v) != "" {
-		if st.includeSysEnv, err = envBool(env, "K6_INCLUDE_SYSTEM_ENV_VARS"); err != nil {
-			return st, err
-		}
-	}
-	if fs.Changed("include-system-env-vars") {
-		st.includeSysEnv = r.includeSysEnv
-	}
-
-	// The REST API address and --paused, from K6_ADDRESS and K6_PAUSED
-	// as in k6; an empty K6_ADDRESS turns the API off like --address ''.
-	st.address = defaultAddress
-	if v, ok := env["K6_ADDRESS"]; ok {
-		st.address = strings.TrimSpace(v)
-	}
-	if fs.Changed("address") {
-		st.address = r.address
-	}
-	if st.paused, err = envBool(env, "K6_PAUSED"); err != nil {
-		return st, err
-	}
-	if fs.Changed("paused") {
-		st.paused = r.paused
-	}
-	if st.paused && st.address == "" {
-		// k6 waits for ever here: nothing could ever resume the test.
-		return st, exitcode.Errorf(exitcode.InvalidConfig, "--paused needs the REST API to resume the test: set --address (e.g. localhost:6565)")
+	if env["NO_COLOR"] != "" || r.g.noColor {
+		st.NoColor = true
 	}
 	return st, nil
 }

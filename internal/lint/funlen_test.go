@@ -36,7 +36,6 @@ var longAllowed = map[string]string{
 	"http1/wire.go:readHead":                                    "the response head parsed in one pass, every branch falling back to net/http",
 	"http1/wire.go:writeRequest":                                "the request written in one pass, byte for byte as Request.Write",
 	"cli/run.go:runCmd.run":                                     "the run command's steps in order; cli is being reshaped on another branch (issue #39 W2)",
-	"cli/run.go:runCmd.settings":                                "the run settings that are not options, each flag over its K6_* variable; still outside the option table (issue #39 W4)",
 	"output/dashboard/charts.go:sectionCharts":                  "the dashboard's charts, declared as a list",
 	"js/modules/http/response.go:response.build":                "the response object's properties, one per k6 field",
 	"js/modules/http/parse.go:instance.parseParams":             "one case per key of k6's params object",
