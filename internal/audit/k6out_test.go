@@ -83,7 +83,7 @@ func (o *k6Output) dropped(at time.Time, scenario string) {
 }
 
 // scenarios parses options JSON into the run's scenarios.
-func scenarios(t *testing.T, options string) []executor.Config {
+func scenarios(t testing.TB, options string) []executor.Config {
 	t.Helper()
 	o, err := config.Parse([]byte(options), "test options")
 	if err != nil {

@@ -39,7 +39,7 @@ func liveDuringCharge(t *testing.T, in []byte, options string, mid int) int64 {
 	return int64(during) - int64(before)
 }
 
-func gzipped(t *testing.T, b []byte) []byte {
+func gzipped(t testing.TB, b []byte) []byte {
 	t.Helper()
 	var z bytes.Buffer
 	zw := gzip.NewWriter(&z)
