@@ -64,7 +64,10 @@ const (
 type Result struct {
 	Outcome Outcome
 	// Start and End bracket the call of the exec function (including its
-	// event loop). They come from the clock the executor gave the VU.
+	// event loop), read by the VU from its own clock: the JavaScript VU
+	// reads the wall clock (time.Now), executortest's fake VUs the clock
+	// of their test. Executors compare them with their clock's times, so
+	// both must be the same time source.
 	Start, End time.Time
 	// Tags are the tags of iteration-level samples: run tags, scenario
 	// tags, the scenario and group system tags and any exec.vu.tags.

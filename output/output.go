@@ -1,6 +1,13 @@
-// Package output defines how results leave metronome while a test runs.
-// Each output lives in its own sub-package (json, csv, prometheus, hdrlog)
-// and registers itself through the extension package.
+// Package output is the contract of the outputs (-o): what an output is
+// (Output, and EndReceiver and the other interfaces an output may add),
+// what its constructor gets (Params), and the kit they share. Inbox is the
+// bounded, non-blocking hand-over of sample batches; Loop is the lifecycle
+// of an output that flushes periodically on its own goroutine; Queue is
+// the bounded queue of an output that sends to a server; Redact keeps
+// secrets out of an output's messages. The built-in outputs (json, csv,
+// influxdb, prometheus, opentelemetry, hdrlog, result, web-dashboard) and
+// extensions' outputs are written on this kit and register themselves
+// through package extension.
 package output
 
 import (
