@@ -15,6 +15,7 @@ import (
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/internal/audit"
 	"github.com/metronome-load/metronome/internal/engine"
+	"github.com/metronome-load/metronome/internal/tool"
 	"github.com/metronome-load/metronome/internal/wholefile"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output/dashboard"
@@ -110,7 +111,7 @@ func (c *auditCmd) audit(ctx context.Context, outputPath, scriptPath string) err
 	}
 	defs := engine.ThresholdDefs(opts)
 	noThresholds := opts.NoThresholds != nil && *opts.NoThresholds
-	extra, err := parseThresholdFlags(c.legacyThresholds())
+	extra, err := tool.ParseThresholds(c.legacyThresholds())
 	if err != nil {
 		return err
 	}
@@ -122,7 +123,7 @@ func (c *auditCmd) audit(ctx context.Context, outputPath, scriptPath string) err
 	}
 	f, err := os.Open(outputPath)
 	if err != nil {
-		return exitcode.Errorf(exitcode.InvalidConfig, "audit: cannot read %s: %v", outputPath, unwrapPath(err))
+		return exitcode.Errorf(exitcode.InvalidConfig, "audit: cannot read %s: %v", outputPath, tool.PathCause(err))
 	}
 	defer f.Close()
 	o := audit.Options{
@@ -138,7 +139,7 @@ func (c *auditCmd) audit(ctx context.Context, outputPath, scriptPath string) err
 	if opts.MinIterationDuration != nil {
 		o.MinIterationDuration = opts.MinIterationDuration.Std()
 	}
-	res, err := audit.Audit(interruptible(ctx, f), outputPath, o)
+	res, err := audit.Audit(tool.Interruptible(ctx, f), outputPath, o)
 	if ctx.Err() != nil {
 		return exitcode.Errorf(exitcode.ExternalAbort, "audit: interrupted by signal while reading %s; nothing was written", outputPath)
 	}
@@ -236,7 +237,7 @@ func (c *auditCmd) writeFiles(res *audit.Result) error {
 	}
 	if c.logPath != "" {
 		if err := wholefile.Write(c.logPath, log.Bytes(), 0o644); err != nil {
-			return exitcode.Errorf(exitcode.Generic, "audit: cannot write %s: %v", c.logPath, unwrapPath(err))
+			return exitcode.Errorf(exitcode.Generic, "audit: cannot write %s: %v", c.logPath, tool.PathCause(err))
 		}
 		fmt.Fprintf(g.stderr, "wrote %s (HdrHistogram log, %d bytes)\n", c.logPath, log.Len())
 	}

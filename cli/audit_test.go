@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/tool"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -21,7 +22,7 @@ func TestAuditThresholdForms(t *testing.T) {
 		"http_req_duration{name:login}=max<900",
 		"checks=rate==1",
 	}}
-	got, err := parseThresholdFlags(c.legacyThresholds())
+	got, err := tool.ParseThresholds(c.legacyThresholds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestAuditThresholdForms(t *testing.T) {
 
 	// A malformed value is refused in the shared form's words.
 	c = &auditCmd{run: &runCmd{g: &globals{stderr: &stderr}}, thresholds: []string{"corrected_latency"}}
-	if _, err := parseThresholdFlags(c.legacyThresholds()); exitcode.Of(err) != exitcode.InvalidConfig ||
+	if _, err := tool.ParseThresholds(c.legacyThresholds()); exitcode.Of(err) != exitcode.InvalidConfig ||
 		!strings.Contains(err.Error(), "write it as METRIC[{tag:value}]: EXPRESSION") {
 		t.Errorf("malformed: %v", err)
 	}

@@ -2,39 +2,28 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/metronome-load/metronome/exitcode"
-	"github.com/metronome-load/metronome/output/hdrlog"
-	"github.com/metronome-load/metronome/output/result"
+	"github.com/metronome-load/metronome/internal/engine"
+	"github.com/metronome-load/metronome/internal/logsink"
+	"github.com/metronome-load/metronome/internal/tool"
 )
 
 func init() { addCommand(newMergeCmd) }
 
-// newMergeCmd registers `metronome merge` with the root command.
+// newMergeCmd declares `metronome merge` (tool.Merge): the HdrHistogram
+// logs of several runs or instances (-o hdrlog=FILE) merged into one
+// distribution per metric and scenario, and per request name; or the
+// result files of a test's instances (-o result=FILE) merged into the
+// verdict of the whole test.
 func newMergeCmd(g *globals) *cobra.Command {
-	cmd := newMergeCommand(g.stdout, g.stderr)
-	addVerdict(cmd, g)
-	return cmd
-}
-
-// newMergeCommand builds `metronome merge`: it merges the HdrHistogram
-// interval logs of several runs or instances (-o hdrlog=FILE) into one
-// distribution per metric and scenario, and per request name, and prints
-// their numbers.
-func newMergeCommand(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		asJSON, byName bool
-		metrics        []string
-	)
+	m := &tool.Merge{Stdout: g.stdout, Stderr: g.stderr}
+	var env []string
 	cmd := &cobra.Command{
 		Use:   "merge [flags] FILE...",
-		Short: "Merge HdrHistogram logs of several runs or instances into one distribution",
+		Short: "Merge HdrHistogram logs, or the result files of a test's instances into one verdict",
 		Long: `Merge reads HdrHistogram interval logs written with -o hdrlog=FILE and merges
 every interval of every file into one distribution per metric and scenario,
 and per request name. HdrHistogram merges are exact, so the percentiles are
@@ -48,111 +37,89 @@ p50/p99/p99.9 (http_req_duration, grpc_req_duration or ws_connecting) with
 its corrected ones, slowest corrected p99 first; --by-name prints only that
 one. --json prints the rows of the first table, or with --by-name those of
 the second. Values are printed in milliseconds; percentiles use the
-estimator of the end-of-test summary. A FILE of "-" reads standard input.`,
+estimator of the end-of-test summary. A FILE of "-" reads standard input.
+
+Given result files written with -o result=FILE (one per instance of a test
+split with --execution-segment, as k6-operator runs it), merge gives the
+verdict of the whole test instead: it checks that the files are the
+instances of one test and that their segments cover it once, merges every
+metric exactly, prints the end-of-test summary of the union, evaluates the
+thresholds the files recorded (and --threshold ones) on it, writes
+--summary-export, runs the script's handleSummary on it with --script,
+writes the HTML report with --report, and exits as a single run would: 99
+when a threshold is crossed, 0 otherwise. Files that are not one test's, or
+whose segments overlap or leave a part out, are refused with exit code 104.
+A file cut short (its runner was killed) is merged for what it holds, the
+summary says so, and merge exits 105. A DIR argument stands for the result
+files in it; --wait waits for the files to be complete (k6-operator's
+runners write them while the merge Job already runs).`,
 		Example: `  metronome merge instance-1.hlog instance-2.hlog
   metronome merge --by-name --json run-*.hlog
-  metronome merge --metric corrected_latency --json run-*.hlog`,
+  metronome merge --metric corrected_latency --json run-*.hlog
+  metronome merge /results/*.result --summary-export summary.json
+  metronome merge --wait 15m --script test.js --report report.html /results/
+  metronome merge --threshold 'corrected_latency{name:login}: p(99)<500' a.result b.result`,
 		Args:          cobra.MinimumNArgs(1),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
+		RunE: func(c *cobra.Command, args []string) error {
+			parent := c.Context()
+			if parent == nil {
+				parent = context.Background()
 			}
-			return runMerge(ctx, interruptible(ctx, cmd.InOrStdin()), stdout, stderr, args, metrics, asJSON, byName)
+			ctx, signalled, stop := g.signalContext(parent, mergeSignals)
+			defer stop()
+			m.Args, m.Stdin = args, c.InOrStdin()
+			m.Set = func(flag string) bool { f := c.Flags().Lookup(flag); return f != nil && f.Changed }
+			m.NoColor = g.noColor || g.env["NO_COLOR"] != ""
+			m.StdoutTTY, m.StderrTTY = isTTY(g.stdout), isTTY(g.stderr)
+			m.Prepare = func() (*logsink.Sink, error) {
+				if err := checkSummaryMode("--summary-mode", m.SummaryMode); err != nil {
+					return nil, err
+				}
+				return g.logSink(nil)
+			}
+			m.LoadScript = func(logs *logsink.Sink) (engine.Script, error) { return loadMergeScript(g, m.Script, env, logs) }
+			err := m.Run(ctx)
+			if signalled() {
+				msg := "merge interrupted by signal"
+				if err != nil {
+					msg += ": " + err.Error()
+				}
+				err = exitcode.Errorf(exitcode.ExternalAbort, "%s", msg)
+			}
+			return err
 		},
 	}
-	cmd.SetOut(stdout)
-	cmd.SetErr(stderr)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (values in milliseconds) instead of a table")
-	cmd.Flags().StringSliceVar(&metrics, "metric", nil, "only these metrics (repeatable or comma-separated), e.g. corrected_latency,http_req_duration; leaves out the per-name table")
-	cmd.Flags().BoolVar(&byName, "by-name", false, "print only the per-name table of raw vs corrected percentiles")
+	cmd.SetOut(g.stdout)
+	cmd.SetErr(g.stderr)
+	fs := cmd.Flags()
+	fs.BoolVar(&m.JSON, "json", false, "print JSON (values in milliseconds) instead of a table")
+	fs.StringSliceVar(&m.Metrics, "metric", nil, "only these metrics (repeatable or comma-separated), e.g. corrected_latency,http_req_duration; leaves out the per-name table")
+	fs.BoolVar(&m.ByName, "by-name", false, "print only the per-name table of raw vs corrected percentiles")
 	cmd.MarkFlagsMutuallyExclusive("by-name", "metric")
+	fs.StringArrayVar(&m.Thresholds, "threshold", nil, "result files: another threshold, 'METRIC[{tag:value}]: EXPRESSION', e.g. 'corrected_latency: p(99)<500' (repeatable)")
+	fs.StringVar(&m.SummaryExport, "summary-export", "", "result files: write the merged summary as JSON to this file")
+	fs.StringVar(&m.SummaryMode, "summary-mode", "compact", "result files: compact, full or disabled")
+	fs.StringVar(&m.Script, "script", "", "result files: the test's script (or archive), whose handleSummary gets the merged summary")
+	fs.StringArrayVarP(&env, "env", "e", nil, "result files: an environment variable for --script, NAME=VALUE (repeatable)")
+	fs.StringVar(&m.Report, "report", "", "result files: write the HTML report of the union to this file")
+	fs.DurationVar(&m.Wait, "wait", 0, "result files: wait up to this long for the files to be complete and cover the test")
 	return cmd
 }
 
-func runMerge(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, files, metrics []string, asJSON, byName bool) error {
-	m := hdrlog.NewMerger()
-	for _, name := range files {
-		if err := addLog(ctx, m, stdin, name); err != nil {
-			if exitcode.Of(err) == exitcode.ExternalAbort {
-				return err
-			}
-			return exitcode.Wrap(exitcode.InvalidConfig, err)
-		}
-	}
-	for _, w := range m.Warnings() {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
-	}
-	var eps []hdrlog.EndpointSummary
-	if len(metrics) == 0 {
-		for _, e := range m.Endpoints() {
-			eps = append(eps, e.Summarize(hdrlog.EndpointPercentiles))
-		}
-		hdrlog.SortEndpoints(eps)
-	}
-	if byName {
-		if len(eps) == 0 {
-			return fmt.Errorf("the logs hold no request names (logs written before metronome logged them per name, or requests without a name tag)")
-		}
-		if asJSON {
-			return hdrlog.WriteEndpointJSON(stdout, eps)
-		}
-		fmt.Fprintf(stdout, "%d request name(s) from %d file(s); values in milliseconds\n\n", len(eps), len(files))
-		return hdrlog.WriteEndpointTable(stdout, eps, hdrlog.EndpointPercentiles)
-	}
-	dists := m.Distributions(metrics...)
-	if len(dists) == 0 {
-		var found []string
-		seen := map[string]bool{}
-		for _, d := range m.Distributions() {
-			if !seen[d.Metric] {
-				seen[d.Metric] = true
-				found = append(found, d.Metric)
-			}
-		}
-		return fmt.Errorf("no metric %s in the logs; they hold %s", strings.Join(metrics, ", "), strings.Join(found, ", "))
-	}
-	sums := make([]hdrlog.Summary, 0, len(dists))
-	intervals := 0
-	for _, d := range dists {
-		if d.Dropped > 0 {
-			fmt.Fprintf(stderr, "warning: %d values of %s did not fit the merged histogram and were left out\n", d.Dropped, d.Tag)
-		}
-		intervals += d.Intervals
-		sums = append(sums, d.Summarize(hdrlog.Percentiles))
-	}
-	if asJSON {
-		return hdrlog.WriteJSON(stdout, sums)
-	}
-	fmt.Fprintf(stdout, "merged %d interval histograms from %d file(s); values in milliseconds\n\n", intervals, len(files))
-	if err := hdrlog.WriteTable(stdout, sums, hdrlog.Percentiles); err != nil {
-		return err
-	}
-	if len(eps) == 0 {
-		return nil
-	}
-	fmt.Fprintf(stdout, "\nper request name: raw (the request's own time) vs corrected (corrected_latency), slowest corrected p99 first\n\n")
-	return hdrlog.WriteEndpointTable(stdout, eps, hdrlog.EndpointPercentiles)
-}
-
-func addLog(ctx context.Context, m *hdrlog.Merger, stdin io.Reader, name string) error {
-	if name == "-" {
-		return m.Add(stdin, "standard input")
-	}
-	f, err := result.OpenRegular(name)
+// loadMergeScript loads merge's --script (a script or an archive) with
+// the environment of -e, as run loads it.
+func loadMergeScript(g *globals, script string, env []string, logs *logsink.Sink) (engine.Script, error) {
+	r := &runCmd{g: g, env: env}
+	scriptEnv, _, err := r.scriptEnv(true)
 	if err != nil {
-		return fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
+		return nil, err
 	}
-	defer f.Close()
-	return m.Add(interruptible(ctx, f), name)
-}
-
-// unwrapPath drops the *PathError wrapper, whose message repeats the name.
-func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
+	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Log: logs, Verbose: g.verbose}
+	_, path, err := r.fromArchive(script, &lo)
+	if err != nil {
+		return nil, err
 	}
-	return err
+	return loadScript(path, lo)
 }

@@ -47,7 +47,7 @@ func writeLog(t *testing.T, path string, from, to int64, tags ...string) {
 func runMergeCmd(t *testing.T, stdin string, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	cmd := newMergeCommand(&out, &errOut)
+	cmd := newMergeCmd(&globals{stdout: &out, stderr: &errOut, env: map[string]string{}})
 	cmd.SetIn(strings.NewReader(stdin))
 	cmd.SetArgs(args)
 	err := cmd.Execute()

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/tool"
 	"github.com/metronome-load/metronome/internal/wholefile"
 	"github.com/metronome-load/metronome/output/dashboard"
 	"github.com/metronome-load/metronome/output/result"
@@ -75,12 +76,12 @@ func runReport(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, f
 		if name != "-" {
 			f, err := result.OpenRegular(name)
 			if err != nil {
-				return exitcode.Errorf(exitcode.InvalidConfig, "report: cannot read %s: %v", name, unwrapPath(err))
+				return exitcode.Errorf(exitcode.InvalidConfig, "report: cannot read %s: %v", name, tool.PathCause(err))
 			}
 			defer f.Close()
 			r = f
 		}
-		err := lr.Add(interruptible(ctx, r), name)
+		err := lr.Add(tool.Interruptible(ctx, r), name)
 		if ctx.Err() != nil {
 			return exitcode.Errorf(exitcode.ExternalAbort, "report: interrupted by signal while reading %s; no report was written", name)
 		}

@@ -165,89 +165,6 @@ func TestMergeWaits(t *testing.T) {
 	}
 }
 
-// While the merge waits, each look at a result file takes only what was
-// appended since the last (bytes already read may change under it
-// unnoticed) and keeps no numbers; once the files are complete, the merge
-// reads each one again, as far as the looks saw it, for its numbers.
-func TestMergeLooksThenReads(t *testing.T) {
-	dir := t.TempDir()
-	a, b := filepath.Join(dir, "a.result"), filepath.Join(dir, "b.result")
-	writeResultFile(t, a, "0:1/2", 5)
-	whole := filepath.Join(t.TempDir(), "b.result")
-	writeResultFile(t, whole, "1/2:1", 7)
-	content, err := os.ReadFile(whole)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// b's runner has written its header and part of a line.
-	half := bytes.IndexByte(content, '\n') + 10
-	if err := os.WriteFile(b, content[:half], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rr := newResultReader([]string{dir})
-	files, err := rr.look()
-	if err != nil || len(files) != 2 || files[1].End != nil || !strings.Contains(files[1].Truncated, "is cut short") {
-		t.Fatalf("first look: %v, %+v", err, files)
-	}
-	f, err := os.OpenFile(b, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteAt(bytes.Repeat([]byte{'#'}, half), 0); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteAt(content[half:], int64(half)); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	if files, err = rr.look(); err != nil || files[1].End == nil {
-		t.Fatalf("second look: %v, %+v", err, files)
-	}
-	// b's runner begins it anew (another file at the path): the new file
-	// is looked at whole.
-	if err := os.WriteFile(b+".new", content, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(b+".new", b); err != nil {
-		t.Fatal(err)
-	}
-	if files, err = rr.look(); err != nil || files[1].End == nil {
-		t.Fatalf("look at b begun anew: %v, %+v", err, files)
-	}
-	if files, err = rr.finish("it was read", false); err != nil {
-		t.Fatal(err)
-	}
-	var iterations int64
-	for _, f := range files {
-		if f.Series != nil {
-			t.Errorf("the look at %s kept %d totals", f.Name, len(f.Series))
-		}
-		rc, err := rr.open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		numbers, err := result.Read(rc, f.Name)
-		rc.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range numbers.Series {
-			if c, ok := s.Sink.(*metrics.CounterSink); ok && s.Metric.Name == metrics.IterationsName {
-				iterations += c.Count
-			}
-		}
-	}
-	if iterations != 12 {
-		t.Errorf("the files hold %d iterations, want 5 + 7", iterations)
-	}
-	// Merged, with its report, from what was read.
-	report := filepath.Join(dir, "report.html")
-	out, _, err := runVerdictCmd(t, "--report", report, a, whole)
-	if err != nil || !strings.Contains(out, "wrote "+report) {
-		t.Errorf("merge with --report: %v\n%s", err, out)
-	}
-}
-
 // A file of its header alone (a runner killed at once, before it defined
 // the metrics a threshold names) is news of the cut, exit 105, not a
 // threshold on an undefined metric, exit 104 (hostile probe 4, #10).
@@ -307,5 +224,18 @@ func TestMergeCutShortFiles(t *testing.T) {
 	_, stderr, err = runVerdictCmd(t, "--wait", "2s", a, b)
 	if exitcode.Of(err) != exitcode.ExternalAbort || !strings.Contains(stderr, "the runner was killed") {
 		t.Errorf("no longer written: exit %d %v\n%s", exitcode.Of(err), err, stderr)
+	}
+}
+
+// Result files merge with their HTML report (--report).
+func TestMergeReport(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.result"), filepath.Join(dir, "b.result")
+	writeResultFile(t, a, "0:1/2", 5)
+	writeResultFile(t, b, "1/2:1", 7)
+	report := filepath.Join(dir, "report.html")
+	out, _, err := runVerdictCmd(t, "--threshold", "iterations: count<15", "--report", report, a, b)
+	if err != nil || !strings.Contains(out, "wrote "+report) {
+		t.Errorf("merge with --report: %v\n%s", err, out)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/internal/engine"
+	"github.com/metronome-load/metronome/internal/tool"
 	"github.com/metronome-load/metronome/internal/watch"
 	"github.com/metronome-load/metronome/metrics"
 )
@@ -107,7 +108,7 @@ func (r *runCmd) watch(ctx context.Context, w *watchFlags, args []string) error 
 	if len(runners) == 0 {
 		return exitcode.Errorf(exitcode.InvalidConfig, "no runners to stop: give --runner URL for each instance, or --testrun and --parallelism")
 	}
-	extra, err := parseThresholdFlags(w.thresholds)
+	extra, err := tool.ParseThresholds(w.thresholds)
 	if err != nil {
 		return err
 	}
