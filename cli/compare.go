@@ -1,22 +1,16 @@
 package cli
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-
 	"github.com/spf13/cobra"
 
-	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/internal/compare"
-	"github.com/metronome-load/metronome/internal/wholefile"
+	"github.com/metronome-load/metronome/internal/tool"
 )
 
 func init() { addCommand(newCompareCmd) }
 
-// newCompareCmd builds `metronome compare BASE NEW`: is NEW slower than
-// BASE, beyond a tolerance and beyond the runs' own noise?
+// newCompareCmd declares `metronome compare BASE NEW` (tool.Compare): is
+// NEW slower than BASE, beyond a tolerance and beyond the runs' own noise?
 func newCompareCmd(g *globals) *cobra.Command {
 	o := compare.DefaultOptions
 	var (
@@ -48,9 +42,10 @@ exits with 99, otherwise with 0. An unreadable file or a bad flag exits with
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, signalled, stop := g.signalContext(cmd.Context(), readSignals)
+			ctx, _, stop := g.signalContext(cmd.Context(), readSignals)
 			defer stop()
-			return runCompare(ctx, signalled, g.stdout, g.stderr, args[0], args[1], o, asJSON, html)
+			c := tool.Compare{Base: args[0], New: args[1], Options: o, JSON: asJSON, HTML: html, Stdout: g.stdout, Stderr: g.stderr}
+			return c.Run(ctx)
 		},
 	}
 	cmd.SetOut(g.stdout)
@@ -66,55 +61,4 @@ exits with 99, otherwise with 0. An unreadable file or a bad flag exits with
 	f.BoolVar(&asJSON, "json", false, "print JSON (values in milliseconds) instead of text")
 	f.StringVar(&html, "html", "", "also write an HTML page with both runs' percentile spectra overlaid to this file")
 	return cmd
-}
-
-// runCompare reads both runs and judges them. A signal stops the reading
-// within one read, or, once the bootstrap is under way, stops the command
-// before it writes anything (exit 105).
-func runCompare(ctx context.Context, signalled func() bool, stdout, stderr io.Writer, basePath, newPath string, o compare.Options, asJSON bool, html string) error {
-	var runs [2]*compare.Run
-	for i, path := range []string{basePath, newPath} {
-		r, err := compare.ReadFile(path, func(r io.Reader) io.Reader { return interruptible(ctx, r) })
-		if ctx.Err() != nil {
-			return exitcode.Errorf(exitcode.ExternalAbort, "compare: interrupted by signal while reading %s; nothing was written", path)
-		}
-		if err != nil {
-			return exitcode.Errorf(exitcode.InvalidConfig, "compare: %v", err)
-		}
-		for _, w := range r.Warnings {
-			fmt.Fprintf(stderr, "warning: %s\n", w)
-		}
-		if r.Negative > 0 || r.Dropped > 0 {
-			fmt.Fprintf(stderr, "warning: %s: %d negative values and %d past 11 days are not compared\n", path, r.Negative, r.Dropped)
-		}
-		runs[i] = r
-	}
-	o.Done = ctx.Done()
-	rep, err := compare.Compare(runs[0], runs[1], o)
-	if errors.Is(err, compare.ErrStopped) {
-		return exitcode.Errorf(exitcode.ExternalAbort, "compare: interrupted by signal; nothing was written")
-	}
-	if err != nil {
-		return exitcode.Errorf(exitcode.InvalidConfig, "compare: %v", err)
-	}
-	if signalled() {
-		return exitcode.Errorf(exitcode.ExternalAbort, "compare: interrupted by signal; nothing was written")
-	}
-	if html != "" {
-		if err := wholefile.WriteWith(html, 0o644, rep.WriteHTML); err != nil {
-			return exitcode.Errorf(exitcode.Generic, "compare: writing %s: %v", html, err)
-		}
-	}
-	if asJSON {
-		err = rep.WriteJSON(stdout)
-	} else {
-		err = rep.WriteText(stdout)
-	}
-	if err != nil {
-		return err
-	}
-	if rep.Verdict.Regression {
-		return exitcode.Errorf(exitcode.ThresholdsFailed, "compare: regression: %s", rep.Verdict.Reason)
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package cli
+package tool
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/metronome-load/metronome/exitcode"
-	"github.com/metronome-load/metronome/internal/tool"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -15,14 +14,14 @@ import (
 // before, METRIC=EXPRESSION, still works for one release, with a warning.
 func TestAuditThresholdForms(t *testing.T) {
 	var stderr bytes.Buffer
-	c := &auditCmd{run: &runCmd{g: &globals{stderr: &stderr}}, thresholds: []string{
+	c := &Audit{Stderr: &stderr, Thresholds: []string{
 		"corrected_latency: p(99)<250",
 		"corrected_latency=p(95)<100",
 		"http_req_duration{name:login}: p(90)<50",
 		"http_req_duration{name:login}=max<900",
 		"checks=rate==1",
 	}}
-	got, err := tool.ParseThresholds(c.legacyThresholds())
+	got, err := ParseThresholds(c.legacyThresholds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,8 +40,8 @@ func TestAuditThresholdForms(t *testing.T) {
 	}
 
 	// A malformed value is refused in the shared form's words.
-	c = &auditCmd{run: &runCmd{g: &globals{stderr: &stderr}}, thresholds: []string{"corrected_latency"}}
-	if _, err := tool.ParseThresholds(c.legacyThresholds()); exitcode.Of(err) != exitcode.InvalidConfig ||
+	c = &Audit{Stderr: &stderr, Thresholds: []string{"corrected_latency"}}
+	if _, err := ParseThresholds(c.legacyThresholds()); exitcode.Of(err) != exitcode.InvalidConfig ||
 		!strings.Contains(err.Error(), "write it as METRIC[{tag:value}]: EXPRESSION") {
 		t.Errorf("malformed: %v", err)
 	}
