@@ -2,42 +2,22 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/metronome-load/metronome/config"
-	"github.com/metronome-load/metronome/exitcode"
-	"github.com/metronome-load/metronome/internal/engine"
 	"github.com/metronome-load/metronome/internal/tool"
-	"github.com/metronome-load/metronome/internal/watch"
 	"github.com/metronome-load/metronome/metrics"
 )
 
 func init() { addCommand(newWatchCmd) }
 
-// watchFlags are the flags of `metronome watch`.
-type watchFlags struct {
-	prometheus  string
-	selector    string
-	runners     []string
-	testrun     string
-	parallelism int
-	thresholds  []string
-	interval    time.Duration
-}
-
-// operatorPort is the port of k6-operator's runner services.
-const operatorPort = 6565
-
-// newWatchCmd is `metronome watch`: abortOnFail on the union of a
+// newWatchCmd declares `metronome watch` (tool.Watch): abortOnFail on the union of a
 // distributed test's instances, evaluated in Prometheus.
 func newWatchCmd(g *globals) *cobra.Command {
 	r := &runCmd{g: g, tier: &config.Options{Source: "command-line flags"}}
-	w := &watchFlags{}
+	w := &tool.Watch{}
 	cmd := &cobra.Command{
 		Use:   "watch [flags] [script.js|archive.tar]",
 		Short: "Stop every instance of a distributed test when an abortOnFail threshold is crossed on their union",
@@ -66,88 +46,28 @@ read, the watch exits 255 (the runners go on): it protected nothing.`,
     --runner http://10.0.0.1:6565 --runner http://10.0.0.2:6565 \
     --threshold 'corrected_latency: p(99)<500'`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return r.watch(cmd.Context(), w, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w.Stdout = g.stdout
+			if len(args) == 1 {
+				w.DefineMetrics = func(ctx context.Context, reg *metrics.Registry, b *metrics.Builtin) (*config.Options, error) {
+					return r.defineMetrics(ctx, args[0], reg, b)
+				}
+			}
+			return w.Run(cmd.Context())
+		},
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	fs.StringVar(&w.prometheus, "prometheus", "", "the Prometheus the instances write to, http://host:9090 (required)")
-	fs.StringVar(&w.selector, "select", "", `PromQL label matchers selecting the test's series, e.g. testrun_name="metronome-test"`)
-	fs.StringArrayVar(&w.runners, "runner", nil, "an instance's REST API, http://host:6565 (repeatable)")
-	fs.StringVar(&w.testrun, "testrun", "", "a k6-operator TestRun's name: its runners are http://NAME-service-I:6565 and its series testrun_name=\"NAME\"")
-	fs.IntVar(&w.parallelism, "parallelism", 0, "with --testrun, the TestRun's parallelism")
-	fs.StringArrayVar(&w.thresholds, "threshold", nil, "an abortOnFail threshold besides the script's, 'METRIC[{tag:value}]: EXPRESSION' (repeatable)")
-	fs.DurationVar(&w.interval, "interval", 2*time.Second, "how often the thresholds are evaluated")
+	fs.StringVar(&w.Prometheus, "prometheus", "", "the Prometheus the instances write to, http://host:9090 (required)")
+	fs.StringVar(&w.Selector, "select", "", `PromQL label matchers selecting the test's series, e.g. testrun_name="metronome-test"`)
+	fs.StringArrayVar(&w.Runners, "runner", nil, "an instance's REST API, http://host:6565 (repeatable)")
+	fs.StringVar(&w.Testrun, "testrun", "", "a k6-operator TestRun's name: its runners are http://NAME-service-I:6565 and its series testrun_name=\"NAME\"")
+	fs.IntVar(&w.Parallelism, "parallelism", 0, "with --testrun, the TestRun's parallelism")
+	fs.StringArrayVar(&w.Thresholds, "threshold", nil, "an abortOnFail threshold besides the script's, 'METRIC[{tag:value}]: EXPRESSION' (repeatable)")
+	fs.DurationVar(&w.Interval, "interval", 2*time.Second, "how often the thresholds are evaluated")
 	fs.StringArrayVarP(&r.env, "env", "e", nil, "an environment variable for the script, NAME=VALUE (repeatable)")
 	fs.StringVarP(&r.configPath, "config", "c", "", "JSON config file holding options (env K6_CONFIG)")
 	return cmd
-}
-
-func (r *runCmd) watch(ctx context.Context, w *watchFlags, args []string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if w.prometheus == "" {
-		return exitcode.Errorf(exitcode.InvalidConfig, "--prometheus is required: the Prometheus the instances write to")
-	}
-	if w.interval <= 0 {
-		return exitcode.Errorf(exitcode.InvalidConfig, "--interval must be positive")
-	}
-	runners := w.runners
-	selector := w.selector
-	if w.testrun != "" {
-		if w.parallelism < 1 {
-			return exitcode.Errorf(exitcode.InvalidConfig, "--testrun needs --parallelism, the TestRun's number of runners")
-		}
-		for i := 1; i <= w.parallelism; i++ {
-			runners = append(runners, fmt.Sprintf("http://%s-service-%d:%d", w.testrun, i, operatorPort))
-		}
-		if selector == "" {
-			selector = fmt.Sprintf("testrun_name=%q", w.testrun)
-		}
-	}
-	if len(runners) == 0 {
-		return exitcode.Errorf(exitcode.InvalidConfig, "no runners to stop: give --runner URL for each instance, or --testrun and --parallelism")
-	}
-	extra, err := tool.ParseThresholds(w.thresholds)
-	if err != nil {
-		return err
-	}
-	reg := metrics.NewRegistry()
-	builtin := metrics.RegisterBuiltin(reg)
-	defs := map[string][]metrics.ThresholdDef{}
-	if len(args) == 1 {
-		opts, err := r.defineMetrics(ctx, args[0], reg, builtin)
-		if err != nil {
-			return err
-		}
-		for k, v := range engine.ThresholdDefs(opts) {
-			defs[k] = append(defs[k], v...)
-		}
-	}
-	for k, v := range extra {
-		for _, d := range v {
-			d.AbortOnFail = true
-			defs[k] = append(defs[k], d)
-		}
-	}
-	out, err := watch.Run(ctx, watch.Config{
-		Prometheus: w.prometheus, Selector: selector, Runners: runners,
-		Thresholds: defs, Registry: reg, Interval: w.interval, Stdout: r.g.stdout,
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return exitcode.Errorf(exitcode.ExternalAbort, "the watch was stopped by a signal")
-		}
-		if out != nil || errors.Is(err, watch.ErrBlind) {
-			return exitcode.Errorf(exitcode.Generic, "%v", err)
-		}
-		return exitcode.Errorf(exitcode.InvalidConfig, "%v", err)
-	}
-	if len(out.Crossed) > 0 {
-		return exitcode.Errorf(exitcode.ThresholdsFailed, "thresholds %s were crossed on the union of %d runners, which were stopped",
-			strings.Join(out.Crossed, ", "), len(runners))
-	}
-	return nil
 }
 
 // defineMetrics loads the script at path as inspect does, defines its
