@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/metronome-load/metronome/internal/percentiles"
 	"math"
 	"os"
 	"path/filepath"
@@ -78,7 +79,7 @@ func TestMergeCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sums []hdrlog.Summary
+	var sums []percentiles.Summary
 	if err := json.Unmarshal([]byte(out), &sums); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
@@ -191,7 +192,7 @@ func TestMergeCommandByName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var eps []hdrlog.EndpointSummary
+	var eps []percentiles.EndpointSummary
 	if err := json.Unmarshal([]byte(out), &eps); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}

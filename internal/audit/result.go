@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/internal/percentiles"
 	"github.com/metronome-load/metronome/metrics"
-	"github.com/metronome-load/metronome/output/hdrlog"
 	"github.com/metronome-load/metronome/summary"
 )
 
@@ -53,7 +53,7 @@ type ScenarioAudit struct {
 // raw duration metric, or the rebuilt corrected_latency, of one scenario
 // or one request name. It extends the rows of metronome merge --json.
 type Row struct {
-	hdrlog.Summary
+	percentiles.Summary
 	// Source is "k6" for k6's own samples, "audit" for the rebuilt ones;
 	// Reconstructed says the same for those who read one field.
 	Source        string `json:"source"`

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/internal/percentiles"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output/hdrlog"
 	"github.com/metronome-load/metronome/summary"
@@ -297,7 +298,7 @@ func (rs *rowSet) foldedNames() string {
 func (rs *rowSet) file(k rowKey, s metrics.Sample) {
 	r := rs.by[k]
 	if r == nil {
-		r = &rowAgg{row: Row{Summary: hdrlog.Summary{Metric: k.metric}, Source: k.source, Reconstructed: k.source == SourceAudit},
+		r = &rowAgg{row: Row{Summary: percentiles.Summary{Metric: k.metric}, Source: k.source, Reconstructed: k.source == SourceAudit},
 			sink: metrics.NewTrendSink(), intervals: map[int64]bool{}}
 		rs.by[k] = r
 	}
@@ -354,8 +355,8 @@ func (rs *rowSet) rows(names []string) []Row {
 		r.Count, r.Min, r.Mean, r.Max = t.Count(), t.Min(), t.Avg(), t.Max()
 		r.BoundMs = rs.bound
 		r.Percentiles = map[string]float64{}
-		for _, p := range hdrlog.Percentiles {
-			r.Percentiles[hdrlog.PercentileName(p)] = t.Percentile(p)
+		for _, p := range percentiles.Table {
+			r.Percentiles[percentiles.Name(p)] = t.Percentile(p)
 		}
 		ivs := slices.Sorted(maps.Keys(agg.intervals))
 		r.Intervals = len(ivs)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/internal/columns"
+	"github.com/metronome-load/metronome/internal/percentiles"
 	"github.com/metronome-load/metronome/metrics"
-	"github.com/metronome-load/metronome/output/hdrlog"
 	"github.com/metronome-load/metronome/summary"
 )
 
@@ -76,7 +76,7 @@ func (r *Result) accounts() string {
 			row("schedule", "the output holds no iteration of this scenario")
 		case sc.Open:
 			row("schedule", fmt.Sprintf("%d arrivals, placed at %s so that the earliest-settled arrival was on time (k6's output does not say when the scenario began); largest lag %s",
-				sc.Intended, sc.Anchor.UTC().Format("15:04:05.000000 MST"), hdrlog.FormatMs(metrics.Milliseconds(sc.MaxLag))))
+				sc.Intended, sc.Anchor.UTC().Format("15:04:05.000000 MST"), percentiles.FormatMs(metrics.Milliseconds(sc.MaxLag))))
 			row("arrivals", fmt.Sprintf("%d started (%d on time, %d late), %d dropped (k6 counted %d), %d with no trace in the output",
 				sc.OnTime+sc.Late, sc.OnTime, sc.Late, sc.Dropped, sc.K6Dropped, sc.Missing))
 			row("charged", "each request its own time plus its iteration's lag; each drop the wait until a VU was free (a lower bound)")
@@ -134,9 +134,9 @@ func (r *Result) table() string {
 	b.WriteString("  █ K6 vs AUDIT (k6: its own samples; audit: corrected_latency reconstructed)\n\n")
 	head := []string{"", "", "count"}
 	for _, p := range tablePercentiles {
-		head = append(head, hdrlog.PercentileName(p))
+		head = append(head, percentiles.Name(p))
 	}
-	head = append(head, "max", "> "+hdrlog.FormatMs(metrics.Milliseconds(r.Bound)))
+	head = append(head, "max", "> "+percentiles.FormatMs(metrics.Milliseconds(r.Bound)))
 	rows := [][]string{head}
 	group := ""
 	for _, row := range r.Rows {
@@ -145,21 +145,21 @@ func (r *Result) table() string {
 			k, v, _ := strings.Cut(group, "=")
 			head := k + " " + v
 			if group == foldedLabels {
-				head = hdrlog.FoldedName
+				head = percentiles.FoldedName
 			}
 			rows = append(rows, []string{head})
 		}
 		cells := []string{"  " + row.Source, row.Metric, fmt.Sprint(row.Count)}
 		for _, p := range tablePercentiles {
-			cells = append(cells, hdrlog.FormatMs(row.Percentiles[hdrlog.PercentileName(p)]))
+			cells = append(cells, percentiles.FormatMs(row.Percentiles[percentiles.Name(p)]))
 		}
-		cells = append(cells, hdrlog.FormatMs(row.Max), fmt.Sprint(row.OverBound))
+		cells = append(cells, percentiles.FormatMs(row.Max), fmt.Sprint(row.OverBound))
 		rows = append(rows, cells)
 	}
 	// A row of one cell heads a group: the names left, the numbers right.
 	columns.Write(&b, "    ", "llr", rows)
 	if r.Folded != "" {
-		fmt.Fprintf(&b, "\n    %s have no rows of their own: their samples are in the rows %s (and in their scenario's)\n", r.Folded, hdrlog.FoldedName)
+		fmt.Fprintf(&b, "\n    %s have no rows of their own: their samples are in the rows %s (and in their scenario's)\n", r.Folded, percentiles.FoldedName)
 	}
 	for _, sc := range r.Scenarios {
 		if sc.Dropped > 0 {

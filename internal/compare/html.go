@@ -8,6 +8,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/metronome-load/metronome/internal/percentiles"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output/dashboard"
 	"github.com/metronome-load/metronome/output/hdrlog"
@@ -95,7 +96,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	for _, rw := range r.Rows {
 		for _, d := range rw.Diffs {
 			page.Rows = append(page.Rows, row{Judged: rw.Judged && d.Percentile == r.Options.Percentile, Cells: []string{
-				rw.Metric, labelsOr(rw.Labels), hdrlog.PercentileName(d.Percentile),
+				rw.Metric, labelsOr(rw.Labels), percentiles.Name(d.Percentile),
 				value(d.Base, rw.Time), value(d.New, rw.Time), signed(d.Diff, rw.Time), percent(d.Relative), interval(d.Low, d.High, rw.Time),
 			}})
 		}

@@ -3,6 +3,7 @@ package compare
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/metronome-load/metronome/internal/percentiles"
 	"io"
 	"math"
 	"strconv"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/internal/columns"
-	"github.com/metronome-load/metronome/output/hdrlog"
 )
 
 // WriteText prints the comparison: the runs, the rule, one block per row
@@ -37,7 +37,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			count(row.Count[0]), count(row.Count[1]), row.Intervals[0], row.Intervals[1])
 		table := [][]string{{"  percentile", "base", "new", "difference", "", trimFloat(o.Confidence) + "% interval"}}
 		for _, d := range row.Diffs {
-			name := "  " + hdrlog.PercentileName(d.Percentile)
+			name := "  " + percentiles.Name(d.Percentile)
 			if row.Judged && d.Percentile == o.Percentile {
 				name += " (judged)"
 			}
@@ -148,7 +148,7 @@ func value(v float64, isTime bool) string {
 	case math.IsNaN(v):
 		return "—"
 	case isTime:
-		return hdrlog.FormatMs(v)
+		return percentiles.FormatMs(v)
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }

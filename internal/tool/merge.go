@@ -14,6 +14,7 @@ import (
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/internal/engine"
 	"github.com/metronome-load/metronome/internal/logsink"
+	"github.com/metronome-load/metronome/internal/percentiles"
 	"github.com/metronome-load/metronome/internal/wholefile"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output/dashboard"
@@ -139,22 +140,22 @@ func (m *Merge) logs(ctx context.Context) error {
 	for _, w := range mg.Warnings() {
 		fmt.Fprintf(m.Stderr, "warning: %s\n", w)
 	}
-	var eps []hdrlog.EndpointSummary
+	var eps []percentiles.EndpointSummary
 	if len(m.Metrics) == 0 {
 		for _, e := range mg.Endpoints() {
-			eps = append(eps, e.Summarize(hdrlog.EndpointPercentiles))
+			eps = append(eps, e.Summarize(percentiles.ByName))
 		}
-		hdrlog.SortEndpoints(eps)
+		percentiles.SortEndpoints(eps)
 	}
 	if m.ByName {
 		if len(eps) == 0 {
 			return fmt.Errorf("the logs hold no request names (logs written before metronome logged them per name, or requests without a name tag)")
 		}
 		if m.JSON {
-			return hdrlog.WriteEndpointJSON(m.Stdout, eps)
+			return percentiles.WriteEndpointJSON(m.Stdout, eps)
 		}
 		fmt.Fprintf(m.Stdout, "%d request name(s) from %d file(s); values in milliseconds\n\n", len(eps), len(m.Args))
-		return hdrlog.WriteEndpointTable(m.Stdout, eps, hdrlog.EndpointPercentiles)
+		return percentiles.WriteEndpointTable(m.Stdout, eps, percentiles.ByName)
 	}
 	dists := mg.Distributions(m.Metrics...)
 	if len(dists) == 0 {
@@ -168,27 +169,27 @@ func (m *Merge) logs(ctx context.Context) error {
 		}
 		return fmt.Errorf("no metric %s in the logs; they hold %s", strings.Join(m.Metrics, ", "), strings.Join(found, ", "))
 	}
-	sums := make([]hdrlog.Summary, 0, len(dists))
+	sums := make([]percentiles.Summary, 0, len(dists))
 	intervals := 0
 	for _, d := range dists {
 		if d.Dropped > 0 {
 			fmt.Fprintf(m.Stderr, "warning: %d values of %s did not fit the merged histogram and were left out\n", d.Dropped, d.Tag)
 		}
 		intervals += d.Intervals
-		sums = append(sums, d.Summarize(hdrlog.Percentiles))
+		sums = append(sums, d.Summarize(percentiles.Table))
 	}
 	if m.JSON {
-		return hdrlog.WriteJSON(m.Stdout, sums)
+		return percentiles.WriteJSON(m.Stdout, sums)
 	}
 	fmt.Fprintf(m.Stdout, "merged %d interval histograms from %d file(s); values in milliseconds\n\n", intervals, len(m.Args))
-	if err := hdrlog.WriteTable(m.Stdout, sums, hdrlog.Percentiles); err != nil {
+	if err := percentiles.WriteTable(m.Stdout, sums, percentiles.Table); err != nil {
 		return err
 	}
 	if len(eps) == 0 {
 		return nil
 	}
 	fmt.Fprintf(m.Stdout, "\nper request name: raw (the request's own time) vs corrected (corrected_latency), slowest corrected p99 first\n\n")
-	return hdrlog.WriteEndpointTable(m.Stdout, eps, hdrlog.EndpointPercentiles)
+	return percentiles.WriteEndpointTable(m.Stdout, eps, percentiles.ByName)
 }
 
 func (m *Merge) addLog(ctx context.Context, mg *hdrlog.Merger, name string) error {

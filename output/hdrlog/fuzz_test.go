@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/metronome-load/metronome/internal/percentiles"
 )
 
 // FuzzLogReader asserts that reading an untrusted interval log never
@@ -47,16 +49,16 @@ func FuzzLogReader(f *testing.F) {
 			t.Fatalf("%d intervals, and Merger.Add says %v", n, err)
 		}
 		for _, d := range m.Distributions() {
-			summary(t, d.Hist, d.Summarize(Percentiles))
+			summary(t, d.Hist, d.Summarize(percentiles.Table))
 		}
 		for _, e := range m.Endpoints() {
-			_ = e.Summarize(EndpointPercentiles)
+			_ = e.Summarize(percentiles.ByName)
 		}
 	})
 }
 
 // summary checks that a distribution's summary orders its numbers.
-func summary(t *testing.T, h *hdrhistogram.PackedHistogram, s Summary) {
+func summary(t *testing.T, h *hdrhistogram.PackedHistogram, s percentiles.Summary) {
 	t.Helper()
 	if s.Count != h.TotalCount() {
 		t.Fatalf("summary counts %d of %d", s.Count, h.TotalCount())

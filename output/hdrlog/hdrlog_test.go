@@ -14,6 +14,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/metronome-load/metronome/internal/percentiles"
 	"github.com/metronome-load/metronome/internal/testkit/logtest"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
@@ -223,7 +225,7 @@ func splitRun(b *metrics.Builtin) (all, first, second [][]metrics.Sample, sinks 
 	return all, first, second, sinks
 }
 
-func mergeFiles(t *testing.T, paths ...string) []Summary {
+func mergeFiles(t *testing.T, paths ...string) []percentiles.Summary {
 	t.Helper()
 	m := NewMerger()
 	for _, p := range paths {
@@ -237,12 +239,12 @@ func mergeFiles(t *testing.T, paths ...string) []Summary {
 			t.Fatal(err)
 		}
 	}
-	var out []Summary
+	var out []percentiles.Summary
 	for _, d := range m.Distributions() {
 		if d.Dropped != 0 {
 			t.Errorf("%s: %d values dropped in the merge", d.Tag, d.Dropped)
 		}
-		out = append(out, d.Summarize(Percentiles))
+		out = append(out, d.Summarize(percentiles.Table))
 	}
 	return out
 }
@@ -284,8 +286,8 @@ func TestMergeHalvesEqualsWhole(t *testing.T) {
 		if w.Count != sink.Count() {
 			t.Errorf("%s %s: count %d, want %d", w.Metric, w.Labels, w.Count, sink.Count())
 		}
-		for _, p := range Percentiles {
-			got, want := w.Percentiles[PercentileName(p)], sink.Percentile(p)
+		for _, p := range percentiles.Table {
+			got, want := w.Percentiles[percentiles.Name(p)], sink.Percentile(p)
 			if math.Abs(got-want) > want/2000 {
 				t.Errorf("%s %s p%g: %g ms, summary %g ms", w.Metric, w.Labels, p, got, want)
 			}
@@ -313,12 +315,12 @@ func TestWriteTableAndJSON(t *testing.T) {
 	}
 	m.merge(&Interval{Tag: Series{Metric: "corrected_latency", Scenario: "api"}.Tag(),
 		Start: time.UnixMilli(1_700_000_000_000), End: time.UnixMilli(1_700_000_001_000), Hist: h})
-	sums := []Summary{m.Distributions()[0].Summarize(Percentiles)}
+	sums := []percentiles.Summary{m.Distributions()[0].Summarize(percentiles.Table)}
 	if got := m.Distributions("http_req_duration"); len(got) != 0 {
 		t.Errorf("metric filter kept %d", len(got))
 	}
 	var tb bytes.Buffer
-	if err := WriteTable(&tb, sums, Percentiles); err != nil {
+	if err := percentiles.WriteTable(&tb, sums, percentiles.Table); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(tb.String(), "\n"), "\n")
@@ -337,32 +339,16 @@ func TestWriteTableAndJSON(t *testing.T) {
 		}
 	}
 	var jb bytes.Buffer
-	if err := WriteJSON(&jb, sums); err != nil {
+	if err := percentiles.WriteJSON(&jb, sums); err != nil {
 		t.Fatal(err)
 	}
-	var back []Summary
+	var back []percentiles.Summary
 	if err := json.Unmarshal(jb.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
 	if len(back) != 1 || back[0].Count != 100 || math.Abs(back[0].Percentiles["p50"]-50.5) > 0.05 ||
 		math.Abs(back[0].Max-100) > 0.05 || back[0].Labels != "scenario=api" {
 		t.Errorf("json %s", jb.String())
-	}
-}
-
-func TestFormatMs(t *testing.T) {
-	for ms, want := range map[float64]string{
-		0: "0s", 0.85: "850µs", 0.0015: "1.5µs", 12.345: "12.35ms", 1: "1ms", 999.99: "999.99ms",
-		1923.8: "1.92s", 59_999: "60s", 125_100: "2m5.1s",
-		// Past time.Duration's range: hours, never a wrapped negative.
-		9e12: "2500000h0m0s", 1e13: "2.778e+06h", 1e300: "2.778e+293h", -1e300: "-2.778e+293h",
-	} {
-		if got := FormatMs(ms); got != want {
-			t.Errorf("FormatMs(%g) = %q, want %q", ms, got, want)
-		}
-	}
-	if got := PercentileName(99.9); got != "p99.9" {
-		t.Errorf("PercentileName(99.9) = %q", got)
 	}
 }
 

@@ -1,19 +1,15 @@
 package hdrlog
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/metronome-load/metronome/internal/columns"
+	"github.com/metronome-load/metronome/internal/percentiles"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -209,24 +205,6 @@ func (m *Merger) Endpoints() []Endpoint {
 	return out
 }
 
-// Percentiles are the percentiles `metronome merge` reports.
-var Percentiles = []float64{50, 90, 95, 99, 99.9}
-
-// Summary is a distribution's numbers in milliseconds.
-type Summary struct {
-	Metric    string  `json:"metric"`
-	Labels    string  `json:"labels,omitempty"`
-	Count     int64   `json:"count"`
-	Min       float64 `json:"min"`
-	Mean      float64 `json:"mean"`
-	Max       float64 `json:"max"`
-	Intervals int     `json:"intervals"`
-	// Percentiles maps "p50", "p99.9", ... to values.
-	Percentiles map[string]float64 `json:"percentiles"`
-	Start       time.Time          `json:"start"`
-	End         time.Time          `json:"end"`
-}
-
 // Summarize computes a distribution's count, min, mean, max and
 // percentiles, converting microseconds to milliseconds. Percentiles use the
 // estimator of the end-of-test summary (metrics.TrendSink): linear
@@ -235,9 +213,9 @@ type Summary struct {
 // buckets are the summary's (1 µs units, 3 significant digits), the log of
 // a single run reproduces its summary's percentiles; min and max are the
 // middles of their buckets, within 0.05% of the exact ones.
-func (d *Distribution) Summarize(pcts []float64) Summary {
+func (d *Distribution) Summarize(pcts []float64) percentiles.Summary {
 	const usToMs = 1e-3
-	s := Summary{
+	s := percentiles.Summary{
 		Metric:      d.Metric,
 		Labels:      d.Labels,
 		Count:       d.Hist.TotalCount(),
@@ -258,7 +236,7 @@ func (d *Distribution) Summarize(pcts []float64) Summary {
 	s.Max = r.at(s.Count-1) * usToMs
 	s.Mean = dense.Mean() * usToMs
 	for _, p := range pcts {
-		s.Percentiles[PercentileName(p)] = r.percentile(p) * usToMs
+		s.Percentiles[percentiles.Name(p)] = r.percentile(p) * usToMs
 	}
 	return s
 }
@@ -301,30 +279,10 @@ func (r ranks) percentile(p float64) float64 {
 	return metrics.InterpolateRanks(p, n, r.at)
 }
 
-// EndpointPercentiles are the percentiles of the per-name view, as in the
-// end-of-test summary's endpoint table.
-var EndpointPercentiles = []float64{50, 99, 99.9}
-
-// EndpointSummary is one request name's numbers in milliseconds, in the
-// shape of handleSummary's metronome.endpoints.
-type EndpointSummary struct {
-	Name   string `json:"name"`
-	Folded bool   `json:"folded,omitempty"`
-	// Requests counts the raw samples, CorrectedSamples the corrected ones
-	// (back-filled samples included).
-	Requests         int64  `json:"requests"`
-	CorrectedSamples int64  `json:"correctedSamples"`
-	RawMetric        string `json:"rawMetric,omitempty"`
-	// Raw and Corrected map "p(50)", "p(99)", "p(99.9)" to values; nil when
-	// the name has no such samples.
-	Raw       map[string]float64 `json:"raw,omitempty"`
-	Corrected map[string]float64 `json:"corrected,omitempty"`
-}
-
 // Summarize computes the endpoint's percentiles with the estimator of
 // Distribution.Summarize.
-func (e Endpoint) Summarize(pcts []float64) EndpointSummary {
-	s := EndpointSummary{Name: e.Name, Folded: e.Folded, RawMetric: e.RawMetric}
+func (e Endpoint) Summarize(pcts []float64) percentiles.EndpointSummary {
+	s := percentiles.EndpointSummary{Name: e.Name, Folded: e.Folded, RawMetric: e.RawMetric}
 	pick := func(d *Distribution) (map[string]float64, int64) {
 		if d == nil || d.Hist.TotalCount() == 0 {
 			return nil, 0
@@ -332,179 +290,11 @@ func (e Endpoint) Summarize(pcts []float64) EndpointSummary {
 		sum := d.Summarize(pcts)
 		out := map[string]float64{}
 		for _, p := range pcts {
-			out[statName(p)] = sum.Percentiles[PercentileName(p)]
+			out[percentiles.StatName(p)] = sum.Percentiles[percentiles.Name(p)]
 		}
 		return out, sum.Count
 	}
 	s.Raw, s.Requests = pick(e.Raw)
 	s.Corrected, s.CorrectedSamples = pick(e.Corrected)
-	return s
-}
-
-// SortEndpoints orders endpoints as the summary does, the slowest by
-// corrected p99 first; those without corrected samples, then the folded
-// names, last.
-func SortEndpoints(eps []EndpointSummary) {
-	p99 := func(e EndpointSummary) float64 {
-		if e.Corrected == nil {
-			return -1
-		}
-		return e.Corrected["p(99)"]
-	}
-	sort.SliceStable(eps, func(i, j int) bool {
-		if eps[i].Folded != eps[j].Folded {
-			return eps[j].Folded
-		}
-		if a, b := p99(eps[i]), p99(eps[j]); a != b {
-			return a > b
-		}
-		return eps[i].Name < eps[j].Name
-	})
-}
-
-// FoldedName is how tables show the folded names.
-const FoldedName = "(names past the cap, folded)"
-
-// WriteEndpointTable prints endpoints as an aligned table: name, requests,
-// then raw and corrected p50, p99, p99.9.
-func WriteEndpointTable(w io.Writer, eps []EndpointSummary, pcts []float64) error {
-	head := []string{"name", "requests"}
-	for _, kind := range []string{"raw", "corrected"} {
-		for _, p := range pcts {
-			head = append(head, kind+" "+PercentileName(p))
-		}
-	}
-	rows := [][]string{head}
-	for _, e := range eps {
-		name := e.Name
-		if e.Folded {
-			name = FoldedName
-		}
-		row := []string{name, fmt.Sprint(e.Requests)}
-		for _, vals := range []map[string]float64{e.Raw, e.Corrected} {
-			for _, p := range pcts {
-				v, ok := vals[statName(p)]
-				if !ok {
-					row = append(row, "n/a")
-					continue
-				}
-				row = append(row, FormatMs(v))
-			}
-		}
-		rows = append(rows, row)
-	}
-	return writeColumns(w, "lr", rows)
-}
-
-// statName writes p as k6 names a trend stat: 99.9 → p(99.9).
-func statName(p float64) string { return "p(" + strings.TrimPrefix(PercentileName(p), "p") + ")" }
-
-// PercentileName writes p as k6 names a stat column: 99.9 → p99.9.
-func PercentileName(p float64) string {
-	return "p" + strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.4f", p), "0"), ".")
-}
-
-// WriteTable prints summaries as an aligned table: names left-aligned,
-// numbers right-aligned, durations in readable units.
-func WriteTable(w io.Writer, sums []Summary, pcts []float64) error {
-	head := []string{"metric", "labels", "count", "min", "mean"}
-	for _, p := range pcts {
-		head = append(head, PercentileName(p))
-	}
-	head = append(head, "max")
-	rows := [][]string{head}
-	for _, s := range sums {
-		labels := s.Labels
-		if labels == "" {
-			labels = "-"
-		}
-		row := []string{s.Metric, labels, fmt.Sprint(s.Count), FormatMs(s.Min), FormatMs(s.Mean)}
-		for _, p := range pcts {
-			row = append(row, FormatMs(s.Percentiles[PercentileName(p)]))
-		}
-		rows = append(rows, append(row, FormatMs(s.Max)))
-	}
-	return writeColumns(w, "llr", rows)
-}
-
-// writeColumns prints rows as columns aligned as align says (see
-// columns.Write).
-func writeColumns(w io.Writer, align string, rows [][]string) error {
-	var b strings.Builder
-	columns.Write(&b, "", align, rows)
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// WriteJSON prints summaries as an indented JSON array, values in
-// milliseconds rounded to 0.1 µs.
-func WriteJSON(w io.Writer, sums []Summary) error {
-	out := make([]Summary, len(sums))
-	for i, s := range sums {
-		s.Min, s.Mean, s.Max = round4(s.Min), round4(s.Mean), round4(s.Max)
-		s.Percentiles = round4Map(s.Percentiles)
-		out[i] = s
-	}
-	return writeIndented(w, out)
-}
-
-// WriteEndpointJSON prints endpoints as WriteJSON prints summaries.
-func WriteEndpointJSON(w io.Writer, eps []EndpointSummary) error {
-	out := make([]EndpointSummary, len(eps))
-	for i, e := range eps {
-		e.Raw, e.Corrected = round4Map(e.Raw), round4Map(e.Corrected)
-		out[i] = e
-	}
-	return writeIndented(w, out)
-}
-
-func writeIndented(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-func round4Map(m map[string]float64) map[string]float64 {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]float64, len(m))
-	for k, v := range m {
-		out[k] = round4(v)
-	}
-	return out
-}
-
-// round4 rounds milliseconds to 0.1 µs, below the histograms' resolution,
-// so JSON shows no floating-point noise.
-func round4(ms float64) float64 { return math.Round(ms*1e4) / 1e4 }
-
-// FormatMs writes milliseconds with a unit that keeps 3–4 significant
-// digits: 850µs, 12.35ms, 1.92s, 2m5.1s.
-func FormatMs(ms float64) string {
-	switch {
-	case math.IsNaN(ms) || math.IsInf(ms, 0):
-		return fmt.Sprint(ms)
-	case ms == 0:
-		return "0s"
-	case math.Abs(ms) < 1:
-		return trimZeros(fmt.Sprintf("%.1f", ms*1000)) + "µs"
-	case math.Abs(ms) < 1000:
-		return trimZeros(fmt.Sprintf("%.2f", ms)) + "ms"
-	case math.Abs(ms) < 60_000:
-		return trimZeros(fmt.Sprintf("%.2f", ms/1000)) + "s"
-	case math.Abs(ms) >= math.MaxInt64/float64(time.Millisecond):
-		// Past what a time.Duration holds (292 years), which only a
-		// damaged or forged value reaches: hours, not a wrapped negative.
-		return strconv.FormatFloat(ms/3.6e6, 'g', 4, 64) + "h"
-	}
-	d := time.Duration(math.Round(ms/100) * 100 * float64(time.Millisecond))
-	return d.String()
-}
-
-func trimZeros(s string) string {
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
 	return s
 }

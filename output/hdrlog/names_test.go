@@ -13,6 +13,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/metronome-load/metronome/internal/percentiles"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
 	"github.com/metronome-load/metronome/secrets"
@@ -281,7 +283,7 @@ func TestMergeSegmentsByName(t *testing.T) {
 		if e.Folded || e.RawMetric != metrics.HTTPReqDurationName || e.Raw == nil || e.Corrected == nil {
 			t.Fatalf("endpoint %+v", e)
 		}
-		sum, ws := e.Summarize(EndpointPercentiles), wholeEps[i].Summarize(EndpointPercentiles)
+		sum, ws := e.Summarize(percentiles.ByName), wholeEps[i].Summarize(percentiles.ByName)
 		if fmt.Sprint(sum) != fmt.Sprint(ws) {
 			t.Errorf("%s: segments %+v, whole %+v", e.Name, sum, ws)
 		}
@@ -295,8 +297,8 @@ func TestMergeSegmentsByName(t *testing.T) {
 			}
 			// The summary's estimator over the same buckets: equal but
 			// where the sink keeps an exact value (within half a bucket).
-			for _, p := range EndpointPercentiles {
-				got, want := c.pcts[statName(p)], c.want.Percentile(p)
+			for _, p := range percentiles.ByName {
+				got, want := c.pcts[percentiles.StatName(p)], c.want.Percentile(p)
 				if math.Abs(got-want) > want/2000 {
 					t.Errorf("%s %s p%g: %g ms, want %g ms", e.Name, kind, p, got, want)
 				}
@@ -305,7 +307,7 @@ func TestMergeSegmentsByName(t *testing.T) {
 	}
 	// The stalled endpoint's corrected tail is far above its raw one.
 	for _, e := range eps {
-		s := e.Summarize(EndpointPercentiles)
+		s := e.Summarize(percentiles.ByName)
 		if stalled := e.Name == "cart"; stalled != (s.Corrected["p(99)"] > 2*s.Raw["p(99)"]) {
 			t.Errorf("%s: raw p99 %g ms, corrected p99 %g ms", e.Name, s.Raw["p(99)"], s.Corrected["p(99)"])
 		}
@@ -316,7 +318,7 @@ func TestMergeSegmentsByName(t *testing.T) {
 		t.Fatalf("%d distributions, want %d", len(dists), len(total))
 	}
 	for _, d := range dists {
-		s := d.Summarize(Percentiles)
+		s := d.Summarize(percentiles.Table)
 		want := total[Series{Metric: d.Metric, Scenario: strings.TrimPrefix(d.Labels, "scenario=")}]
 		if want == nil || s.Count != want.Count() {
 			t.Errorf("%s %s: %d samples, want %v", d.Metric, d.Labels, s.Count, want)
@@ -392,17 +394,17 @@ func TestEndpointTableAndJSON(t *testing.T) {
 	put(Series{Metric: "corrected_latency", Scenario: "b", Name: "slow"}, 500_000, 3000)
 	put(Series{Metric: "ws_connecting", Scenario: "b", Name: "ws only"}, 4000)
 	put(Series{Metric: "corrected_latency", Scenario: "b", Folded: true}, 7000)
-	var sums []EndpointSummary
+	var sums []percentiles.EndpointSummary
 	for _, e := range m.Endpoints() {
-		sums = append(sums, e.Summarize(EndpointPercentiles))
+		sums = append(sums, e.Summarize(percentiles.ByName))
 	}
-	SortEndpoints(sums)
+	percentiles.SortEndpoints(sums)
 	var tb bytes.Buffer
-	if err := WriteEndpointTable(&tb, sums, EndpointPercentiles); err != nil {
+	if err := percentiles.WriteEndpointTable(&tb, sums, percentiles.ByName); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(tb.String(), "\n"), "\n")
-	wantStart := []string{"name ", "slow ", "fast one ", "ws only ", FoldedName}
+	wantStart := []string{"name ", "slow ", "fast one ", "ws only ", percentiles.FoldedName}
 	if len(lines) != len(wantStart) {
 		t.Fatalf("table:\n%s", tb.String())
 	}
@@ -426,7 +428,7 @@ func TestEndpointTableAndJSON(t *testing.T) {
 		t.Errorf("ws only row %q", lines[3])
 	}
 	var jb bytes.Buffer
-	if err := WriteEndpointJSON(&jb, sums); err != nil {
+	if err := percentiles.WriteEndpointJSON(&jb, sums); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{`"name": "slow"`, `"rawMetric": "ws_connecting"`, `"p(99.9)": 499.59`, `"folded": true`, `"correctedSamples": 2`} {

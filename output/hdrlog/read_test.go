@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/metronome-load/metronome/internal/percentiles"
 )
 
 // intervalLine is one log line of a histogram of lowest..highest at digits
@@ -58,7 +60,7 @@ func mergeText(t *testing.T, logs ...string) (*Merger, int64) {
 	}
 	var n int64
 	for _, d := range m.Distributions("m") {
-		n += d.Summarize(Percentiles).Count
+		n += d.Summarize(percentiles.Table).Count
 	}
 	return m, n
 }
