@@ -41,10 +41,10 @@ import (
 	_ "github.com/metronome-load/metronome/js/modules/ws"
 
 	// Outputs selected with -o.
+	_ "github.com/metronome-load/metronome/internal/output/influxdb"
 	_ "github.com/metronome-load/metronome/output/csv"
 	_ "github.com/metronome-load/metronome/output/dashboard"
 	_ "github.com/metronome-load/metronome/output/hdrlog"
-	_ "github.com/metronome-load/metronome/output/influxdb"
 	_ "github.com/metronome-load/metronome/output/json"
 	_ "github.com/metronome-load/metronome/output/opentelemetry"
 	_ "github.com/metronome-load/metronome/output/prometheus"
