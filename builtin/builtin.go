@@ -42,11 +42,11 @@ import (
 
 	// Outputs selected with -o.
 	_ "github.com/metronome-load/metronome/internal/output/influxdb"
+	_ "github.com/metronome-load/metronome/internal/output/opentelemetry"
 	_ "github.com/metronome-load/metronome/output/csv"
 	_ "github.com/metronome-load/metronome/output/dashboard"
 	_ "github.com/metronome-load/metronome/output/hdrlog"
 	_ "github.com/metronome-load/metronome/output/json"
-	_ "github.com/metronome-load/metronome/output/opentelemetry"
 	_ "github.com/metronome-load/metronome/output/prometheus"
 	_ "github.com/metronome-load/metronome/output/result"
 )
