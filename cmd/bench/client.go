@@ -32,7 +32,7 @@ func (b *bench) measureClient(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	bin := filepath.Join(b.dir, "http1.test")
-	build := exec.CommandContext(ctx, b.goCmd, "test", "-c", "-o", bin, "./http1")
+	build := exec.CommandContext(ctx, b.goCmd, "test", "-c", "-o", bin, "./internal/http1")
 	build.Dir = b.repo
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("%s: %v\n%s", strings.Join(build.Args, " "), err, out)

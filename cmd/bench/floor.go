@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/metronome-load/metronome/http1"
+	"github.com/metronome-load/metronome/internal/http1"
 )
 
 // floorWorkers matches openScript's VUs and wrk2's connections.

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/metronome-load/metronome/http1"
 	"github.com/metronome-load/metronome/internal/dialer"
+	"github.com/metronome-load/metronome/internal/http1"
 )
 
 // Options are what a VU's client takes from the test's options.

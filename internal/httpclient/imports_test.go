@@ -39,7 +39,7 @@ func TestEngineImportsNoJavaScript(t *testing.T) {
 		}
 	}
 	walk(module+"/internal/httpclient", ".")
-	if !seen[module+"/http1"] {
+	if !seen[module+"/internal/http1"] {
 		t.Fatalf("the walk did not reach http1, which httpclient imports: it read the wrong folder (saw %v)", seen)
 	}
 }

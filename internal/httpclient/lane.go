@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/metronome-load/metronome/http1"
+	"github.com/metronome-load/metronome/internal/http1"
 )
 
 // Lane carries the synchronous requests of one VU, one at a time (Do's
