@@ -18,13 +18,8 @@ func init() { addCommand(newMergeCmd) }
 // distribution per metric and scenario, and per request name; or the
 // result files of a test's instances (-o result=FILE) merged into the
 // verdict of the whole test.
-func newMergeCmd(g *globals) *cobra.Command {
-	m := &tool.Merge{Stdout: g.stdout, Stderr: g.stderr}
-	var env []string
-	cmd := &cobra.Command{
-		Use:   "merge [flags] FILE...",
-		Short: "Merge HdrHistogram logs, or the result files of a test's instances into one verdict",
-		Long: `Merge reads HdrHistogram interval logs written with -o hdrlog=FILE and merges
+// mergeLong is merge's help: what it does with each kind of file.
+const mergeLong = `Merge reads HdrHistogram interval logs written with -o hdrlog=FILE and merges
 every interval of every file into one distribution per metric and scenario,
 and per request name. HdrHistogram merges are exact, so the percentiles are
 those of all the requests together, not an average of each instance's
@@ -52,7 +47,15 @@ whose segments overlap or leave a part out, are refused with exit code 104.
 A file cut short (its runner was killed) is merged for what it holds, the
 summary says so, and merge exits 105. A DIR argument stands for the result
 files in it; --wait waits for the files to be complete (k6-operator's
-runners write them while the merge Job already runs).`,
+runners write them while the merge Job already runs).`
+
+func newMergeCmd(g *globals) *cobra.Command {
+	m := &tool.Merge{Stdout: g.stdout, Stderr: g.stderr}
+	var env []string
+	cmd := &cobra.Command{
+		Use:   "merge [flags] FILE...",
+		Short: "Merge HdrHistogram logs, or the result files of a test's instances into one verdict",
+		Long:  mergeLong,
 		Example: `  metronome merge instance-1.hlog instance-2.hlog
   metronome merge --by-name --json run-*.hlog
   metronome merge --metric corrected_latency --json run-*.hlog
