@@ -19,8 +19,10 @@ import (
 	// JavaScript modules: k6, k6/http, k6/metrics, k6/execution, k6/data,
 	// k6/encoding, k6/crypto, k6/html, k6/timers, k6/experimental/fs,
 	// k6/experimental/csv, k6/experimental/streams, k6/secrets, k6/ws,
-	// k6/websockets (also as k6/experimental/websockets), k6/net/grpc; the
+	// k6/websockets (also as k6/experimental/websockets), k6/net/grpc,
+	// k6/browser; the
 	// globals crypto (WebCrypto), TextEncoder and TextDecoder.
+	_ "github.com/metronome-load/metronome/js/modules/browser"
 	_ "github.com/metronome-load/metronome/js/modules/crypto"
 	_ "github.com/metronome-load/metronome/js/modules/csv"
 	_ "github.com/metronome-load/metronome/js/modules/data"

@@ -1,0 +1,154 @@
+package browser_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/js/jstest"
+	"github.com/metronome-load/metronome/metrics"
+
+	_ "github.com/metronome-load/metronome/js/modules/browser"
+	_ "github.com/metronome-load/metronome/js/modules/k6"
+)
+
+// needChromium skips a test on a machine without Chromium.
+func needChromium(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
+		t.Skip("no Chromium at /usr/bin/chromium; CI installs it (.ci/run)")
+	}
+}
+
+// site serves the test's pages on loopback: a form, a second page, a
+// slow image and a page whose layout shifts.
+func site(t *testing.T) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	html := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, body)
+		}
+	}
+	mux.HandleFunc("/favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) })
+	mux.HandleFunc("/", html(`<!doctype html><html><head><title>Form</title></head><body>
+<h1 id="h">Hello</h1>
+<label for="name">Your name</label><input id="name" placeholder="Name here">
+<input type="checkbox" id="agree" aria-label="Agree">
+<select id="color"><option value="r">Red</option><option value="g">Green</option></select>
+<button id="go" onclick="document.getElementById('h').textContent = 'Hi ' + document.getElementById('name').value">Greet</button>
+<ul><li>one</li><li>two</li><li>three</li></ul>
+<a href="/two">Next page</a>
+<p data-testid="hidden" style="display:none">secret</p>
+</body></html>`))
+	mux.HandleFunc("/two", html(`<!doctype html><html><head><title>Two</title></head><body><p id="p">second page</p><img src="/slow.png" width="10" height="10"></body></html>`))
+	mux.HandleFunc("/slow.png", func(w http.ResponseWriter, _ *http.Request) {
+		time.Sleep(200 * time.Millisecond)
+		w.WriteHeader(http.StatusNotFound)
+	})
+	mux.HandleFunc("/shift", html(`<!doctype html><html><body><p>text above</p><div id="d" style="height:50px"></div><p style="font-size:40px">shifting content here</p>
+<script>setTimeout(() => { document.getElementById("d").style.height = "400px"; }, 300);</script></body></html>`))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// browserOptions are options with one scenario, "ui", that asks for
+// Chromium as k6 requires.
+func browserOptions(t *testing.T, withType bool) *config.Options {
+	t.Helper()
+	sc := map[string]any{"executor": "shared-iterations"}
+	if withType {
+		sc["options"] = map[string]any{"browser": map[string]any{"type": "chromium"}}
+	}
+	raw, err := json.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &config.Options{Scenarios: map[string]json.RawMessage{"ui": raw}}
+}
+
+func run(t *testing.T, script string, withType bool, env map[string]string) *jstest.Runner {
+	t.Helper()
+	r := jstest.Load(t, map[string]string{"script.js": script}, &jstest.Config{Env: env, Options: browserOptions(t, withType)})
+	v, _ := r.NewVU(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res := v.Run(ctx, executor.Iteration{Scenario: &executor.Scenario{Name: "ui"}})
+	if res.Outcome != executor.Completed {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr.String())
+	}
+	return r
+}
+
+// The first slice of k6/browser: a page is opened, navigated, a locator
+// found and clicked, its text read and the page closed; the browser's
+// requests become browser_* samples tagged as k6 tags them.
+func TestPageGotoClickText(t *testing.T) {
+	needChromium(t)
+	srv := site(t)
+	r := run(t, `
+import { browser } from "k6/browser";
+export default async function () {
+	const page = await browser.newPage();
+	try {
+		const res = await page.goto(__ENV.URL + "/");
+		await page.locator("#name").fill("Ada");
+		await page.locator("#go").click();
+		const text = await page.locator("#h").textContent();
+		console.log("text=" + text, "status=" + res.status(), "title=" + await page.title(), "url=" + page.url());
+	} finally {
+		await page.close();
+	}
+}`, true, map[string]string{"URL": srv.URL})
+	out := r.Stderr.String()
+	for _, want := range []string{"text=Hi Ada", "status=200", "title=Form", "url=" + srv.URL + "/"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in:\n%s", want, out)
+		}
+	}
+	doc := srv.URL + "/"
+	var sawDoc, sawFavicon bool
+	for _, s := range r.Sent.Samples() {
+		url, _ := s.Tags.Get("url")
+		status, _ := s.Tags.Get("status")
+		switch s.Metric.Name {
+		case "browser_http_req_duration":
+			if url == doc {
+				sawDoc = true
+				rt, _ := s.Tags.Get("resource_type")
+				name, _ := s.Tags.Get("name")
+				if rt != "Document" || status != "200" || name != doc || s.Value <= 0 {
+					t.Errorf("document sample %v tags %s", s.Value, s.Tags)
+				}
+			}
+		case "browser_http_req_failed":
+			if strings.HasSuffix(url, "/favicon.ico") {
+				sawFavicon = true
+				if s.Value != 1 || status != "404" {
+					t.Errorf("favicon's 404 is a failure: %v %s", s.Value, s.Tags)
+				}
+			}
+		}
+	}
+	if !sawDoc || !sawFavicon {
+		t.Errorf("samples lack the document (%v) or the favicon's failure (%v): %s", sawDoc, sawFavicon, tally(r.Sent.Samples()))
+	}
+}
+
+func tally(ss []metrics.Sample) string {
+	n := map[string]int{}
+	for _, s := range ss {
+		n[s.Metric.Name]++
+	}
+	return fmt.Sprint(n)
+}
