@@ -1,0 +1,162 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// browserSite serves a page for browser scripts on loopback.
+func browserSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/favicon.ico" {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><html><head><title>T</title></head><body><h1>Hello</h1><button onclick="this.textContent='done'">Go</button></body></html>`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func needChromium(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
+		t.Skip("no Chromium at /usr/bin/chromium; CI installs it (.ci/run)")
+	}
+}
+
+// chromiumsUsing counts the processes whose command line mentions dir:
+// Chromium passes its --user-data-dir, made under $TMPDIR, to every child.
+func chromiumsUsing(dir string) int {
+	out, _ := exec.Command("pgrep", "-f", dir).Output()
+	return len(strings.Fields(string(out)))
+}
+
+// Chromium dies with metronome: on SIGINT the run ends and closes it, on
+// SIGKILL the kernel kills it (Pdeathsig) and its children follow; none of
+// its processes, found by the unique profile folder, remains.
+func TestBrowserLeavesNoChromium(t *testing.T) {
+	needChromium(t)
+	srv := browserSite(t)
+	script := filepath.Join(t.TempDir(), "b.js")
+	if err := os.WriteFile(script, []byte(`
+import { browser } from "k6/browser";
+export const options = { scenarios: { ui: { executor: "constant-vus", vus: 1, duration: "60s", options: { browser: { type: "chromium" } } } } };
+export default async function () {
+	const page = await browser.newPage();
+	try { await page.goto(__ENV.URL); await page.waitForTimeout(300); } finally { await page.close(); }
+}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			tmp := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, binary, "run", "-q", "-e", "URL="+srv.URL, script)
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for chromiumsUsing(tmp) == 0 {
+				if time.Now().After(deadline) {
+					_ = cmd.Process.Kill()
+					t.Fatal("Chromium did not start within 30s")
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			time.Sleep(time.Second) // let it load a page
+			_ = cmd.Process.Signal(sig)
+			_ = cmd.Wait()
+			// Chromium's children notice their parent's death on their own.
+			deadline = time.Now().Add(10 * time.Second)
+			for n := chromiumsUsing(tmp); n > 0; n = chromiumsUsing(tmp) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d Chromium processes remain after %s", n, sig)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// A script with an HTTP scenario and an open-model browser scenario gives
+// one summary holding both: http_reqs and the browser_* metrics, and a
+// corrected_latency for each page navigation.
+func TestBrowserMixedScenarios(t *testing.T) {
+	needChromium(t)
+	srv := browserSite(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "mixed.js")
+	if err := os.WriteFile(script, []byte(`
+import http from "k6/http";
+import { check } from "k6";
+import { browser } from "k6/browser";
+export const options = { thresholds: { "corrected_latency{scenario:ui}": ["max>=0"] }, scenarios: {
+	api: { executor: "shared-iterations", iterations: 5, exec: "api" },
+	ui: { executor: "constant-arrival-rate", rate: 2, timeUnit: "1s", duration: "2s", preAllocatedVUs: 2, exec: "ui",
+		options: { browser: { type: "chromium" } } },
+} };
+export function api() { http.get(__ENV.URL); }
+export async function ui() {
+	const page = await browser.newPage();
+	try {
+		await page.goto(__ENV.URL);
+		await page.locator("button").click();
+		check(await page.locator("button").textContent(), { "clicked": (t) => t === "done" });
+	} finally { await page.close(); }
+}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	export := filepath.Join(dir, "summary.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "run", "-q", "-e", "URL="+srv.URL, "--summary-export", export, script)
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	raw, err := os.ReadFile(export)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum struct {
+		Metrics map[string]map[string]any `json:"metrics"`
+	}
+	if err := json.Unmarshal(raw, &sum); err != nil {
+		t.Fatal(err)
+	}
+	count := func(name, key string) float64 {
+		v, _ := sum.Metrics[name][key].(float64)
+		return v
+	}
+	if n := count("http_reqs", "count"); n != 5 {
+		t.Errorf("http_reqs %v, want 5", n)
+	}
+	// About 4 arrivals of the browser scenario; each loads the page.
+	if n := count("checks", "passes"); n < 2 {
+		t.Errorf("checks passed %v times, want the browser iterations' (≥ 2)\n%s", n, out)
+	}
+	if n := count("corrected_latency{scenario:ui}", "max"); n <= 0 {
+		t.Errorf("corrected_latency of the browser scenario has max %v, want the navigations' latencies (> 0)\n%s", n, raw)
+	}
+	for _, m := range []string{"browser_http_req_duration", "browser_data_received", "browser_data_sent", "browser_web_vital_fcp", "browser_web_vital_ttfb"} {
+		if _, ok := sum.Metrics[m]; !ok {
+			t.Errorf("summary lacks %s\n%s", m, out)
+		}
+	}
+}
