@@ -152,3 +152,115 @@ func tally(ss []metrics.Sample) string {
 	}
 	return fmt.Sprint(n)
 }
+
+// The wider API on one page: role, text, label, placeholder and test-id
+// locators, check, selectOption, nth/first/last/count, $ and $$, evaluate,
+// screenshot bytes and file, navigation by click with waitForNavigation,
+// and k6's error words for a timeout, a second context and a detached
+// element handle.
+func TestPageAPI(t *testing.T) {
+	needChromium(t)
+	srv := site(t)
+	shot := t.TempDir() + "/shots/a.png"
+	r := run(t, `
+import { browser } from "k6/browser";
+const log = [];
+const say = (k, v) => log.push(k + "=" + v);
+const err = async (k, f) => { try { await f(); say(k, "no error"); } catch (e) { say(k, String(e)); } };
+export default async function () {
+	const page = await browser.newPage();
+	try {
+		await page.goto(__ENV.URL + "/");
+		await page.getByPlaceholder("Name here").type("Bo");
+		await page.getByLabel("Your name").press("End");
+		await page.getByRole("button", { name: "Greet" }).click();
+		say("h", await page.getByRole("heading").textContent());
+		await page.getByRole("checkbox", { name: "Agree" }).check();
+		say("checked", await page.locator("#agree").isChecked());
+		say("select", JSON.stringify(await page.locator("#color").selectOption("g")));
+		say("value", await page.locator("#color").inputValue());
+		const li = page.locator("li");
+		say("li", [await li.count(), await li.first().textContent(), await li.nth(1).textContent(), await li.last().innerText()].join("|"));
+		say("text", await page.getByText("TWO").textContent());
+		say("hidden", await page.getByTestId("hidden").isVisible());
+		const items = await page.$$("li");
+		say("$$", items.length);
+		const h = await page.$("#h");
+		say("$", await h.textContent());
+		say("eval", await page.evaluate((a) => a.x + document.querySelectorAll("li").length, { x: 10 }));
+		const bytes = await page.screenshot({ path: __ENV.SHOT });
+		say("png", String.fromCharCode(...new Uint8Array(bytes).slice(1, 4)));
+		await err("timeout", () => page.locator("#nope").click({ timeout: 200 }));
+		await err("second", () => browser.newPage());
+		await page.evaluate(() => document.getElementById("h").remove());
+		await err("detached", () => h.textContent());
+		await Promise.all([page.waitForNavigation(), page.getByRole("link", { name: "Next page" }).click()]);
+		say("nav", page.url().endsWith("/two") + ":" + await page.title());
+	} finally {
+		await page.close();
+	}
+	console.log(log.join("\n"));
+}`, true, map[string]string{"URL": srv.URL, "SHOT": shot})
+	out := r.Stderr.String()
+	for _, want := range []string{
+		"h=Hi Bo", "checked=true", `select=["g"]`, "value=g", "li=3|one|two|three", "text=two", "hidden=false",
+		"$$=3", "$=Hi Bo", "eval=13", "png=PNG",
+		`timeout=clicking on "#nope": timed out after 200ms`,
+		"second=new page: existing browser context must be closed before creating a new one",
+		"detached=", "element is not attached to the DOM", "nav=true:Two",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in:\n%s", want, out)
+		}
+	}
+	if b, err := os.ReadFile(shot); err != nil || len(b) < 100 {
+		t.Errorf("screenshot file: %d bytes, %v", len(b), err)
+	}
+}
+
+// Without options.browser.type the module fails with k6's sentence.
+func TestBrowserTypeRequired(t *testing.T) {
+	r := run(t, `
+import { browser } from "k6/browser";
+export default async function () {
+	try { await browser.newPage(); console.log("opened"); } catch (e) { console.log("ERR " + e); }
+}`, false, nil)
+	want := "ERR browser not found in registry. make sure to set browser type option in scenario definition in order to use the browser module"
+	if !strings.Contains(r.Stderr.String(), want) {
+		t.Fatalf("want %q in:\n%s", want, r.Stderr.String())
+	}
+}
+
+// A layout shift after the first paint gives a CLS above zero, reported
+// when the page closes, and the slow image's request its duration.
+func TestWebVitals(t *testing.T) {
+	needChromium(t)
+	srv := site(t)
+	r := run(t, `
+import { browser } from "k6/browser";
+export default async function () {
+	const page = await browser.newPage();
+	await page.goto(__ENV.URL + "/shift");
+	await page.waitForTimeout(600);
+	await page.goto(__ENV.URL + "/two");
+	await page.close();
+}`, true, map[string]string{"URL": srv.URL})
+	var cls, slow float64 = -1, -1
+	var rating string
+	for _, s := range r.Sent.Samples() {
+		url, _ := s.Tags.Get("url")
+		switch {
+		case s.Metric.Name == "browser_web_vital_cls" && strings.HasSuffix(url, "/shift"):
+			cls = s.Value
+			rating, _ = s.Tags.Get("rating")
+		case s.Metric.Name == "browser_http_req_duration" && strings.HasSuffix(url, "/slow.png"):
+			slow = s.Value
+		}
+	}
+	if cls <= 0 || rating == "" {
+		t.Errorf("CLS of the shifting page %v (rating %q), want above 0; samples %s", cls, rating, tally(r.Sent.Samples()))
+	}
+	if slow < 200 {
+		t.Errorf("the slow image took %v ms, want at least the server's 200", slow)
+	}
+}

@@ -645,8 +645,10 @@ func (b *vuBrowser) elementMethods(r elementRef, touch func()) methods {
 					const match = (opt, w) => typeof w === "object" && w !== null
 						? (w.value === undefined || opt.value === w.value) && (w.label === undefined || opt.label === w.label) && (w.index === undefined || opt.index === w.index)
 						: opt.value === String(w) || opt.label === String(w);
-					const picked = [];
-					for (const opt of el.options || []) { opt.selected = want.some((w) => match(opt, w)); if (opt.selected) picked.push(opt.value); if (!el.multiple && opt.selected) break; }
+					const opts = Array.from(el.options || []);
+					if (el.multiple) opts.forEach((opt) => { opt.selected = want.some((w) => match(opt, w)); });
+					else el.selectedIndex = opts.findIndex((opt) => want.some((w) => match(opt, w)));
+					const picked = Array.from(el.selectedOptions || []).map((opt) => opt.value);
 					el.dispatchEvent(new Event("input", {bubbles: true}));
 					el.dispatchEvent(new Event("change", {bubbles: true}));
 					return picked;
