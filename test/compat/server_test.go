@@ -50,6 +50,22 @@ func corpusMux() *http.ServeMux {
 		})
 	})
 	mux.HandleFunc("/echo", echo)
+	mux.HandleFunc("/page", func(w http.ResponseWriter, _ *http.Request) {
+		// A page for the k6/browser scripts (360–399): a form and a link.
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!doctype html><html><head><title>Corpus page</title></head><body>
+<h1 id="h">Hello</h1>
+<label for="name">Your name</label><input id="name" placeholder="Name here">
+<input type="checkbox" id="agree" aria-label="Agree">
+<button id="go" onclick="document.getElementById('h').textContent = 'Hi ' + document.getElementById('name').value">Greet</button>
+<ul><li>one</li><li>two</li><li>three</li></ul>
+<a href="/page2">Next page</a>
+</body></html>`)
+	})
+	mux.HandleFunc("/page2", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!doctype html><html><head><title>Second</title></head><body><p id="p">second page</p></body></html>`)
+	})
 	mux.HandleFunc("/raw", func(w http.ResponseWriter, r *http.Request) {
 		// The request's body as the response's, for bodies that are not
 		// JSON.

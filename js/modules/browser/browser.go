@@ -347,19 +347,21 @@ func (b *vuBrowser) browserObject() *sobek.Object {
 	})
 }
 
-// browserVersion is the browser's version as k6 gives it: "120.0.6099.71".
-func browserVersion(root context.Context) string {
+// browserVersion is the browser's version as k6 gives it
+// ("120.0.6099.71") and the user agent its pages send.
+func browserVersion(root context.Context) (version, userAgent string) {
 	c := chromedp.FromContext(root)
 	ctx, cancel := context.WithTimeout(root, 5*time.Second)
 	defer cancel()
 	v, err := cdp.Call(ctx, c.Browser, cdpbrowser.GetVersion, cdp.Empty{})
 	if err != nil {
-		return ""
+		return "", ""
 	}
+	version = v.Product
 	if _, after, ok := strings.Cut(v.Product, "/"); ok {
-		return after
+		version = after
 	}
-	return v.Product
+	return version, strings.Replace(v.UserAgent, "HeadlessChrome", "Chrome", 1)
 }
 
 func (b *vuBrowser) contextObject(bc *bcontext) *sobek.Object {

@@ -155,7 +155,10 @@ type process struct {
 	stop    func()
 	err     error
 	version string
-	run     *modules.Run
+	// userAgent is the browser's own with "HeadlessChrome" said as
+	// "Chrome", which every page sends, as k6's pages do.
+	userAgent string
+	run       *modules.Run
 }
 
 var chromium process
@@ -195,7 +198,7 @@ func (p *process) get(run *modules.Run) (context.Context, error) {
 	}
 	p.root, p.stop, p.run = root, stop, run
 	if c := chromedp.FromContext(root); c != nil && c.Browser != nil {
-		p.version = browserVersion(root)
+		p.version, p.userAgent = browserVersion(root)
 	}
 	if run != nil && run.Samples != nil {
 		done := run.Samples.Done()

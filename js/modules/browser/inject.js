@@ -162,8 +162,13 @@
     globalThis.__metronomeVital(JSON.stringify({ name, value, rating: rating(name, value), url: location.href }));
   };
   let lcp = -1, cls = 0, clsWindow = 0, clsWindowStart = 0, clsLast = 0, inp = -1, reported = false;
+  const observers = [];
   const observe = (type, cb, opts) => {
-    try { new PerformanceObserver((l) => l.getEntries().forEach(cb)).observe(Object.assign({ type, buffered: true }, opts || {})); } catch (e) { /* unsupported */ }
+    try {
+      const o = new PerformanceObserver((l) => l.getEntries().forEach(cb));
+      o.observe(Object.assign({ type, buffered: true }, opts || {}));
+      observers.push([o, cb]);
+    } catch (e) { /* unsupported */ }
   };
   const navStart = () => { const n = performance.getEntriesByType("navigation")[0]; return n ? n.activationStart || 0 : 0; };
   observe("paint", (e) => { if (e.name === "first-contentful-paint") send("FCP", Math.max(e.startTime - navStart(), 0)); });
@@ -184,12 +189,31 @@
   const flush = () => {
     if (reported) return;
     reported = true;
+    // Entries not yet handed to the observers' callbacks count too.
+    for (const [o, cb] of observers) o.takeRecords().forEach(cb);
     if (lcp >= 0) send("LCP", lcp);
     send("CLS", cls);
     if (inp >= 0) send("INP", inp);
   };
+  // As web-vitals does, LCP is final at the first input: report it then.
+  const lcpFinal = () => {
+    if (lcp >= 0) send("LCP", lcp);
+    removeEventListener("keydown", lcpFinal, true);
+    removeEventListener("click", lcpFinal, true);
+  };
+  addEventListener("keydown", lcpFinal, true);
+  addEventListener("click", lcpFinal, true);
   addEventListener("pagehide", flush, true);
   addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") flush(); }, true);
 
-  globalThis.__metronome = { all, visible, text, role, accessibleName, flush };
+  // leave waits for the next frame to be painted, so that a page closed
+  // right after it loaded has its paints, then flushes.
+  const leave = () => new Promise((resolve) => {
+    const done = () => { flush(); resolve(); };
+    if (document.visibilityState !== "visible") return done();
+    requestAnimationFrame(() => requestAnimationFrame(done));
+    setTimeout(done, 500);
+  });
+
+  globalThis.__metronome = { all, visible, text, role, accessibleName, flush, leave };
 })();

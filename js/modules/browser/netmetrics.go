@@ -3,6 +3,7 @@ package browser
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -71,6 +72,11 @@ type request struct {
 	wall                      time.Time
 	start                     float64 // monotonic seconds
 	resp                      *network.Response
+	// sent is the request's size as k6 counts it: its request line, the
+	// headers that went on the wire (those of requestWillBeSentExtraInfo
+	// once they came, else those Chromium planned) and its body.
+	lineBody, headers float64
+	extra             bool
 }
 
 // netTracker turns a page's CDP network events into browser_* samples.
@@ -83,12 +89,13 @@ type netTracker struct {
 
 	mu       sync.Mutex
 	reqs     map[network.RequestID]*request
+	extra    map[network.RequestID]network.Headers // wire headers come before their request
 	inflight int
 	lastIdle time.Time
 }
 
 func newNetTracker(m *Metrics, tags func() (*metrics.TagSet, map[string]bool), send func([]metrics.Sample)) *netTracker {
-	return &netTracker{m: m, tags: tags, send: send, reqs: map[network.RequestID]*request{}, lastIdle: time.Now()}
+	return &netTracker{m: m, tags: tags, send: send, reqs: map[network.RequestID]*request{}, extra: map[network.RequestID]network.Headers{}, lastIdle: time.Now()}
 }
 
 // idleSince reports how long no request has been in flight (0 while one
@@ -102,20 +109,37 @@ func (n *netTracker) idleSince() time.Duration {
 	return time.Since(n.lastIdle)
 }
 
-// requestSize is the size of a request as sent: its request line,
-// headers and body.
-func requestSize(r *network.Request) int {
-	size := len(r.Method) + len(r.URL) + len(" HTTP/1.1\r\n") + 2
-	for k, v := range r.Headers {
-		size += len(k) + 4
-		if s, ok := v.(string); ok {
-			size += len(s)
-		} else if b, err := json.Marshal(v); err == nil {
-			size += len(b)
+// requestLineSize is the size k6 counts for a request line: method,
+// path, HTTP version, spaces and line break.
+func requestLineSize(method, rawURL string) int {
+	path := rawURL
+	if i := strings.Index(path, "://"); i >= 0 {
+		path = path[i+3:]
+		if j := strings.IndexByte(path, '/'); j >= 0 {
+			path = path[j:]
+		} else {
+			path = ""
 		}
 	}
-	for _, e := range r.PostDataEntries {
-		size += len(e.Bytes)
+	if i := strings.IndexAny(path, "?#"); i >= 0 {
+		path = path[:i]
+	}
+	return 4 + len(method) + len(path) + 8
+}
+
+// headersSize is the size k6 counts for headers: name, value, ": " and a
+// line break each.
+func headersSize(h network.Headers) int {
+	size := 0
+	for k, v := range h {
+		s, ok := v.(string)
+		if !ok {
+			continue
+		}
+		// Repeated headers come joined by line breaks.
+		for _, one := range strings.Split(s, "\n") {
+			size += len(k) + len(one) + 4
+		}
 	}
 	return size
 }
@@ -135,20 +159,34 @@ func (n *netTracker) onRequest(ev *network.EventRequestWillBeSent) {
 	}
 	r := &request{method: ev.Request.Method, url: ev.Request.URL + ev.Request.URLFragment,
 		resourceType: string(ev.Type), wall: time.Now(), start: float64(ev.Timestamp)}
+	body := 0
+	for _, e := range ev.Request.PostDataEntries {
+		body += len(e.Bytes)
+	}
+	r.lineBody = float64(requestLineSize(r.method, r.url) + body)
+	if x, ok := n.extra[ev.RequestID]; ok {
+		r.headers, r.extra = float64(headersSize(x)), true
+		delete(n.extra, ev.RequestID)
+	} else {
+		r.headers = float64(headersSize(ev.Request.Headers))
+	}
 	n.reqs[ev.RequestID] = r
 	n.inflight++
 	n.mu.Unlock()
+}
 
-	base, sys := n.tags()
-	tags := base
-	if sys["method"] {
-		tags = tags.With("method", r.method)
+// onExtraInfo takes the headers a request sent on the wire; they may come
+// before or after the request's own event.
+func (n *netTracker) onExtraInfo(ev *network.EventRequestWillBeSentExtraInfo) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	r, ok := n.reqs[ev.RequestID]
+	switch {
+	case ok && !r.extra:
+		r.headers, r.extra = float64(headersSize(ev.Headers)), true
+	case !ok:
+		n.extra[ev.RequestID] = ev.Headers
 	}
-	if sys["url"] {
-		tags = tags.With("url", r.url).With("name", r.url)
-	}
-	tags = tags.With("resource_type", r.resourceType)
-	n.send([]metrics.Sample{{Metric: n.m.DataSent, Tags: tags, Time: r.wall, Value: float64(requestSize(ev.Request))}})
 }
 
 func (n *netTracker) onResponse(ev *network.EventResponseReceived) {
@@ -211,6 +249,14 @@ func responseTags(base *metrics.TagSet, sys map[string]bool, method, url, resour
 // was answered, whether it failed (a status outside 200–399), as k6 does.
 func (n *netTracker) finish(r *request, endTS, received float64, answered bool) {
 	base, sys := n.tags()
+	sentTags := base
+	if sys["method"] {
+		sentTags = sentTags.With("method", r.method)
+	}
+	if sys["url"] {
+		sentTags = sentTags.With("url", r.url).With("name", r.url)
+	}
+	sentTags = sentTags.With("resource_type", r.resourceType)
 	tags := responseTags(base, sys, r.method, r.url, r.resourceType, r.resp)
 	d := time.Duration((endTS - r.start) * float64(time.Second))
 	if d < 0 {
@@ -218,6 +264,7 @@ func (n *netTracker) finish(r *request, endTS, received float64, answered bool) 
 	}
 	end := r.wall.Add(d)
 	batch := []metrics.Sample{
+		{Metric: n.m.DataSent, Tags: sentTags, Time: r.wall, Value: r.lineBody + r.headers},
 		{Metric: n.m.ReqDuration, Tags: tags, Time: end, Value: metrics.Milliseconds(d)},
 		{Metric: n.m.DataReceived, Tags: tags, Time: end, Value: received},
 	}

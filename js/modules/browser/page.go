@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
 	cdppage "github.com/chromedp/cdproto/page"
@@ -63,6 +64,14 @@ func newPage(bc *bcontext, net *netTracker) (*page, error) {
 		if _, err := cdp.Call(ctx, p.t, network.Enable, network.EnableParams{}); err != nil {
 			return err
 		}
+		chromium.mu.Lock()
+		ua := chromium.userAgent
+		chromium.mu.Unlock()
+		if ua != "" {
+			if _, err := cdp.Call(ctx, p.t, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua, AcceptLanguage: "en-US"}); err != nil {
+				return err
+			}
+		}
 		if _, err := cdp.Call(ctx, p.t, runtime.AddBinding, runtime.AddBindingParams{Name: vitalBinding}); err != nil {
 			return err
 		}
@@ -91,6 +100,8 @@ func (p *page) onEvent(ev any) {
 	switch e := ev.(type) {
 	case *network.EventRequestWillBeSent:
 		p.net.onRequest(e)
+	case *network.EventRequestWillBeSentExtraInfo:
+		p.net.onExtraInfo(e)
 	case *network.EventResponseReceived:
 		p.net.onResponse(e)
 		if e.Type == network.ResourceTypeDocument {
@@ -194,7 +205,7 @@ func (p *page) waitLoadState(ctx context.Context, gen int, state string) error {
 // flushVitals makes the in-page collector report what it holds back
 // until the page goes: LCP, CLS, INP.
 func (p *page) flushVitals(ctx context.Context) {
-	_, _ = cdp.Call(ctx, p.t, runtime.Evaluate, runtime.EvaluateParams{Expression: `globalThis.__metronome && __metronome.flush()`})
+	_, _ = cdp.Call(ctx, p.t, runtime.Evaluate, runtime.EvaluateParams{Expression: `globalThis.__metronome && __metronome.leave()`, AwaitPromise: ptr(true)})
 }
 
 // navResult is what a navigation answered.
