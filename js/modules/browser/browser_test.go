@@ -264,3 +264,33 @@ export default async function () {
 		t.Errorf("the slow image took %v ms, want at least the server's 200", slow)
 	}
 }
+
+// A context lives for one iteration, as in k6: a page left open does not
+// stop the VU's next iteration from opening one, and browser.context() is
+// null again there.
+func TestContextPerIteration(t *testing.T) {
+	needChromium(t)
+	srv := site(t)
+	r := jstest.Load(t, map[string]string{"script.js": `
+import { browser } from "k6/browser";
+export default async function () {
+	const before = browser.context() === null;
+	const page = await browser.newPage();
+	await page.goto(__ENV.URL + "/two");
+	console.log("iter " + __ITER + " fresh=" + before + " pages=" + browser.context().pages().length + " version=" + /^\d+\./.test(browser.version()));
+}`}, &jstest.Config{Env: map[string]string{"URL": srv.URL}, Options: browserOptions(t, true)})
+	v, _ := r.NewVU(t, 1)
+	for i := 0; i < 2; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		res := v.Run(ctx, executor.Iteration{Scenario: &executor.Scenario{Name: "ui"}})
+		cancel()
+		if res.Outcome != executor.Completed {
+			t.Fatalf("iteration %d: outcome %v: %s", i, res.Outcome, r.Stderr.String())
+		}
+	}
+	for _, want := range []string{"iter 0 fresh=true pages=1 version=true", "iter 1 fresh=true pages=1 version=true"} {
+		if !strings.Contains(r.Stderr.String(), want) {
+			t.Errorf("want %q in:\n%s", want, r.Stderr.String())
+		}
+	}
+}
