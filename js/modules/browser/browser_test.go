@@ -55,6 +55,12 @@ func site(t *testing.T) *httptest.Server {
 		time.Sleep(200 * time.Millisecond)
 		w.WriteHeader(http.StatusNotFound)
 	})
+	mux.HandleFunc("/stall", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+	})
 	mux.HandleFunc("/shift", html(`<!doctype html><html><body><p>text above</p><div id="d" style="height:50px"></div><p style="font-size:40px">shifting content here</p>
 <script>setTimeout(() => { document.getElementById("d").style.height = "400px"; }, 300);</script></body></html>`))
 	srv := httptest.NewServer(mux)
@@ -292,5 +298,31 @@ export default async function () {
 		if !strings.Contains(r.Stderr.String(), want) {
 			t.Errorf("want %q in:\n%s", want, r.Stderr.String())
 		}
+	}
+}
+
+// A navigation cut off by the iteration's interruption is charged to
+// corrected_latency up to the cut, tagged outcome=interrupted; the one
+// answered before it is recorded as a plain corrected_latency.
+func TestGotoCutOffIsCharged(t *testing.T) {
+	needChromium(t)
+	srv := site(t)
+	opts := browserOptions(t, true)
+	opts.Scenarios = map[string]json.RawMessage{jstest.DefaultScenario.Name: opts.Scenarios["ui"]}
+	r := jstest.Load(t, map[string]string{"script.js": `
+import { browser } from "k6/browser";
+export default async function () {
+	const page = await browser.newPage();
+	await page.goto(__ENV.URL + "/two");
+	await page.goto(__ENV.URL + "/stall");
+}`}, &jstest.Config{Env: map[string]string{"URL": srv.URL}, Options: opts})
+	v, rec := r.NewVU(t, 1)
+	// Long enough for Chromium to start and load /two on a loaded machine.
+	if res := jstest.RunCut(v, 20*time.Second); res.Outcome != executor.Interrupted {
+		t.Fatalf("outcome %v, want Interrupted: %s", res.Outcome, r.Stderr.String())
+	}
+	got := jstest.Tally(rec, "url", "outcome")
+	if got["corrected_latency{url="+srv.URL+"/two}"] != 1 || got["corrected_latency{url="+srv.URL+"/stall,outcome=interrupted}"] != 1 {
+		t.Errorf("corrected_latency: %v", got)
 	}
 }

@@ -78,32 +78,7 @@ func (b *vuBrowser) pageObject(p *page, h *tagHolder) *sobek.Object {
 			opts := c.Argument(1)
 			to := timeoutOf(opts, p.bc.actionTimeout())
 			waitUntil := stringOption(opts, "waitUntil", "load")
-			st := b.vu.State()
-			return b.async(func(ctx context.Context) (func(*sobek.Runtime) (any, error), error) {
-				ctx, cancel := context.WithTimeout(ctx, to)
-				defer cancel()
-				start := time.Now()
-				res, err := p.navigate(ctx, url, waitUntil)
-				end := time.Now()
-				if err != nil {
-					if ctx.Err() == context.DeadlineExceeded {
-						return nil, fmt.Errorf("navigating frame to %q: timed out after %s", url, to)
-					}
-					return nil, fmt.Errorf("navigating frame to %q: %w", url, err)
-				}
-				return func(rt *sobek.Runtime) (any, error) {
-					if st != nil && st.Builtin != nil {
-						base, sys := h.get()
-						method := "GET"
-						tags := responseTags(base, sys, method, url, string(network.ResourceTypeDocument), res.resp)
-						jsmod.RecordLatency(st, tags, end, end.Sub(start))
-					}
-					if res.resp == nil {
-						return sobek.Null(), nil
-					}
-					return b.responseObject(res.resp), nil
-				}, nil
-			})
+			return b.navigate(p, h, url, waitUntil, to)
 		},
 		"url": func(c sobek.FunctionCall) sobek.Value { return rt.ToValue(p.URL()) },
 		"locator": func(c sobek.FunctionCall) sobek.Value {
@@ -683,4 +658,48 @@ func (b *vuBrowser) elementMethods(r elementRef, touch func()) methods {
 		"isEnabled":  func(sobek.FunctionCall) sobek.Value { return now(`(el) => !el.disabled`) },
 		"isDisabled": func(sobek.FunctionCall) sobek.Value { return now(`(el) => !!el.disabled`) },
 	}
+}
+
+// navigate is page.goto: the page loads url, and the wait for it is the
+// user's, so it records corrected_latency with the document's tags; a
+// navigation cut off by the iteration's interruption is charged up to the
+// cut (jsmod.AsyncMeasured, as a request of k6/http is).
+func (b *vuBrowser) navigate(p *page, h *tagHolder, url, waitUntil string, to time.Duration) sobek.Value {
+	st := b.vu.State()
+	iter := b.vu.Context()
+	return jsmod.AsyncMeasured(b.vu, func() (func(), func(*sobek.Runtime) (any, error)) {
+		ctx, cancel := context.WithTimeout(context.Background(), to)
+		stop := context.AfterFunc(iter, cancel)
+		start := time.Now()
+		res, err := p.navigate(ctx, url, waitUntil)
+		end := time.Now()
+		cut := err != nil && iter.Err() != nil
+		timedOut := err != nil && !cut && ctx.Err() == context.DeadlineExceeded
+		stop()
+		cancel()
+		record := func() {
+			if st == nil || b.vu.State() != st {
+				return
+			}
+			base, sys := h.get()
+			tags := responseTags(base, sys, "GET", url, string(network.ResourceTypeDocument), res.resp)
+			if cut {
+				jsmod.RecordInterrupted(st, tags, start, end)
+				return
+			}
+			jsmod.RecordLatency(st, tags, end, end.Sub(start))
+		}
+		value := func(rt *sobek.Runtime) (any, error) {
+			switch {
+			case timedOut:
+				return nil, &jsmod.Bare{Err: fmt.Errorf("navigating frame to %q: timed out after %s", url, to)}
+			case err != nil:
+				return nil, &jsmod.Bare{Err: fmt.Errorf("navigating frame to %q: %w", url, err)}
+			case res.resp == nil:
+				return sobek.Null(), nil
+			}
+			return b.responseObject(res.resp), nil
+		}
+		return record, value
+	})
 }
