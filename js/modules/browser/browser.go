@@ -60,6 +60,12 @@ func (bc *bcontext) actionTimeout() time.Duration {
 	return bc.timeout
 }
 
+func (bc *bcontext) isClosed() bool {
+	bc.mu.Lock()
+	defer bc.mu.Unlock()
+	return bc.closed
+}
+
 // close closes the context's pages and disposes of it.
 func (bc *bcontext) close() {
 	bc.mu.Lock()
@@ -205,7 +211,7 @@ func (b *vuBrowser) currentContext(st *modules.State) *bcontext {
 		return nil
 	}
 	key := iterKey{st.Current.Scenario.Name, st.Iteration}
-	if b.current.iter != key || b.current.closed {
+	if b.current.iter != key || b.current.isClosed() {
 		old := b.current
 		b.current = nil
 		go old.close()

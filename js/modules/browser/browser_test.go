@@ -193,6 +193,8 @@ export default async function () {
 		say("$$", items.length);
 		const h = await page.$("#h");
 		say("$", await h.textContent());
+		const ul = await page.$("ul");
+		say("in", (await ul.$$("li")).length + ":" + await (await ul.$("li:nth-child(2)")).textContent() + ":" + (await ul.$("#h")));
 		say("eval", await page.evaluate((a) => a.x + document.querySelectorAll("li").length, { x: 10 }));
 		const bytes = await page.screenshot({ path: __ENV.SHOT });
 		say("png", String.fromCharCode(...new Uint8Array(bytes).slice(1, 4)));
@@ -210,7 +212,7 @@ export default async function () {
 	out := r.Stderr.String()
 	for _, want := range []string{
 		"h=Hi Bo", "checked=true", `select=["g"]`, "value=g", "li=3|one|two|three", "text=two", "hidden=false",
-		"$$=3", "$=Hi Bo", "eval=13", "png=PNG",
+		"$$=3", "$=Hi Bo", "in=3:two:null", "eval=13", "png=PNG",
 		`timeout=clicking on "#nope": timed out after 200ms`,
 		"second=new page: existing browser context must be closed before creating a new one",
 		"detached=", "element is not attached to the DOM", "nav=true:Two",

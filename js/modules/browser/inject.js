@@ -127,9 +127,11 @@
     return out;
   };
 
-  // all resolves a locator's chain of parts from the document.
-  const all = (parts) => {
-    let els = [document];
+  // all resolves a locator's chain of parts from root, the document by
+  // default.
+  const all = (parts, root) => {
+    root = root || document;
+    let els = [root];
     for (const p of parts) {
       if (p.kind === "nth") {
         const i = p.value < 0 ? els.length + p.value : p.value;
@@ -138,7 +140,7 @@
       }
       els = step(els, p);
     }
-    return els.filter((e) => e !== document);
+    return els.filter((e) => e !== root);
   };
 
   const visible = (el) => {

@@ -214,11 +214,11 @@ func (b *vuBrowser) pageObject(p *page, h *tagHolder) *sobek.Object {
 		},
 		"$": func(c sobek.FunctionCall) sobek.Value {
 			sel := jsmod.String(rt, c.Argument(0), "selector")
-			return b.query(p, parseSelector(sel), false)
+			return b.query(p, nil, parseSelector(sel), false)
 		},
 		"$$": func(c sobek.FunctionCall) sobek.Value {
 			sel := jsmod.String(rt, c.Argument(0), "selector")
-			return b.query(p, parseSelector(sel), true)
+			return b.query(p, nil, parseSelector(sel), true)
 		},
 	}
 	for name, f := range byMethods {
@@ -369,18 +369,36 @@ func (b *vuBrowser) responseObject(r *network.Response) *sobek.Object {
 	})
 }
 
-// query is page.$ and page.$$: element handles of what sel finds now.
-func (b *vuBrowser) query(p *page, parts []part, all bool) sobek.Value {
+// query is page.$ and page.$$ (within is nil) and an element handle's
+// $ and $$: handles of the elements the parts find now.
+func (b *vuBrowser) query(p *page, within *handle, parts []part, all bool) sobek.Value {
 	partsJSON, _ := json.Marshal(parts)
 	return b.async(func(ctx context.Context) (func(*sobek.Runtime) (any, error), error) {
-		res, err := cdp.Call(ctx, p.t, runtime.Evaluate, runtime.EvaluateParams{Expression: `globalThis.__metronome ? __metronome.all(` + string(partsJSON) + `) : []`})
-		if err != nil {
-			return nil, err
+		var list *runtime.RemoteObject
+		if within == nil {
+			res, err := cdp.Call(ctx, p.t, runtime.Evaluate, runtime.EvaluateParams{Expression: `globalThis.__metronome ? __metronome.all(` + string(partsJSON) + `) : []`})
+			if err != nil {
+				return nil, err
+			}
+			if res.ExceptionDetails != nil {
+				return nil, exceptionError(res.ExceptionDetails)
+			}
+			list = res.Result
+		} else {
+			res, err := cdp.Call(ctx, p.t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+				FunctionDeclaration: `function(parts) { if (!this.isConnected) throw new Error("element is not attached to the DOM"); return __metronome.all(parts, this); }`,
+				ObjectID:            within.id,
+				Arguments:           []*runtime.CallArgument{{Value: partsJSON}},
+			})
+			if err != nil {
+				return nil, err
+			}
+			if res.ExceptionDetails != nil {
+				return nil, exceptionError(res.ExceptionDetails)
+			}
+			list = res.Result
 		}
-		if res.ExceptionDetails != nil {
-			return nil, exceptionError(res.ExceptionDetails)
-		}
-		props, err := cdp.Call(ctx, p.t, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: res.Result.ObjectID, OwnProperties: ptr(true)})
+		props, err := cdp.Call(ctx, p.t, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: list.ObjectID, OwnProperties: ptr(true)})
 		if err != nil {
 			return nil, err
 		}
@@ -445,10 +463,10 @@ func (b *vuBrowser) handleObject(h *handle) *sobek.Object {
 	m := b.elementMethods(elementRef{p: h.p, h: h, desc: "element"}, func() {})
 	rt := b.vu.Runtime()
 	m["$"] = func(c sobek.FunctionCall) sobek.Value {
-		sel := jsmod.String(rt, c.Argument(0), "selector")
-		_ = sel
-		jsmod.Throwf(rt, "elementHandle.$ is not supported by metronome; use page.locator")
-		return nil
+		return b.query(h.p, h, parseSelector(jsmod.String(rt, c.Argument(0), "selector")), false)
+	}
+	m["$$"] = func(c sobek.FunctionCall) sobek.Value {
+		return b.query(h.p, h, parseSelector(jsmod.String(rt, c.Argument(0), "selector")), true)
 	}
 	return b.object(m)
 }
