@@ -184,8 +184,9 @@ func (b *vuBrowser) checkType(st *modules.State) error {
 	return nil
 }
 
-// tagsOf returns the function a page's events read the VU's tags with:
-// those of the last time the script called into the page.
+// tagHolder holds the tags a page's samples carry, which its events read
+// on their own goroutine: the VU's tags of the last time the script called
+// into the page, so a group around a call tags what the call loads.
 type tagHolder struct {
 	mu   sync.Mutex
 	tags *metrics.TagSet

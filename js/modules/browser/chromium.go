@@ -219,14 +219,3 @@ func (p *process) close(root context.Context) {
 		p.root, p.stop = nil, nil
 	}
 }
-
-// Close stops the process's browser, if one runs: metronome calls it when
-// a run ends; the browser's contexts and pages go with it.
-func Close() {
-	chromium.mu.Lock()
-	defer chromium.mu.Unlock()
-	if chromium.stop != nil {
-		chromium.stop()
-		chromium.root, chromium.stop = nil, nil
-	}
-}

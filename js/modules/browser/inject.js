@@ -151,8 +151,6 @@
     return r.width > 0 && r.height > 0;
   };
 
-  const text = (el) => (el.localName === "input" || el.localName === "textarea" || el.localName === "select") ? "" : el.textContent;
-
   // --- web vitals -------------------------------------------------------
   const thresholds = { LCP: [2500, 4000], FCP: [1800, 3000], CLS: [0.1, 0.25], INP: [200, 500], TTFB: [800, 1800] };
   const rating = (name, v) => v <= thresholds[name][0] ? "good" : v <= thresholds[name][1] ? "needs-improvement" : "poor";
@@ -217,5 +215,5 @@
     setTimeout(done, 500);
   });
 
-  globalThis.__metronome = { all, visible, text, role, accessibleName, flush, leave };
+  globalThis.__metronome = { all, visible, flush, leave };
 })();

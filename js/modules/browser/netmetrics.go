@@ -47,23 +47,13 @@ func Define(r *metrics.Registry) (*Metrics, error) {
 			// CLS is a score, not a time.
 			vt = metrics.Default
 		}
-		mm, err := r.New("browser_web_vital_"+lower(v), metrics.Trend, vt)
+		mm, err := r.New("browser_web_vital_"+strings.ToLower(v), metrics.Trend, vt)
 		if err != nil {
 			return nil, err
 		}
 		m.Vitals[v] = mm
 	}
 	return m, nil
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // request is what the page's network events told about one request.

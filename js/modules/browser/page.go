@@ -208,10 +208,10 @@ func (p *page) flushVitals(ctx context.Context) {
 	_, _ = cdp.Call(ctx, p.t, runtime.Evaluate, runtime.EvaluateParams{Expression: `globalThis.__metronome && __metronome.leave()`, AwaitPromise: ptr(true)})
 }
 
-// navResult is what a navigation answered.
+// navResult is what a navigation answered: the document's response, nil
+// for a same-document navigation.
 type navResult struct {
 	resp *network.Response
-	url  string
 }
 
 // navigate loads url and waits for waitUntil.
@@ -229,14 +229,14 @@ func (p *page) navigate(ctx context.Context, url, waitUntil string) (navResult, 
 	}
 	if res.LoaderID == "" {
 		// A same-document navigation: nothing loads.
-		return navResult{url: p.URL()}, nil
+		return navResult{}, nil
 	}
 	if err := p.waitLoadState(ctx, gen, waitUntil); err != nil {
 		return navResult{}, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return navResult{resp: p.docResp[res.LoaderID], url: p.url}, nil
+	return navResult{resp: p.docResp[res.LoaderID]}, nil
 }
 
 // close closes the tab after the vitals were reported.
