@@ -202,6 +202,9 @@ export default async function () {
 		await err("second", () => browser.newPage());
 		await page.evaluate(() => document.getElementById("h").remove());
 		await err("detached", () => h.textContent());
+		await err("refused", () => page.goto("http://127.0.0.1:1/"));
+		await err("gone", () => ul.textContent());
+		await page.goto(__ENV.URL + "/");
 		await Promise.all([page.waitForNavigation(), page.getByRole("link", { name: "Next page" }).click()]);
 		say("nav", page.url().endsWith("/two") + ":" + await page.title());
 	} finally {
@@ -215,6 +218,8 @@ export default async function () {
 		"$$=3", "$=Hi Bo", "in=3:two:null", "eval=13", "png=PNG",
 		`timeout=clicking on "#nope": timed out after 200ms`,
 		"second=new page: existing browser context must be closed before creating a new one",
+		"gone=getting text content of \"element\": element is not attached to the DOM",
+		`refused=navigating page: navigating frame to "http://127.0.0.1:1/": net::ERR_UNSAFE_PORT`,
 		"detached=", "element is not attached to the DOM", "nav=true:Two",
 	} {
 		if !strings.Contains(out, want) {

@@ -710,9 +710,9 @@ func (b *vuBrowser) navigate(p *page, h *tagHolder, url, waitUntil string, to ti
 		value := func(rt *sobek.Runtime) (any, error) {
 			switch {
 			case timedOut:
-				return nil, &jsmod.Bare{Err: fmt.Errorf("navigating frame to %q: timed out after %s", url, to)}
+				return nil, &jsmod.Bare{Err: fmt.Errorf("navigating page: navigating frame to %q: navigating to %q: timed out after %s", url, url, to)}
 			case err != nil:
-				return nil, &jsmod.Bare{Err: fmt.Errorf("navigating frame to %q: %w", url, err)}
+				return nil, &jsmod.Bare{Err: fmt.Errorf("navigating page: navigating frame to %q: %w", url, err)}
 			case res.resp == nil:
 				return sobek.Null(), nil
 			}

@@ -225,7 +225,7 @@ func (p *page) navigate(ctx context.Context, url, waitUntil string) (navResult, 
 		return navResult{}, err
 	}
 	if res.ErrorText != "" {
-		return navResult{}, fmt.Errorf("%s at %s", res.ErrorText, url)
+		return navResult{}, errors.New(res.ErrorText)
 	}
 	if res.LoaderID == "" {
 		// A same-document navigation: nothing loads.
@@ -400,6 +400,10 @@ func (r elementRef) wait(ctx context.Context, timeout time.Duration, verb, fn st
 		if err != nil {
 			if ctx.Err() != nil {
 				return o, ctx.Err()
+			}
+			if r.h != nil && isContextLoss(err) {
+				// The handle's document is gone with its elements.
+				return o, fmt.Errorf("%s %q: %w", verb, r.desc, errDetached)
 			}
 			if !isContextLoss(err) {
 				return o, fmt.Errorf("%s %q: %w", verb, r.desc, err)
