@@ -232,8 +232,17 @@ function scheduleConfig(cfg) {
 // Each VU parses its scenario's schedule once.
 const schedules = {};
 
+// The schedule of the VU's last wrapped iteration and its raw form: a VU
+// mostly stays in one scenario, so the lookup by the long JSON key is
+// skipped while the scenario's env is the same.
+let lastRaw = null;
+let lastSchedule = null;
+
 function scheduleFor(env) {
   const raw = env.INTENDED_SCHEDULE;
+  if (raw === lastRaw) {
+    return lastSchedule;
+  }
   if (!raw) {
     throw new Error('intended.js: wrap() runs outside a scenario made by intendedScenario()');
   }
@@ -245,7 +254,31 @@ function scheduleFor(env) {
     s.deadlineMs = (s.lengthNs + durationNs(cfg.grace)) / NS_PER_MS;
     schedules[raw] = s;
   }
-  return schedules[raw];
+  lastRaw = raw;
+  lastSchedule = schedules[raw];
+  return lastSchedule;
+}
+
+// Stock k6 makes a new object, with a native getter per property, each
+// time a script reads exec.scenario or exec.vu, and that was the largest
+// cost of this library there. Both objects read the VU's state when a
+// property is read, not when they are made, so each VU takes them once,
+// in its first iteration (k6 refuses them in the init context).
+let scenarioInfo = null;
+let vuTags = null;
+
+function scenarioNow() {
+  if (scenarioInfo === null) {
+    scenarioInfo = exec.scenario;
+  }
+  return scenarioInfo;
+}
+
+function tagsNow() {
+  if (vuTags === null) {
+    vuTags = exec.vu.tags;
+  }
+  return vuTags;
 }
 
 // The iteration wrap() is running in this VU: its scenario and arrival,
@@ -266,8 +299,9 @@ let sentThroughHTTP = false;
 export function wrap(fn) {
   return function intendedIteration(data) {
     const sched = scheduleFor(__ENV);
-    const i = exec.scenario.iterationInTest;
-    const startMs = exec.scenario.startTime;
+    const sc = scenarioNow();
+    const i = sc.iterationInTest;
+    const startMs = sc.startTime;
     const intended = startMs + sched.offsetNs(i) / NS_PER_MS;
     const now = Date.now();
     current = null;
@@ -275,13 +309,14 @@ export function wrap(fn) {
       // k6 counts this call as an iteration; the tag, which k6 also puts
       // on the iteration's own samples, tells it apart. A VU's tags are
       // reset when it moves to another scenario.
-      exec.vu.tags.outcome = 'dropped';
+      tagsNow().outcome = 'dropped';
       droppedIterations.add(1);
       correctedLatency.add(now - intended);
       return undefined;
     }
-    if (exec.vu.tags.outcome !== undefined) {
-      delete exec.vu.tags.outcome;
+    const tags = tagsNow();
+    if (tags.outcome !== undefined) {
+      delete tags.outcome;
     }
     const early = intended - now;
     if (early > 0) {
@@ -289,7 +324,7 @@ export function wrap(fn) {
     }
     const lag = Math.max(Date.now() - intended, 0);
     scheduleLag.add(lag);
-    const it = { scenario: exec.scenario.name, index: i, lag, sent: 0 };
+    const it = { scenario: sc.name, index: i, lag, sent: 0 };
     current = it;
     let out;
     try {
@@ -336,7 +371,7 @@ function iterationOf() {
   if (!__ENV.INTENDED_SCHEDULE) {
     return null;
   }
-  const sc = exec.scenario;
+  const sc = scenarioNow();
   if (current === null || current.index !== sc.iterationInTest || current.scenario !== sc.name) {
     exec.test.abort(
       `intended.js: scenario ${JSON.stringify(sc.name)} was made by intendedScenario() but runs a function that ` +
