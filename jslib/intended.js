@@ -281,11 +281,23 @@ function tagsNow() {
   return vuTags;
 }
 
-// The iteration wrap() is running in this VU: its scenario and arrival,
-// how late it started, and how many requests it sent through http. A
-// request finds its iteration here; exec.scenario tells whether it is
-// still the one running.
-let current = null;
+// The schedule_lag of the iteration whose function wrap() is running in
+// this VU, in ms, or -1 when none is: a request sent from the function
+// finds its lag here. k6 starts a VU's next iteration only once the last
+// one and everything it left on the event loop are done, so what is set
+// here is the iteration under way's. The iteration's state lives in the
+// module rather than in an object per iteration: this library must add as
+// little as it can to stock k6's cost per iteration.
+let currentLag = -1;
+
+// The last iteration wrap() started in this VU: its arrival, its
+// scenario's start time (which, with the arrival, tells it from any other
+// iteration of the VU) and its lag, -1 for none. A request sent after the
+// function returned, from a callback of the same iteration, finds its lag
+// here.
+let lastIndex = -1;
+let lastStart = 0;
+let lastLag = -1;
 
 // Whether this VU has sent a request through http: until it has, an
 // iteration that sends none records the previous release's sample.
@@ -303,8 +315,9 @@ export function wrap(fn) {
     const i = sc.iterationInTest;
     const startMs = sc.startTime;
     const intended = startMs + sched.offsetNs(i) / NS_PER_MS;
-    const now = Date.now();
-    current = null;
+    let now = Date.now();
+    currentLag = -1;
+    lastLag = -1;
     if (now > startMs + sched.deadlineMs) {
       // k6 counts this call as an iteration; the tag, which k6 also puts
       // on the iteration's own samples, tells it apart. A VU's tags are
@@ -321,24 +334,40 @@ export function wrap(fn) {
     const early = intended - now;
     if (early > 0) {
       sleep(early / 1000);
+      now = Date.now();
     }
-    const lag = Math.max(Date.now() - intended, 0);
+    const late = now - intended;
+    const lag = late > 0 ? late : 0;
     scheduleLag.add(lag);
-    const it = { scenario: sc.name, index: i, lag, sent: 0 };
-    current = it;
+    currentLag = lag;
+    lastIndex = i;
+    lastStart = startMs;
+    lastLag = lag;
     let out;
     try {
       out = fn(data);
     } catch (e) {
-      legacySample(it, intended);
+      currentLag = -1;
+      legacySample(i, intended);
       throw e;
     }
     if (out !== null && typeof out === 'object' && typeof out.then === 'function') {
-      return Promise.resolve(out).finally(() => legacySample(it, intended));
+      return settled(out, i, intended);
     }
-    legacySample(it, intended);
+    currentLag = -1;
+    legacySample(i, intended);
     return out;
   };
+}
+
+// settled ends the wrapped iteration i, intended at intended, when the
+// promise its function returned settles. It is a function of its own so
+// that the closure it makes is made only for an async iteration function.
+function settled(out, i, intended) {
+  return Promise.resolve(out).finally(() => {
+    currentLag = -1;
+    legacySample(i, intended);
+  });
 }
 
 // legacySample keeps, for one release, what wrap() recorded before
@@ -346,13 +375,13 @@ export function wrap(fn) {
 // through k6/http rather than through this module's http, an iteration
 // records end − intended start, sleep() included. It applies only to a VU
 // that has not sent a request through http; the VU that runs the
-// scenario's first arrival says so once.
-function legacySample(it, intended) {
-  if (it.sent > 0 || sentThroughHTTP) {
+// scenario's first arrival (i = 0) says so once.
+function legacySample(i, intended) {
+  if (sentThroughHTTP) {
     return;
   }
   correctedLatency.add(Date.now() - intended);
-  if (it.index === 0) {
+  if (i === 0) {
     console.warn(
       'intended.js: no request of this iteration went through the http of intended.js, so corrected_latency is ' +
         'recorded per iteration, end − intended start with sleep() included, as in the previous release; import http ' +
@@ -362,26 +391,31 @@ function legacySample(it, intended) {
   }
 }
 
-// iterationOf returns the wrapped iteration a request is sent in, or null
-// when it records nothing: outside a scenario made by intendedScenario
-// (setup, teardown, other executors), where stock k6 has no intended
-// times. A request in such a scenario but outside wrap() aborts the test:
-// nothing paces its iterations.
-function iterationOf() {
+// iterationLag returns the schedule_lag of the wrapped iteration a request
+// is sent in, or -1 when it records nothing: outside a scenario made by
+// intendedScenario (setup, teardown, other executors), where stock k6 has
+// no intended times. A request in such a scenario but outside wrap()
+// aborts the test: nothing paces its iterations.
+function iterationLag() {
+  if (currentLag >= 0) {
+    sentThroughHTTP = true;
+    return currentLag;
+  }
   if (!__ENV.INTENDED_SCHEDULE) {
-    return null;
+    return -1;
   }
+  // Sent after the wrapped function returned: from one of its callbacks
+  // if the iteration under way is the last one wrap() started.
   const sc = scenarioNow();
-  if (current === null || current.index !== sc.iterationInTest || current.scenario !== sc.name) {
-    exec.test.abort(
-      `intended.js: scenario ${JSON.stringify(sc.name)} was made by intendedScenario() but runs a function that ` +
-        'wrap() does not pace; export it as wrap(function () { … })',
-    );
-    return null;
+  if (lastLag >= 0 && sc.iterationInTest === lastIndex && sc.startTime === lastStart) {
+    sentThroughHTTP = true;
+    return lastLag;
   }
-  current.sent++;
-  sentThroughHTTP = true;
-  return current;
+  exec.test.abort(
+    `intended.js: scenario ${JSON.stringify(scenarioNow().name)} was made by intendedScenario() but runs a function ` +
+      'that wrap() does not pace; export it as wrap(function () { … })',
+  );
+  return -1;
 }
 
 // The system tags k6 enables by default (its systemTags option).
@@ -390,20 +424,42 @@ const DEFAULT_SYSTEM_TAGS = [
   'tls_version', 'scenario', 'service', 'expected_response',
 ];
 
-let systemTags = null;
+// The tags corrected_latency may carry that k6 puts on a request's
+// http_req_duration only when they are among the test's systemTags.
+const REQUEST_SYSTEM_TAGS = [
+  'name', 'url', 'method', 'error', 'error_code', 'status', 'proto', 'tls_version', 'ocsp_status', 'ip',
+  'expected_response',
+];
 
-function systemTag(name) {
-  if (systemTags === null) {
+// Which of REQUEST_SYSTEM_TAGS are on, as an object of booleans; each VU
+// reads the test's options once.
+let tagOn = null;
+
+function systemTagsOn() {
+  if (tagOn === null) {
     const list = exec.test.options.systemTags;
-    systemTags = new Set(Array.isArray(list) ? list : DEFAULT_SYSTEM_TAGS);
+    const set = new Set(Array.isArray(list) ? list : DEFAULT_SYSTEM_TAGS);
+    const on = {};
+    for (const k of REQUEST_SYSTEM_TAGS) {
+      on[k] = set.has(k);
+    }
+    tagOn = on;
   }
-  return systemTags.has(name);
+  return tagOn;
 }
 
 // statusRanges turns expectedStatuses' arguments into a predicate.
 function statusRanges(args) {
-  return (status) =>
-    args.some((a) => (typeof a === 'number' ? status === a : status >= a.min && status <= a.max));
+  const n = args.length;
+  return (status) => {
+    for (let k = 0; k < n; k++) {
+      const a = args[k];
+      if (typeof a === 'number' ? status === a : status >= a.min && status <= a.max) {
+        return true;
+      }
+    }
+    return false;
+  };
 }
 
 // What the response callbacks made by expectedStatuses accept. k6 keeps
@@ -431,6 +487,9 @@ function foreignCallback(where) {
 
 // cleanURL masks the credentials of a URL as k6 does for its tags.
 function cleanURL(u) {
+  if (typeof u === 'string' && u.indexOf('@') === -1) {
+    return u;
+  }
   const m = /^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)([^/?#]*)@/.exec(u);
   if (m === null) {
     return u;
@@ -449,75 +508,102 @@ function templateName(u) {
 }
 
 // requestTags returns the tags k6 puts on the http_req_duration of the
-// response res to a request for target with params, less the VU's own
-// (scenario, group, test-wide and VU tags), which k6 adds to every sample
-// of a custom metric. A response callback in params that this module did
-// not make aborts the test, and requestTags returns null: its verdict
-// cannot be known.
-function requestTags(res, target, params) {
+// response res, whose error_code is code, to a request for target with
+// params, less the VU's own (scenario, group, test-wide and VU tags), which
+// k6 adds to every sample of a custom metric. A response callback in params
+// that this module did not make aborts the test, and requestTags returns
+// null: its verdict cannot be known. Each property of res is read at most
+// once: in stock k6 every read of a response's property goes through
+// reflection.
+function requestTags(res, code, target, params) {
+  const on = systemTagsOn();
   const tags = {};
-  const user = params !== null && typeof params === 'object' ? params.tags : undefined;
+  const withParams = params !== null && typeof params === 'object';
+  const user = withParams ? params.tags : undefined;
   if (user !== null && typeof user === 'object') {
     Object.assign(tags, user);
   }
   let name = tags.name;
-  if (name === undefined && systemTag('name')) {
+  if (name === undefined && on.name) {
     const t = templateName(target);
     if (t !== '') {
       name = tags.name = t;
     }
   }
+  const url = res.url;
   if (name === undefined) {
-    const clean = cleanURL(res.url);
-    if (systemTag('name')) {
-      tags.name = clean;
+    if (on.name || on.url) {
+      const clean = cleanURL(url);
+      if (on.name) {
+        tags.name = clean;
+      }
+      if (on.url) {
+        tags.url = clean;
+      }
     }
-    if (systemTag('url')) {
-      tags.url = clean;
-    }
-  } else if (systemTag('url')) {
+  } else if (on.url) {
     tags.url = String(name);
   }
-  const set = (k, v) => {
-    if (systemTag(k)) {
-      tags[k] = v;
-    }
-  };
-  if (res.request) {
-    set('method', res.request.method);
-  }
-  if (res.error) {
-    set('error', res.error);
-  }
-  if (res.error_code) {
-    set('error_code', String(res.error_code));
-  }
-  set('status', String(res.status));
-  if (res.proto) {
-    set('proto', res.proto);
-  }
-  if (res.tls_version) {
-    set('tls_version', res.tls_version);
-    if (res.ocsp && res.ocsp.status) {
-      set('ocsp_status', res.ocsp.status);
+  if (on.method) {
+    const req = res.request;
+    if (req) {
+      tags.method = req.method;
     }
   }
-  if (res.remote_ip) {
-    set('ip', res.remote_ip);
+  // k6 sets error only with an error_code.
+  if (code && on.error) {
+    const err = res.error;
+    if (err) {
+      tags.error = err;
+    }
+  }
+  if (code && on.error_code) {
+    tags.error_code = String(code);
+  }
+  const status = res.status;
+  if (on.status) {
+    tags.status = String(status);
+  }
+  if (on.proto) {
+    const proto = res.proto;
+    if (proto) {
+      tags.proto = proto;
+    }
+  }
+  // A response that came over plain HTTP has no TLS version.
+  const tlsVersion = typeof url === 'string' && url.startsWith('http://') ? '' : res.tls_version;
+  if (tlsVersion) {
+    if (on.tls_version) {
+      tags.tls_version = tlsVersion;
+    }
+    if (on.ocsp_status) {
+      const ocsp = res.ocsp;
+      if (ocsp && ocsp.status) {
+        tags.ocsp_status = ocsp.status;
+      }
+    }
+  }
+  if (on.ip) {
+    const ip = res.remote_ip;
+    if (ip) {
+      tags.ip = ip;
+    }
   }
   let expect = clientCallback;
-  if (params !== null && typeof params === 'object' && Object.prototype.hasOwnProperty.call(params, 'responseCallback')) {
+  if (withParams && hasOwn.call(params, 'responseCallback')) {
     expect = callbackPredicate(params.responseCallback);
     if (expect === undefined) {
       exec.test.abort(foreignCallback('params.responseCallback'));
       return null;
     }
   }
-  if (expect !== null) {
-    set('expected_response', String(expect(res.status)));
+  if (expect !== null && on.expected_response) {
+    tags.expected_response = String(expect(status));
   }
   return tags;
 }
+
+const hasOwn = Object.prototype.hasOwnProperty;
 
 // INVALID_URL is the error_code of a request that never reached the
 // network, for which k6 records no sample.
@@ -527,27 +613,46 @@ const INVALID_URL = 1020;
 // asking for a connection to the answer, plus the iteration's lag.
 // timings.blocked runs from asking for a connection to having one, so it
 // holds connecting and tls_handshaking.
-function record(it, res, target, params) {
-  if (it === null || res === null || typeof res !== 'object' || !res.timings || res.error_code === INVALID_URL) {
-    return;
-  }
-  const tags = requestTags(res, target, params);
-  if (tags === null) {
+function record(lag, res, target, params) {
+  if (lag < 0 || res === null || typeof res !== 'object') {
     return;
   }
   const t = res.timings;
-  const own = t.duration + t.blocked;
-  correctedLatency.add(own + it.lag, tags);
+  if (!t) {
+    return;
+  }
+  const code = res.error_code;
+  if (code === INVALID_URL) {
+    return;
+  }
+  const tags = requestTags(res, code, target, params);
+  if (tags === null) {
+    return;
+  }
+  correctedLatency.add(t.duration + t.blocked + lag, tags);
 }
 
 // measured returns k6/http's function of that name, recording the
 // response of each call; the call's arguments hold the URL at urlAt and
 // the params at paramsAt.
 function measured(name, urlAt, paramsAt) {
+  const f = base[name];
   return (...args) => {
-    const it = iterationOf();
-    const res = base[name](...args);
-    record(it, res, args[urlAt], args[paramsAt]);
+    const lag = iterationLag();
+    // A spread call goes through the iterator protocol; the usual arities
+    // are passed as they are.
+    const n = args.length;
+    let res;
+    if (n === 1) {
+      res = f(args[0]);
+    } else if (n === 2) {
+      res = f(args[0], args[1]);
+    } else if (n === 3) {
+      res = f(args[0], args[1], args[2]);
+    } else {
+      res = f(...args);
+    }
+    record(lag, res, args[urlAt], args[paramsAt]);
     return res;
   };
 }
@@ -580,19 +685,19 @@ const http = Object.assign({}, base, {
   options: measured('options', 0, 2),
   request: measured('request', 1, 3),
   asyncRequest(...args) {
-    const it = iterationOf();
+    const lag = iterationLag();
     return base.asyncRequest(...args).then((res) => {
-      record(it, res, args[1], args[3]);
+      record(lag, res, args[1], args[3]);
       return res;
     });
   },
   batch(reqs, ...rest) {
-    const it = iterationOf();
+    const lag = iterationLag();
     const res = base.batch(reqs, ...rest);
-    if (it !== null && reqs !== null && typeof reqs === 'object') {
+    if (lag >= 0 && reqs !== null && typeof reqs === 'object') {
       for (const k of Object.keys(reqs)) {
         const [url, params] = batchTarget(reqs[k]);
-        record(it, res[k], url, params);
+        record(lag, res[k], url, params);
       }
     }
     return res;

@@ -700,6 +700,21 @@ func TestIntendedJSLegacyIteration(t *testing.T) {
 	})
 }
 
+// A request sent from a callback of a wrapped iteration, after its
+// function returned, records corrected_latency like one sent from the
+// function, and does not stop the test as a request of a function that
+// wrap() does not pace does.
+func TestIntendedJSCallback(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	eachRunner(t, func(t *testing.T, rn runner) {
+		_, lines := runWithJSON(t, rn, 0, "intended/callback.js", "TARGET="+tg.URL)
+		if n := len(arrivalsNamed(t, lines, "then")); n != 2 {
+			t.Errorf("%d corrected_latency samples tagged name=then, want one per arrival: 2", n)
+		}
+	})
+}
+
 // A user's mistakes with intended.js stop the test with one sentence that
 // says what to change: a scenario of intendedScenario() whose function
 // wrap() does not pace (exec.test.abort: exit code 108), and a response
