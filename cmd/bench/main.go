@@ -84,6 +84,7 @@ var measures = []measure{
 	{"idle", (*bench).measureIdle},
 	{"cost", (*bench).measureCost},
 	{"client", (*bench).measureClient},
+	{"intended", (*bench).measureIntended},
 }
 
 // formerNames maps the measures' names before the comparison with the
@@ -94,7 +95,7 @@ func main() {
 	var (
 		bin   = flag.String("metronome", "bin/metronome", "the metronome binary to measure")
 		out   = flag.String("out", "", "also write the results as JSON to this file")
-		only  = flag.String("only", "", "comma-separated measures to run (trend, closed, open, idle, cost, client); all when empty")
+		only  = flag.String("only", "", "comma-separated measures to run (trend, closed, open, idle, cost, client, intended); all when empty")
 		reps  = flag.Int("reps", 3, "runs of metronome and of each peer per comparison, alternating; the medians are compared")
 		rates = flag.String("rates", "2000,5000,10000,20000,40000", "the open model's arrivals per second, comma-separated")
 		idle  = flag.String("idle-vus", "1,100,1000,10000", "the idle measure's VU counts, comma-separated (add 100000 for the largest case: k6 needs about 10 GB and a minute per run there)")
