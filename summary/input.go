@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/metrics"
 )
 
@@ -66,22 +67,9 @@ type CapacityReport struct {
 	Steps   []CapacityStep
 }
 
-// CapacityStep is one step of a capacity search.
-type CapacityStep struct {
-	Rate float64
-	// Objective is corrected_latency's value of the objective's
-	// aggregation; then the p50 and p99 of corrected_latency and of the
-	// requests' own durations (0 when they recorded none).
-	Objective                  float64
-	CorrectedP50, CorrectedP99 float64
-	RawP50, RawP99             float64
-	ErrorRate                  float64
-	// CPU is the generator's CPU share (NaN where unknown), SchedP99 its
-	// p99 goroutine scheduling latency over the step.
-	CPU, SchedP99 float64
-	// Verdict is "met", "server" or "generator"; Why says what failed.
-	Verdict, Why string
-}
+// CapacityStep is one step of a capacity search, as the capacity
+// executor reports it.
+type CapacityStep = executor.CapacityStep
 
 // HealthReport is the account of the generator's health, measured per
 // interval while the scenarios ran (package health). Times are in

@@ -480,7 +480,7 @@ func (r *testRun) capacityReports() ([]summary.CapacityReport, []string) {
 			rep.Objective = sc.can.Search.Objective()
 		}
 		for _, st := range res.Steps {
-			rep.Steps = append(rep.Steps, summary.CapacityStep(st))
+			rep.Steps = append(rep.Steps, st)
 		}
 		reps = append(reps, rep)
 		if res.Warning != "" {
