@@ -39,6 +39,27 @@ func (r *Registry) New(name string, t Type, contains ValueType) (*Metric, error)
 	return m, nil
 }
 
+// Def is one metric for NewAll to define, and where to keep it.
+type Def struct {
+	To       **Metric
+	Name     string
+	Type     Type
+	Contains ValueType
+}
+
+// NewAll defines each of defs with New and stores it in its To: a
+// module's metrics in one table.
+func (r *Registry) NewAll(defs ...Def) error {
+	for _, d := range defs {
+		m, err := r.New(d.Name, d.Type, d.Contains)
+		if err != nil {
+			return err
+		}
+		*d.To = m
+	}
+	return nil
+}
+
 // MustNew is New for definitions that cannot conflict (the built-ins).
 func (r *Registry) MustNew(name string, t Type, contains ValueType) *Metric {
 	m, err := r.New(name, t, contains)

@@ -23,23 +23,13 @@ type Metrics struct {
 // Define defines the browser metrics in r, or returns the existing ones.
 func Define(r *metrics.Registry) (*Metrics, error) {
 	m := &Metrics{Vitals: map[string]*metrics.Metric{}}
-	defs := []struct {
-		p    **metrics.Metric
-		name string
-		t    metrics.Type
-		v    metrics.ValueType
-	}{
-		{&m.DataSent, "browser_data_sent", metrics.Counter, metrics.Data},
-		{&m.DataReceived, "browser_data_received", metrics.Counter, metrics.Data},
-		{&m.ReqDuration, "browser_http_req_duration", metrics.Trend, metrics.Time},
-		{&m.ReqFailed, "browser_http_req_failed", metrics.Rate, metrics.Default},
-	}
-	for _, d := range defs {
-		mm, err := r.New(d.name, d.t, d.v)
-		if err != nil {
-			return nil, err
-		}
-		*d.p = mm
+	if err := r.NewAll(
+		metrics.Def{To: &m.DataSent, Name: "browser_data_sent", Type: metrics.Counter, Contains: metrics.Data},
+		metrics.Def{To: &m.DataReceived, Name: "browser_data_received", Type: metrics.Counter, Contains: metrics.Data},
+		metrics.Def{To: &m.ReqDuration, Name: "browser_http_req_duration", Type: metrics.Trend, Contains: metrics.Time},
+		metrics.Def{To: &m.ReqFailed, Name: "browser_http_req_failed", Type: metrics.Rate, Contains: metrics.Default},
+	); err != nil {
+		return nil, err
 	}
 	for _, v := range []string{"LCP", "FCP", "CLS", "INP", "TTFB"} {
 		vt := metrics.Time

@@ -35,25 +35,15 @@ type Metrics struct {
 // Define defines the ws_* metrics in r, or returns the existing ones.
 func Define(r *metrics.Registry) (*Metrics, error) {
 	m := &Metrics{registry: r}
-	defs := []struct {
-		p    **metrics.Metric
-		name string
-		t    metrics.Type
-		v    metrics.ValueType
-	}{
-		{&m.Sessions, "ws_sessions", metrics.Counter, metrics.Default},
-		{&m.MsgsSent, "ws_msgs_sent", metrics.Counter, metrics.Default},
-		{&m.MsgsReceived, "ws_msgs_received", metrics.Counter, metrics.Default},
-		{&m.Connecting, "ws_connecting", metrics.Trend, metrics.Time},
-		{&m.SessionDuration, "ws_session_duration", metrics.Trend, metrics.Time},
-		{&m.Ping, "ws_ping", metrics.Trend, metrics.Time},
-	}
-	for _, d := range defs {
-		mm, err := r.New(d.name, d.t, d.v)
-		if err != nil {
-			return nil, err
-		}
-		*d.p = mm
+	if err := r.NewAll(
+		metrics.Def{To: &m.Sessions, Name: "ws_sessions", Type: metrics.Counter, Contains: metrics.Default},
+		metrics.Def{To: &m.MsgsSent, Name: "ws_msgs_sent", Type: metrics.Counter, Contains: metrics.Default},
+		metrics.Def{To: &m.MsgsReceived, Name: "ws_msgs_received", Type: metrics.Counter, Contains: metrics.Default},
+		metrics.Def{To: &m.Connecting, Name: "ws_connecting", Type: metrics.Trend, Contains: metrics.Time},
+		metrics.Def{To: &m.SessionDuration, Name: "ws_session_duration", Type: metrics.Trend, Contains: metrics.Time},
+		metrics.Def{To: &m.Ping, Name: "ws_ping", Type: metrics.Trend, Contains: metrics.Time},
+	); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
