@@ -134,14 +134,6 @@ func TestJSLib(t *testing.T) {
 			}
 			match := got.Loads == want.Loads && got.ExitCode == want.ExitCode && reflect.DeepEqual(got.Answers, want.Answers)
 			rows = append(rows, row{v.lib, v.version, want.Loads, got.Loads, match})
-			if out, ok := jslibOutOfScope[v.lib]; ok {
-				if got.Loads || !strings.Contains(got.Error, out.stderr) {
-					t.Errorf("%s no longer fails to load as marked (%s): loads %v, %q; if it now loads, remove it from jslibOutOfScope",
-						key, out.reason, got.Loads, got.Error)
-				}
-				t.Logf("known difference: %s", out.reason)
-				return
-			}
 			switch {
 			case want.Loads && !got.Loads:
 				t.Errorf("%s loads in k6 but not in metronome (exit code %d): %s", key, got.ExitCode, got.Error)
@@ -164,15 +156,6 @@ func TestJSLib(t *testing.T) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.lib, r.version, yes[r.k6], yes[r.met], yes[r.match])
 	}
 	t.Logf("the sweep's table:\n%s", b.String())
-}
-
-// jslibOutOfScope are the libraries metronome knowingly does not load,
-// and why; the sweep checks that they still fail so.
-var jslibOutOfScope = map[string]struct{ reason, stderr string }{
-	"k6-replay": {
-		reason: "k6-replay drives a browser through k6/browser, which is out of metronome's scope (test/compat/corpus/145); jslib.k6.io lists it as unpublished",
-		stderr: `unknown module "k6/browser"`,
-	},
 }
 
 // jslibSameProbe names the probe of libraries published under two names.

@@ -1,5 +1,5 @@
-// jslib.k6.io/k6-replay (not published; it needs k6/browser, which
-// metronome does not offer): its exports.
+// jslib.k6.io/k6-replay (not published; it needs k6/browser): its
+// exports.
 import * as lib from '{{BASE}}/index.js';
 
 function probe() {
