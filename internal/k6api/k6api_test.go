@@ -231,7 +231,7 @@ func TestXK6Extensions(t *testing.T) {
 			"caught GoError: initOnly may only be called in the init context",
 			"maxRedirects=10 throw=false systemTags.scenario=true vu=1 26h0m0s 1.5s",
 			"caught GoError: invalid value for metric tag 'bad': only String, Boolean and Number types are accepted as a metric tag values",
-			"20 16", // k6 printed 14 before the probe exported timed and exchange
+			"20 17", // k6 printed 14 before the probe exported timed, exchange and get
 		}
 		if got := lines(r.output); r.code != 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("exit %d, output:\n%s\nwant:\n%s", r.code, r.output, strings.Join(want, "\n"))
@@ -324,6 +324,7 @@ func TestXK6Extensions(t *testing.T) {
 	})
 
 	t.Run("output", func(t *testing.T) { testOutput(t, bin) })
+	t.Run("stall through an extension", func(t *testing.T) { testStall(t, bin) })
 }
 
 // probeReport is what the probe output (testdata/xk6probe/output.go)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -34,6 +35,8 @@ type probe struct {
 	latency  *metrics.Metric
 	late     *metrics.Metric
 	direct   *metrics.Metric
+	opTime   *metrics.Metric
+	client   *http.Client // get's, made at the VU's first call
 }
 
 // lateDropped counts the late pushes PushIfNotDone refused, across VUs.
@@ -49,6 +52,7 @@ func (*rootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	p.latency = env.Registry.MustNewMetric("probe_latency", metrics.Trend, metrics.Time)
 	p.late = env.Registry.MustNewMetric("probe_late", metrics.Counter)
 	p.direct = env.Registry.MustNewMetric("probe_direct", metrics.Counter)
+	p.opTime = env.Registry.MustNewMetric("probe_op_duration", metrics.Trend, metrics.Time)
 	if _, err := env.Registry.NewMetric("probe_ops", metrics.Gauge); err != nil {
 		env.Logger.WithField("probe", "registry").Debug(err.Error())
 	}
@@ -67,6 +71,7 @@ func (p *probe) Exports() modules.Exports {
 		"lateDropped": func() int64 { return lateDropped.Load() },
 		"dial":        p.dial,
 		"exchange":    p.exchange,
+		"get":         p.get,
 		"resolve":     p.resolve,
 		"echo":        echo,
 		"thing":       func() *Thing { return &Thing{Label: "made", HTTPCode: 201} },
@@ -195,6 +200,41 @@ func (p *probe) exchange(addr, msg string) string {
 		return err.Error()
 	}
 	return string(back)
+}
+
+// get requests url over a connection of the VU's dialer, as a client
+// extension (xk6-redis, SQL) talks to its server, and resolves with the
+// status code. Its own goroutine times the exchange into
+// probe_op_duration, tagged op=get, and pushes the sample before the
+// promise settles, so the iteration ends after its operation is recorded.
+func (p *probe) get(url string) *sobek.Promise {
+	promise, resolve, reject := promises.New(p.vu)
+	state, ctx := p.vu.State(), p.vu.Context()
+	if p.client == nil {
+		p.client = &http.Client{Transport: &http.Transport{DialContext: state.Dialer.DialContext}}
+	}
+	client, tm := p.client, p.tagsNow("get")
+	go func() {
+		start := time.Now()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			reject(err)
+			return
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			reject(err)
+			return
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		_ = res.Body.Close()
+		now := time.Now()
+		metrics.PushIfNotDone(ctx, state.Samples, metrics.Sample{
+			TimeSeries: metrics.TimeSeries{Metric: p.opTime, Tags: tm.Tags}, Time: now, Value: metrics.D(now.Sub(start)), Metadata: tm.Metadata,
+		})
+		resolve(res.StatusCode)
+	}()
+	return promise
 }
 
 // resolve asks the VU's dialer, as an AddrResolver, where it would
