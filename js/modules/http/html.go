@@ -7,7 +7,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/grafana/sobek"
 
-	"github.com/metronome-load/metronome/js/modules/html"
+	"github.com/metronome-load/metronome/internal/js/modules/html"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/metronome-load/metronome/executor"
+	_ "github.com/metronome-load/metronome/internal/js/modules/encoding"
 	"github.com/metronome-load/metronome/js/jstest"
-	_ "github.com/metronome-load/metronome/js/modules/encoding"
 )
 
 func TestBase64(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/metronome-load/metronome/internal/js/modules/textencoding"
 	"github.com/metronome-load/metronome/js/jstest"
-	_ "github.com/metronome-load/metronome/js/modules/textencoding"
 )
 
 // run runs script once and returns what it logged after "RESULT ".

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/metronome-load/metronome/executor"
+	_ "github.com/metronome-load/metronome/internal/js/modules/webcrypto"
 	"github.com/metronome-load/metronome/js/jstest"
-	_ "github.com/metronome-load/metronome/js/modules/webcrypto"
 )
 
 func readFile(t *testing.T, name string) string {

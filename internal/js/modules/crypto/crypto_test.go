@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/metronome-load/metronome/internal/js/modules/crypto"
 	"github.com/metronome-load/metronome/js/jstest"
-	_ "github.com/metronome-load/metronome/js/modules/crypto"
 )
 
 // run runs script once and returns what it logged after "RESULT ".

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/metronome-load/metronome/executor"
+	_ "github.com/metronome-load/metronome/internal/js/modules/html"
 	"github.com/metronome-load/metronome/js/jstest"
-	_ "github.com/metronome-load/metronome/js/modules/html"
 )
 
 // knownDifferences are the probes where metronome knowingly answers

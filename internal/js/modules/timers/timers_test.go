@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/metronome-load/metronome/executor"
+	_ "github.com/metronome-load/metronome/internal/js/modules/timers"
 	"github.com/metronome-load/metronome/js/jstest"
-	_ "github.com/metronome-load/metronome/js/modules/timers"
 )
 
 // The module's timers are the globals' timers: an id from one clears with
