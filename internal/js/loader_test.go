@@ -14,9 +14,9 @@ import (
 	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/js/jstest"
 
+	_ "github.com/metronome-load/metronome/internal/js/modules/data"
 	_ "github.com/metronome-load/metronome/internal/js/modules/encoding"
-	_ "github.com/metronome-load/metronome/js/modules/data"
-	_ "github.com/metronome-load/metronome/js/modules/execution"
+	_ "github.com/metronome-load/metronome/internal/js/modules/execution"
 	_ "github.com/metronome-load/metronome/js/modules/http"
 	_ "github.com/metronome-load/metronome/js/modules/k6"
 	_ "github.com/metronome-load/metronome/js/modules/metrics"

@@ -9,8 +9,8 @@ import (
 
 	"github.com/metronome-load/metronome/executor"
 	"github.com/metronome-load/metronome/exitcode"
+	_ "github.com/metronome-load/metronome/internal/js/modules/data"
 	"github.com/metronome-load/metronome/js/jstest"
-	_ "github.com/metronome-load/metronome/js/modules/data"
 )
 
 const script = `

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/metronome-load/metronome/executor"
+	_ "github.com/metronome-load/metronome/internal/js/modules/streams"
 	_ "github.com/metronome-load/metronome/internal/js/modules/timers"
 	"github.com/metronome-load/metronome/js/jstest"
-	_ "github.com/metronome-load/metronome/js/modules/streams"
 )
 
 // run runs one iteration of a script that imports the module's classes

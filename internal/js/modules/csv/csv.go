@@ -15,8 +15,8 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/internal/js/modules/fs"
 	"github.com/metronome-load/metronome/js/modules"
-	"github.com/metronome-load/metronome/js/modules/fs"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/metronome-load/metronome/executor"
+	_ "github.com/metronome-load/metronome/internal/js/modules/csv"
+	_ "github.com/metronome-load/metronome/internal/js/modules/fs"
 	"github.com/metronome-load/metronome/js/jstest"
-	_ "github.com/metronome-load/metronome/js/modules/csv"
-	_ "github.com/metronome-load/metronome/js/modules/fs"
 )
 
 // knownDifferences are the probes where metronome knowingly answers

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/metronome-load/metronome/executor"
+	_ "github.com/metronome-load/metronome/internal/js/modules/fs"
 	"github.com/metronome-load/metronome/js/jstest"
-	_ "github.com/metronome-load/metronome/js/modules/fs"
 )
 
 // knownDifferences are the probes where metronome knowingly answers
