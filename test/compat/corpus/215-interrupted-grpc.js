@@ -2,8 +2,8 @@
 // Stall method answers after 5 s). k6 v2.2.0 keeps the calls answered
 // before the stop, also an asyncInvoke answered while the VU slept, and
 // nothing recorded after the stop; no iteration counts. (A stream open at
-// the stop is left to js/modules/grpc's tests: on a loaded machine k6
-// itself sometimes sees it fail before the stop.)
+// the stop is left to internal/js/modules/grpc's tests: on a loaded
+// machine k6 itself sometimes sees it fail before the stop.)
 // compat:args --address=
 // (no REST API: the default localhost:6565 is busy whenever other runs share the machine)
 import grpc from 'k6/net/grpc';

@@ -11,7 +11,7 @@ import (
 	"github.com/metronome-load/metronome/js/jstest"
 	"github.com/metronome-load/metronome/metrics"
 
-	_ "github.com/metronome-load/metronome/js/modules/websockets"
+	_ "github.com/metronome-load/metronome/internal/js/modules/websockets"
 )
 
 // Two sockets driven by the event loop: the iteration ends only when both

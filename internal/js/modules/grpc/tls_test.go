@@ -14,9 +14,9 @@ import (
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
+	grpcmod "github.com/metronome-load/metronome/internal/js/modules/grpc"
 	"github.com/metronome-load/metronome/internal/testkit/tlstest"
 	"github.com/metronome-load/metronome/js/jstest"
-	grpcmod "github.com/metronome-load/metronome/js/modules/grpc"
 )
 
 // mtlsHealth serves grpc.health.v1 over TLS on loopback to clients with a

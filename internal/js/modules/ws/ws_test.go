@@ -19,8 +19,8 @@ import (
 	"github.com/metronome-load/metronome/js/jstest"
 	"github.com/metronome-load/metronome/metrics"
 
+	_ "github.com/metronome-load/metronome/internal/js/modules/ws"
 	_ "github.com/metronome-load/metronome/js/modules/k6"
-	_ "github.com/metronome-load/metronome/js/modules/ws"
 )
 
 // A session as k6's documentation writes it: handlers, text and binary

@@ -13,8 +13,8 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/internal/js/modules/internal/wsclient"
 	"github.com/metronome-load/metronome/js/modules"
-	"github.com/metronome-load/metronome/js/modules/internal/wsclient"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 

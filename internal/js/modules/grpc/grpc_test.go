@@ -15,9 +15,9 @@ import (
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
+	grpcmod "github.com/metronome-load/metronome/internal/js/modules/grpc"
 	"github.com/metronome-load/metronome/internal/testkit/grpctest"
 	"github.com/metronome-load/metronome/js/jstest"
-	grpcmod "github.com/metronome-load/metronome/js/modules/grpc"
 	"github.com/metronome-load/metronome/metrics"
 
 	_ "github.com/metronome-load/metronome/js/modules/k6"
