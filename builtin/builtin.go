@@ -22,6 +22,7 @@ import (
 	// k6/websockets (also as k6/experimental/websockets), k6/net/grpc,
 	// k6/browser; the
 	// globals crypto (WebCrypto), TextEncoder and TextDecoder.
+	_ "github.com/metronome-load/metronome/internal/js/modules/browser"
 	_ "github.com/metronome-load/metronome/internal/js/modules/crypto"
 	_ "github.com/metronome-load/metronome/internal/js/modules/csv"
 	_ "github.com/metronome-load/metronome/internal/js/modules/data"
@@ -37,7 +38,6 @@ import (
 	_ "github.com/metronome-load/metronome/internal/js/modules/webcrypto"
 	_ "github.com/metronome-load/metronome/internal/js/modules/websockets"
 	_ "github.com/metronome-load/metronome/internal/js/modules/ws"
-	_ "github.com/metronome-load/metronome/js/modules/browser"
 	_ "github.com/metronome-load/metronome/js/modules/http"
 	_ "github.com/metronome-load/metronome/js/modules/k6"
 	_ "github.com/metronome-load/metronome/js/modules/metrics"

@@ -45,9 +45,9 @@ var longAllowed = map[string]string{
 	"config/parse.go:decodeJSON":                                      "one case per option field type the table holds",
 	"cmd/bench/sidebyside.go:bench.measureClosed":                     "the closed-loop measure's runs of each tool, alternated in one loop",
 	"internal/js/modules/textencoding/textencoding.go:decoder.decode": "one case per encoding and its streaming state, as the Encoding spec",
-	"js/modules/browser/mapping.go:vuBrowser.pageObject":              "the Page object's methods, one entry per k6 method (a table)",
-	"js/modules/browser/mapping.go:vuBrowser.elementMethods":          "the methods Locator and ElementHandle share, one entry per k6 method (a table)",
-	"js/modules/browser/browser.go:vuBrowser.contextObject":           "the BrowserContext object's methods, one entry per k6 method (a table)",
+	"internal/js/modules/browser/mapping.go:vuBrowser.pageObject":     "the Page object's methods, one entry per k6 method (a table)",
+	"internal/js/modules/browser/mapping.go:vuBrowser.elementMethods": "the methods Locator and ElementHandle share, one entry per k6 method (a table)",
+	"internal/js/modules/browser/browser.go:vuBrowser.contextObject":  "the BrowserContext object's methods, one entry per k6 method (a table)",
 }
 
 // longFunc is a function whose body runs over the limit.

@@ -16,7 +16,7 @@ import (
 	"github.com/metronome-load/metronome/js/jstest"
 	"github.com/metronome-load/metronome/metrics"
 
-	_ "github.com/metronome-load/metronome/js/modules/browser"
+	_ "github.com/metronome-load/metronome/internal/js/modules/browser"
 	_ "github.com/metronome-load/metronome/js/modules/k6"
 )
 
