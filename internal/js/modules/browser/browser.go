@@ -26,6 +26,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/internal/wholefile"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
@@ -474,14 +475,15 @@ func jsonValue(text string) func(rt *sobek.Runtime) (any, error) {
 	}
 }
 
-// writeFile writes a screenshot, making its folder.
+// writeFile writes a screenshot, making its folder; it is written whole or
+// not at all, as every file metronome writes for the user.
 func writeFile(path string, data []byte) error {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 	}
-	return os.WriteFile(path, data, 0o644)
+	return wholefile.Write(path, data, 0o644)
 }
 
 // filterCookies keeps the cookies that would be sent to one of urls (all
