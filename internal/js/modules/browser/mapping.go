@@ -617,7 +617,7 @@ func (b *vuBrowser) elementMethods(r elementRef, touch func()) methods {
 				if _, err := r.wait(ctx, to, "pressing", `(el) => { el.focus(); return true; }`, nil, found); err != nil {
 					return err
 				}
-				_, err := chromedp.KeyEvent(key, chromedp.KeyModifiers(mods...))(ctx, p.t)
+				err := p.t.keys(ctx, key, chromedp.KeyModifiers(mods...))
 				return err
 			})
 		},

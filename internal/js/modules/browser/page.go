@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -34,7 +35,7 @@ var errDetached = errors.New("element is not attached to the DOM")
 type page struct {
 	ctx    context.Context
 	cancel context.CancelFunc
-	t      *chromedp.Target
+	t      *tab
 	net    *netTracker
 	bc     *bcontext
 
@@ -59,7 +60,7 @@ func newPage(bc *bcontext, net *netTracker) (*page, error) {
 		cancel()
 		return nil, err
 	}
-	p.t = chromedp.FromContext(ctx).Target
+	p.t = newTab(chromedp.FromContext(ctx).Target)
 	setup := func() error {
 		if _, err := cdp.Call(ctx, p.t, network.Enable, network.EnableParams{}); err != nil {
 			return err
@@ -138,6 +139,11 @@ func (p *page) onEvent(ev any) {
 		p.dclGen = p.navGen
 		p.notify()
 		p.mu.Unlock()
+	case *inspector.EventTargetCrashed:
+		p.t.crash()
+		p.mu.Lock()
+		p.notify()
+		p.mu.Unlock()
 	case *cdppage.EventLoadEventFired:
 		p.mu.Lock()
 		p.loadGen = p.navGen
@@ -161,6 +167,9 @@ func (p *page) waitUntil(ctx context.Context, cond func() bool) error {
 		p.mu.Unlock()
 		if ok {
 			return nil
+		}
+		if p.t.crashed() {
+			return errTargetCrashed
 		}
 		select {
 		case <-ch:
@@ -468,7 +477,7 @@ func (r elementRef) click(ctx context.Context, timeout time.Duration, verb strin
 	return mouseClick(ctx, r.p.t, pt.X, pt.Y, clicks)
 }
 
-func mouseClick(ctx context.Context, t *chromedp.Target, x, y float64, clicks int64) error {
+func mouseClick(ctx context.Context, t cdp.Session, x, y float64, clicks int64) error {
 	if _, err := cdp.Call(ctx, t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y}); err != nil {
 		return err
 	}
@@ -507,8 +516,7 @@ func (r elementRef) fill(ctx context.Context, timeout time.Duration, text string
 		return err
 	}
 	if text == "" {
-		_, err := chromedp.KeyEvent("\b")(ctx, r.p.t)
-		return err
+		return r.p.t.keys(ctx, "\b")
 	}
 	_, err := cdp.Call(ctx, r.p.t, input.InsertText, input.InsertTextParams{Text: text})
 	return err
@@ -519,8 +527,7 @@ func (r elementRef) typeText(ctx context.Context, timeout time.Duration, text st
 	if _, err := r.wait(ctx, timeout, "typing", `(el) => { if (!__metronome.visible(el)) return false; el.focus(); return true; }`, nil, truthy); err != nil {
 		return err
 	}
-	_, err := chromedp.KeyEvent(text)(ctx, r.p.t)
-	return err
+	return r.p.t.keys(ctx, text)
 }
 
 func ptr[T any](v T) *T { return &v }
