@@ -160,3 +160,129 @@ export async function ui() {
 		}
 	}
 }
+
+// renderersUsing lists the renderer processes of the Chromium whose
+// profile folder is under dir.
+func renderersUsing(dir string) []int {
+	out, _ := exec.Command("pgrep", "-f", dir).Output()
+	var pids []int
+	for _, f := range strings.Fields(string(out)) {
+		var pid int
+		if _, err := fmt.Sscan(f, &pid); err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err == nil && strings.Contains(string(cmdline), "--type=renderer") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// SIGKILL of a page's renderer while iterations run fails the iteration
+// that used the page with k6's "Target has crashed", instead of leaving
+// it waiting for an answer that never comes; the VU goes on with new
+// pages, the run ends on time and normally, and no Chromium process
+// remains.
+func TestBrowserRendererKilled(t *testing.T) {
+	needChromium(t)
+	site := browserSite(t)
+	loaded := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" {
+			select {
+			case loaded <- struct{}{}:
+			default:
+			}
+		}
+		site.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "crash.js")
+	if err := os.WriteFile(script, []byte(`
+import { browser } from "k6/browser";
+import { Counter } from "k6/metrics";
+const done = new Counter("pages_read");
+export const options = { scenarios: { ui: { executor: "constant-vus", vus: 1, duration: "10s", gracefulStop: "30s",
+	options: { browser: { type: "chromium" } } } } };
+export default async function () {
+	const page = await browser.newPage();
+	try {
+		await page.goto(__ENV.URL);
+		await page.waitForTimeout(1500);
+		if (await page.locator("h1").textContent() === "Hello") done.add(1);
+	} finally { await page.close(); }
+}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	export := filepath.Join(dir, "summary.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "run", "-q", "-e", "URL="+srv.URL, "--summary-export", export, script)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill the renderers once a page asked for the document: the
+	// iteration is then loading it or in its 1.5 s wait.
+	select {
+	case <-loaded:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("no page loaded within 30s\n%s", stderr.String())
+	}
+	time.Sleep(300 * time.Millisecond)
+	var killed []int
+	for _, pid := range renderersUsing(tmp) {
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			killed = append(killed, pid)
+		}
+	}
+	if len(killed) == 0 {
+		t.Error("found no renderer of the run's Chromium to kill")
+	}
+	err := cmd.Wait()
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	// 10 s of iterations, a 1.5 s one at most running on past it, and
+	// Chromium's start and stop: far below the 30 s gracefulStop that a
+	// hung iteration would wait for.
+	if took > 30*time.Second {
+		t.Errorf("the run took %v: an iteration waited on the dead renderer until gracefulStop", took)
+	}
+	if !strings.Contains(stderr.String(), "Target has crashed") {
+		t.Errorf("no iteration failed with k6's \"Target has crashed\" after the renderers %v were killed\nstderr:\n%s", killed, stderr.String())
+	}
+	raw, err := os.ReadFile(export)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum struct {
+		Metrics map[string]map[string]float64 `json:"metrics"`
+	}
+	if err := json.Unmarshal(raw, &sum); err != nil {
+		t.Fatal(err)
+	}
+	// Before the kill the first page may not have been read; after it,
+	// each 1.5 s iteration of the remaining ~9 s reads a new page.
+	if n := sum.Metrics["pages_read"]["count"]; n < 2 {
+		t.Errorf("%v pages read, want the new pages after the crash (≥ 2)\nstderr:\n%s", n, stderr.String())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for n := chromiumsUsing(tmp); n > 0; n = chromiumsUsing(tmp) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d Chromium processes remain after the run", n)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
