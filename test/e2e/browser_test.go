@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -284,5 +287,168 @@ export default async function () {
 			t.Fatalf("%d Chromium processes remain after the run", n)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// k6's tags on the browser metrics with the default system tags (its
+// browser module's network manager and web vitals): a response's
+// metrics, a request's browser_data_sent, and a web vital.
+var (
+	browserResponseTags = []string{"from_cache", "from_prefetch_cache", "from_service_worker", "group", "method", "name", "proto", "resource_type", "scenario", "status", "url"}
+	browserRequestTags  = []string{"group", "method", "name", "resource_type", "scenario", "url"}
+	browserVitalTags    = []string{"group", "name", "rating", "scenario", "url"}
+)
+
+// Browser metrics reach thresholds and every output like any metric: a
+// threshold on browser_web_vital_fcp that any page crosses fails the run
+// (exit 99, named), those on browser_http_req_duration and
+// browser_http_req_failed hold; the json output's browser samples carry
+// k6's tags, the csv output holds as many of each, the hdrlog holds the
+// browser trends' values, and metronome merge of the result file gives
+// the run's own --summary-export for every browser metric.
+func TestBrowserMetricsReachOutputs(t *testing.T) {
+	needChromium(t)
+	srv := browserSite(t)
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	if err := os.WriteFile(path("out.js"), []byte(`
+import { browser } from "k6/browser";
+export const options = {
+	thresholds: {
+		browser_http_req_duration: ["p(95)<60000"],
+		browser_http_req_failed: ["rate<0.5"],
+		browser_web_vital_fcp: ["max<0"],
+	},
+	scenarios: { ui: { executor: "shared-iterations", vus: 1, iterations: 3, options: { browser: { type: "chromium" } } } },
+};
+export default async function () {
+	const page = await browser.newPage();
+	try { await page.goto(__ENV.URL); await page.waitForTimeout(500); } finally { await page.close(); }
+}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := metronome(t, runSpec{timeout: 90 * time.Second, env: []string{"TMPDIR=" + dir},
+		args: []string{"run", "-q", "-e", "URL=" + srv.URL, "--summary-export", path("run.json"),
+			"-o", "json=" + path("out.json"), "-o", "csv=" + path("out.csv"), "-o", "result=" + path("out.result"),
+			"-o", "hdrlog=" + path("out.hlog"), path("out.js")}})
+	if r.code != 99 {
+		t.Fatalf("exit code %d, want 99 (the FCP threshold crossed)\nstderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "thresholds on metrics 'browser_web_vital_fcp' have been crossed") {
+		t.Errorf("the crossed FCP threshold is not named\nstderr:\n%s", r.stderr)
+	}
+
+	// json: every browser sample with k6's tag names; count them.
+	points := map[string]int{}
+	values := map[string]float64{}
+	for i, line := range strings.Split(string(readMaybeGzip(t, path("out.json"))), "\n") {
+		var l struct {
+			Type   string
+			Metric string
+			Data   struct {
+				Value float64
+				Tags  map[string]string
+			}
+		}
+		if line == "" || json.Unmarshal([]byte(line), &l) != nil || l.Type != "Point" || !strings.HasPrefix(l.Metric, "browser_") {
+			continue
+		}
+		points[l.Metric]++
+		values[l.Metric] += l.Data.Value
+		want := browserResponseTags
+		switch {
+		case l.Metric == "browser_data_sent":
+			want = browserRequestTags
+		case strings.HasPrefix(l.Metric, "browser_web_vital_"):
+			want = browserVitalTags
+		}
+		got := make([]string, 0, len(l.Data.Tags))
+		for k := range l.Data.Tags {
+			got = append(got, k)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("out.json line %d: %s has tags %v, want k6's %v", i+1, l.Metric, got, want)
+		}
+		if u := l.Data.Tags["url"]; !strings.HasPrefix(u, srv.URL+"/") || l.Data.Tags["scenario"] != "ui" {
+			t.Errorf("out.json line %d: %s tagged url %q scenario %q", i+1, l.Metric, u, l.Data.Tags["scenario"])
+		}
+	}
+	for _, m := range []string{"browser_http_req_duration", "browser_http_req_failed", "browser_data_received", "browser_data_sent", "browser_web_vital_fcp", "browser_web_vital_ttfb"} {
+		if points[m] < 3 {
+			t.Errorf("out.json has %d %s samples, want one per page at least (3)", points[m], m)
+		}
+	}
+
+	// csv: as many rows of each browser metric.
+	rows := map[string]int{}
+	for _, line := range strings.Split(string(readMaybeGzip(t, path("out.csv"))), "\n") {
+		if name, _, ok := strings.Cut(line, ","); ok && strings.HasPrefix(name, "browser_") {
+			rows[name]++
+		}
+	}
+	if !maps.Equal(rows, points) {
+		t.Errorf("out.csv has browser rows %v, out.json %v", rows, points)
+	}
+
+	// result: merge gives the run's summary of each browser metric.
+	export := func(file string) map[string]map[string]any {
+		var s struct{ Metrics map[string]map[string]any }
+		if err := json.Unmarshal(readMaybeGzip(t, file), &s); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		return s.Metrics
+	}
+	m := metronome(t, runSpec{args: []string{"merge", "--summary-export", path("merged.json"), path("out.result")}})
+	if m.code != 99 {
+		t.Errorf("merge of the result file: exit code %d, want the run's 99\nstderr:\n%s", m.code, m.stderr)
+	}
+	run, merged := export(path("run.json")), export(path("merged.json"))
+	for name, want := range run {
+		if !strings.HasPrefix(name, "browser_") {
+			continue
+		}
+		got := merged[name]
+		for k, v := range want {
+			if w, ok := v.(float64); ok {
+				g, _ := got[k].(float64)
+				if math.Abs(g-w) > 1e-9*math.Max(1, math.Abs(w)) {
+					t.Errorf("%s %s: merged %v, run %v", name, k, got[k], v)
+				}
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: merged %v, run %v", name, got, want)
+		}
+	}
+	if n := run["browser_data_sent"]["count"]; n != values["browser_data_sent"] {
+		t.Errorf("summary's browser_data_sent %v, out.json's samples sum to %v", n, values["browser_data_sent"])
+	}
+	p, _ := run["browser_http_req_failed"]["passes"].(float64)
+	f, _ := run["browser_http_req_failed"]["fails"].(float64)
+	if p+f != float64(points["browser_http_req_failed"]) {
+		t.Errorf("summary's browser_http_req_failed counts %v+%v, out.json has %d samples", p, f, points["browser_http_req_failed"])
+	}
+
+	// hdrlog: every value of the browser trends.
+	h := metronome(t, runSpec{args: []string{"merge", "--json", path("out.hlog")}})
+	if h.code != 0 {
+		t.Fatalf("merge of the hdrlog: exit %d\n%s", h.code, h.stderr)
+	}
+	var dists []struct {
+		Metric string
+		Count  int
+	}
+	if err := json.Unmarshal([]byte(h.stdout), &dists); err != nil {
+		t.Fatalf("merge --json: %v\n%s", err, h.stdout)
+	}
+	logged := map[string]int{}
+	for _, d := range dists {
+		logged[d.Metric] += d.Count
+	}
+	for _, name := range []string{"browser_http_req_duration", "browser_web_vital_fcp", "browser_web_vital_ttfb"} {
+		if logged[name] != points[name] {
+			t.Errorf("the hdrlog holds %d %s values, out.json %d", logged[name], name, points[name])
+		}
 	}
 }
