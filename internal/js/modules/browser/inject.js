@@ -206,13 +206,21 @@
   addEventListener("pagehide", flush, true);
   addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") flush(); }, true);
 
-  // leave waits for the next frame to be painted, so that a page closed
-  // right after it loaded has its paints, then flushes.
+  // leave waits for the page's first contentful paint, so that a page
+  // closed right after it loaded has its FCP, then flushes. Chromium
+  // records the paint two or three frames after load; a page that paints
+  // no content is left without one after 10 frames. Frames, not time,
+  // bound the wait, so that a loaded machine's slow frames lose no FCP;
+  // 1.5 s caps it within the 2 s that page.close gives the flush.
   const leave = () => new Promise((resolve) => {
-    const done = () => { flush(); resolve(); };
+    let over = false;
+    const done = () => { if (over) return; over = true; flush(); resolve(); };
     if (document.visibilityState !== "visible") return done();
-    requestAnimationFrame(() => requestAnimationFrame(done));
-    setTimeout(done, 500);
+    let frames = 0;
+    const painted = () => performance.getEntriesByType("paint").some((e) => e.name === "first-contentful-paint");
+    const frame = () => { if (painted() || ++frames >= 10) done(); else requestAnimationFrame(frame); };
+    requestAnimationFrame(frame);
+    setTimeout(done, 1500);
   });
 
   globalThis.__metronome = { all, visible, flush, leave };
