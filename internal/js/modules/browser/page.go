@@ -193,6 +193,9 @@ func (p *page) waitLoadState(ctx context.Context, gen int, state string) error {
 		}
 		const quiet = 500 * time.Millisecond
 		for {
+			if p.t.crashed() {
+				return errTargetCrashed
+			}
 			idle := p.net.idleSince()
 			if idle >= quiet {
 				return nil
