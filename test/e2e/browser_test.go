@@ -304,7 +304,7 @@ var (
 // (exit 99, named), those on browser_http_req_duration and
 // browser_http_req_failed hold; the json output's browser samples carry
 // k6's tags, each page, closed as soon as it loaded, has its FCP, LCP,
-// TTFB and CLS as in k6, the csv output holds as many of each, the hdrlog holds the
+// TTFB and CLS, the csv output holds as many of each, the hdrlog holds the
 // browser trends' values, and metronome merge of the result file gives
 // the run's own --summary-export for every browser metric.
 func TestBrowserMetricsReachOutputs(t *testing.T) {
@@ -380,11 +380,12 @@ export default async function () {
 			t.Errorf("out.json has %d %s samples, want one per page at least (3)", points[m], m)
 		}
 	}
-	// Each page is closed as soon as it loaded, and still has its vitals,
-	// as in k6: its first contentful paint comes a few frames after load.
+	// Each page is closed as soon as it loaded, and still has its vitals:
+	// its first contentful paint comes a few frames after load. (k6 v2.2.0
+	// has them in some runs, loses them in others.)
 	for _, m := range []string{"browser_web_vital_fcp", "browser_web_vital_lcp", "browser_web_vital_ttfb", "browser_web_vital_cls"} {
 		if points[m] != 3 {
-			t.Errorf("out.json has %d %s samples, want one per page (3), as k6 records", points[m], m)
+			t.Errorf("out.json has %d %s samples, want one per page (3)", points[m], m)
 		}
 	}
 
