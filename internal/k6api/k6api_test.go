@@ -231,7 +231,40 @@ func TestXK6Extensions(t *testing.T) {
 			"caught GoError: initOnly may only be called in the init context",
 			"maxRedirects=10 throw=false systemTags.scenario=true vu=1 26h0m0s 1.5s",
 			"caught GoError: invalid value for metric tag 'bad': only String, Boolean and Number types are accepted as a metric tag values",
-			"20 17", // k6 printed 14 before the probe exported timed, exchange and get
+			"20 18", // k6 printed 14 before the probe exported timed, exchange, get and surface
+		}
+		if got := lines(r.output); r.code != 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("exit %d, output:\n%s\nwant:\n%s", r.code, r.output, strings.Join(want, "\n"))
+		}
+	})
+
+	// Each name of k6's surface the probe uses (surfaceNames), with what
+	// k6 documents it to give.
+	t.Run("surface", func(t *testing.T) {
+		r := run(t, bin, []string{"PROBE_GREETING=howdy"}, "run", "-q", "--no-summary", "-i", "1", "--log-format", "raw", "surface.js")
+		want := []string{
+			"probe instantiated",
+			"probe instantiated",
+			"vu ctx=true initEnv=true state=true",
+			"exports d 1",
+			"nullish true true true false",
+			"initcontexterror only in init",
+			"throw GoError: thrown",
+			"ext k6/x/probe=js k6/x/probev1/count=js k6/x/probev1=js",
+			"types counter,gauge,trend,rate,default,time,data",
+			"D=1500 B=1,0",
+			"metric probe_surface gauge default same=true conflict=true",
+			"tags a=1,b=2 get=1,true,false root=0",
+			"samples 2 7 probe_surface true t1",
+			"push true false",
+			"system vu iter ip status url has=true enabled=5",
+			"builtin data_sent data_received http_reqs http_req_duration iterations",
+			"threshold count>1",
+			"state samples=true tag=on tls=true dial=true resolver=false logger=true jar=true vu=1 iter=0",
+			"options maxRedirects=10 throw=false noConnectionReuse=false noVUConnectionReuse=false userAgent=true systemTags.vu=false",
+			"types 1m30s true 2s 3s 1m30s true true",
+			"tls tls1.0 tls1.1 tls1.2 tls1.3",
+			"cookiejar true",
 		}
 		if got := lines(r.output); r.code != 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("exit %d, output:\n%s\nwant:\n%s", r.code, r.output, strings.Join(want, "\n"))

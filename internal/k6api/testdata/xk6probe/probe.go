@@ -37,6 +37,7 @@ type probe struct {
 	direct   *metrics.Metric
 	opTime   *metrics.Metric
 	client   *http.Client // get's, made at the VU's first call
+	reg      *metrics.Registry
 }
 
 // lateDropped counts the late pushes PushIfNotDone refused, across VUs.
@@ -48,6 +49,7 @@ func (*rootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	if g, ok := env.LookupEnv("PROBE_GREETING"); ok {
 		p.greeting = g
 	}
+	p.reg = env.Registry
 	p.ops = env.Registry.MustNewMetric("probe_ops", metrics.Counter)
 	p.latency = env.Registry.MustNewMetric("probe_latency", metrics.Trend, metrics.Time)
 	p.late = env.Registry.MustNewMetric("probe_late", metrics.Counter)
@@ -78,6 +80,7 @@ func (p *probe) Exports() modules.Exports {
 		"fail":        p.fail,
 		"initOnly":    p.initOnly,
 		"options":     p.options,
+		"surface":     p.surface,
 		"duration":    func(s string) (string, error) { d, err := types.ParseExtendedDuration(s); return d.String(), err },
 	}}
 }
