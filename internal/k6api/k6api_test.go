@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -595,5 +597,126 @@ func checkProbeMetrics(t *testing.T, m map[string]map[string]any) {
 	}
 	if _, ok := m["probe_late"]; ok {
 		t.Errorf("probe_late was pushed after its VU's context was done and not dropped: %v", m["probe_late"])
+	}
+}
+
+// surfaceAPI is one package of k6's extension surface: the names of it that
+// the 19 published extensions of the reference sample use
+// (shared/reference/xk6-and-browser.md §1.3), as "Name" for a top-level
+// identifier and "Type.Member" for a field or method. Where the reference
+// gives only a package's count (metrics, lib, httpext), the rest are our
+// reading of what those extensions use, not checked name by name against
+// their code. Missing are the names the layer lacks, which
+// docs/extensions.md lists under "Not there yet".
+type surfaceAPI struct {
+	path    string // the package under go.k6.io/k6/v2
+	alias   string // how the probe's source imports it
+	names   []string
+	missing []string
+}
+
+// surfaceNames is k6's extension surface, 163 names in 12 packages.
+var surfaceNames = []surfaceAPI{
+	{path: "js/modules", alias: "modules", names: []string{
+		"Register", "Module", "Instance", "VU", "Exports", "VU.Context", "VU.Runtime", "Exports.Named",
+		"VU.InitEnv", "VU.State", "Exports.Default", "VU.RegisterCallback",
+	}},
+	{path: "js/common", alias: "common", names: []string{
+		"Throw", "NewInitContextError", "ApplyCustomUserTags", "IsNullish", "InitEnvironment",
+		"InitEnvironment.Registry", "InitEnvironment.Logger", "InitEnvironment.LookupEnv",
+	}},
+	{path: "metrics", alias: "metrics", names: []string{
+		"Sample", "Sample.Value", "Sample.Time", "Sample.TimeSeries", "Sample.Metadata",
+		"TimeSeries", "TimeSeries.Metric", "TimeSeries.Tags", "PushIfNotDone",
+		"Metric", "Metric.Name", "Metric.Type", "Metric.Contains",
+		"Registry", "Registry.NewMetric", "Registry.MustNewMetric", "Registry.RootTagSet",
+		"TagSet", "TagSet.Map", "TagSet.With", "TagSet.Get",
+		"SampleContainer", "SampleContainer.GetSamples", "Samples",
+		"TagsAndMeta", "TagsAndMeta.Tags", "TagsAndMeta.Metadata", "TagsAndMeta.SetTag",
+		"ConnectedSamples", "ConnectedSamples.Samples", "ConnectedSamples.Tags", "ConnectedSamples.Time",
+		"MetricType", "MetricType.String", "ValueType", "ValueType.String",
+		"Counter", "Trend", "Gauge", "Rate", "Data", "Default", "Time", "D", "B",
+		"BuiltinMetrics", "BuiltinMetrics.DataSent", "BuiltinMetrics.DataReceived", "BuiltinMetrics.HTTPReqs",
+		"BuiltinMetrics.HTTPReqDuration", "BuiltinMetrics.Iterations",
+		"SystemTagSet", "SystemTagSet.Has", "EnabledTags",
+		"TagURL", "TagVU", "TagIter", "TagIP", "TagStatus", "TagScenario",
+		"Threshold", "Threshold.Source", "Thresholds", "Thresholds.Thresholds", "NewThresholds",
+		"Sink", "NewSink", "Sink.Add", "Sink.Format",
+	}},
+	{path: "lib", alias: "lib", names: []string{
+		"State", "State.Samples", "State.Tags", "VUStateTags", "VUStateTags.GetCurrentValues", "VUStateTags.Modify",
+		"State.TLSConfig", "State.Dialer", "DialContexter", "DialContexter.DialContext", "State.Options", "Options",
+		"Options.Throw", "Options.MaxRedirects", "Options.NoConnectionReuse", "Options.NoVUConnectionReuse",
+		"Options.SystemTags", "Options.UserAgent", "State.BuiltinMetrics", "State.Logger", "State.VUID",
+		"State.Iteration", "State.CookieJar", "State.GetAddrResolver", "AddrResolver",
+	}},
+	{path: "output", alias: "output", names: []string{
+		"Output", "Params", "Params.ConfigArgument", "Params.Environment", "Params.JSONConfig", "Params.Logger",
+		"SampleBuffer", "SampleBuffer.GetBufferedSamples", "NewPeriodicFlusher", "PeriodicFlusher",
+		"PeriodicFlusher.Stop", "RegisterExtension", "WithThresholds",
+	}},
+	{path: "lib/types", alias: "types", names: []string{
+		"Duration", "Duration.String", "NullDuration", "NullDuration.Valid", "NullDuration.Duration",
+		"NewNullDuration", "NullDurationFrom", "NullDuration.UnmarshalText", "NullDuration.TimeDuration",
+	}},
+	{path: "js/promises", alias: "promises", names: []string{"New"}},
+	{path: "js/modules/k6/http", alias: "k6http", names: []string{"CookieJar", "CookieJar.Jar"}},
+	{path: "lib/netext", alias: "netext", names: []string{"TLS_1_0", "TLS_1_1", "TLS_1_2", "TLS_1_3"}},
+	{path: "ext", alias: "ext", names: []string{"Get", "JSExtension"}},
+	// k6's HTTP engine, which xk6-loki drives: the layer has none of it.
+	{path: "lib/netext/httpext", missing: []string{
+		"MakeRequest", "ParsedHTTPRequest", "ParsedHTTPRequest.URL", "ParsedHTTPRequest.Body",
+		"ParsedHTTPRequest.Req", "ParsedHTTPRequest.Timeout", "ParsedHTTPRequest.Auth",
+		"ParsedHTTPRequest.Throw", "ParsedHTTPRequest.ResponseType", "ParsedHTTPRequest.Redirects",
+		"Response", "Response.Body", "Response.Status", "Response.Headers", "Response.Error",
+		"NewResponse", "NewURL",
+	}},
+	// Only xk6-sql's driver-test helper uses it; no binary needs it.
+	{path: "js/modulestest", missing: []string{"NewRuntime"}},
+}
+
+// TestSurfaceNames checks the list of k6's extension surface against the
+// probe extension's source: each name the list says is covered appears
+// there as the probe's code would use it (pkg.Name for a top-level
+// identifier, .Member for a field or method), so a name dropped from the
+// probe drops out of the count, and the build of TestXK6Extensions fails
+// when the layer drops or changes one the probe uses.
+func TestSurfaceNames(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "xk6probe", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("the probe's sources: %v", err)
+	}
+	var src strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Write(b)
+	}
+	total, covered := 0, 0
+	for _, api := range surfaceNames {
+		total += len(api.names) + len(api.missing)
+		for _, name := range api.names {
+			covered++
+			typ, member, isMember := strings.Cut(name, ".")
+			if !strings.Contains(src.String(), api.alias+"."+typ) {
+				t.Errorf("the probe does not use %s.%s (go.k6.io/k6/v2/%s)", api.alias, typ, api.path)
+			}
+			if isMember && !regexp.MustCompile(`\.`+member+`\b`).MatchString(src.String()) {
+				t.Errorf("the probe does not use %s of go.k6.io/k6/v2/%s", name, api.path)
+			}
+		}
+	}
+	if total != 163 {
+		t.Errorf("the surface has %d names, want the reference's 163", total)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "extensions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := fmt.Sprintf("%d of %d names", covered, total)
+	if !strings.Contains(strings.Join(strings.Fields(string(doc)), " "), claim) {
+		t.Errorf("docs/extensions.md does not say %q", claim)
 	}
 }
