@@ -70,6 +70,9 @@ type testRun struct {
 	reg     *metrics.Registry
 	builtin *metrics.Builtin
 	engine  *metrics.Engine
+	// series warns of too many time series; the sample loop checks it,
+	// then the end of the run once the last samples are in.
+	series  seriesWatch
 	outputs []output.Output
 
 	scenarios []*scenarioRun
@@ -611,6 +614,9 @@ func (r *testRun) phaseSettle(parent context.Context, out phased) error {
 		r.ctl.status.Store(restapi.StatusEnded)
 	}
 	r.drain(out.service)
+	// The last iteration's samples are in only now: a run too short for
+	// the sample loop's next tick still warns of what they made.
+	r.series.check(r.logf)
 	report := r.engine.EvaluateThresholds(end.Sub(r.start), true)
 	// One summary for everything that shows it: the outputs that take it
 	// (the web dashboard's report) get it before they stop, the end of
@@ -696,6 +702,7 @@ func (r *testRun) phaseScenarios(ctx context.Context, setupData []byte) error {
 	if !r.cfg.Quiet && r.cfg.StderrTTY {
 		pb = startProgress(r.cfg.Stderr, r.scenarios)
 	}
+	r.series = newSeriesWatch()
 	loops, stopLoops := context.WithCancel(ctx)
 	var loopsDone sync.WaitGroup
 	loopsDone.Add(3)
@@ -739,9 +746,8 @@ func (r *testRun) phaseScenarios(ctx context.Context, setupData []byte) error {
 func (r *testRun) sampleLoop(ctx context.Context) {
 	rec := r.newBuffer()
 	defer rec.Flush()
-	series := newSeriesWatch()
 	sample := func() bool {
-		series.check(r.logf)
+		r.series.check(r.logf)
 		active := 0
 		for _, sc := range r.scenarios {
 			active += sc.progress().ActiveVUs
