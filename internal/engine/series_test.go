@@ -54,3 +54,14 @@ func TestSeriesWarning(t *testing.T) {
 	}
 	_ = keep
 }
+
+// A watch the run never started (setup failed before the scenarios) does
+// nothing when the end of the run checks it; it once looped forever.
+func TestSeriesWatchNotStarted(t *testing.T) {
+	var w seriesWatch
+	warned := false
+	w.check(func(string, ...any) { warned = true })
+	if warned {
+		t.Error("a watch never started warned")
+	}
+}
