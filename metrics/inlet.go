@@ -12,6 +12,10 @@ type Inlet struct {
 	send func([]Sample)
 	done chan struct{}
 	once sync.Once
+
+	mu      sync.Mutex
+	closed  bool
+	atClose []func()
 }
 
 // NewInlet returns an inlet that hands each batch to send, which must be
@@ -30,9 +34,36 @@ func (in *Inlet) Send(batch []Sample) {
 	in.send(batch)
 }
 
-// Close marks the run's end: Done is closed. The run calls it once it no
-// longer takes samples.
-func (in *Inlet) Close() { in.once.Do(func() { close(in.done) }) }
+// Close marks the run's end: Done is closed, then the functions given to
+// AtClose run, newest first, and Close returns when they have. The run
+// calls it once it no longer takes samples.
+func (in *Inlet) Close() {
+	in.once.Do(func() {
+		close(in.done)
+		in.mu.Lock()
+		fs := in.atClose
+		in.closed, in.atClose = true, nil
+		in.mu.Unlock()
+		for i := len(fs) - 1; i >= 0; i-- {
+			fs[i]()
+		}
+	})
+}
+
+// AtClose registers f to run when the run ends, before Close returns: a
+// module stops there what it started (a browser, a subscription), so
+// nothing of it outlives metronome's exit. On an inlet already closed f
+// runs at once.
+func (in *Inlet) AtClose(f func()) {
+	in.mu.Lock()
+	if !in.closed {
+		in.atClose = append(in.atClose, f)
+		in.mu.Unlock()
+		return
+	}
+	in.mu.Unlock()
+	f()
+}
 
 // Done is closed when the run no longer takes samples, so that whoever
 // forwards samples into the inlet from a goroutine of its own can stop.

@@ -47,8 +47,8 @@ func chromiumsUsing(dir string) int {
 	return len(strings.Fields(string(out)))
 }
 
-// Chromium dies with metronome: on SIGINT the run ends and closes it, on
-// SIGKILL the kernel kills it (Pdeathsig) and its children follow; none of
+// Chromium dies with metronome: on SIGINT the run ends and closes it
+// before metronome exits, leaving nothing in TMPDIR, on SIGKILL the kernel kills it (Pdeathsig) and its children follow; none of
 // its processes, found by the unique profile folder, remains.
 func TestBrowserLeavesNoChromium(t *testing.T) {
 	needChromium(t)
@@ -84,6 +84,16 @@ export default async function () {
 			time.Sleep(time.Second) // let it load a page
 			_ = cmd.Process.Signal(sig)
 			_ = cmd.Wait()
+			if sig == syscall.SIGINT {
+				// The run's end stopped the browser before metronome exited.
+				if n := chromiumsUsing(tmp); n > 0 {
+					t.Errorf("%d Chromium processes still run when metronome has exited", n)
+				}
+				left, _ := os.ReadDir(tmp)
+				for _, e := range left {
+					t.Errorf("%s is left in TMPDIR", e.Name())
+				}
+			}
 			// Chromium's children notice their parent's death on their own.
 			deadline = time.Now().Add(10 * time.Second)
 			for n := chromiumsUsing(tmp); n > 0; n = chromiumsUsing(tmp) {
@@ -160,6 +170,14 @@ export async function ui() {
 	for _, m := range []string{"browser_http_req_duration", "browser_data_received", "browser_data_sent", "browser_web_vital_fcp", "browser_web_vital_ttfb"} {
 		if _, ok := sum.Metrics[m]; !ok {
 			t.Errorf("summary lacks %s\n%s", m, out)
+		}
+	}
+	// The run's TMPDIR is dir: Chromium's profile and socket folders are
+	// gone by the time metronome exits.
+	left, _ := os.ReadDir(dir)
+	for _, e := range left {
+		if n := e.Name(); n != "mixed.js" && n != "summary.json" {
+			t.Errorf("%s is left in TMPDIR after the run", n)
 		}
 	}
 }

@@ -1,11 +1,13 @@
 package browser
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,9 +105,9 @@ func executablePath(lookup func(string) (string, bool)) (string, error) {
 }
 
 // allocatorOptions are Chromium's flags: headless when asked, no network
-// of its own (no background fetches, updates, sync or QUIC probes), a
-// fresh profile in a temporary folder, its own process group, and killed
-// by the kernel when metronome dies (chromedp sets Pdeathsig on Linux).
+// of its own (no background fetches, updates, sync or QUIC probes), its
+// own process group, and killed by the kernel when metronome dies
+// (chromedp sets Pdeathsig on Linux).
 func (s settings) allocatorOptions() []chromedp.ExecAllocatorOption {
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(s.path),
@@ -182,7 +184,12 @@ func (p *process) get(run *modules.Run) (context.Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), s.allocatorOptions()...)
+	profile, err := os.MkdirTemp("", "metronome-chromium-")
+	if err != nil {
+		return nil, fmt.Errorf("launching browser: %w", err)
+	}
+	opts := append(s.allocatorOptions(), chromedp.UserDataDir(profile))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	root, cancelRoot := chromedp.NewContext(alloc)
 	started := make(chan error, 1)
 	go func() { started <- chromedp.Do(root) }()
@@ -191,23 +198,62 @@ func (p *process) get(run *modules.Run) (context.Context, error) {
 	case <-time.After(s.timeout):
 		err = fmt.Errorf("timed out after %s", s.timeout)
 	}
-	stop := func() { cancelRoot(); cancelAlloc() }
+	pid := 0
+	if c := chromedp.FromContext(root); c != nil && c.Browser != nil && c.Browser.Process() != nil {
+		pid = c.Browser.Process().Pid
+	}
+	stop := func() {
+		cancelRoot()
+		cancelAlloc()
+		reap(pid, profile, reapWait)
+	}
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("launching browser: %w", err)
 	}
 	p.root, p.stop, p.run = root, stop, run
-	if c := chromedp.FromContext(root); c != nil && c.Browser != nil {
+	if pid != 0 {
 		p.version, p.userAgent = browserVersion(root)
 	}
 	if run != nil && run.Samples != nil {
-		done := run.Samples.Done()
-		go func() {
-			<-done
-			p.close(root)
-		}()
+		run.Samples.AtClose(func() { p.close(root) })
 	}
 	return root, nil
+}
+
+// reapWait bounds how long stopping the browser waits for its processes.
+const reapWait = 10 * time.Second
+
+// reap ends what is left of the browser whose process group is pid's
+// (its renderers, GPU and utility processes outlive the browser process
+// chromedp kills by a moment) and removes its profile folder, and the
+// folder of its singleton socket that the profile links to, once none
+// writes to them any more, trying until wait has passed.
+func reap(pid int, profile string, wait time.Duration) {
+	if pid > 0 {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	folders := []string{profile}
+	// Chromium keeps the socket in a folder of its own under TMPDIR
+	// (a socket's path is short) and removes it only when it exits
+	// normally.
+	if sock, err := os.Readlink(filepath.Join(profile, "SingletonSocket")); err == nil && filepath.IsAbs(sock) &&
+		strings.HasPrefix(filepath.Base(filepath.Dir(sock)), "org.chromium.Chromium.") {
+		folders = append(folders, filepath.Dir(sock))
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		removed := true
+		for _, f := range folders {
+			if os.RemoveAll(f) != nil {
+				removed = false
+			}
+		}
+		if removed && (pid <= 0 || !groupRuns(pid)) || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // close stops the browser whose root context is root, if it still runs.
@@ -218,4 +264,30 @@ func (p *process) close(root context.Context) {
 		p.stop()
 		p.root, p.stop = nil, nil
 	}
+}
+
+// groupRuns says whether a process of process group pgid still runs: one
+// that is not a zombie waiting for whoever adopted it to reap it.
+func groupRuns(pgid int) bool {
+	if syscall.Kill(-pgid, 0) == syscall.ESRCH {
+		return false
+	}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		var state string
+		var ppid, pgrp int
+		if _, err := fmt.Sscan(string(b[i+1:]), &state, &ppid, &pgrp); err == nil && pgrp == pgid && state != "Z" {
+			return true
+		}
+	}
+	return false
 }

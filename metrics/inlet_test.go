@@ -1,0 +1,35 @@
+package metrics
+
+import (
+	"reflect"
+	"testing"
+)
+
+// Close closes Done first, then runs what AtClose was given newest first
+// and returns only after them; what is given after Close runs at once.
+func TestInletAtClose(t *testing.T) {
+	in := NewInlet(func([]Sample) {})
+	var order []string
+	for _, name := range []string{"first", "second"} {
+		in.AtClose(func() {
+			select {
+			case <-in.Done():
+			default:
+				t.Errorf("%s ran before Done was closed", name)
+			}
+			order = append(order, name)
+		})
+	}
+	if len(order) != 0 {
+		t.Fatalf("ran %v before Close", order)
+	}
+	in.Close()
+	if want := []string{"second", "first"}; !reflect.DeepEqual(order, want) {
+		t.Fatalf("Close ran %v, want %v", order, want)
+	}
+	in.Close()
+	in.AtClose(func() { order = append(order, "late") })
+	if want := []string{"second", "first", "late"}; !reflect.DeepEqual(order, want) {
+		t.Errorf("after a second Close and a late AtClose: %v, want %v", order, want)
+	}
+}
