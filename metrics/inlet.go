@@ -52,17 +52,17 @@ func (in *Inlet) Close() {
 
 // AtClose registers f to run when the run ends, before Close returns: a
 // module stops there what it started (a browser, a subscription), so
-// nothing of it outlives metronome's exit. On an inlet already closed f
-// runs at once.
-func (in *Inlet) AtClose(f func()) {
+// nothing of it outlives metronome's exit. It reports whether it did: on
+// an inlet already closed it returns false and the caller stops what it
+// started itself.
+func (in *Inlet) AtClose(f func()) bool {
 	in.mu.Lock()
-	if !in.closed {
-		in.atClose = append(in.atClose, f)
-		in.mu.Unlock()
-		return
+	defer in.mu.Unlock()
+	if in.closed {
+		return false
 	}
-	in.mu.Unlock()
-	f()
+	in.atClose = append(in.atClose, f)
+	return true
 }
 
 // Done is closed when the run no longer takes samples, so that whoever

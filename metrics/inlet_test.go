@@ -6,12 +6,12 @@ import (
 )
 
 // Close closes Done first, then runs what AtClose was given newest first
-// and returns only after them; what is given after Close runs at once.
+// and returns only after them; what is given after Close is refused.
 func TestInletAtClose(t *testing.T) {
 	in := NewInlet(func([]Sample) {})
 	var order []string
 	for _, name := range []string{"first", "second"} {
-		in.AtClose(func() {
+		registered := in.AtClose(func() {
 			select {
 			case <-in.Done():
 			default:
@@ -19,6 +19,9 @@ func TestInletAtClose(t *testing.T) {
 			}
 			order = append(order, name)
 		})
+		if !registered {
+			t.Fatalf("AtClose refused %s before Close", name)
+		}
 	}
 	if len(order) != 0 {
 		t.Fatalf("ran %v before Close", order)
@@ -28,8 +31,10 @@ func TestInletAtClose(t *testing.T) {
 		t.Fatalf("Close ran %v, want %v", order, want)
 	}
 	in.Close()
-	in.AtClose(func() { order = append(order, "late") })
-	if want := []string{"second", "first", "late"}; !reflect.DeepEqual(order, want) {
+	if in.AtClose(func() { order = append(order, "late") }) {
+		t.Error("AtClose took a function after Close")
+	}
+	if want := []string{"second", "first"}; !reflect.DeepEqual(order, want) {
 		t.Errorf("after a second Close and a late AtClose: %v, want %v", order, want)
 	}
 }

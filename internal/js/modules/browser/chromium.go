@@ -107,8 +107,9 @@ func executablePath(lookup func(string) (string, bool)) (string, error) {
 // allocatorOptions are Chromium's flags: headless when asked, no network
 // of its own (no background fetches, updates, sync or QUIC probes), its
 // own process group, and killed by the kernel when metronome dies
-// (chromedp sets Pdeathsig on Linux).
-func (s settings) allocatorOptions() []chromedp.ExecAllocatorOption {
+// (chromedp sets Pdeathsig on Linux). The command to start it is given to
+// keep before it starts.
+func (s settings) allocatorOptions(keep func(*exec.Cmd)) []chromedp.ExecAllocatorOption {
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(s.path),
 		chromedp.NoFirstRun,
@@ -128,6 +129,7 @@ func (s settings) allocatorOptions() []chromedp.ExecAllocatorOption {
 				cmd.SysProcAttr = &syscall.SysProcAttr{}
 			}
 			cmd.SysProcAttr.Setpgid = true
+			keep(cmd)
 		}),
 	}
 	if s.headless {
@@ -188,38 +190,47 @@ func (p *process) get(run *modules.Run) (context.Context, error) {
 	if err != nil {
 		return nil, fmt.Errorf("launching browser: %w", err)
 	}
-	opts := append(s.allocatorOptions(), chromedp.UserDataDir(profile))
+	var cmd *exec.Cmd
+	opts := append(s.allocatorOptions(func(c *exec.Cmd) { cmd = c }), chromedp.UserDataDir(profile))
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	root, cancelRoot := chromedp.NewContext(alloc)
+	stop := func() {
+		cancelRoot()
+		cancelAlloc() // returns once chromedp's start of the command has ended
+		pid := 0
+		if cmd != nil && cmd.Process != nil {
+			pid = cmd.Process.Pid
+		}
+		reap(pid, profile, reapWait)
+	}
+	// The run's end stops the browser before metronome exits: it ends a
+	// start under way (whose stop is below) and then waits for p.mu.
+	ended := make(chan struct{})
+	if run != nil && run.Samples != nil && !run.Samples.AtClose(func() { close(ended); p.close(root) }) {
+		stop()
+		return nil, fmt.Errorf("launching browser: %w", errRunEnded)
+	}
 	started := make(chan error, 1)
 	go func() { started <- chromedp.Do(root) }()
 	select {
 	case err = <-started:
 	case <-time.After(s.timeout):
 		err = fmt.Errorf("timed out after %s", s.timeout)
-	}
-	pid := 0
-	if c := chromedp.FromContext(root); c != nil && c.Browser != nil && c.Browser.Process() != nil {
-		pid = c.Browser.Process().Pid
-	}
-	stop := func() {
-		cancelRoot()
-		cancelAlloc()
-		reap(pid, profile, reapWait)
+	case <-ended:
+		err = errRunEnded
 	}
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("launching browser: %w", err)
 	}
 	p.root, p.stop, p.run = root, stop, run
-	if pid != 0 {
-		p.version, p.userAgent = browserVersion(root)
-	}
-	if run != nil && run.Samples != nil {
-		run.Samples.AtClose(func() { p.close(root) })
-	}
+	p.version, p.userAgent = browserVersion(root)
 	return root, nil
 }
+
+// errRunEnded is why a browser asked for after the run ended, or while it
+// ended, does not start.
+var errRunEnded = errors.New("the test run has ended")
 
 // reapWait bounds how long stopping the browser waits for its processes.
 const reapWait = 10 * time.Second
