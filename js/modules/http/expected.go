@@ -9,10 +9,13 @@ import (
 )
 
 // expected is a response callback made by expectedStatuses: a status is
-// expected when it is in codes or in one of the inclusive ranges.
+// expected when it is in codes or in one of the inclusive ranges; or a Go
+// module's (Request.Expected).
 type expected struct {
 	codes  []int
 	ranges [][2]int
+	// fn, when set, decides alone: a Go module's callback (Request).
+	fn func(status int) bool
 }
 
 // defaultExpected is k6's default callback, expectedStatuses({min: 200,
@@ -20,6 +23,9 @@ type expected struct {
 var defaultExpected = &expected{ranges: [][2]int{{200, 399}}}
 
 func (e *expected) match(status int) bool {
+	if e.fn != nil {
+		return e.fn(status)
+	}
 	for _, c := range e.codes {
 		if c == status {
 			return true
