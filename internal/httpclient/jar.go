@@ -35,3 +35,11 @@ func (j *jar) Cookies(u *url.URL) []*http.Cookie {
 	}
 	return j.j.Cookies(u)
 }
+
+// StdJar returns the jar behind j, for Go code that takes a
+// net/http/cookiejar jar (k6/http.CookieJar.Jar). From then on j always
+// asks it, since cookies may be stored there directly.
+func (j *jar) StdJar() *cookiejar.Jar {
+	j.used.Store(true)
+	return j.j
+}

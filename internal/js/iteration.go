@@ -368,6 +368,19 @@ func (j *vuJar) Cookies(u *url.URL) []*http.Cookie {
 	return j.jar.Cookies(u)
 }
 
+// StdJar returns the jar of the current iteration as net/http/cookiejar's,
+// for Go code that takes one (k6/http.CookieJar.Jar); the iteration's end
+// forgets it as it forgets any stored cookie.
+func (j *vuJar) StdJar() *cookiejar.Jar {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.jar == nil {
+		j.jar, _ = cookiejar.New(nil)
+	}
+	j.dirty = true
+	return j.jar
+}
+
 func (j *vuJar) reset() {
 	j.mu.Lock()
 	if j.dirty {

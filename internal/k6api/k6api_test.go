@@ -233,7 +233,7 @@ func TestXK6Extensions(t *testing.T) {
 			"caught GoError: initOnly may only be called in the init context",
 			"maxRedirects=10 throw=false systemTags.scenario=true vu=1 26h0m0s 1.5s",
 			"caught GoError: invalid value for metric tag 'bad': only String, Boolean and Number types are accepted as a metric tag values",
-			"20 18", // k6 printed 14 before the probe exported timed, exchange, get and surface
+			"20 20", // k6 printed 14 before the probe exported timed, exchange, get, surface, send and jarCookies
 		}
 		if got := lines(r.output); r.code != 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("exit %d, output:\n%s\nwant:\n%s", r.code, r.output, strings.Join(want, "\n"))
@@ -358,8 +358,82 @@ func TestXK6Extensions(t *testing.T) {
 		}
 	})
 
+	t.Run("httpext", func(t *testing.T) { testHTTPExt(t, bin) })
 	t.Run("output", func(t *testing.T) { testOutput(t, bin) })
 	t.Run("stall through an extension", func(t *testing.T) { testStall(t, bin) })
+}
+
+// testHTTPExt runs httpext.js: requests of k6's HTTP engine
+// (httpext.MakeRequest) reach a loopback server with their header, body
+// and the jar's cookies, come back with status, body and header, and are
+// recorded as a script's requests: http_reqs, http_req_duration and
+// corrected_latency, tagged with the URL's name and the extension's tag.
+// A k6/http jar object reaches the extension with a working Jar, whose
+// cookies k6/http sends too.
+func testHTTPExt(t *testing.T, bin string) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/push":
+			b, _ := io.ReadAll(r.Body)
+			seen := r.Header.Get("X-Probe")
+			if string(b) != "payload" {
+				seen = "wrong body " + string(b)
+			}
+			w.Header().Set("X-Seen", seen)
+			w.WriteHeader(http.StatusNoContent)
+		case "/cookies":
+			_, _ = w.Write([]byte(r.Header.Get("Cookie")))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	points := filepath.Join(t.TempDir(), "points.json")
+	r := run(t, bin, nil, "run", "-q", "--no-summary", "-o", "json="+points, "--log-format", "raw",
+		"-e", "TARGET="+srv.URL, "httpext.js")
+	want := []string{
+		`sent POST /push 7 5s auth="" throw=false type=0 redirects=10: status=204 body="" seen=send error="" empty=0,[]`,
+		`sent GET  0 5s auth="" throw=false type=0 redirects=10: status=404 body="404 page not found\n" seen= error="" empty=0,[]`,
+		"vu jar fromgo=1,fromjs=2",
+		`sent GET /cookies 0 5s auth="" throw=false type=0 redirects=10: status=200 body="fromjs=2; fromgo=1" seen= error="" empty=0,[]`,
+		"own jar fromgo=1",
+		"k6/http sends fromjs=2; fromgo=1",
+	}
+	if got := lines(r.output); r.code != 0 || !strings.HasSuffix(strings.Join(got, "\n"), strings.Join(want, "\n")) {
+		t.Errorf("exit %d, output:\n%s\nwant it to end with:\n%s", r.code, r.output, strings.Join(want, "\n"))
+	}
+
+	// Each request of the engine: one sample of each metric, tagged with
+	// the name (the URL's own when unnamed), status, the callback's
+	// verdict and the extension's tag.
+	b, err := os.ReadFile(points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, l := range lines(string(b)) {
+		var p struct {
+			Type   string `json:"type"`
+			Metric string `json:"metric"`
+			Data   struct {
+				Tags map[string]string `json:"tags"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(l), &p); err != nil {
+			t.Fatalf("%s: %v", points, err)
+		}
+		if tags := p.Data.Tags; p.Type == "Point" && tags["probe"] == "send" {
+			got[fmt.Sprintf("%s %s %s %s %s", p.Metric, tags["name"], tags["url"], tags["status"], tags["expected_response"])]++
+		}
+	}
+	for _, req := range []string{"/push /push 204 true", "/cookies /cookies 200 true",
+		srv.URL + "/missing " + srv.URL + "/missing 404 false"} {
+		for _, m := range []string{"http_reqs", "http_req_duration", "http_req_failed", "corrected_latency"} {
+			if got[m+" "+req] != 1 {
+				t.Errorf("%d samples of %s for %s, want 1 (all: %v)", got[m+" "+req], m, req, got)
+			}
+		}
+	}
 }
 
 // probeReport is what the probe output (testdata/xk6probe/output.go)
@@ -663,8 +737,8 @@ var surfaceNames = []surfaceAPI{
 	{path: "js/modules/k6/http", alias: "k6http", names: []string{"CookieJar", "CookieJar.Jar"}},
 	{path: "lib/netext", alias: "netext", names: []string{"TLS_1_0", "TLS_1_1", "TLS_1_2", "TLS_1_3"}},
 	{path: "ext", alias: "ext", names: []string{"Get", "JSExtension"}},
-	// k6's HTTP engine, which xk6-loki drives: the layer has none of it.
-	{path: "lib/netext/httpext", missing: []string{
+	// k6's HTTP engine, which xk6-loki drives.
+	{path: "lib/netext/httpext", alias: "httpext", names: []string{
 		"MakeRequest", "ParsedHTTPRequest", "ParsedHTTPRequest.URL", "ParsedHTTPRequest.Body",
 		"ParsedHTTPRequest.Req", "ParsedHTTPRequest.Timeout", "ParsedHTTPRequest.Auth",
 		"ParsedHTTPRequest.Throw", "ParsedHTTPRequest.ResponseType", "ParsedHTTPRequest.Redirects",

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	neturl "net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -125,5 +127,35 @@ func TestRequesterOptions(t *testing.T) {
 	}
 	if res, err := q.Do(&Request{Method: "GET", URL: closed, Throw: true}); err == nil || res != nil {
 		t.Errorf("Throw: %+v, %v; want an error", res, err)
+	}
+}
+
+// Once a k6 extension is built in (ExposeJars), a jar object a script
+// hands a Go module exports as *CookieJar whose Jar is the jar its
+// requests use: cookies stored through it are the script's, and the
+// script's are in it. Before, the object carries no Jar.
+func TestJarObjectsExposeTheirJar(t *testing.T) {
+	srv := newServer(t)
+	e := newEnv(t, nil)
+	if j := e.run(`new http.CookieJar()`).Export().(*CookieJar); j.Jar != nil {
+		t.Fatalf("a jar object carries a Jar without ExposeJars")
+	}
+	ExposeJars()
+	t.Cleanup(func() { exposeJars.Store(false) })
+	for _, src := range []string{`jar = new http.CookieJar()`, `jar = http.cookieJar()`} {
+		e.reset()
+		j, ok := e.run(`var jar; ` + src + `; jar.set(` + strconv.Quote(srv.URL) + `, "js", "1"); jar`).Export().(*CookieJar)
+		if !ok || j.Jar == nil {
+			t.Fatalf("%s: exported %T without a Jar", src, j)
+		}
+		u, _ := neturl.Parse(srv.URL + "/")
+		j.Jar.SetCookies(u, []*http.Cookie{{Name: "go", Value: "2", Path: "/"}})
+		if got := len(j.Jar.Cookies(u)); got != 2 {
+			t.Errorf("%s: the Go jar holds %d cookies, want the script's and its own", src, got)
+		}
+		body := e.run(`http.get(` + strconv.Quote(srv.URL+"/echo") + `, { jar: jar }).json().cookie`).String()
+		if body != "js=1; go=2" {
+			t.Errorf("%s: the request sent cookies %q, want js=1; go=2", src, body)
+		}
 	}
 }

@@ -2,9 +2,11 @@ package http
 
 import (
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/grafana/sobek"
@@ -13,13 +15,24 @@ import (
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 )
 
-// jsJar is the JavaScript face of a cookie jar. jar is nil for the VU's
-// own jar (http.cookieJar()), which is looked up at each use because the
-// runtime replaces it between iterations.
-type jsJar struct {
+// CookieJar is the JavaScript face of a cookie jar, and what a Go module
+// gets when it exports a jar object a script passed it (k6's
+// k6/http.CookieJar, which xk6-sse reads from params.jar). jar is nil for
+// the VU's own jar (http.cookieJar()), which is looked up at each use
+// because the runtime replaces it between iterations.
+type CookieJar struct {
+	// Jar is the jar as net/http/cookiejar's, the one the object's
+	// requests use: for the VU's jar, the jar of the iteration that made
+	// the object. It is set only in a binary that has a k6 extension
+	// built in (ExposeJars), so that other scripts pay nothing for it.
+	Jar *cookiejar.Jar
+
 	in  *instance
 	jar http.CookieJar
 }
+
+// jsJar is the name the module's code uses for its jar objects.
+type jsJar = CookieJar
 
 var jsJarType = reflect.TypeOf((*jsJar)(nil))
 
@@ -29,6 +42,29 @@ func jarOf(v sobek.Value) (*jsJar, bool) {
 		return nil, false
 	}
 	return o.Export().(*jsJar), true
+}
+
+// exposeJars is set by ExposeJars.
+var exposeJars atomic.Bool
+
+// ExposeJars makes every jar object made from now on carry its jar as
+// net/http/cookiejar's (CookieJar.Jar). metronome's layer of k6's
+// extension API calls it when an extension registers.
+func ExposeJars() { exposeJars.Store(true) }
+
+// stdJar is a jar that can give its net/http/cookiejar jar: the VU's jar
+// (State.Jar) and NewJar's.
+type stdJar interface{ StdJar() *cookiejar.Jar }
+
+// newJarObject is the object of jar (nil: the VU's own).
+func (in *instance) newJarObject(jar http.CookieJar) *sobek.Object {
+	j := &jsJar{in: in, jar: jar}
+	if exposeJars.Load() {
+		if s, ok := in.jarFor(j).(stdJar); ok {
+			j.Jar = s.StdJar()
+		}
+	}
+	return in.rt.NewDynamicObject(j)
 }
 
 // jarFor resolves j to the jar a request uses.
@@ -74,12 +110,12 @@ func (in *instance) jsCookieJar(sobek.FunctionCall) sobek.Value {
 	if in.vu.State() == nil {
 		jsmod.ThrowGoError(in.rt, "http.cookieJar() is not available in the init context")
 	}
-	return in.rt.NewDynamicObject(&jsJar{in: in})
+	return in.newJarObject(nil)
 }
 
 // jsNewCookieJar is new http.CookieJar(): an empty jar of its own.
 func (in *instance) jsNewCookieJar(sobek.ConstructorCall) *sobek.Object {
-	return in.rt.NewDynamicObject(&jsJar{in: in, jar: httpclient.NewJar()})
+	return in.newJarObject(httpclient.NewJar())
 }
 
 // jarCall resolves the receiver and the URL argument of a jar method.

@@ -8,6 +8,8 @@ import (
 	"gopkg.in/guregu/null.v3"
 
 	"github.com/metronome-load/metronome/config"
+	mmod "github.com/metronome-load/metronome/js/modules"
+	mhttp "github.com/metronome-load/metronome/js/modules/http"
 	mm "github.com/metronome-load/metronome/metrics"
 
 	"go.k6.io/k6/v2/lib/types"
@@ -48,6 +50,10 @@ func MetronomeOptions(o *config.Options) Options {
 
 		NoCookiesReset:        nullBool(o.NoCookiesReset),
 		DiscardResponseBodies: nullBool(o.DiscardResponseBodies),
+	}
+	if o.MaxRedirects == nil {
+		// Unset, as k6's consolidated options have it: 10, not Valid.
+		out.MaxRedirects = null.NewInt(10, false)
 	}
 	if o.Duration != nil {
 		out.Duration = types.NullDurationFrom(o.Duration.Std())
@@ -158,4 +164,18 @@ func (c countingDialer) ResolveAddr(addr string) (net.IP, int, error) {
 		return nil, 0, errors.New("the dialer resolves no addresses")
 	}
 	return r.ResolveAddr(addr)
+}
+
+// SetMetronomeVU ties s to metronome's VU vu, whose HTTP engine
+// httpext.MakeRequest then sends s's requests with.
+func SetMetronomeVU(s *State, vu mmod.VU) { s.mvu = vu }
+
+// MetronomeRequester returns the HTTP engine of the VU s belongs to, made
+// on first use; nil when s is not a State metronome made. Call it on the
+// VU's goroutine.
+func MetronomeRequester(s *State) *mhttp.Requester {
+	if s.requester == nil && s.mvu != nil {
+		s.requester = mhttp.NewRequester(s.mvu)
+	}
+	return s.requester
 }

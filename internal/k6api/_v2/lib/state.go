@@ -14,6 +14,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	mmod "github.com/metronome-load/metronome/js/modules"
+	mhttp "github.com/metronome-load/metronome/js/modules/http"
+
 	"go.k6.io/k6/v2/metrics"
 )
 
@@ -68,6 +71,12 @@ type State struct {
 	GetScenarioVUIter       func() uint64
 	GetScenarioLocalVUIter  func() uint64
 	GetScenarioGlobalVUIter func() uint64
+
+	// mvu is metronome's VU whose State this is, requester its HTTP
+	// engine for httpext.MakeRequest, made on first use (see
+	// MetronomeRequester).
+	mvu       mmod.VU
+	requester *mhttp.Requester
 }
 
 // GetAddrResolver returns the dialer as an AddrResolver, nil when it is

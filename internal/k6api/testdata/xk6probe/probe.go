@@ -81,6 +81,8 @@ func (p *probe) Exports() modules.Exports {
 		"initOnly":    p.initOnly,
 		"options":     p.options,
 		"surface":     p.surface,
+		"send":        p.send,
+		"jarCookies":  p.jarCookies,
 		"duration":    func(s string) (string, error) { d, err := types.ParseExtendedDuration(s); return d.String(), err },
 	}}
 }

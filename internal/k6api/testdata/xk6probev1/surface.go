@@ -10,6 +10,7 @@ import (
 	"go.k6.io/k6/js/promises"
 	"go.k6.io/k6/lib"
 	"go.k6.io/k6/lib/netext"
+	"go.k6.io/k6/lib/netext/httpext"
 	"go.k6.io/k6/lib/types"
 	"go.k6.io/k6/metrics"
 	"go.k6.io/k6/output"
@@ -35,6 +36,12 @@ var (
 	_ metrics.Sample
 	_ metrics.TimeSeries
 	_ = metrics.PushIfNotDone
+
+	_ = httpext.MakeRequest
+	_ httpext.ParsedHTTPRequest
+	_ httpext.Response
+	_ = httpext.NewResponse
+	_ = httpext.NewURL
 	_ *metrics.Metric
 	_ *metrics.Registry
 	_ *metrics.TagSet

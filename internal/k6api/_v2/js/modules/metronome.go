@@ -11,6 +11,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	mmod "github.com/metronome-load/metronome/js/modules"
+	mhttp "github.com/metronome-load/metronome/js/modules/http"
 	mm "github.com/metronome-load/metronome/metrics"
 
 	"go.k6.io/k6/v2/internal/logger"
@@ -31,6 +32,8 @@ const metronomeModule = "github.com/metronome-load/metronome"
 // module that registered it k6's field names.
 func plugIn(name string, mod any) {
 	mmod.Register(name, &goModule{name: name, mod: mod})
+	// k6/http's jar objects then carry the jar extensions read.
+	mhttp.ExposeJars()
 	useK6Names(origin.InitPackage())
 }
 
@@ -185,6 +188,7 @@ func newState(mvu mmod.VU, st *mmod.State) *lib.State {
 		GetScenarioLocalVUIter:  func() uint64 { return uint64(st.Current.LocalIndex) },
 		GetScenarioGlobalVUIter: func() uint64 { return uint64(st.Current.Index) },
 	}
+	lib.SetMetronomeVU(s, mvu)
 	if st.Run != nil {
 		var vuIn *mmod.VUInlet
 		if iv, ok := mvu.(mmod.InletVU); ok {
