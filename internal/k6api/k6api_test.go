@@ -746,7 +746,7 @@ var surfaceNames = []surfaceAPI{
 		"NewResponse", "NewURL",
 	}},
 	// Only xk6-sql's driver-test helper uses it; no binary needs it.
-	{path: "js/modulestest", missing: []string{"NewRuntime"}},
+	{path: "js/modulestest", alias: "modulestest", names: []string{"NewRuntime"}},
 }
 
 // TestSurfaceNames checks the list of k6's extension surface against the

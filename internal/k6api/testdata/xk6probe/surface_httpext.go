@@ -8,11 +8,13 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/grafana/sobek"
 
 	k6http "go.k6.io/k6/v2/js/modules/k6/http"
+	"go.k6.io/k6/v2/js/modulestest"
 	"go.k6.io/k6/v2/lib/netext/httpext"
 )
 
@@ -90,3 +92,7 @@ func (p *probe) jarCookies(v sobek.Value, rawURL string) (string, error) {
 	sort.Strings(names)
 	return strings.Join(names, ","), nil
 }
+
+// An extension's tests make a runtime with a VU (xk6-sql's sqltest): the
+// name is here so that the offline build fails if the layer drops it.
+var _ func(testing.TB) *modulestest.Runtime = modulestest.NewRuntime

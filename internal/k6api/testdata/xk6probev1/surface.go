@@ -7,6 +7,7 @@ import (
 	"go.k6.io/k6/js/common"
 	"go.k6.io/k6/js/modules"
 	k6http "go.k6.io/k6/js/modules/k6/http"
+	"go.k6.io/k6/js/modulestest"
 	"go.k6.io/k6/js/promises"
 	"go.k6.io/k6/lib"
 	"go.k6.io/k6/lib/netext"
@@ -42,6 +43,8 @@ var (
 	_ httpext.Response
 	_ = httpext.NewResponse
 	_ = httpext.NewURL
+
+	_ = modulestest.NewRuntime
 	_ *metrics.Metric
 	_ *metrics.Registry
 	_ *metrics.TagSet
