@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -29,6 +30,10 @@ const (
 
 // Request is a request a Go module sends through the VU's HTTP engine.
 type Request struct {
+	// Context bounds the request; nil is the current iteration's
+	// (VU.Context). A module's own should derive from that one.
+	Context context.Context
+
 	Method string
 	URL    string
 	// Name is the name tag, which the url tag then takes too (as a
@@ -115,7 +120,7 @@ func NewRequester(vu modules.VU) *Requester {
 	return &Requester{in: &instance{vu: vu, rt: vu.Runtime(), targets: make(map[string]*target), lane: httpclient.NewLane()}}
 }
 
-// Do sends r under the current iteration's context, records its samples
+// Do sends r, records its samples
 // as a script's request (http_reqs, http_req_*, corrected_latency, data
 // counts, --http-debug) and returns the response. It returns an error,
 // and no response, outside setup, an iteration or teardown, and when
@@ -173,7 +178,11 @@ func (q *Requester) Do(r *Request) (*Response, error) {
 		c.tags = in.goTags(c, tags, r.Name)
 	}
 
-	httpclient.Do(in.vu.Context(), in.roundTripper(st), &c.req, in.lane)
+	ctx := r.Context
+	if ctx == nil {
+		ctx = in.vu.Context()
+	}
+	httpclient.Do(ctx, in.roundTripper(st), &c.req, in.lane)
 	in.emit(st, c)
 	if h := c.req.Result().Failure(); h != nil && r.Throw {
 		if c.req.BadURL != nil {

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -127,6 +128,16 @@ func TestRequesterOptions(t *testing.T) {
 	}
 	if res, err := q.Do(&Request{Method: "GET", URL: closed, Throw: true}); err == nil || res != nil {
 		t.Errorf("Throw: %+v, %v; want an error", res, err)
+	}
+
+	// The module's own context bounds the request: ended, the request
+	// fails and records no k6 sample.
+	e.reset()
+	ctx, cancel := context.WithCancel(e.vu.Context())
+	cancel()
+	res, err = q.Do(&Request{Context: ctx, Method: "GET", URL: srv.URL + "/echo"})
+	if err != nil || res.Error == "" || res.Status != 0 || len(e.samples("http_reqs")) != 0 {
+		t.Errorf("an ended context: %+v, %v, %d http_reqs; want a failed request and none", res, err, len(e.samples("http_reqs")))
 	}
 }
 

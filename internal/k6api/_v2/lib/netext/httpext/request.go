@@ -97,11 +97,12 @@ type ParsedHTTPRequest struct {
 	TagsAndMeta metrics.TagsAndMeta
 }
 
-// MakeRequest sends preq through the VU's engine under ctx's VU, records
-// its samples and returns its response. A failed request returns a
-// response with Error and ErrorCode, or, with Throw, the error. Call it
-// on the VU's goroutine (from the module's exported functions), with the
-// State the VU gave the module.
+// MakeRequest sends preq through the VU's engine under ctx (the VU's
+// context, or one derived from it), records its samples and returns its
+// response. A failed request returns a response with Error and
+// ErrorCode, or, with Throw, the error. Call it on the VU's goroutine
+// (from the module's exported functions), with the State the VU gave the
+// module.
 func MakeRequest(ctx context.Context, state *lib.State, preq *ParsedHTTPRequest) (*Response, error) {
 	if preq == nil || preq.Req == nil || preq.Req.URL == nil {
 		return nil, errors.New("httpext.MakeRequest: the request has no http.Request with a URL")
@@ -110,7 +111,6 @@ func MakeRequest(ctx context.Context, state *lib.State, preq *ParsedHTTPRequest)
 	if q == nil {
 		return nil, errors.New("httpext.MakeRequest: the State is not one metronome gave a VU")
 	}
-	_ = ctx // the VU's context: the engine uses the current iteration's.
 	req := preq.Req
 	header := req.Header.Clone()
 	if header == nil {
@@ -148,6 +148,7 @@ func MakeRequest(ctx context.Context, state *lib.State, preq *ParsedHTTPRequest)
 	}
 
 	r := &mhttp.Request{
+		Context:   ctx,
 		Method:    req.Method,
 		URL:       req.URL.String(),
 		Header:    header,
