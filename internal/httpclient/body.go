@@ -55,7 +55,10 @@ func readBody(resp *http.Response, kind ResponseType) (string, []byte, error) {
 	}
 	var rd io.Reader = resp.Body
 	plain := true
-	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !resp.Uncompressed {
+	// The key is already canonical, so indexing the map is what
+	// Header.Get does without canonicalising it again (about 250
+	// instructions a request, issue 40).
+	if enc := firstValue(resp.Header["Content-Encoding"]); enc != "" && !resp.Uncompressed {
 		d, err := decoders(enc, resp.Body)
 		if err != nil {
 			return "", nil, err
@@ -216,4 +219,12 @@ func wrapDecompress(err error) error {
 		return err
 	}
 	return &decompressError{err: err}
+}
+
+// firstValue is the first of a header's values, "" when it has none.
+func firstValue(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[0]
 }
