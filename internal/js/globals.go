@@ -22,7 +22,7 @@ import (
 func (v *vu) installGlobals() {
 	rt := v.rt
 	rt.SetPromiseRejectionTracker(v.loop.trackRejection)
-	v.env = &envObject{rt: rt, base: v.s.opts.Env}
+	v.env = &envObject{v: v}
 	g := rt.GlobalObject()
 	_ = g.SetPrototype(rt.NewDynamicObject(&globals{v: v}))
 }
@@ -230,17 +230,33 @@ func formatArg(rt *sobek.Runtime, j *jsonFuncs, a sobek.Value) string {
 
 // envObject is __ENV: the run's environment, overlaid with the current
 // scenario's env, plus what the script assigned. The maps it reads are
-// shared by every VU, so a VU pays only for its own assignments.
+// shared by every VU, so a VU pays only for its own assignments and for
+// the values it read.
 type envObject struct {
-	rt      *sobek.Runtime
-	base    map[string]string
+	v       *vu
 	overlay map[string]string
 	own     map[string]sobek.Value // nil value: deleted
+	// read are the values of the run's and the scenario's environment
+	// this VU's script has read, made once: a script that reads
+	// __ENV.BASE_URL in every iteration would otherwise convert the
+	// string into a new JavaScript value (two allocations) each time.
+	read []envPair
 }
+
+// envPair is a variable of the environment and its JavaScript value.
+type envPair struct {
+	key string
+	val sobek.Value
+}
+
+// maxEnvRead bounds what a VU remembers of the variables it read: a
+// script that walks the whole environment keeps no copy of it.
+const maxEnvRead = 16
 
 // useScenario overlays the environment of sc (nil: none).
 func (e *envObject) useScenario(sc *executor.Scenario) {
 	e.overlay = nil
+	e.read = e.read[:0]
 	if sc != nil {
 		e.overlay = sc.Env
 	}
@@ -251,13 +267,22 @@ func (e *envObject) Get(key string) sobek.Value {
 	if v, ok := e.own[key]; ok {
 		return v
 	}
-	if s, ok := e.overlay[key]; ok {
-		return e.rt.ToValue(s)
+	for i := range e.read {
+		if e.read[i].key == key {
+			return e.read[i].val
+		}
 	}
-	if s, ok := e.base[key]; ok {
-		return e.rt.ToValue(s)
+	s, ok := e.overlay[key]
+	if !ok {
+		if s, ok = e.v.s.opts.Env[key]; !ok {
+			return nil
+		}
 	}
-	return nil
+	val := e.v.rt.ToValue(s)
+	if len(e.read) < maxEnvRead {
+		e.read = append(e.read, envPair{key, val})
+	}
+	return val
 }
 
 // Set assigns a variable for this VU.
@@ -291,7 +316,7 @@ func (e *envObject) Keys() []string {
 			keys = append(keys, k)
 		}
 	}
-	for k := range e.base {
+	for k := range e.v.s.opts.Env {
 		add(k)
 	}
 	for k := range e.overlay {

@@ -44,6 +44,73 @@ export default function () {
 	}
 }
 
+// A VU remembers the values of __ENV it read, and what it remembers
+// follows the scenario's env, the script's assignments and deletions, and
+// stays right past the number of variables it remembers.
+func TestEnvReadAgain(t *testing.T) {
+	env := map[string]string{"BASE": "http://x", "MODE": "global"}
+	var many []string
+	for i := range 20 {
+		k := fmt.Sprintf("V%02d", i)
+		env[k] = fmt.Sprintf("value %d, long enough to be an imported string", i)
+		many = append(many, "__ENV."+k)
+	}
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+let n = 0;
+export function other() { console.log(__ENV.BASE, __ENV.MODE); }
+export default function () {
+	n++;
+	const all = [` + strings.Join(many, ", ") + `].join("|");
+	console.log(n, __ENV.BASE, __ENV.MODE, __ENV.V00, __ENV.V01 === undefined, all.length, all.split("|")[19]);
+	if (n === 2) { __ENV.V00 = "assigned"; delete __ENV.V01; }
+}`,
+	}, &jstest.Config{Env: env})
+	vu, _ := r.NewVU(t, 1)
+	run := func(sc *executor.Scenario) {
+		t.Helper()
+		if res := vu.Run(context.Background(), executor.Iteration{Scenario: sc}); res.Outcome != executor.Completed {
+			t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
+		}
+	}
+	jstest.Iterate(vu)
+	jstest.Iterate(vu)
+	jstest.Iterate(vu)
+	run(&executor.Scenario{Name: "s2", Exec: "other", Env: map[string]string{"MODE": "scenario", "BASE": "http://y"}})
+	got := logged(r.Stderr.String())
+	all := 0
+	for i := range 20 {
+		all += len(env[fmt.Sprintf("V%02d", i)]) + 1
+	}
+	last := env["V19"]
+	want := []string{
+		fmt.Sprintf("1 http://x global %s false %d %s", env["V00"], all-1, last),
+		fmt.Sprintf("2 http://x global %s false %d %s", env["V00"], all-1, last),
+		fmt.Sprintf("3 http://x global assigned true %d %s", all-1-len(env["V00"])+len("assigned")-len(env["V01"]), last),
+		"http://y scenario",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Reading __ENV again costs no allocation: the closed loop's scripts read
+// their target from it in every iteration (issue 40).
+func TestEnvReadDoesNotAllocate(t *testing.T) {
+	allocs := func(body string) float64 {
+		r := jstest.Load(t, map[string]string{"script.js": "export default function () {" + body + "}"},
+			&jstest.Config{Env: map[string]string{"TARGET": "http://127.0.0.1:8080/some/path"}})
+		vu, _ := r.NewVU(t, 1)
+		jstest.Iterate(vu)
+		return testing.AllocsPerRun(200, func() { jstest.Iterate(vu) })
+	}
+	none := allocs("")
+	reads := allocs(strings.Repeat("__ENV.TARGET;", 10))
+	if reads > none {
+		t.Fatalf("ten reads of __ENV.TARGET cost %.1f allocations per iteration, an empty iteration %.1f", reads, none)
+	}
+}
+
 func TestConsole(t *testing.T) {
 	r := jstest.Load(t, map[string]string{
 		"script.js": `
