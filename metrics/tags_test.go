@@ -70,3 +70,23 @@ func TestInternedSetsAreCollected(t *testing.T) {
 	}
 	runtime.KeepAlive(held)
 }
+
+// With of a pair the set holds is the set itself, whatever its place among
+// the keys; another value replaces the pair, a new key is added in order.
+func TestWithPairAlreadyHeld(t *testing.T) {
+	s := EmptyTags.With("group", "").With("scenario", "default").With("a", "1")
+	for _, p := range [][2]string{{"a", "1"}, {"group", ""}, {"scenario", "default"}} {
+		if got := s.With(p[0], p[1]); got != s {
+			t.Errorf("With(%q, %q) = %v (%p), want the set itself %v (%p)", p[0], p[1], got, got, s, s)
+		}
+	}
+	if got, want := s.With("group", "::g").String(), "{a:1, group:::g, scenario:default}"; got != want {
+		t.Errorf("replacing group gave %s, want %s", got, want)
+	}
+	if got, want := s.With("b", "2").String(), "{a:1, b:2, group:, scenario:default}"; got != want {
+		t.Errorf("adding b gave %s, want %s", got, want)
+	}
+	if n := testing.AllocsPerRun(100, func() { s.With("group", "") }); n != 0 {
+		t.Errorf("With of a held pair allocated %.0f times", n)
+	}
+}
