@@ -240,7 +240,9 @@ type envObject struct {
 	// this VU's script has read, made once: a script that reads
 	// __ENV.BASE_URL in every iteration would otherwise convert the
 	// string into a new JavaScript value (two allocations) each time.
-	read []envPair
+	// Behind a pointer, the object stays in the 32-byte size class, and
+	// a VU whose script never reads __ENV pays nothing for it.
+	read *[]envPair
 }
 
 // envPair is a variable of the environment and its JavaScript value.
@@ -256,7 +258,9 @@ const maxEnvRead = 16
 // useScenario overlays the environment of sc (nil: none).
 func (e *envObject) useScenario(sc *executor.Scenario) {
 	e.overlay = nil
-	e.read = e.read[:0]
+	if e.read != nil {
+		*e.read = (*e.read)[:0]
+	}
 	if sc != nil {
 		e.overlay = sc.Env
 	}
@@ -267,9 +271,11 @@ func (e *envObject) Get(key string) sobek.Value {
 	if v, ok := e.own[key]; ok {
 		return v
 	}
-	for i := range e.read {
-		if e.read[i].key == key {
-			return e.read[i].val
+	if e.read != nil {
+		for _, p := range *e.read {
+			if p.key == key {
+				return p.val
+			}
 		}
 	}
 	s, ok := e.overlay[key]
@@ -279,8 +285,11 @@ func (e *envObject) Get(key string) sobek.Value {
 		}
 	}
 	val := e.v.rt.ToValue(s)
-	if len(e.read) < maxEnvRead {
-		e.read = append(e.read, envPair{key, val})
+	if e.read == nil {
+		e.read = new([]envPair)
+	}
+	if len(*e.read) < maxEnvRead {
+		*e.read = append(*e.read, envPair{key, val})
 	}
 	return val
 }

@@ -13,3 +13,12 @@ func TestVUFitsItsSizeClass(t *testing.T) {
 		t.Errorf("vu is %d bytes, want at most 760", size)
 	}
 }
+
+// TestEnvObjectFitsItsSizeClass keeps every VU's __ENV object within
+// malloc's 32-byte size class: what a VU remembers of the values it read
+// hangs off one pointer, made on its first read.
+func TestEnvObjectFitsItsSizeClass(t *testing.T) {
+	if size := unsafe.Sizeof(envObject{}); size > 32 {
+		t.Errorf("envObject is %d bytes, want at most 32", size)
+	}
+}
