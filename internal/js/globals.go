@@ -241,7 +241,7 @@ type envObject struct {
 	// __ENV.BASE_URL in every iteration would otherwise convert the
 	// string into a new JavaScript value (two allocations) each time.
 	// Behind a pointer, the object stays in the 32-byte size class, and
-	// a VU whose script never reads __ENV pays nothing for it.
+	// a VU whose iterations never read __ENV pays nothing for it.
 	read *[]envPair
 }
 
@@ -285,6 +285,11 @@ func (e *envObject) Get(key string) sobek.Value {
 		}
 	}
 	val := e.v.rt.ToValue(s)
+	// Only what iterations read is kept: a read in the init context
+	// happens once, and keeping it would cost every VU memory.
+	if !e.v.running {
+		return val
+	}
 	if e.read == nil {
 		e.read = new([]envPair)
 	}
