@@ -92,7 +92,14 @@ func (b *Buffer) Record(s Sample) {
 		b.grow()
 	}
 	b.buf = append(b.buf, s)
-	if len(b.buf) >= BufferSize || s.Time.Sub(b.buf[0].Time) >= BufferMaxAge {
+	n := len(b.buf)
+	// A sample of the same moment as the one before it (a request's
+	// samples share its end) is no older than that one, which did not
+	// flush: the age check can be skipped.
+	if n < BufferSize && n > 1 && s.Time == b.buf[n-2].Time {
+		return
+	}
+	if n >= BufferSize || s.Time.Sub(b.buf[0].Time) >= BufferMaxAge {
 		b.Flush()
 	}
 }

@@ -235,3 +235,34 @@ func TestBufferMetadata(t *testing.T) {
 		t.Errorf("%v allocations for %d samples under metadata", allocs, 20*BufferSize)
 	}
 }
+
+// Samples of one moment (a request's share its end) skip the age check
+// but not the size limit, and the first sample past the age limit still
+// flushes everything before it.
+func TestBufferSameMomentSamples(t *testing.T) {
+	m := &Metric{Name: "x"}
+	var flushed []int
+	b := NewBuffer(func(batch []Sample) { flushed = append(flushed, len(batch)); ReleaseBatch(batch) })
+	t0 := time.Now()
+	for range 3 {
+		b.Record(Sample{Metric: m, Time: t0})
+	}
+	late := t0.Add(BufferMaxAge - time.Nanosecond)
+	for range 2 {
+		b.Record(Sample{Metric: m, Time: late})
+	}
+	if len(flushed) != 0 {
+		t.Fatalf("flushed %v before any sample was BufferMaxAge old", flushed)
+	}
+	b.Record(Sample{Metric: m, Time: t0.Add(BufferMaxAge)})
+	if len(flushed) != 1 || flushed[0] != 6 {
+		t.Fatalf("flushes %v, want one of 6 samples once a sample is BufferMaxAge after the first", flushed)
+	}
+	t1 := t0.Add(time.Second)
+	for range BufferSize + 1 {
+		b.Record(Sample{Metric: m, Time: t1})
+	}
+	if len(flushed) != 2 || flushed[1] != BufferSize || b.Len() != 1 {
+		t.Fatalf("flushes %v with %d left, want a full batch of %d and 1 left", flushed, b.Len(), BufferSize)
+	}
+}
