@@ -202,24 +202,7 @@ func (in *instance) goTags(c *call, tags *metrics.TagSet, name string) *metrics.
 	if c.req.Digest || c.req.NTLM {
 		urlTag = c.req.URL.Clean
 	}
-	if sys&sysMethod != 0 {
-		tags = tags.With("method", c.req.Method)
-	}
-	switch {
-	case c.named:
-		tags = tags.With("name", name)
-		if sys&sysURL != 0 {
-			tags = tags.With("url", name)
-		}
-	default:
-		if sys&sysName != 0 {
-			tags = tags.With("name", urlTag)
-		}
-		if sys&sysURL != 0 {
-			tags = tags.With("url", urlTag)
-		}
-	}
-	return tags
+	return requestTags(tags, sys, c.req.Method, name, urlTag)
 }
 
 // goResponse copies what c's request got into a Response.

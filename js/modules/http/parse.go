@@ -83,23 +83,7 @@ func (in *instance) parse(st *modules.State, c *call, method string, urlV, bodyV
 		return c
 	}
 	base := tags
-	if sys&sysMethod != 0 {
-		tags = tags.With("method", method)
-	}
-	switch {
-	case c.named:
-		tags = tags.With("name", name)
-		if sys&sysURL != 0 {
-			tags = tags.With("url", name)
-		}
-	default:
-		if sys&sysName != 0 {
-			tags = tags.With("name", urlTag)
-		}
-		if sys&sysURL != 0 {
-			tags = tags.With("url", urlTag)
-		}
-	}
+	tags = requestTags(tags, sys, method, name, urlTag)
 	*m = tagMemo{base: base, method: method, name: name, url: urlTag, sys: sys, tags: tags}
 	c.tags = tags
 	return c
@@ -352,4 +336,28 @@ func (in *instance) parseBody(r *httpclient.Request, v sobek.Value) (form bool) 
 	}
 	r.Body, r.HasBody = vals.Encode(), true
 	return true
+}
+
+// requestTags adds the method, name and url system tags that sys enables
+// to tags: a request named by its params (name != "") gets the name tag
+// always and url set to the name, one without gets its URL in both, as
+// k6 tags them.
+func requestTags(tags *metrics.TagSet, sys sysTags, method, name, urlTag string) *metrics.TagSet {
+	if sys&sysMethod != 0 {
+		tags = tags.With("method", method)
+	}
+	if name != "" {
+		tags = tags.With("name", name)
+		if sys&sysURL != 0 {
+			tags = tags.With("url", name)
+		}
+		return tags
+	}
+	if sys&sysName != 0 {
+		tags = tags.With("name", urlTag)
+	}
+	if sys&sysURL != 0 {
+		tags = tags.With("url", urlTag)
+	}
+	return tags
 }
