@@ -24,10 +24,11 @@ func init() {
 // New instantiates the module for one VU.
 func New(vu modules.VU) (modules.Exports, error) {
 	m := &module{vu: vu}
+	m.nap.init()
 	return modules.Exports{Named: map[string]any{
 		"check":      m.check,
 		"group":      m.group,
-		"sleep":      m.sleep,
+		"sleep":      m.sleepFunc(),
 		"fail":       m.fail,
 		"randomSeed": m.randomSeed,
 	}}, nil
@@ -146,46 +147,79 @@ func (m *module) group(call sobek.FunctionCall) sobek.Value {
 	return ret
 }
 
-// sleep(seconds) pauses the VU. When the iteration is interrupted
-// meanwhile, the script stops right there rather than running on until the
-// runtime notices.
-func (m *module) sleep(call sobek.FunctionCall) sobek.Value {
-	secs := call.Argument(0).ToFloat()
-	if !(secs > 0) {
+// sleep returns sleep(seconds), which pauses the VU. When the iteration
+// is interrupted meanwhile, the script stops right there rather than
+// running on until the runtime notices. It is a closure rather than the
+// method value m.sleep, whose wrapper would be one more frame (64 bytes)
+// under every idle VU's wait.
+func (m *module) sleepFunc() func(sobek.FunctionCall) sobek.Value {
+	return func(call sobek.FunctionCall) sobek.Value {
+		if secs := call.Argument(0).ToFloat(); secs > 0 {
+			m.sleep(time.Duration(secs * float64(time.Second)))
+		}
 		return sobek.Undefined()
 	}
+}
+
+// sleep pauses the VU for d.
+func (m *module) sleep(d time.Duration) {
 	ctx := m.vu.Context()
 	// While the VU sleeps its sample buffer is lent out, so that what the
 	// iteration recorded so far reaches thresholds and outputs now rather
 	// than when the iteration ends.
-	var park metrics.Parker
-	if st := m.vu.State(); st != nil {
-		park, _ = st.Recorder.(metrics.Parker)
-	}
+	park := m.parker()
 	if park != nil {
 		park.Park()
 	}
-	slept := m.nap.sleep(ctx, time.Duration(secs*float64(time.Second)))
+	slept := m.nap.sleep(ctx, d)
 	if park != nil {
 		park.Unpark()
 	}
 	if !slept {
 		m.vu.Runtime().Interrupt(ctx.Err())
 	}
-	return sobek.Undefined()
+}
+
+// parker is the VU's recorder when it can lend out its buffer, else nil.
+// It is not inlined, to keep its temporaries out of sleep's frame.
+//
+//go:noinline
+func (m *module) parker() metrics.Parker {
+	if st := m.vu.State(); st != nil {
+		park, _ := st.Recorder.(metrics.Parker)
+		return park
+	}
+	return nil
 }
 
 // napper is a VU's sleep: one timer, reused by every call, that the end
 // of the VU's context fires early. A VU's goroutine spends its idle time
-// blocked here, at the bottom of the JavaScript call, so the wait is a
-// plain receive rather than a select on the timer and the context: the
-// select's frame was what grew an idle VU's goroutine stack from 4 to
-// 8 KB. Reusing the timer also saves an allocation per sleep.
+// blocked here, at the bottom of the JavaScript call, and every byte below
+// the script counts towards the 4 KB its stack must stay within
+// (docs/performance.md): so the wait is a plain receive on the timer
+// rather than a select on the timer and the context (the select's frame
+// grew an idle VU's stack to 8 KB), and nothing deeper than that receive
+// runs on the VU's goroutine. The timer is made with the napper, before
+// any script runs; the context watch is registered by a goroutine of its
+// own, once per context, which the sleep does not wait for: the wait for
+// it (a semaphore's) was the deepest point of a first sleep and grew the
+// stacks of 3-6 % of idle VUs (a runtime traced every growth). Reusing
+// the timer also saves an allocation per sleep.
 type napper struct {
-	t      *time.Timer
-	ctx    context.Context
-	stop   func() bool
-	arming sync.WaitGroup
+	t   *time.Timer
+	ctx context.Context // the context of the last watch asked for
+	gen uint64          // how many watches were asked for
+
+	// Set by the watch goroutines, under mu.
+	mu    sync.Mutex
+	armed uint64 // the gen of the watch in place
+	stop  func() bool
+}
+
+// init makes the napper's timer, stopped.
+func (n *napper) init() {
+	n.t = time.NewTimer(time.Hour)
+	n.t.Stop()
 }
 
 // sleep blocks for d, returning early with false when ctx ends.
@@ -194,14 +228,16 @@ func (n *napper) sleep(ctx context.Context, d time.Duration) bool {
 		return false
 	}
 	until := time.Now().Add(d)
+	n.t.Reset(d)
 	if ctx != n.ctx {
-		n.watch(ctx, d)
-	} else {
-		n.t.Reset(d)
+		n.ctx = ctx
+		n.gen++
+		go n.watch(ctx, n.gen)
 	}
 	for {
 		if ctx.Err() != nil {
-			// It ended before the watch could see the timer's Reset.
+			// It ended before its watch was in place, or before the
+			// watch could see the timer's Reset.
 			n.t.Reset(0)
 		}
 		<-n.t.C
@@ -218,30 +254,21 @@ func (n *napper) sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// watch arms the timer for d (the first watch makes it) and makes the end
-// of ctx fire it at once, in place of the previous context's watch. It
-// does so from a goroutine of its own, once per context: making the timer
-// and registering the watch (a map insert in the parent context) are the
-// deepest calls a sleeping VU would make, and would grow the VU's stack
-// for good.
-func (n *napper) watch(ctx context.Context, d time.Duration) {
+// watch makes the end of ctx fire the timer at once, in place of the
+// previous context's watch, unless a later context's watch (gen is the
+// order they were asked for in) is in place already. It runs on a
+// goroutine of its own: registering the watch (a map insert in the parent
+// context) would be the deepest call a sleeping VU made.
+func (n *napper) watch(ctx context.Context, gen uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if gen < n.armed {
+		return
+	}
 	if n.stop != nil {
 		n.stop()
 	}
-	n.ctx = ctx
-	n.arming.Add(1)
-	go n.arm(ctx, d)
-	n.arming.Wait()
-}
-
-// arm is watch's goroutine.
-func (n *napper) arm(ctx context.Context, d time.Duration) {
-	defer n.arming.Done()
-	if n.t == nil {
-		n.t = time.NewTimer(d)
-	} else {
-		n.t.Reset(d)
-	}
+	n.armed = gen
 	t := n.t
 	n.stop = context.AfterFunc(ctx, func() { t.Reset(0) })
 }
