@@ -100,12 +100,19 @@ func (v *vu) initRuntime(ctx context.Context) error {
 // ran, which sobek keeps until it runs another: after the init context that
 // is the function wrapping the main module (compile/esmscript.go), about
 // 600 bytes that every idle VU would hold for nothing (BenchmarkVUHeap).
+//
+// The program it runs also calls a function, so that sobek's call stack
+// (which keeps its capacity between calls) holds the two frames of an
+// iteration's call into a Go function such as sleep before the first
+// iteration: grown there instead, at the bottom of the script's call, the
+// allocation's slow path went past the 4 KB of an idle VU's goroutine
+// stack, which then stays 8 KB (docs/performance.md).
 func forgetCompletion(rt *sobek.Runtime) {
-	_, _ = rt.RunProgram(emptyProgram())
+	_, _ = rt.RunProgram(warmProgram())
 }
 
-// emptyProgram is a program that does nothing.
-var emptyProgram = sync.OnceValue(func() *sobek.Program { return sobek.MustCompile("", "", true) })
+// warmProgram is a program whose only effect is one nested call.
+var warmProgram = sync.OnceValue(func() *sobek.Program { return sobek.MustCompile("", "(() => {})();", true) })
 
 // repair makes the VU usable after an interrupted or failed call that
 // may have broken its runtime: when the runtime no longer runs promise
