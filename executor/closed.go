@@ -115,30 +115,29 @@ func (r *closedRun) release(vu VU) {
 // An idle VU's goroutine sleeps inside vu.Run, below this frame, and
 // every byte of frame above the script counts towards the 4 KB its stack
 // must stay within (docs/performance.md): so iterate is the one frame
-// between the worker and Run, and the estimate and the accounting run in
-// calls that are not on the stack meanwhile.
+// between the worker and Run, and holds only what the accounting needs
+// after Run (the iteration is built again there rather than kept); the
+// estimate and the accounting run in calls that are not on the stack
+// meanwhile.
 func (r *closedRun) iterate(ctx context.Context, vu VU, i int64) {
-	it := Iteration{Scenario: r.scenario, Index: r.stripe.Global(i), LocalIndex: i}
-	run := vu
-	w, fills := vu.(*closedVU)
-	if fills {
-		it.BackFill = r.estimate(w)
-		run = w.VU
-	}
-	if r.account(w, run, &it, run.Run(ctx, it)) {
-		r.Completed.Add(1)
-	} else {
-		r.Interrupted.Add(1)
-	}
+	run, fill := r.ready(vu)
+	res := run.Run(ctx, Iteration{Scenario: r.scenario, Index: r.stripe.Global(i), LocalIndex: i, BackFill: fill})
+	r.account(vu, i, fill, res)
 }
 
-// estimate sets w's back-fill interval for the iteration starting now. The
-// estimate first takes in the interval from the VU's previous start to
-// now, when the previous iteration completed without an exception; the
-// iteration's own interval is known only when the next one starts.
+// ready returns the VU to run an iteration on, unwrapped, and its
+// back-fill for the iteration starting now (nil when the scenario does
+// not back-fill). The estimate first takes in the interval from the VU's
+// previous start to now, when the previous iteration completed without an
+// exception; the iteration's own interval is known only when the next one
+// starts.
 //
 //go:noinline
-func (r *closedRun) estimate(w *closedVU) *BackFiller {
+func (r *closedRun) ready(vu VU) (VU, *BackFiller) {
+	w, ok := vu.(*closedVU)
+	if !ok {
+		return vu, nil
+	}
 	w.fill.Interval = r.interval.Fixed
 	if r.interval.Mode == IntervalAuto {
 		now := r.deps.Clock.Now()
@@ -152,19 +151,28 @@ func (r *closedRun) estimate(w *closedVU) *BackFiller {
 		}
 		w.fill.Interval = est
 	}
-	return &w.fill
+	return w.VU, &w.fill
 }
 
-// account accounts for an iteration vu ran and reports whether it counts
-// as completed. A back-filling VU's (w non-nil) next estimate skips the
-// interval after an iteration that did not complete.
+// account accounts for iteration i, which vu (as iterate got it) ran with
+// fill, and counts it as completed or interrupted. A back-filling VU's
+// next estimate skips the interval after an iteration that did not
+// complete.
 //
 //go:noinline
-func (r *closedRun) account(w *closedVU, vu VU, it *Iteration, res Result) bool {
-	if w != nil && res.Outcome != Completed {
-		w.last = time.Time{}
+func (r *closedRun) account(vu VU, i int64, fill *BackFiller, res Result) {
+	if w, ok := vu.(*closedVU); ok {
+		if res.Outcome != Completed {
+			w.last = time.Time{}
+		}
+		vu = w.VU
 	}
-	return r.deps.Account(vu, *it, res)
+	it := Iteration{Scenario: r.scenario, Index: r.stripe.Global(i), LocalIndex: i, BackFill: fill}
+	if r.deps.Account(vu, it, res) {
+		r.Completed.Add(1)
+	} else {
+		r.Interrupted.Add(1)
+	}
 }
 
 // drop emits one dropped_iterations sample of n iterations that never

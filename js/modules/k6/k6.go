@@ -24,7 +24,6 @@ func init() {
 // New instantiates the module for one VU.
 func New(vu modules.VU) (modules.Exports, error) {
 	m := &module{vu: vu}
-	m.nap.init()
 	return modules.Exports{Named: map[string]any{
 		"check":      m.check,
 		"group":      m.group,
@@ -149,34 +148,33 @@ func (m *module) group(call sobek.FunctionCall) sobek.Value {
 
 // sleep returns sleep(seconds), which pauses the VU. When the iteration
 // is interrupted meanwhile, the script stops right there rather than
-// running on until the runtime notices. It is a closure rather than the
-// method value m.sleep, whose wrapper would be one more frame (64 bytes)
-// under every idle VU's wait.
+// running on until the runtime notices. An idle VU waits in here, and
+// every byte of frame under the wait counts towards the 4 KB its
+// goroutine's stack must stay within (docs/performance.md): so it is a
+// closure rather than the method value, whose wrapper would be one more
+// frame, and its work is this one frame and the napper's.
 func (m *module) sleepFunc() func(sobek.FunctionCall) sobek.Value {
 	return func(call sobek.FunctionCall) sobek.Value {
-		if secs := call.Argument(0).ToFloat(); secs > 0 {
-			m.sleep(time.Duration(secs * float64(time.Second)))
+		secs := call.Argument(0).ToFloat()
+		if !(secs > 0) {
+			return sobek.Undefined()
+		}
+		ctx := m.vu.Context()
+		// While the VU sleeps its sample buffer is lent out, so that what
+		// the iteration recorded so far reaches thresholds and outputs now
+		// rather than when the iteration ends.
+		park := m.parker()
+		if park != nil {
+			park.Park()
+		}
+		slept := m.nap.sleep(ctx, time.Duration(secs*float64(time.Second)))
+		if park != nil {
+			park.Unpark()
+		}
+		if !slept {
+			m.vu.Runtime().Interrupt(ctx.Err())
 		}
 		return sobek.Undefined()
-	}
-}
-
-// sleep pauses the VU for d.
-func (m *module) sleep(d time.Duration) {
-	ctx := m.vu.Context()
-	// While the VU sleeps its sample buffer is lent out, so that what the
-	// iteration recorded so far reaches thresholds and outputs now rather
-	// than when the iteration ends.
-	park := m.parker()
-	if park != nil {
-		park.Park()
-	}
-	slept := m.nap.sleep(ctx, d)
-	if park != nil {
-		park.Unpark()
-	}
-	if !slept {
-		m.vu.Runtime().Interrupt(ctx.Err())
 	}
 }
 
@@ -198,28 +196,23 @@ func (m *module) parker() metrics.Parker {
 // the script counts towards the 4 KB its stack must stay within
 // (docs/performance.md): so the wait is a plain receive on the timer
 // rather than a select on the timer and the context (the select's frame
-// grew an idle VU's stack to 8 KB), and nothing deeper than that receive
-// runs on the VU's goroutine. The timer is made with the napper, before
-// any script runs; the context watch is registered by a goroutine of its
-// own, once per context, which the sleep does not wait for: the wait for
-// it (a semaphore's) was the deepest point of a first sleep and grew the
-// stacks of 3-6 % of idle VUs (a runtime traced every growth). Reusing
-// the timer also saves an allocation per sleep.
+// grew an idle VU's stack to 8 KB), and little deeper than that receive
+// runs on the VU's goroutine. The timer is made by the first sleep (made
+// with the module, it cost every VU that never sleeps 270 bytes); the
+// context watch is registered by a goroutine of its own, once per
+// context, which the sleep does not wait for: the wait for it (a
+// semaphore's) was the deepest point of a first sleep and grew the stacks
+// of 3-6 % of idle VUs (a runtime traced every growth). Reusing the timer
+// also saves an allocation per sleep.
 type napper struct {
 	t   *time.Timer
 	ctx context.Context // the context of the last watch asked for
-	gen uint64          // how many watches were asked for
+	gen uint32          // how many watches were asked for
 
 	// Set by the watch goroutines, under mu.
 	mu    sync.Mutex
-	armed uint64 // the gen of the watch in place
+	armed uint32 // the gen of the watch in place
 	stop  func() bool
-}
-
-// init makes the napper's timer, stopped.
-func (n *napper) init() {
-	n.t = time.NewTimer(time.Hour)
-	n.t.Stop()
 }
 
 // sleep blocks for d, returning early with false when ctx ends.
@@ -228,20 +221,24 @@ func (n *napper) sleep(ctx context.Context, d time.Duration) bool {
 		return false
 	}
 	until := time.Now().Add(d)
-	n.t.Reset(d)
+	if n.t == nil {
+		n.t = time.NewTimer(d)
+	} else {
+		n.t.Reset(d)
+	}
 	if ctx != n.ctx {
 		n.ctx = ctx
 		n.gen++
 		go n.watch(ctx, n.gen)
 	}
 	for {
-		if ctx.Err() != nil {
+		if n.ctx.Err() != nil {
 			// It ended before its watch was in place, or before the
 			// watch could see the timer's Reset.
 			n.t.Reset(0)
 		}
 		<-n.t.C
-		if ctx.Err() != nil {
+		if n.ctx.Err() != nil {
 			return false
 		}
 		// An early fire can come from the watch of the previous context,
@@ -259,7 +256,7 @@ func (n *napper) sleep(ctx context.Context, d time.Duration) bool {
 // order they were asked for in) is in place already. It runs on a
 // goroutine of its own: registering the watch (a map insert in the parent
 // context) would be the deepest call a sleeping VU made.
-func (n *napper) watch(ctx context.Context, gen uint64) {
+func (n *napper) watch(ctx context.Context, gen uint32) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if gen < n.armed {

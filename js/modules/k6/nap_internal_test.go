@@ -13,7 +13,6 @@ import (
 func TestNapperSleepsAndWakesOnCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var n napper
-		n.init()
 		ctx, cancel := context.WithCancel(t.Context())
 		start := time.Now()
 		if !n.sleep(ctx, time.Second) {
@@ -45,7 +44,6 @@ func TestNapperSleepsAndWakesOnCancel(t *testing.T) {
 func TestNapperNewContextSleepsInFull(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var n napper
-		n.init()
 		old, cancel := context.WithCancel(t.Context())
 		n.sleep(old, time.Millisecond)
 		cancel() // fires the timer with nobody waiting on it
@@ -66,7 +64,6 @@ func TestNapperNewContextSleepsInFull(t *testing.T) {
 func TestNapperSleepAllocatesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var n napper
-		n.init()
 		ctx := t.Context()
 		n.sleep(ctx, time.Millisecond)
 		if a := testing.AllocsPerRun(50, func() { n.sleep(ctx, time.Millisecond) }); a != 0 {
