@@ -196,13 +196,8 @@ func (q *Requester) Do(r *Request) (*Response, error) {
 // goTags are the tags of a Go request: tags with the method, name and url
 // system tags, named as parse names a script's request.
 func (in *instance) goTags(c *call, tags *metrics.TagSet, name string) *metrics.TagSet {
-	sys := in.d.sys
 	c.named = name != ""
-	urlTag := c.req.URL.Tag
-	if c.req.Digest || c.req.NTLM {
-		urlTag = c.req.URL.Clean
-	}
-	return requestTags(tags, sys, c.req.Method, name, urlTag)
+	return requestTags(tags, in.d.sys, c.req.Method, name, tagURL(&c.req))
 }
 
 // goResponse copies what c's request got into a Response.

@@ -71,12 +71,7 @@ func (in *instance) parse(st *modules.State, c *call, method string, urlV, bodyV
 
 	sys := d.sys
 	c.named = name != ""
-	// The url tag masks credentials, but k6 leaves those that digest or
-	// NTLM authentication uses out of it.
-	urlTag := r.URL.Tag
-	if r.Digest || r.NTLM {
-		urlTag = r.URL.Clean
-	}
+	urlTag := tagURL(r)
 	m := &c.target.reqTags
 	if m.base == tags && m.method == method && m.name == name && m.sys == sys && m.url == urlTag {
 		c.tags = m.tags
@@ -336,6 +331,15 @@ func (in *instance) parseBody(r *httpclient.Request, v sobek.Value) (form bool) 
 	}
 	r.Body, r.HasBody = vals.Encode(), true
 	return true
+}
+
+// tagURL is the url tag of r: its URL with credentials masked, but k6
+// leaves those that digest or NTLM authentication uses out of it.
+func tagURL(r *httpclient.Request) string {
+	if r.Digest || r.NTLM {
+		return r.URL.Clean
+	}
+	return r.URL.Tag
 }
 
 // requestTags adds the method, name and url system tags that sys enables
