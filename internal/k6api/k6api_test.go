@@ -3,6 +3,8 @@ package k6api_test
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"encoding/json"
 	"errors"
@@ -374,8 +376,31 @@ func testHTTPExt(t *testing.T, bin string) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/push":
-			b, _ := io.ReadAll(r.Body)
+			// The body undone from its encodings, last applied first.
+			var rd io.Reader = r.Body
 			seen := r.Header.Get("X-Probe")
+			if enc := r.Header.Get("Content-Encoding"); enc != "" {
+				seen += " " + enc
+				encs := strings.Split(enc, ",")
+				for i := len(encs) - 1; i >= 0 && rd != nil; i-- {
+					var err error
+					switch strings.TrimSpace(encs[i]) {
+					case "gzip":
+						rd, err = gzip.NewReader(rd)
+					case "deflate":
+						rd, err = zlib.NewReader(rd)
+					default:
+						rd = nil
+					}
+					if err != nil {
+						rd = nil
+					}
+				}
+			}
+			var b []byte
+			if rd != nil {
+				b, _ = io.ReadAll(rd)
+			}
 			if string(b) != "payload" {
 				seen = "wrong body " + string(b)
 			}
@@ -393,6 +418,7 @@ func testHTTPExt(t *testing.T, bin string) {
 		"-e", "TARGET="+srv.URL, "httpext.js")
 	want := []string{
 		`sent POST /push 7 5s auth="" throw=false type=0 redirects=10: status=204 body="" seen=send error="" empty=0,[]`,
+		`sent POST /zip 7 5s auth="" throw=false type=0 redirects=10: status=204 body="" seen=send gzip, deflate error="" empty=0,[]`,
 		`sent GET  0 5s auth="" throw=false type=0 redirects=10: status=404 body="404 page not found\n" seen= error="" empty=0,[]`,
 		"vu jar fromgo=1,fromjs=2",
 		`sent GET /cookies 0 5s auth="" throw=false type=0 redirects=10: status=200 body="fromjs=2; fromgo=1" seen= error="" empty=0,[]`,
@@ -426,7 +452,7 @@ func testHTTPExt(t *testing.T, bin string) {
 			got[fmt.Sprintf("%s %s %s %s %s", p.Metric, tags["name"], tags["url"], tags["status"], tags["expected_response"])]++
 		}
 	}
-	for _, req := range []string{"/push /push 204 true", "/cookies /cookies 200 true",
+	for _, req := range []string{"/push /push 204 true", "/zip /zip 204 true", "/cookies /cookies 200 true",
 		srv.URL + "/missing " + srv.URL + "/missing 404 false"} {
 		for _, m := range []string{"http_reqs", "http_req_duration", "http_req_failed", "corrected_latency"} {
 			if got[m+" "+req] != 1 {

@@ -10,12 +10,13 @@ export const options = {
 };
 
 export default function () {
-  console.log(send('POST', __ENV.TARGET + '/push?t=1', '/push', 'payload', null));
-  console.log(send('GET', __ENV.TARGET + '/missing', '', '', null));
+  console.log(send('POST', __ENV.TARGET + '/push?t=1', '/push', 'payload', null, ''));
+  console.log(send('POST', __ENV.TARGET + '/push?t=2', '/zip', 'payload', null, 'gzip, deflate'));
+  console.log(send('GET', __ENV.TARGET + '/missing', '', '', null, ''));
   const jar = http.cookieJar();
   jar.set(__ENV.TARGET, 'fromjs', '2');
   console.log('vu jar', jarCookies(jar, __ENV.TARGET + '/'));
-  console.log(send('GET', __ENV.TARGET + '/cookies', '/cookies', '', jar));
+  console.log(send('GET', __ENV.TARGET + '/cookies', '/cookies', '', jar, ''));
   const own = new http.CookieJar();
   console.log('own jar', jarCookies(own, __ENV.TARGET + '/'));
   console.log('k6/http sends', http.get(__ENV.TARGET + '/cookies').body);

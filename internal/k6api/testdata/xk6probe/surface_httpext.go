@@ -21,8 +21,9 @@ import (
 // send sends a request with k6's HTTP engine as xk6-loki does: an
 // http.Request, a URL named name, a body, the VU's current tags with
 // probe=send added, a response callback taking 2xx, and jar (a k6/http
-// jar object, or null) as the active jar. It says what came back.
-func (p *probe) send(method, rawURL, name, body string, jar sobek.Value) (string, error) {
+// jar object, or null) as the active jar, its body compressed with the
+// comma-separated compressions ("" for none). It says what came back.
+func (p *probe) send(method, rawURL, name, body string, jar sobek.Value, compressions string) (string, error) {
 	st := p.vu.State()
 	req, err := http.NewRequest(method, rawURL, nil)
 	if err != nil {
@@ -46,6 +47,14 @@ func (p *probe) send(method, rawURL, name, body string, jar sobek.Value) (string
 		ResponseType:     httpext.ResponseTypeText,
 		ResponseCallback: func(status int) bool { return status/100 == 2 },
 		TagsAndMeta:      tm,
+	}
+	for _, c := range strings.Split(compressions, ",") {
+		switch strings.TrimSpace(c) {
+		case "gzip":
+			preq.Compressions = append(preq.Compressions, httpext.CompressionTypeGzip)
+		case "deflate":
+			preq.Compressions = append(preq.Compressions, httpext.CompressionTypeDeflate)
+		}
 	}
 	if cj, ok := jarOf(jar); ok {
 		preq.ActiveJar = cj.Jar
