@@ -23,11 +23,17 @@ type counter interface{ take() (sent, received int64) }
 // requests run it on goroutines of their own. parent is the VU's context.
 // l is the VU's lane for synchronous requests, nil for concurrent ones.
 // A request whose URL did not parse fails at once, with k6's invalid-URL
-// code and no hop on the wire.
+// code and no hop on the wire; so does one whose params.compression k6
+// refuses, with code 0.
 func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Result {
 	res := &r.res
 	if r.URL.URL == nil {
-		res.Hops = append(res.inline[:0], Hop{URL: r.URL, Method: r.Method, Err: r.BadURL, ErrCode: codeInvalidURL, End: time.Now()})
+		code := codeInvalidURL
+		var ce *CompressionError
+		if errors.As(r.BadURL, &ce) {
+			code = 0 // k6 gives a refused params.compression no code
+		}
+		res.Hops = append(res.inline[:0], Hop{URL: r.URL, Method: r.Method, Err: r.BadURL, ErrCode: code, End: time.Now()})
 		return res
 	}
 	if r.RPS != nil {

@@ -20,6 +20,10 @@ type call struct {
 	// name system tags.
 	tags   *metrics.TagSet
 	expect *expected // nil: no response callback
+	// compress is params.compression, nil for none; plain is the body
+	// before it, which the response's request shows.
+	compress []httpclient.Compression
+	plain    string
 	// named is set when the script chose the name tag.
 	named bool
 	throw bool

@@ -152,6 +152,9 @@ func (in *instance) newResponse(c *call) sobek.Value {
 		r.sentMethod = c.req.Method
 		if c.req.HasBody {
 			r.sentBody = c.req.Body
+			if c.compress != nil {
+				r.sentBody = c.plain
+			}
 		}
 	}
 	return in.rt.NewDynamicObject(r)
