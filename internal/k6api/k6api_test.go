@@ -23,6 +23,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/metronome-load/metronome/cli"
 	"github.com/metronome-load/metronome/internal/k6api"
 
@@ -389,6 +392,12 @@ func testHTTPExt(t *testing.T, bin string) {
 						rd, err = gzip.NewReader(rd)
 					case "deflate":
 						rd, err = zlib.NewReader(rd)
+					case "br":
+						rd = brotli.NewReader(rd)
+					case "zstd":
+						var d *zstd.Decoder
+						d, err = zstd.NewReader(rd)
+						rd = d
 					default:
 						rd = nil
 					}
@@ -418,7 +427,7 @@ func testHTTPExt(t *testing.T, bin string) {
 		"-e", "TARGET="+srv.URL, "httpext.js")
 	want := []string{
 		`sent POST /push 7 5s auth="" throw=false type=0 redirects=10: status=204 body="" seen=send error="" empty=0,[]`,
-		`sent POST /zip 7 5s auth="" throw=false type=0 redirects=10: status=204 body="" seen=send gzip, deflate error="" empty=0,[]`,
+		`sent POST /zip 7 5s auth="" throw=false type=0 redirects=10: status=204 body="" seen=send gzip, br, zstd, deflate error="" empty=0,[]`,
 		`sent GET  0 5s auth="" throw=false type=0 redirects=10: status=404 body="404 page not found\n" seen= error="" empty=0,[]`,
 		"vu jar fromgo=1,fromjs=2",
 		`sent GET /cookies 0 5s auth="" throw=false type=0 redirects=10: status=200 body="fromjs=2; fromgo=1" seen= error="" empty=0,[]`,

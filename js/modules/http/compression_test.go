@@ -158,3 +158,33 @@ func TestCompressionUnknown(t *testing.T) {
 		t.Errorf("throw option: %v", err)
 	}
 }
+
+// TestRequesterCompression checks Request.Compression, which the xk6
+// layer's httpext sends its Compressions through: the body goes out
+// compressed in order, the caller's header map is left as it was, and an
+// unknown name fails the request as a script's does.
+func TestRequesterCompression(t *testing.T) {
+	srv := decodingServer(t)
+	e := newEnv(t, nil)
+	q := NewRequester(e.vu)
+	h := http.Header{"X-Own": {"1"}}
+	res, err := q.Do(&Request{Method: http.MethodPost, URL: srv.URL, Header: h, Body: []byte("pushed"), Compression: "gzip,br"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ CE, Body string }
+	if err := json.Unmarshal([]byte(res.Body), &got); err != nil || got.CE != "gzip, br" || got.Body != "pushed" {
+		t.Errorf("the server got %+v (%v) from %q", got, err, res.Body)
+	}
+	if res.SentHeader.Get("Content-Encoding") != "gzip, br" || h.Get("Content-Encoding") != "" {
+		t.Errorf("sent header %v, caller's header %v", res.SentHeader, h)
+	}
+	res, err = q.Do(&Request{Method: http.MethodPost, URL: srv.URL, Body: []byte("x"), Compression: "lzw"})
+	if err != nil || res.ErrorCode != 0 || res.Error != "unknown compression algorithm lzw, supported algorithms are [gzip deflate zstd br]" {
+		t.Errorf("unknown compression: %+v, %v", res, err)
+	}
+	if n := len(e.samples("http_reqs")); n != 1 {
+		t.Errorf("%d http_reqs, want the first request's only", n)
+	}
+}
+

@@ -45,6 +45,11 @@ type Request struct {
 	Body   []byte
 	// HasBody sends Body even when it is empty.
 	HasBody bool
+	// Compression compresses the body as params.compression does: "gzip",
+	// "deflate", "br", "zstd" or a comma-separated list of them, applied
+	// in order; "" sends it as it is. An unknown name fails the request
+	// before it is sent, with k6's error and error_code 0.
+	Compression string
 	// Timeout bounds each hop; 0 is k6/http's 60 seconds.
 	Timeout time.Duration
 	// Redirects is how many redirects are followed.
@@ -167,6 +172,17 @@ func (q *Requester) Do(r *Request) (*Response, error) {
 	}
 	c.target, c.req.BadURL = in.target(r.URL)
 	c.req.URL = &c.target.Target
+	if c.req.BadURL == nil && r.Compression != "" {
+		var err error
+		if c.compress, err = httpclient.ParseCompressions(r.Compression); err != nil {
+			c.target = &target{}
+			c.req.URL, c.req.BadURL = &c.target.Target, err
+		} else if c.compress != nil && c.req.HasBody {
+			if err := in.compressBody(st, c, false); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if c.req.BadURL == nil {
 		tags := r.Tags
 		if tags == nil {

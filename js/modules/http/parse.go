@@ -73,7 +73,9 @@ func (in *instance) parse(st *modules.State, c *call, method string, urlV, bodyV
 		}
 	}
 	if c.compress != nil && r.HasBody {
-		in.compressBody(st, c, ownHeader)
+		if err := in.compressBody(st, c, ownHeader); err != nil {
+			jsmod.ThrowGoError(in.rt, "%s", err)
+		}
 	}
 
 	sys := d.sys
@@ -246,11 +248,11 @@ func (in *instance) parseParams(c *call, v sobek.Value, tags *metrics.TagSet, na
 // Content-Encoding header of the script's own is sent as it is, with
 // k6's warning when it differs from the compression. ownHeader says
 // whether c.req.Header is c's own to change.
-func (in *instance) compressBody(st *modules.State, c *call, ownHeader bool) {
+func (in *instance) compressBody(st *modules.State, c *call, ownHeader bool) error {
 	r := &c.req
 	b, enc, err := httpclient.Compress(c.compress, []byte(r.Body))
 	if err != nil {
-		jsmod.ThrowGoError(in.rt, "compressing the request body: %s", err)
+		return fmt.Errorf("compressing the request body: %w", err)
 	}
 	c.plain, r.Body = r.Body, string(b)
 	cur := r.Header.Get("Content-Encoding")
@@ -264,6 +266,7 @@ func (in *instance) compressBody(st *modules.State, c *call, ownHeader bool) {
 		st.Logf("There's a mismatch between the desired `compression` the manually set `Content-Encoding` header in the %s request for '%s', "+
 			"the custom header has precedence and won't be overwritten. This may result in invalid data being sent to the server.", r.Method, r.URL.Full)
 	}
+	return nil
 }
 
 // parseHeaders gives r its own header: the default User-Agent and the

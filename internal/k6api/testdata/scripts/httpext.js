@@ -11,7 +11,7 @@ export const options = {
 
 export default function () {
   console.log(send('POST', __ENV.TARGET + '/push?t=1', '/push', 'payload', null, ''));
-  console.log(send('POST', __ENV.TARGET + '/push?t=2', '/zip', 'payload', null, 'gzip, deflate'));
+  console.log(send('POST', __ENV.TARGET + '/push?t=2', '/zip', 'payload', null, 'gzip, br, zstd, deflate'));
   console.log(send('GET', __ENV.TARGET + '/missing', '', '', null, ''));
   const jar = http.cookieJar();
   jar.set(__ENV.TARGET, 'fromjs', '2');

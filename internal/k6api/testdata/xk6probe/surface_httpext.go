@@ -54,6 +54,10 @@ func (p *probe) send(method, rawURL, name, body string, jar sobek.Value, compres
 			preq.Compressions = append(preq.Compressions, httpext.CompressionTypeGzip)
 		case "deflate":
 			preq.Compressions = append(preq.Compressions, httpext.CompressionTypeDeflate)
+		case "br":
+			preq.Compressions = append(preq.Compressions, httpext.CompressionTypeBr)
+		case "zstd":
+			preq.Compressions = append(preq.Compressions, httpext.CompressionTypeZstd)
 		}
 	}
 	if cj, ok := jarOf(jar); ok {

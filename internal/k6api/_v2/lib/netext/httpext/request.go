@@ -8,8 +8,6 @@ package httpext
 
 import (
 	"bytes"
-	"compress/gzip"
-	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -48,7 +46,8 @@ type Request struct {
 // CompressionType is an encoding a request body is compressed with.
 type CompressionType uint
 
-// The compressions. metronome's engine has gzip and deflate.
+// The compressions, as k6 numbers them; MakeRequest sends them through
+// the engine's one compressor, that of params.compression.
 const (
 	CompressionTypeGzip CompressionType = iota
 	CompressionTypeDeflate
@@ -129,17 +128,12 @@ func MakeRequest(ctx context.Context, state *lib.State, preq *ParsedHTTPRequest)
 		body = b
 	}
 	sentBody := string(body)
-	if len(preq.Compressions) > 0 && body != nil {
-		b, enc, err := compress(preq.Compressions, body)
-		if err != nil {
-			return nil, err
+	names := make([]string, len(preq.Compressions))
+	for i, c := range preq.Compressions {
+		if c > CompressionTypeBr {
+			return nil, fmt.Errorf("unknown compressionType %s", c)
 		}
-		body = b
-		if cur := header.Get("Content-Encoding"); cur == "" {
-			header.Set("Content-Encoding", enc)
-		} else if cur != enc && state.Logger != nil {
-			state.Logger.Warnf("The Content-Encoding header %q of the %s request for %s differs from its compression %q; the header is sent as it is", cur, req.Method, req.URL, enc)
-		}
+		names[i] = c.String()
 	}
 	// Go sets the length from the body.
 	header.Del("Content-Length")
@@ -148,18 +142,21 @@ func MakeRequest(ctx context.Context, state *lib.State, preq *ParsedHTTPRequest)
 	}
 
 	r := &mhttp.Request{
-		Context:   ctx,
-		Method:    req.Method,
-		URL:       req.URL.String(),
-		Header:    header,
-		Body:      body,
-		HasBody:   body != nil,
-		Timeout:   preq.Timeout,
-		Redirects: int(preq.Redirects.Int64),
-		BodyType:  mhttp.BodyType(preq.ResponseType),
-		Expected:  preq.ResponseCallback,
-		Auth:      preq.Auth,
-		Throw:     preq.Throw,
+		Context: ctx,
+		Method:  req.Method,
+		URL:     req.URL.String(),
+		Header:  header,
+		Body:    body,
+		HasBody: body != nil,
+		// The engine compresses the body, sets Content-Encoding unless
+		// the header has one, and warns when that one differs.
+		Compression: strings.Join(names, ","),
+		Timeout:     preq.Timeout,
+		Redirects:   int(preq.Redirects.Int64),
+		BodyType:    mhttp.BodyType(preq.ResponseType),
+		Expected:    preq.ResponseCallback,
+		Auth:        preq.Auth,
+		Throw:       preq.Throw,
 	}
 	if preq.ActiveJar != nil {
 		r.Jar = preq.ActiveJar
@@ -241,30 +238,3 @@ func response(preq *ParsedHTTPRequest, res *mhttp.Response, sentBody string) *Re
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// compress encodes body with each of algos in turn and returns it with
-// its Content-Encoding.
-func compress(algos []CompressionType, body []byte) ([]byte, string, error) {
-	var names []string
-	for _, a := range algos {
-		var buf bytes.Buffer
-		var w io.WriteCloser
-		switch a {
-		case CompressionTypeGzip:
-			w = gzip.NewWriter(&buf)
-		case CompressionTypeDeflate:
-			w = zlib.NewWriter(&buf)
-		default:
-			return nil, "", fmt.Errorf("compression %s is not supported by metronome's engine: use gzip or deflate", a)
-		}
-		if _, err := w.Write(body); err != nil {
-			return nil, "", err
-		}
-		if err := w.Close(); err != nil {
-			return nil, "", err
-		}
-		body = buf.Bytes()
-		names = append(names, a.String())
-	}
-	return body, strings.Join(names, ", "), nil
-}
