@@ -157,6 +157,9 @@ func TestCompressionUnknown(t *testing.T) {
 		!strings.Contains(err.Error(), "unknown compression algorithm lzw, supported algorithms are [gzip deflate zstd br]") {
 		t.Errorf("throw option: %v", err)
 	}
+	if strings.Contains(th.logs.text(), "Request Failed") {
+		t.Errorf("under the throw option the error is thrown, not logged too:\n%s", th.logs.text())
+	}
 }
 
 // TestRequesterCompression checks Request.Compression, which the xk6
@@ -188,3 +191,21 @@ func TestRequesterCompression(t *testing.T) {
 	}
 }
 
+// TestOwnContentLength checks that a Content-Length header of the
+// script's own gives way to the body's length, as in k6: dropped from
+// what is sent and from the response's request, with k6's warning when
+// it differs, the compressed length counting.
+func TestOwnContentLength(t *testing.T) {
+	srv := decodingServer(t)
+	e := newEnv(t, nil)
+	v := e.run(fmt.Sprintf(`var a = http.post(%q, "hello", {headers: {"Content-Length": "5"}}), b = http.post(%q, "hello", {compression: "gzip", headers: {"content-length": "5"}});
+		[a.json().wire, a.request.headers["Content-Length"], b.json().wire, b.request.headers["Content-Length"]].join()`, srv.URL, srv.URL))
+	if v.String() != "5,,29," {
+		t.Errorf("got %s, want the body's lengths sent and no Content-Length in the requests", v)
+	}
+	logs := e.logs.text()
+	want := `The specified Content-Length header "5" in the POST request for ` + srv.URL + ` doesn't match the actual request body length of 29, so it will be ignored!`
+	if logs != want {
+		t.Errorf("logs:\n%s\nwant only:\n%s", logs, want)
+	}
+}

@@ -293,7 +293,8 @@ func (in *instance) emit(st *modules.State, c *call) {
 	res := r.Result()
 	logf := st.Logf
 	if r.URL.URL == nil {
-		if logf != nil {
+		// Under the throw option the error is thrown instead, as in k6.
+		if logf != nil && !in.d.throw {
 			logf("Request Failed: %s", httpclient.ErrorText(res.Hops[0].Err))
 		}
 		return

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"strconv"
 
 	"github.com/grafana/sobek"
 
@@ -75,6 +76,11 @@ func (in *instance) parse(st *modules.State, c *call, method string, urlV, bodyV
 	if c.compress != nil && r.HasBody {
 		if err := in.compressBody(st, c, ownHeader); err != nil {
 			jsmod.ThrowGoError(in.rt, "%s", err)
+		}
+	}
+	if ownHeader {
+		if cl, set := r.Header["Content-Length"]; set {
+			ownLength(st, r, cl)
 		}
 	}
 
@@ -267,6 +273,24 @@ func (in *instance) compressBody(st *modules.State, c *call, ownHeader bool) err
 			"the custom header has precedence and won't be overwritten. This may result in invalid data being sent to the server.", r.Method, r.URL.Full)
 	}
 	return nil
+}
+
+// ownLength drops a Content-Length header of the script's own, which the
+// body's length replaces, with k6's warning when the two differ (a body
+// compressed by params.compression always differs).
+func ownLength(st *modules.State, r *httpclient.Request, cl []string) {
+	delete(r.Header, "Content-Length")
+	if len(cl) == 0 || cl[0] == "" || st.Logf == nil {
+		return
+	}
+	n := len(r.Body)
+	if !r.HasBody {
+		n = 0
+	}
+	if v, err := strconv.Atoi(cl[0]); err != nil || v != n {
+		st.Logf("The specified Content-Length header %q in the %s request for %s doesn't match the actual request body length of %d, so it will be ignored!",
+			cl[0], r.Method, r.URL.Full, n)
+	}
 }
 
 // parseHeaders gives r its own header: the default User-Agent and the
