@@ -168,7 +168,9 @@ func observe(t *testing.T, bin string, s script, eps []endpoint) *observation {
 		t.Fatalf("%s %s: summary export: %v", filepath.Base(bin), s.name, err)
 	}
 	if s.messages {
-		o.Messages = messages(o.stderr)
+		for _, m := range messages(o.stderr) {
+			o.Messages = append(o.Messages, norm(m)) // a warning may name a server
+		}
 	}
 	if s.handleSummary {
 		if raw, err := os.ReadFile(hs); err == nil {

@@ -1,6 +1,9 @@
 package compat
 
 import (
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/md5"
@@ -23,6 +26,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
 )
 
 // newServer starts the one loopback server every corpus script talks to.
@@ -158,6 +164,7 @@ func corpusMux() *http.ServeMux {
 		writeJSON(w, 200, map[string]any{"headers": flatHeaders(r.Header)})
 	})
 	mux.HandleFunc("/tls-client", tlsClient)
+	mux.HandleFunc("/decode", decodeEcho)
 	return mux
 }
 
@@ -298,6 +305,50 @@ func echo(w http.ResponseWriter, r *http.Request) {
 			out["json"] = v
 		}
 	}
+	writeJSON(w, 200, out)
+}
+
+// decodeEcho answers with what a request's body was on the wire (its
+// length and bytes in hex) and what it decodes to through its
+// Content-Encoding, undone last name first, for the params.compression
+// scripts (440–444).
+func decodeEcho(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	ce := r.Header.Get("Content-Encoding")
+	out := map[string]any{"ce": ce, "content_length": r.ContentLength, "wire": len(raw), "hex": hex.EncodeToString(raw),
+		"content_type": r.Header.Get("Content-Type")}
+	b := raw
+	names := strings.Split(ce, ",")
+	for i := len(names) - 1; i >= 0 && ce != ""; i-- {
+		var rd io.Reader
+		var err error
+		src := bytes.NewReader(b)
+		switch strings.TrimSpace(names[i]) {
+		case "gzip":
+			rd, err = gzip.NewReader(src)
+		case "deflate":
+			rd, err = zlib.NewReader(src)
+		case "br":
+			rd = brotli.NewReader(src)
+		case "zstd":
+			var d *zstd.Decoder
+			if d, err = zstd.NewReader(src); err == nil {
+				defer d.Close()
+				rd = d
+			}
+		default:
+			err = fmt.Errorf("unknown encoding %q", names[i])
+		}
+		if err == nil {
+			b, err = io.ReadAll(rd)
+		}
+		if err != nil {
+			out["error"] = err.Error()
+			writeJSON(w, 200, out)
+			return
+		}
+	}
+	out["body"] = string(b)
 	writeJSON(w, 200, out)
 }
 
