@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -827,5 +828,73 @@ func TestSurfaceNames(t *testing.T) {
 	claim := fmt.Sprintf("%d of %d names", covered, total)
 	if !strings.Contains(strings.Join(strings.Fields(string(doc)), " "), claim) {
 		t.Errorf("docs/extensions.md does not say %q", claim)
+	}
+}
+
+// TestModulesTestRuntime runs the own test of the extension in
+// testdata/xk6modtest, as its author would with go test, against this
+// checkout's layer: js/modulestest's NewRuntime, a module instance made in
+// its init context, a script run on its event loop, the sample the module
+// pushed and the promise it resolved from another goroutine.
+func TestModulesTestRuntime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the Go tool on a module of its own; skipped with -short")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	const devel = "v0.0.0-00010101000000-000000000000"
+	repl, err := k6api.Write(filepath.Join(dir, "k6api"), devel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := filepath.Join(dir, "ext")
+	if err := os.CopyFS(ext, os.DirFS("testdata/xk6modtest")); err != nil {
+		t.Fatal(err)
+	}
+	// metronome's checksums vouch for the dependencies, as in metronome build.
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ext, "go.sum"), sum, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The go line of the toolchain, as go mod init writes it in metronome
+	// build: with an older one the Go tool loads the whole module graph,
+	// which the module cache alone does not hold.
+	edit := []string{"mod", "edit", "-require=github.com/metronome-load/metronome@" + devel, "-replace=github.com/metronome-load/metronome=" + root}
+	if v, ok := strings.CutPrefix(runtime.Version(), "go"); ok {
+		edit = append(edit, "-go="+v)
+	}
+	// metronome's own requirements too, as metronome build adds them, so
+	// that the Go tool reads no go.mod beyond the module cache's.
+	for mod, v := range requires(t, filepath.Join(root, "go.mod")) {
+		if mod != "github.com/metronome-load/metronome" {
+			edit = append(edit, "-require="+mod+"@"+v)
+		}
+	}
+	for _, r := range k6api.Requires() {
+		edit = append(edit, "-require="+r)
+	}
+	for _, r := range repl {
+		edit = append(edit, "-replace="+r)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	env := append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOWORK=off")
+	for _, args := range [][]string{edit, {"test", "-count=1", "-v", "-run", "^TestAdd$", "."}} {
+		cmd := exec.CommandContext(ctx, goBin, args...)
+		cmd.Dir, cmd.Env = ext, env
+		out, err := cmd.CombinedOutput()
+		if err != nil || (args[0] == "test" && !strings.Contains(string(out), "--- PASS: TestAdd")) {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
 	}
 }
