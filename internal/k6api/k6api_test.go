@@ -427,11 +427,11 @@ func testHTTPExt(t *testing.T, bin string) {
 	r := run(t, bin, nil, "run", "-q", "--no-summary", "-o", "json="+points, "--log-format", "raw",
 		"-e", "TARGET="+srv.URL, "httpext.js")
 	want := []string{
-		`sent POST /push 7 5s auth="" throw=false type=0 redirects=10: status=204 body="" seen=send error="" empty=0,[]`,
-		`sent POST /zip 7 5s auth="" throw=false type=0 redirects=10: status=204 body="" seen=send gzip, br, zstd, deflate error="" empty=0,[]`,
-		`sent GET  0 5s auth="" throw=false type=0 redirects=10: status=404 body="404 page not found\n" seen= error="" empty=0,[]`,
+		`sent POST /push 7 5s auth="" throw=false type=0 redirects=10: status=204 body="" seen=send error="" empty=0,[] request="payload",""`,
+		`sent POST /zip 7 5s auth="" throw=false type=0 redirects=10: status=204 body="" seen=send gzip, br, zstd, deflate error="" empty=0,[] request="payload","gzip, br, zstd, deflate"`,
+		`sent GET  0 5s auth="" throw=false type=0 redirects=10: status=404 body="404 page not found\n" seen= error="" empty=0,[] request="",""`,
 		"vu jar fromgo=1,fromjs=2",
-		`sent GET /cookies 0 5s auth="" throw=false type=0 redirects=10: status=200 body="fromjs=2; fromgo=1" seen= error="" empty=0,[]`,
+		`sent GET /cookies 0 5s auth="" throw=false type=0 redirects=10: status=200 body="fromjs=2; fromgo=1" seen= error="" empty=0,[] request="",""`,
 		"own jar fromgo=1",
 		"k6/http sends fromjs=2; fromgo=1",
 	}

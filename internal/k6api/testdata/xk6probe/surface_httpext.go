@@ -71,8 +71,9 @@ func (p *probe) send(method, rawURL, name, body string, jar sobek.Value, compres
 	}
 	var r *httpext.Response = res
 	empty := httpext.NewResponse()
-	return fmt.Sprintf("%s: status=%d body=%q seen=%s error=%q empty=%d,%v", sent,
-		r.Status, r.Body, r.Headers["X-Seen"], r.Error, len(empty.Headers), empty.Body), nil
+	return fmt.Sprintf("%s: status=%d body=%q seen=%s error=%q empty=%d,%v request=%q,%q", sent,
+		r.Status, r.Body, r.Headers["X-Seen"], r.Error, len(empty.Headers), empty.Body,
+		r.Request.Body, strings.Join(r.Request.Headers["Content-Encoding"], ",")), nil
 }
 
 // jarOf is the Go side of a k6/http cookie jar object, as xk6-sse reads

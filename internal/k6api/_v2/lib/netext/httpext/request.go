@@ -205,7 +205,7 @@ func response(preq *ParsedHTTPRequest, res *mhttp.Response, sentBody string) *Re
 		Request: &Request{
 			Method:  req.Method,
 			URL:     req.URL.String(),
-			Headers: req.Header,
+			Headers: requestHeaders(req.Header, res.SentHeader),
 			Body:    sentBody,
 			Cookies: map[string][]*HTTPRequestCookie{},
 		},
@@ -235,6 +235,25 @@ func response(preq *ParsedHTTPRequest, res *mhttp.Response, sentBody string) *Re
 		}
 	}
 	return out
+}
+
+// requestHeaders is the header k6's Response.Request shows: the
+// request's own with the Content-Encoding its compression set, and
+// without a Content-Length, which the body's length replaced.
+func requestHeaders(h, sent http.Header) http.Header {
+	ce := sent.Get("Content-Encoding")
+	if (ce == "" || h.Get("Content-Encoding") != "") && h.Get("Content-Length") == "" {
+		return h
+	}
+	h = h.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Del("Content-Length")
+	if ce != "" && h.Get("Content-Encoding") == "" {
+		h.Set("Content-Encoding", ce)
+	}
+	return h
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
