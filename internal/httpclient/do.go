@@ -30,10 +30,10 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 	if r.URL.URL == nil {
 		code := codeInvalidURL
 		var ce *CompressionError
-		if errors.As(r.BadURL, &ce) {
+		if errors.As(r.Refused, &ce) {
 			code = 0 // k6 gives a refused params.compression no code
 		}
-		res.Hops = append(res.inline[:0], Hop{URL: r.URL, Method: r.Method, Err: r.BadURL, ErrCode: code, End: time.Now()})
+		res.Hops = append(res.inline[:0], Hop{URL: r.URL, Method: r.Method, Err: r.Refused, ErrCode: code, End: time.Now()})
 		return res
 	}
 	if r.RPS != nil {

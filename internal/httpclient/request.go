@@ -101,10 +101,10 @@ type Request struct {
 
 	Method string
 	URL    *Target
-	// BadURL is why the request is refused before it is sent: its URL did
+	// Refused is why the request fails before it is sent: its URL did
 	// not parse, or (a *CompressionError) its params.compression names an
 	// unknown algorithm. URL.URL is nil then.
-	BadURL error
+	Refused error
 	// Header is what every hop sends before cookies and credentials are
 	// added. It is shared and never modified.
 	Header  http.Header

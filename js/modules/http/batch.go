@@ -36,7 +36,7 @@ func (in *instance) jsBatch(c sobek.FunctionCall) sobek.Value {
 	for i, k := range keys {
 		calls[i] = in.batchItem(st, k, o.Get(k))
 		reqs[i] = &calls[i].req
-		if calls[i].req.BadURL != nil {
+		if calls[i].req.Refused != nil {
 			return in.abortBatch(st, isArray, keys, calls[:i+1])
 		}
 	}
@@ -66,7 +66,7 @@ func (in *instance) jsBatch(c sobek.FunctionCall) sobek.Value {
 func (in *instance) abortBatch(st *modules.State, isArray bool, keys []string, calls []*call) sobek.Value {
 	bad := calls[len(calls)-1]
 	httpclient.Do(in.vu.Context(), nil, &bad.req, nil)
-	text := httpclient.ErrorText(bad.req.BadURL)
+	text := httpclient.ErrorText(bad.req.Refused)
 	if in.d.throw {
 		jsmod.ThrowGoError(in.rt, "%s", text)
 	}

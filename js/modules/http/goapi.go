@@ -170,20 +170,20 @@ func (q *Requester) Do(r *Request) (*Response, error) {
 	for _, ck := range r.Cookies {
 		c.req.Cookies = append(c.req.Cookies, httpclient.Cookie(ck))
 	}
-	c.target, c.req.BadURL = in.target(r.URL)
+	c.target, c.req.Refused = in.target(r.URL)
 	c.req.URL = &c.target.Target
-	if c.req.BadURL == nil && r.Compression != "" {
+	if c.req.Refused == nil && r.Compression != "" {
 		var err error
 		if c.compress, err = httpclient.ParseCompressions(r.Compression); err != nil {
 			c.target = &target{}
-			c.req.URL, c.req.BadURL = &c.target.Target, err
+			c.req.URL, c.req.Refused = &c.target.Target, err
 		} else if c.compress != nil && c.req.HasBody {
 			if err := in.compressBody(st, c, false); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if c.req.BadURL == nil {
+	if c.req.Refused == nil {
 		tags := r.Tags
 		if tags == nil {
 			tags = st.Tags
@@ -201,8 +201,8 @@ func (q *Requester) Do(r *Request) (*Response, error) {
 	httpclient.Do(ctx, in.roundTripper(st), &c.req, in.lane)
 	in.emit(st, c)
 	if h := c.req.Result().Failure(); h != nil && r.Throw {
-		if c.req.BadURL != nil {
-			return nil, c.req.BadURL
+		if c.req.Refused != nil {
+			return nil, c.req.Refused
 		}
 		return nil, errors.New(httpclient.ThrowText(c.req.Method, h))
 	}

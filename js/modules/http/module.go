@@ -271,9 +271,9 @@ func (in *instance) thrown(c *call) string {
 	switch {
 	case h == nil:
 		return ""
-	case c.req.BadURL != nil:
+	case c.req.Refused != nil:
 		if in.d.throw {
-			return httpclient.ErrorText(c.req.BadURL)
+			return httpclient.ErrorText(c.req.Refused)
 		}
 		return ""
 	case c.throw:

@@ -42,12 +42,12 @@ func (in *instance) parse(st *modules.State, c *call, method string, urlV, bodyV
 	r := &c.req
 	raw, name, ok := in.urlOf(urlV)
 	if ok {
-		c.target, r.BadURL = in.target(raw)
+		c.target, r.Refused = in.target(raw)
 	} else {
-		c.target, r.BadURL = &target{}, notAURL(urlV)
+		c.target, r.Refused = &target{}, notAURL(urlV)
 	}
 	r.URL = &c.target.Target
-	if r.BadURL != nil {
+	if r.Refused != nil {
 		return c
 	}
 
@@ -58,7 +58,7 @@ func (in *instance) parse(st *modules.State, c *call, method string, urlV, bodyV
 	ownHeader := false
 	if paramsV != nil && !sobek.IsUndefined(paramsV) && !sobek.IsNull(paramsV) {
 		tags, name, ownHeader = in.parseParams(c, paramsV, tags, name)
-		if r.BadURL != nil {
+		if r.Refused != nil {
 			return c // an unknown params.compression
 		}
 	}
@@ -240,7 +240,7 @@ func (in *instance) parseParams(c *call, v sobek.Value, tags *metrics.TagSet, na
 			cs, err := httpclient.ParseCompressions(pv.String())
 			if err != nil {
 				c.target = &target{}
-				r.URL, r.BadURL = &c.target.Target, err
+				r.URL, r.Refused = &c.target.Target, err
 				return tags, name, ownHeader
 			}
 			c.compress = cs
