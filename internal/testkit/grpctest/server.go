@@ -49,6 +49,9 @@ type Server struct {
 	calls map[string]*atomic.Int64
 	// Received counts the messages clients streamed in.
 	Received atomic.Int64
+	// Holding counts the Chat streams whose end the server held back:
+	// those that sent a message named "hold".
+	Holding atomic.Int64
 	// stall, set with SetStall, is how long Stall waits for a call
 	// arriving now.
 	stall atomic.Pointer[func(now time.Time) time.Duration]
@@ -165,6 +168,10 @@ func (s *Server) unary(method string) func(any, context.Context, func(any) error
 	}
 }
 
+// HoldBound is how long Chat holds back the end of a stream that sent
+// "hold" when the client does not give it up first.
+const HoldBound = 30 * time.Second
+
 // stream answers the streaming methods.
 func (s *Server) stream(method string) grpc.StreamHandler {
 	return func(_ any, st grpc.ServerStream) error {
@@ -184,6 +191,7 @@ func (s *Server) stream(method string) grpc.StreamHandler {
 			return nil
 		}
 		var n int32
+		held := false
 		for {
 			req := dynamicpb.NewMessage(s.in)
 			err := st.RecvMsg(req)
@@ -197,6 +205,10 @@ func (s *Server) stream(method string) grpc.StreamHandler {
 			s.Received.Add(1)
 			if method == "Chat" {
 				name, _ := s.fields(req)
+				held = held || name == "hold"
+				if name == "fail" {
+					return status.Error(codes.NotFound, "no fail")
+				}
 				if err := st.SendMsg(s.reply("hello "+name, n)); err != nil {
 					return err
 				}
@@ -204,6 +216,16 @@ func (s *Server) stream(method string) grpc.StreamHandler {
 		}
 		if method == "Count" {
 			return st.SendMsg(s.reply("counted", n))
+		}
+		if held {
+			// The end is held back until the client gives the stream up
+			// (or HoldBound passes, so that no test waits forever).
+			s.Holding.Add(1)
+			select {
+			case <-st.Context().Done():
+				return status.FromContextError(st.Context().Err()).Err()
+			case <-time.After(HoldBound):
+			}
 		}
 		return nil
 	}

@@ -151,33 +151,51 @@ func (s *stream) read() {
 		timedOut := s.timedOut(err, at)
 		s.deliver(true, func() error {
 			s.c.countBytes(s.st)
-			if errors.Is(err, io.EOF) {
-				// Only a stream that ended cleanly has a duration, so its
-				// status is always OK; its corrected_latency goes with it.
-				tags := withStatus(s.st, s.tags, codes.OK)
-				s.record(s.c.m.metric(s.st, &s.c.m.m.reqDuration, ReqDurationName, metrics.Trend, metrics.Time),
-					tags, at, metrics.Milliseconds(at.Sub(s.start)))
-				if s.c.m.vu.State() == s.st {
-					jsmod.RecordLatency(s.st, tags, at, at.Sub(s.start))
-				}
+			if timedOut {
+				// The stream's own timeout, reported as k6 reports it; k6
+				// records no duration, its context being done by then.
+				return s.fail(status.FromContextError(context.DeadlineExceeded).Err())
+			}
+			// Every other end has a duration tagged with its status, as
+			// k6's stats handler records it: a clean end (OK), the
+			// server's error status, and a stream that client.close()
+			// cut off (CANCELLED); its corrected_latency goes with it.
+			code := codes.OK
+			if !errors.Is(err, io.EOF) {
+				code = status.Code(err)
+			}
+			tags := withStatus(s.st, s.tags, code)
+			s.record(s.c.m.metric(s.st, &s.c.m.m.reqDuration, ReqDurationName, metrics.Trend, metrics.Time),
+				tags, at, metrics.Milliseconds(at.Sub(s.start)))
+			if s.c.m.vu.State() == s.st {
+				jsmod.RecordLatency(s.st, tags, at, at.Sub(s.start))
+			}
+			if code == codes.OK {
 				return s.emit("end", sobek.Undefined())
 			}
-			if timedOut {
-				// The stream's own timeout, reported as k6 reports it.
-				err = status.FromContextError(context.DeadlineExceeded).Err()
-			}
-			st, _ := status.FromError(err)
-			e := s.c.m.rt.NewObject()
-			_ = e.Set("code", st.Code())
-			_ = e.Set("details", []any{})
-			_ = e.Set("message", st.Message())
-			if err := s.emit("error", e); err != nil {
-				return err
-			}
-			return s.emit("end", sobek.Undefined())
+			return s.fail(err)
 		})
 		return
 	}
+}
+
+// fail runs the error handlers with err, then the end handlers. A
+// cancelled stream (client.close() on its client) is reported with k6's
+// words and code.
+func (s *stream) fail(err error) error {
+	st, _ := status.FromError(err)
+	code, msg := st.Code(), st.Message()
+	if code == codes.Canceled {
+		code, msg = codes.Unknown, "canceled by client (k6)"
+	}
+	e := s.c.m.rt.NewObject()
+	_ = e.Set("code", code)
+	_ = e.Set("details", []any{})
+	_ = e.Set("message", msg)
+	if err := s.emit("error", e); err != nil {
+		return err
+	}
+	return s.emit("end", sobek.Undefined())
 }
 
 // deliver runs f on the VU's event loop; unless the event is the last it
