@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
+	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
@@ -30,6 +31,9 @@ type call struct {
 	meta    metadata.MD
 	timeout time.Duration
 	tags    *metrics.TagSet
+	// discard is params.discardResponseMessage: the answer is read as
+	// google.protobuf.Empty and the response's message is null.
+	discard bool
 
 	// The outcome.
 	resp            *dynamicpb.Message
@@ -85,29 +89,34 @@ func (c *client) prepare(st *modules.State, fc sobek.FunctionCall) *call {
 	if err := c.unmarshalOpts().Unmarshal(c.requestJSON(fc.Argument(1)), req); err != nil {
 		jsmod.Throwf(rt, "the request does not fit %s: %v", md.Input().FullName(), err)
 	}
-	k := &call{conn: c.conn, name: name, md: md, req: req, timeout: defaultTimeout}
-	var tags *metrics.TagSet
-	var timeout time.Duration
-	k.meta, tags, timeout = c.params(st, fc.Argument(2), "the invoke params")
-	if timeout > 0 {
-		k.timeout = timeout
+	p := c.params(st, fc.Argument(2), "the invoke params")
+	k := &call{conn: c.conn, name: name, md: md, req: req, timeout: defaultTimeout, meta: p.meta, discard: p.discard}
+	if p.timeout > 0 {
+		k.timeout = p.timeout
 	}
-	k.tags = c.systemTags(st, tags, name, md, "")
+	k.tags = c.systemTags(st, p.tags, name, md, "")
 	return k
 }
 
-// params reads the params of invoke and of a stream: metadata, tags and
-// timeout (0 when not given).
-func (c *client) params(st *modules.State, v sobek.Value, what string) (metadata.MD, *metrics.TagSet, time.Duration) {
+// callParams are the params of invoke and of a stream.
+type callParams struct {
+	meta metadata.MD
+	tags *metrics.TagSet
+	// timeout is 0 when not given.
+	timeout time.Duration
+	// discard is discardResponseMessage: answers are not decoded.
+	discard bool
+}
+
+// params reads the params of invoke and of a stream.
+func (c *client) params(st *modules.State, v sobek.Value, what string) callParams {
 	rt := c.m.rt
-	meta := metadata.MD{}
-	tags := st.Tags
-	if tags == nil {
-		tags = metrics.EmptyTags
+	p := callParams{meta: metadata.MD{}, tags: st.Tags}
+	if p.tags == nil {
+		p.tags = metrics.EmptyTags
 	}
-	var timeout time.Duration
 	if jsmod.Absent(v) {
-		return meta, tags, 0
+		return p
 	}
 	o := jsmod.Object(rt, v, what)
 	for _, key := range o.Keys() {
@@ -119,23 +128,25 @@ func (c *client) params(st *modules.State, v sobek.Value, what string) (metadata
 				mv := mo.Get(mk)
 				lk := strings.ToLower(mk)
 				if b, ok := jsmod.Bytes(rt, mv); ok && strings.HasSuffix(lk, "-bin") {
-					meta.Append(lk, string(b))
+					p.meta.Append(lk, string(b))
 				} else {
-					meta.Append(lk, mv.String())
+					p.meta.Append(lk, mv.String())
 				}
 			}
 		case "tags":
 			to := jsmod.Object(rt, x, "params.tags")
 			for _, tk := range to.Keys() {
-				tags = tags.With(tk, to.Get(tk).String())
+				p.tags = p.tags.With(tk, to.Get(tk).String())
 			}
 		case "timeout":
-			timeout = c.duration(x, "params.timeout")
+			p.timeout = c.duration(x, "params.timeout")
+		case "discardResponseMessage":
+			p.discard = x.ToBoolean()
 		default:
-			jsmod.Throwf(rt, "%s: unknown param %q (known: metadata, tags, timeout)", what, key)
+			jsmod.Throwf(rt, "%s: unknown param %q (known: metadata, tags, timeout, discardResponseMessage)", what, key)
 		}
 	}
-	return meta, tags, timeout
+	return p
 }
 
 // systemTags adds the enabled gRPC system tags as k6 v2 sets them: name
@@ -169,7 +180,7 @@ func (k *call) do(parent context.Context) {
 	if len(k.meta) > 0 {
 		ctx = metadata.NewOutgoingContext(ctx, k.meta)
 	}
-	k.resp = dynamicpb.NewMessage(k.md.Output())
+	k.resp = dynamicpb.NewMessage(responseType(k.md, k.discard))
 	k.start = time.Now()
 	k.err = k.conn.Invoke(ctx, k.name, k.req, k.resp, grpc.Header(&k.header), grpc.Trailer(&k.trailer))
 	k.end = time.Now()
@@ -219,12 +230,16 @@ func (c *client) response(k *call) sobek.Value {
 	_ = o.Set("status", s.Code())
 	_ = o.Set("headers", mdObject(rt, k.header))
 	_ = o.Set("trailers", mdObject(rt, k.trailer))
-	// A failed call shows the empty message, as k6's does.
-	b, err := c.marshalOpts().Marshal(k.resp)
-	if err != nil {
-		jsmod.Throwf(rt, "the response of %s: %v", k.name, err)
+	if k.discard {
+		_ = o.Set("message", sobek.Null())
+	} else {
+		// A failed call shows the empty message, as k6's does.
+		b, err := c.marshalOpts().Marshal(k.resp)
+		if err != nil {
+			jsmod.Throwf(rt, "the response of %s: %v", k.name, err)
+		}
+		_ = o.Set("message", c.m.parseJSON(b))
 	}
-	_ = o.Set("message", c.m.parseJSON(b))
 	if k.err == nil {
 		_ = o.Set("error", sobek.Null())
 		return o
@@ -244,6 +259,16 @@ func (c *client) response(k *call) sobek.Value {
 	_ = e.Set("details", details)
 	_ = o.Set("error", e)
 	return o
+}
+
+// responseType is what answers to md are decoded as: its output, or
+// google.protobuf.Empty, whose decoding skips every field, when the
+// script discards the messages.
+func responseType(md protoreflect.MethodDescriptor, discard bool) protoreflect.MessageDescriptor {
+	if discard {
+		return (&emptypb.Empty{}).ProtoReflect().Descriptor()
+	}
+	return md.Output()
 }
 
 // mdObject converts metadata to {key: [values]}.

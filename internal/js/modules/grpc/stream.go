@@ -24,15 +24,18 @@ import (
 // event loop, one at a time, so that the iteration lasts until the stream
 // ended.
 type stream struct {
-	c        *client
-	st       *modules.State
-	md       protoreflect.MethodDescriptor
-	name     string
-	cs       grpc.ClientStream
-	ctx      context.Context
-	cancel   context.CancelFunc
-	tags     *metrics.TagSet
-	start    time.Time
+	c      *client
+	st     *modules.State
+	md     protoreflect.MethodDescriptor
+	name   string
+	cs     grpc.ClientStream
+	ctx    context.Context
+	cancel context.CancelFunc
+	tags   *metrics.TagSet
+	start  time.Time
+	// discard is params.discardResponseMessage: each message reaches the
+	// data handlers as an empty object, undecoded.
+	discard  bool
 	handlers map[string][]sobek.Callable
 	// next is the VU event-loop reservation the reader delivers its next
 	// event with; each delivery makes the following one.
@@ -52,15 +55,15 @@ func (m *module) newStream(call sobek.ConstructorCall) *sobek.Object {
 		jsmod.Throw(rt, errNotConnected)
 	}
 	name, md := c.method(call.Argument(1))
-	meta, tags, timeout := c.params(st, call.Argument(2), "the stream params")
-	s := &stream{c: c, st: st, md: md, name: name, handlers: map[string][]sobek.Callable{}, next: make(chan func(func() error), 1)}
-	s.tags = c.systemTags(st, tags, name, md, "")
+	p := c.params(st, call.Argument(2), "the stream params")
+	s := &stream{c: c, st: st, md: md, name: name, discard: p.discard, handlers: map[string][]sobek.Callable{}, next: make(chan func(func() error), 1)}
+	s.tags = c.systemTags(st, p.tags, name, md, "")
 	ctx, cancel := context.WithCancel(m.vu.Context())
-	if timeout > 0 {
-		ctx, cancel = context.WithTimeout(m.vu.Context(), timeout)
+	if p.timeout > 0 {
+		ctx, cancel = context.WithTimeout(m.vu.Context(), p.timeout)
 	}
-	if len(meta) > 0 {
-		ctx = metadata.NewOutgoingContext(ctx, meta)
+	if len(p.meta) > 0 {
+		ctx = metadata.NewOutgoingContext(ctx, p.meta)
 	}
 	s.ctx, s.cancel = ctx, cancel
 	desc := &grpc.StreamDesc{StreamName: string(md.Name()), ClientStreams: md.IsStreamingClient(), ServerStreams: md.IsStreamingServer()}
@@ -128,7 +131,7 @@ func (s *stream) jsEnd(sobek.FunctionCall) sobek.Value {
 func (s *stream) read() {
 	defer s.cancel()
 	for {
-		msg := dynamicpb.NewMessage(s.md.Output())
+		msg := dynamicpb.NewMessage(responseType(s.md, s.discard))
 		err := s.cs.RecvMsg(msg)
 		at := time.Now()
 		if err == nil {
@@ -137,6 +140,9 @@ func (s *stream) read() {
 				// stream's status is known only at its end.
 				s.record(s.c.m.metric(s.st, &s.c.m.m.msgsReceived, StreamsMsgsReceivedName, metrics.Counter, metrics.Default),
 					s.tags, at, 1)
+				if s.discard {
+					return s.emit("data", s.c.m.rt.NewObject())
+				}
 				b, err := s.c.marshalOpts().Marshal(msg)
 				if err != nil {
 					return err
