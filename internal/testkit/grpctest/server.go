@@ -49,6 +49,10 @@ type Server struct {
 	calls map[string]*atomic.Int64
 	// Received counts the messages clients streamed in.
 	Received atomic.Int64
+	// ReflectToken is the last x-reflect-token metadata a reflection
+	// request carried; reflection is refused when it is there and not
+	// "secret".
+	ReflectToken atomic.Pointer[string]
 	// Holding counts the Chat streams whose end the server held back:
 	// those that sent a message named "hold".
 	Holding atomic.Int64
@@ -108,7 +112,7 @@ func Start(cleanup func(func())) (*Server, error) {
 		desc.Streams = append(desc.Streams, grpc.StreamDesc{StreamName: m, Handler: s.stream(m),
 			ClientStreams: md.IsStreamingClient(), ServerStreams: md.IsStreamingServer()})
 	}
-	s.srv = grpc.NewServer()
+	s.srv = grpc.NewServer(grpc.StreamInterceptor(s.checkReflection))
 	s.srv.RegisterService(&desc, struct{}{})
 	rpb.RegisterServerReflectionServer(s.srv, reflection.NewServerV1(reflection.ServerOptions{
 		Services: s.srv, DescriptorResolver: files, ExtensionResolver: protoregistry.GlobalTypes,
@@ -166,6 +170,21 @@ func (s *Server) unary(method string) func(any, context.Context, func(any) error
 			return nil, status.Error(codes.NotFound, "no "+name)
 		}
 	}
+}
+
+// checkReflection refuses a reflection request whose x-reflect-token
+// metadata is not "secret" and records the token.
+func (s *Server) checkReflection(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if info.FullMethod == "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo" {
+		md, _ := metadata.FromIncomingContext(ss.Context())
+		if v := md.Get("x-reflect-token"); len(v) > 0 {
+			s.ReflectToken.Store(&v[0])
+			if v[0] != "secret" {
+				return status.Error(codes.PermissionDenied, "wrong x-reflect-token")
+			}
+		}
+	}
+	return handler(srv, ss)
 }
 
 // HoldBound is how long Chat holds back the end of a stream that sent

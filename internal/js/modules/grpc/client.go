@@ -14,6 +14,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -23,6 +25,7 @@ import (
 
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
+	"github.com/metronome-load/metronome/metrics"
 )
 
 // defaultTimeout bounds connect and each call when no timeout is given,
@@ -192,6 +195,8 @@ type connectParams struct {
 	maxRecv, maxSend int
 	// tls is connect's tls param, nil when absent or empty.
 	tls *tlsParam
+	// reflectMeta is reflectMetadata: sent with the reflection request.
+	reflectMeta metadata.MD
 }
 
 // jsConnect is client.connect(address, params).
@@ -243,14 +248,35 @@ func (c *client) jsConnect(call sobek.FunctionCall) sobek.Value {
 	}
 	c.conn, c.addr = conn, addr
 	if p.reflect {
-		fds, err := reflectFiles(ctx, conn)
+		fds, err := reflectFiles(metadata.NewOutgoingContext(ctx, p.reflectMeta), conn, func(start time.Time, err error) {
+			c.reflectionFailed(st, start, err)
+		})
 		if err != nil {
-			jsmod.Throwf(rt, "client.connect %s: server reflection: %v", addr, err)
+			// k6's words, thrown as a GoError, as k6 throws them.
+			jsmod.Throw(rt, jsmod.Errorf(jsmod.GoError, "%v", err))
 		}
 		c.addFiles(fds)
 	}
 	c.countBytes(c.m.vu.State())
 	return rt.ToValue(true)
+}
+
+// reflectionFailed records the grpc_req_duration of a failed reflection
+// stream as k6 does: with the VU's tags and the stream's status. (k6
+// records none for a reflection that succeeds: its stream is still open
+// when connect returns and ends on a context already done.)
+func (c *client) reflectionFailed(st *modules.State, start time.Time, err error) {
+	m := c.m.metric(st, &c.m.m.reqDuration, ReqDurationName, metrics.Trend, metrics.Time)
+	if m == nil || st.Recorder == nil {
+		return
+	}
+	tags := st.Tags
+	if tags == nil {
+		tags = metrics.EmptyTags
+	}
+	now := time.Now()
+	st.Recorder.Record(metrics.Sample{Metric: m, Tags: withStatus(st, tags, status.Code(err)), Time: now,
+		Value: metrics.Milliseconds(now.Sub(start))})
 }
 
 // connectParams reads connect's second argument.
@@ -277,9 +303,9 @@ func (c *client) connectParams(v sobek.Value) connectParams {
 		case "tls":
 			p.tls = c.tlsParam(x)
 		case "reflectMetadata":
-			// Accepted; reflection requests carry no metadata here.
+			p.reflectMeta = c.metadata(x, "client.connect's reflectMetadata")
 		default:
-			jsmod.Throwf(rt, "client.connect: unknown param %q (known: plaintext, reflect, timeout, maxReceiveSize, maxSendSize, tls)", k)
+			jsmod.Throwf(rt, "client.connect: unknown param %q (known: plaintext, reflect, reflectMetadata, timeout, maxReceiveSize, maxSendSize, tls)", k)
 		}
 	}
 	return p

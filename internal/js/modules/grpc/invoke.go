@@ -123,16 +123,7 @@ func (c *client) params(st *modules.State, v sobek.Value, what string) callParam
 		x := o.Get(key)
 		switch key {
 		case "metadata":
-			mo := jsmod.Object(rt, x, "params.metadata")
-			for _, mk := range mo.Keys() {
-				mv := mo.Get(mk)
-				lk := strings.ToLower(mk)
-				if b, ok := jsmod.Bytes(rt, mv); ok && strings.HasSuffix(lk, "-bin") {
-					p.meta.Append(lk, string(b))
-				} else {
-					p.meta.Append(lk, mv.String())
-				}
-			}
+			p.meta = c.metadata(x, "params.metadata")
 		case "tags":
 			to := jsmod.Object(rt, x, "params.tags")
 			for _, tk := range to.Keys() {
@@ -147,6 +138,24 @@ func (c *client) params(st *modules.State, v sobek.Value, what string) callParam
 		}
 	}
 	return p
+}
+
+// metadata reads a metadata object: keys lower-cased, a "-bin" key's
+// ArrayBuffer as its bytes, any other value as its string.
+func (c *client) metadata(v sobek.Value, what string) metadata.MD {
+	rt := c.m.rt
+	meta := metadata.MD{}
+	mo := jsmod.Object(rt, v, what)
+	for _, mk := range mo.Keys() {
+		mv := mo.Get(mk)
+		lk := strings.ToLower(mk)
+		if b, ok := jsmod.Bytes(rt, mv); ok && strings.HasSuffix(lk, "-bin") {
+			meta.Append(lk, string(b))
+		} else {
+			meta.Append(lk, mv.String())
+		}
+	}
+	return meta
 }
 
 // systemTags adds the enabled gRPC system tags as k6 v2 sets them: name

@@ -2,7 +2,10 @@ package grpc
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"time"
 
 	"google.golang.org/grpc"
 	rpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
@@ -17,22 +20,48 @@ func dynamicType(md protoreflect.MessageDescriptor) protoreflect.MessageType {
 	return dynamicpb.NewMessageType(md)
 }
 
+// reflectAttempts is how many streams a reflection request is tried on
+// before its error is the connect's, as k6's reflection client tries.
+const reflectAttempts = 3
+
 // reflectFiles asks the server's reflection service (grpc.reflection.v1)
 // for every service it offers and the files that define them, with their
-// imports.
-func reflectFiles(ctx context.Context, conn *grpc.ClientConn) ([]protoreflect.FileDescriptor, error) {
-	stream, err := rpb.NewServerReflectionClient(conn).ServerReflectionInfo(ctx)
-	if err != nil {
-		return nil, err
+// imports. A request whose stream fails is sent again on a new stream, up
+// to reflectAttempts in all; failed reports each failed stream, which k6
+// records in grpc_req_duration.
+func reflectFiles(ctx context.Context, conn *grpc.ClientConn, failed func(start time.Time, err error)) ([]protoreflect.FileDescriptor, error) {
+	var stream rpb.ServerReflection_ServerReflectionInfoClient
+	var start time.Time
+	open := func() error {
+		var err error
+		start = time.Now()
+		stream, err = rpb.NewServerReflectionClient(conn).ServerReflectionInfo(ctx)
+		return err
+	}
+	if err := open(); err != nil {
+		return nil, fmt.Errorf("can't list services: %w", err)
 	}
 	defer func() { _ = stream.CloseSend() }()
-	ask := func(req *rpb.ServerReflectionRequest) (*rpb.ServerReflectionResponse, error) {
+	send := func(req *rpb.ServerReflectionRequest) (*rpb.ServerReflectionResponse, error) {
 		if err := stream.Send(req); err != nil {
-			return nil, err
+			if !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			// The stream ended: its status says why.
 		}
-		res, err := stream.Recv()
-		if err != nil {
-			return nil, err
+		return stream.Recv()
+	}
+	ask := func(req *rpb.ServerReflectionRequest) (*rpb.ServerReflectionResponse, error) {
+		res, err := send(req)
+		for attempt := 1; err != nil; attempt++ {
+			failed(start, err)
+			if attempt == reflectAttempts {
+				return nil, err
+			}
+			if err := open(); err != nil {
+				return nil, err
+			}
+			res, err = send(req)
 		}
 		if e := res.GetErrorResponse(); e != nil {
 			return nil, fmt.Errorf("%s (code %d)", e.GetErrorMessage(), e.GetErrorCode())
@@ -41,7 +70,7 @@ func reflectFiles(ctx context.Context, conn *grpc.ClientConn) ([]protoreflect.Fi
 	}
 	res, err := ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_ListServices{}})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("can't list services: %w", err)
 	}
 	files := map[string]*descriptorpb.FileDescriptorProto{}
 	var order []*descriptorpb.FileDescriptorProto
@@ -68,7 +97,7 @@ func reflectFiles(ctx context.Context, conn *grpc.ClientConn) ([]protoreflect.Fi
 		}
 		r, err := ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_FileContainingSymbol{FileContainingSymbol: s.GetName()}})
 		if err != nil {
-			return nil, fmt.Errorf("service %s: %w", s.GetName(), err)
+			return nil, fmt.Errorf("can't get method on service %q: %w", s.GetName(), err)
 		}
 		deps, err := add(r.GetFileDescriptorResponse().GetFileDescriptorProto())
 		if err != nil {
