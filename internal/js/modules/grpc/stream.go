@@ -141,13 +141,13 @@ func (s *stream) read() {
 				s.record(s.c.m.metric(s.st, &s.c.m.m.msgsReceived, StreamsMsgsReceivedName, metrics.Counter, metrics.Default),
 					s.tags, at, 1)
 				if s.discard {
-					return s.emit("data", s.c.m.rt.NewObject())
+					return s.emit("data", s.c.m.rt.NewObject(), at)
 				}
 				b, err := s.c.marshalOpts().Marshal(msg)
 				if err != nil {
 					return err
 				}
-				return s.emit("data", s.c.m.parseJSON(b))
+				return s.emit("data", s.c.m.parseJSON(b), at)
 			})
 			continue
 		}
@@ -177,7 +177,7 @@ func (s *stream) read() {
 				jsmod.RecordLatency(s.st, tags, at, at.Sub(s.start))
 			}
 			if code == codes.OK {
-				return s.emit("end", sobek.Undefined())
+				return s.emit("end", s.c.m.rt.NewObject(), time.Now())
 			}
 			return s.fail(err)
 		})
@@ -198,10 +198,10 @@ func (s *stream) fail(err error) error {
 	_ = e.Set("code", code)
 	_ = e.Set("details", []any{})
 	_ = e.Set("message", msg)
-	if err := s.emit("error", e); err != nil {
+	if err := s.emit("error", e, time.Now()); err != nil {
 		return err
 	}
-	return s.emit("end", sobek.Undefined())
+	return s.emit("end", s.c.m.rt.NewObject(), time.Now())
 }
 
 // deliver runs f on the VU's event loop; unless the event is the last it
@@ -216,10 +216,14 @@ func (s *stream) deliver(last bool, f func() error) {
 	})
 }
 
-// emit calls the handlers of ev with v.
-func (s *stream) emit(ev string, v sobek.Value) error {
+// emit calls the handlers of ev with v and, as k6 does, a metadata
+// object whose ts is the event's time in Unix seconds; an end's v is an
+// empty object, as k6's.
+func (s *stream) emit(ev string, v sobek.Value, at time.Time) error {
+	meta := s.c.m.rt.NewObject()
+	_ = meta.Set("ts", at.Unix())
 	for _, h := range s.handlers[ev] {
-		if _, err := h(sobek.Undefined(), v); err != nil {
+		if _, err := h(sobek.Undefined(), v, meta); err != nil {
 			return err
 		}
 	}
