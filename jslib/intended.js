@@ -609,11 +609,87 @@ const hasOwn = Object.prototype.hasOwnProperty;
 // network, for which k6 records no sample.
 const INVALID_URL = 1020;
 
+// plainRequest reports whether what requestTags returns for a response to
+// a request for target with params depends on the response alone: the URL
+// is a string (not http.url's object, which may name it) and params hold
+// no tags and no response callback.
+function plainRequest(target, params) {
+  if (typeof target !== 'string') {
+    return false;
+  }
+  if (params === null || typeof params !== 'object') {
+    return true;
+  }
+  const user = params.tags;
+  return (user === null || typeof user !== 'object') && !hasOwn.call(params, 'responseCallback');
+}
+
+// The tags requestTags returned for this VU's responses to plain requests
+// that carried no error, by the response's URL: a list of shapes, each
+// with the facts of the response the tags follow from. In stock k6,
+// building a tags object costs about 48k instructions, more than the
+// request's own samples, while reading the facts that decide it costs
+// about 4k, and a VU mostly sends the same few requests. At most
+// MAX_SHAPES are kept, so that a script that puts an id in each URL keeps
+// no copy of each.
+let shapes = null;
+let shapeCount = 0;
+const MAX_SHAPES = 64;
+
+// plainTags returns the tags of the response res, with no error_code, to
+// a plain request (see plainRequest) sent with the HTTP method method (a
+// string: k6 and metronome set res.request.method from it), from the
+// shapes when one matches, else from requestTags. It takes requestTags's
+// path whenever the ip or ocsp_status system tag is on: those read more of
+// the response.
+function plainTags(res, method, target, params) {
+  const on = systemTagsOn();
+  if (on.ip || on.ocsp_status) {
+    return requestTags(res, 0, target, params);
+  }
+  const url = res.url;
+  const status = res.status;
+  const proto = res.proto;
+  const list = shapes === null ? undefined : shapes.get(url);
+  if (list !== undefined) {
+    for (let k = 0; k < list.length; k++) {
+      const sh = list[k];
+      if (
+        sh.method === method &&
+        sh.status === status &&
+        sh.proto === proto &&
+        sh.expect === clientCallback &&
+        (sh.plainHTTP || sh.tlsVersion === res.tls_version)
+      ) {
+        return sh.tags;
+      }
+    }
+  }
+  const tags = requestTags(res, 0, target, params);
+  if (tags === null || shapeCount >= MAX_SHAPES) {
+    return tags;
+  }
+  // A response that came over plain HTTP has no TLS version.
+  const plainHTTP = typeof url === 'string' && url.startsWith('http://');
+  const sh = { method, status, proto, expect: clientCallback, plainHTTP, tlsVersion: plainHTTP ? '' : res.tls_version, tags };
+  if (shapes === null) {
+    shapes = new Map();
+  }
+  if (list === undefined) {
+    shapes.set(url, [sh]);
+  } else {
+    list.push(sh);
+  }
+  shapeCount++;
+  return tags;
+}
+
 // record adds the corrected_latency of one response: its own time, from
 // asking for a connection to the answer, plus the iteration's lag.
 // timings.blocked runs from asking for a connection to having one, so it
-// holds connecting and tls_handshaking.
-function record(lag, res, target, params) {
+// holds connecting and tls_handshaking. method is the request's HTTP
+// method when the call fixed it as a string, else undefined.
+function record(lag, res, target, params, method) {
   if (lag < 0 || res === null || typeof res !== 'object') {
     return;
   }
@@ -625,7 +701,10 @@ function record(lag, res, target, params) {
   if (code === INVALID_URL) {
     return;
   }
-  const tags = requestTags(res, code, target, params);
+  const tags =
+    !code && typeof method === 'string' && plainRequest(target, params)
+      ? plainTags(res, method, target, params)
+      : requestTags(res, code, target, params);
   if (tags === null) {
     return;
   }
@@ -634,8 +713,9 @@ function record(lag, res, target, params) {
 
 // measured returns k6/http's function of that name, recording the
 // response of each call; the call's arguments hold the URL at urlAt and
-// the params at paramsAt.
-function measured(name, urlAt, paramsAt) {
+// the params at paramsAt. method is the HTTP method the function sends,
+// or undefined when the call's first argument holds it.
+function measured(name, urlAt, paramsAt, method) {
   const f = base[name];
   return (...args) => {
     const lag = iterationLag();
@@ -652,7 +732,7 @@ function measured(name, urlAt, paramsAt) {
     } else {
       res = f(...args);
     }
-    record(lag, res, args[urlAt], args[paramsAt]);
+    record(lag, res, args[urlAt], args[paramsAt], method === undefined ? args[0] : method);
     return res;
   };
 }
@@ -676,18 +756,18 @@ function batchTarget(req) {
 // It has k6/http's functions and constants, so that a script takes it in
 // place of k6/http by changing its import.
 const http = Object.assign({}, base, {
-  get: measured('get', 0, 1),
-  head: measured('head', 0, 1),
-  post: measured('post', 0, 2),
-  put: measured('put', 0, 2),
-  patch: measured('patch', 0, 2),
-  del: measured('del', 0, 2),
-  options: measured('options', 0, 2),
-  request: measured('request', 1, 3),
+  get: measured('get', 0, 1, 'GET'),
+  head: measured('head', 0, 1, 'HEAD'),
+  post: measured('post', 0, 2, 'POST'),
+  put: measured('put', 0, 2, 'PUT'),
+  patch: measured('patch', 0, 2, 'PATCH'),
+  del: measured('del', 0, 2, 'DELETE'),
+  options: measured('options', 0, 2, 'OPTIONS'),
+  request: measured('request', 1, 3, undefined),
   asyncRequest(...args) {
     const lag = iterationLag();
     return base.asyncRequest(...args).then((res) => {
-      record(lag, res, args[1], args[3]);
+      record(lag, res, args[1], args[3], args[0]);
       return res;
     });
   },

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -673,6 +675,113 @@ func checkRequestTags(t *testing.T, lines []jsonLine) {
 			t.Errorf("%s: corrected_latency %.6f ms, want http_req_duration %.6f + wait for a connection %.6f + lag %.0f = %.6f",
 				k, v[0], d[0], wait, lag[0], want)
 		}
+	}
+}
+
+// intended.js keeps the tags of a VU's responses to plain requests by URL
+// and reuses them only for a response they fit: shapes.js requests the
+// same URLs twice over with another method, other params, a status that
+// changes, another response callback, another TLS version and in a batch,
+// and each
+// tag set must have as many corrected_latency samples as http_req_duration
+// ones, each worth the request's own time plus the lag.
+func TestIntendedJSRepeatedRequestTags(t *testing.T) {
+	t.Parallel()
+	var flips, handshakes atomic.Int64
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/missing":
+			http.NotFound(w, r)
+		case "/flip":
+			// Two statuses that are no error, so that k6 sets no
+			// error_code: the tags kept for one must not serve the other.
+			if flips.Add(1)%2 == 0 {
+				w.WriteHeader(http.StatusCreated)
+			}
+		default:
+			// Each HTTPS request comes on a new connection, whose
+			// handshake alternates TLS 1.2 and 1.3.
+			if r.TLS != nil {
+				w.Header().Set("Connection", "close")
+			}
+			_, _ = w.Write([]byte("ok\n"))
+		}
+	})
+	plain := httptest.NewServer(handler)
+	t.Cleanup(plain.Close)
+	tlsSrv := httptest.NewUnstartedServer(handler)
+	tlsSrv.TLS = &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
+		c := tlsSrv.TLS.Clone()
+		c.GetConfigForClient = nil
+		c.MaxVersion = tls.VersionTLS13
+		if handshakes.Add(1)%2 == 0 {
+			c.MaxVersion = tls.VersionTLS12
+		}
+		return c, nil
+	}}
+	tlsSrv.StartTLS()
+	t.Cleanup(tlsSrv.Close)
+	eachRunner(t, func(t *testing.T, rn runner) {
+		for _, tags := range []string{"", "name,url,method,status,ip,tls_version,expected_response"} {
+			_, lines := runWithJSON(t, rn, 0, "intended/shapes.js", "TARGET="+plain.URL, "TLS_TARGET="+tlsSrv.URL, "SYSTEM_TAGS="+tags)
+			checkRepeatedRequestTags(t, lines)
+		}
+	})
+}
+
+// requestsInShapesJS is the number of requests shapes.js sends.
+const requestsInShapesJS = 2*12 + 4
+
+func checkRepeatedRequestTags(t *testing.T, lines []jsonLine) {
+	t.Helper()
+	// points[metric][tag set] is the metric's points with those tags, in
+	// the order the requests were sent.
+	points := map[string]map[string][]float64{}
+	var lag []float64
+	for _, l := range lines {
+		if l.Type != "Point" {
+			continue
+		}
+		if l.Metric == "schedule_lag" {
+			lag = append(lag, *l.Data.Value)
+			continue
+		}
+		k, err := json.Marshal(l.Data.Tags) // sorted keys
+		if err != nil {
+			t.Fatal(err)
+		}
+		if points[l.Metric] == nil {
+			points[l.Metric] = map[string][]float64{}
+		}
+		points[l.Metric][string(k)] = append(points[l.Metric][string(k)], *l.Data.Value)
+	}
+	if len(lag) != 1 {
+		t.Fatalf("%d schedule_lag samples, want 1 (one arrival)", len(lag))
+	}
+	corrected, duration := points["corrected_latency"], points["http_req_duration"]
+	n := 0
+	for k, d := range duration {
+		n += len(d)
+		c := corrected[k]
+		if len(c) != len(d) {
+			t.Errorf("%s: %d corrected_latency and %d http_req_duration samples, want as many", k, len(c), len(d))
+			continue
+		}
+		for i := range d {
+			wait := max(points["http_req_blocked"][k][i], points["http_req_connecting"][k][i]+points["http_req_tls_handshaking"][k][i])
+			if want := d[i] + wait + lag[0]; math.Abs(c[i]-want) > 1e-6 {
+				t.Errorf("%s, request %d: corrected_latency %.6f ms, want http_req_duration %.6f + wait for a connection %.6f + lag %.0f = %.6f",
+					k, i, c[i], d[i], wait, lag[0], want)
+			}
+		}
+	}
+	for k, c := range corrected {
+		if _, ok := duration[k]; !ok {
+			t.Errorf("corrected_latency %s (%d samples) has no http_req_duration with the same tags", k, len(c))
+		}
+	}
+	if n != requestsInShapesJS {
+		t.Errorf("%d http_req_duration samples, want one per request of shapes.js: %d", n, requestsInShapesJS)
 	}
 }
 
