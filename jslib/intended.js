@@ -310,11 +310,13 @@ let sentThroughHTTP = false;
 // dropped.
 export function wrap(fn) {
   return function intendedIteration(data) {
+    // The helpers' calls are inlined where they are cheap to skip: in
+    // stock k6 a JavaScript call costs about 600 instructions.
     const sched = scheduleFor(__ENV);
-    const sc = scenarioNow();
+    const sc = scenarioInfo === null ? scenarioNow() : scenarioInfo;
     const i = sc.iterationInTest;
     const startMs = sc.startTime;
-    const intended = startMs + sched.offsetNs(i) / NS_PER_MS;
+    const intended = startMs + (sched.ramp ? sched.offsetNs(i) : i * sched.periodNs) / NS_PER_MS;
     let now = Date.now();
     currentLag = -1;
     lastLag = -1;
@@ -327,7 +329,7 @@ export function wrap(fn) {
       correctedLatency.add(now - intended);
       return undefined;
     }
-    const tags = tagsNow();
+    const tags = vuTags === null ? tagsNow() : vuTags;
     if (tags.outcome !== undefined) {
       delete tags.outcome;
     }
@@ -355,7 +357,9 @@ export function wrap(fn) {
       return settled(out, i, intended);
     }
     currentLag = -1;
-    legacySample(i, intended);
+    if (!sentThroughHTTP) {
+      legacySample(i, intended);
+    }
     return out;
   };
 }
@@ -634,6 +638,7 @@ function plainRequest(target, params) {
 // no copy of each.
 let shapes = null;
 let shapeCount = 0;
+let lastShape = null;
 const MAX_SHAPES = 64;
 
 // plainTags returns the tags of the response res, with no error_code, to
@@ -643,13 +648,27 @@ const MAX_SHAPES = 64;
 // path whenever the ip or ocsp_status system tag is on: those read more of
 // the response.
 function plainTags(res, method, target, params) {
-  const on = systemTagsOn();
+  const on = tagOn === null ? systemTagsOn() : tagOn;
   if (on.ip || on.ocsp_status) {
     return requestTags(res, 0, target, params);
   }
   const url = res.url;
   const status = res.status;
   const proto = res.proto;
+  // Most VUs send one request over and over: the last shape used is
+  // tried before the lookup.
+  const last = lastShape;
+  if (
+    last !== null &&
+    last.url === url &&
+    last.method === method &&
+    last.status === status &&
+    last.proto === proto &&
+    last.expect === clientCallback &&
+    (last.plainHTTP || last.tlsVersion === res.tls_version)
+  ) {
+    return last.tags;
+  }
   const list = shapes === null ? undefined : shapes.get(url);
   if (list !== undefined) {
     for (let k = 0; k < list.length; k++) {
@@ -661,6 +680,7 @@ function plainTags(res, method, target, params) {
         sh.expect === clientCallback &&
         (sh.plainHTTP || sh.tlsVersion === res.tls_version)
       ) {
+        lastShape = sh;
         return sh.tags;
       }
     }
@@ -671,7 +691,7 @@ function plainTags(res, method, target, params) {
   }
   // A response that came over plain HTTP has no TLS version.
   const plainHTTP = typeof url === 'string' && url.startsWith('http://');
-  const sh = { method, status, proto, expect: clientCallback, plainHTTP, tlsVersion: plainHTTP ? '' : res.tls_version, tags };
+  const sh = { url, method, status, proto, expect: clientCallback, plainHTTP, tlsVersion: plainHTTP ? '' : res.tls_version, tags };
   if (shapes === null) {
     shapes = new Map();
   }
@@ -681,6 +701,7 @@ function plainTags(res, method, target, params) {
     list.push(sh);
   }
   shapeCount++;
+  lastShape = sh;
   return tags;
 }
 
@@ -701,10 +722,9 @@ function record(lag, res, target, params, method) {
   if (code === INVALID_URL) {
     return;
   }
-  const tags =
-    !code && typeof method === 'string' && plainRequest(target, params)
-      ? plainTags(res, method, target, params)
-      : requestTags(res, code, target, params);
+  // A request without params, the most common, skips plainRequest's call.
+  const plain = !code && typeof method === 'string' && (params === undefined ? typeof target === 'string' : plainRequest(target, params));
+  const tags = plain ? plainTags(res, method, target, params) : requestTags(res, code, target, params);
   if (tags === null) {
     return;
   }
@@ -718,7 +738,12 @@ function record(lag, res, target, params, method) {
 function measured(name, urlAt, paramsAt, method) {
   const f = base[name];
   return (...args) => {
-    const lag = iterationLag();
+    let lag = currentLag;
+    if (lag >= 0) {
+      sentThroughHTTP = true;
+    } else {
+      lag = iterationLag();
+    }
     // A spread call goes through the iterator protocol; the usual arities
     // are passed as they are.
     const n = args.length;
