@@ -691,7 +691,8 @@ function plainTags(res, method, target, params) {
   }
   // A response that came over plain HTTP has no TLS version.
   const plainHTTP = typeof url === 'string' && url.startsWith('http://');
-  const sh = { url, method, status, proto, expect: clientCallback, plainHTTP, tlsVersion: plainHTTP ? '' : res.tls_version, tags };
+  const tlsVersion = plainHTTP ? '' : res.tls_version;
+  const sh = { url, method, status, proto, expect: clientCallback, plainHTTP, tlsVersion, tags };
   if (shapes === null) {
     shapes = new Map();
   }
@@ -723,7 +724,10 @@ function record(lag, res, target, params, method) {
     return;
   }
   // A request without params, the most common, skips plainRequest's call.
-  const plain = !code && typeof method === 'string' && (params === undefined ? typeof target === 'string' : plainRequest(target, params));
+  const plain =
+    !code &&
+    typeof method === 'string' &&
+    (params === undefined ? typeof target === 'string' : plainRequest(target, params));
   const tags = plain ? plainTags(res, method, target, params) : requestTags(res, code, target, params);
   if (tags === null) {
     return;
