@@ -3,8 +3,6 @@ package k6api_test
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
-	"compress/zlib"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,11 +22,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/metronome-load/metronome/cli"
 	"github.com/metronome-load/metronome/internal/k6api"
+	"github.com/metronome-load/metronome/internal/testkit/encodingtest"
 
 	// What the custom binary of TestXK6Extensions is built from, so that
 	// go test alone, from an empty module cache, downloads every module
@@ -381,36 +377,13 @@ func testHTTPExt(t *testing.T, bin string) {
 		switch r.URL.Path {
 		case "/push":
 			// The body undone from its encodings, last applied first.
-			var rd io.Reader = r.Body
 			seen := r.Header.Get("X-Probe")
-			if enc := r.Header.Get("Content-Encoding"); enc != "" {
+			enc := r.Header.Get("Content-Encoding")
+			if enc != "" {
 				seen += " " + enc
-				encs := strings.Split(enc, ",")
-				for i := len(encs) - 1; i >= 0 && rd != nil; i-- {
-					var err error
-					switch strings.TrimSpace(encs[i]) {
-					case "gzip":
-						rd, err = gzip.NewReader(rd)
-					case "deflate":
-						rd, err = zlib.NewReader(rd)
-					case "br":
-						rd = brotli.NewReader(rd)
-					case "zstd":
-						var d *zstd.Decoder
-						d, err = zstd.NewReader(rd)
-						rd = d
-					default:
-						rd = nil
-					}
-					if err != nil {
-						rd = nil
-					}
-				}
 			}
-			var b []byte
-			if rd != nil {
-				b, _ = io.ReadAll(rd)
-			}
+			raw, _ := io.ReadAll(r.Body)
+			b, _ := encodingtest.Decode(enc, raw)
 			if string(b) != "payload" {
 				seen = "wrong body " + string(b)
 			}

@@ -1,9 +1,6 @@
 package compat
 
 import (
-	"bytes"
-	"compress/gzip"
-	"compress/zlib"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/md5"
@@ -27,8 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/zstd"
+	"github.com/metronome-load/metronome/internal/testkit/encodingtest"
 )
 
 // newServer starts the one loopback server every corpus script talks to.
@@ -317,36 +313,11 @@ func decodeEcho(w http.ResponseWriter, r *http.Request) {
 	ce := r.Header.Get("Content-Encoding")
 	out := map[string]any{"ce": ce, "content_length": r.ContentLength, "wire": len(raw), "hex": hex.EncodeToString(raw),
 		"content_type": r.Header.Get("Content-Type")}
-	b := raw
-	names := strings.Split(ce, ",")
-	for i := len(names) - 1; i >= 0 && ce != ""; i-- {
-		var rd io.Reader
-		var err error
-		src := bytes.NewReader(b)
-		switch strings.TrimSpace(names[i]) {
-		case "gzip":
-			rd, err = gzip.NewReader(src)
-		case "deflate":
-			rd, err = zlib.NewReader(src)
-		case "br":
-			rd = brotli.NewReader(src)
-		case "zstd":
-			var d *zstd.Decoder
-			if d, err = zstd.NewReader(src); err == nil {
-				defer d.Close()
-				rd = d
-			}
-		default:
-			err = fmt.Errorf("unknown encoding %q", names[i])
-		}
-		if err == nil {
-			b, err = io.ReadAll(rd)
-		}
-		if err != nil {
-			out["error"] = err.Error()
-			writeJSON(w, 200, out)
-			return
-		}
+	b, err := encodingtest.Decode(ce, raw)
+	if err != nil {
+		out["error"] = err.Error()
+		writeJSON(w, 200, out)
+		return
 	}
 	out["body"] = string(b)
 	writeJSON(w, 200, out)

@@ -1,8 +1,6 @@
 package http
 
 import (
-	"compress/gzip"
-	"compress/zlib"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,10 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/metronome-load/metronome/config"
+	"github.com/metronome-load/metronome/internal/testkit/encodingtest"
 )
 
 // decodingServer answers with what a request's body decodes to through
@@ -24,7 +20,7 @@ func decodingServer(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw, _ := io.ReadAll(r.Body)
 		ce := r.Header.Get("Content-Encoding")
-		body, err := undo(ce, raw)
+		body, err := encodingtest.Decode(ce, raw)
 		out := map[string]any{"ce": ce, "wire": len(raw), "body": string(body), "ct": r.Header.Get("Content-Type")}
 		if err != nil {
 			out["err"] = err.Error()
@@ -33,42 +29,6 @@ func decodingServer(t *testing.T) *httptest.Server {
 	}))
 	t.Cleanup(srv.Close)
 	return srv
-}
-
-func undo(ce string, b []byte) ([]byte, error) {
-	if ce == "" {
-		return b, nil
-	}
-	names := strings.Split(ce, ",")
-	for i := len(names) - 1; i >= 0; i-- {
-		var rd io.Reader
-		var err error
-		src := strings.NewReader(string(b))
-		switch strings.TrimSpace(names[i]) {
-		case "gzip":
-			rd, err = gzip.NewReader(src)
-		case "deflate":
-			rd, err = zlib.NewReader(src)
-		case "br":
-			rd = brotli.NewReader(src)
-		case "zstd":
-			var d *zstd.Decoder
-			d, err = zstd.NewReader(src)
-			if err == nil {
-				defer d.Close()
-				rd = d
-			}
-		default:
-			return nil, fmt.Errorf("unknown %q", names[i])
-		}
-		if err != nil {
-			return nil, err
-		}
-		if b, err = io.ReadAll(rd); err != nil {
-			return nil, err
-		}
-	}
-	return b, nil
 }
 
 // TestCompression checks params.compression as k6 v2.2.0 applies it
