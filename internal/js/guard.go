@@ -8,6 +8,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/ctxwatch"
 )
 
 // runtimeGuard is the part of a VU that keeps its runtime usable: it
@@ -18,8 +19,7 @@ import (
 type runtimeGuard struct {
 	rt         *sobek.Runtime
 	interrupts sync.WaitGroup
-	watched    context.Context
-	stopWatch  func() bool
+	ctxWatch   ctxwatch.Handle
 	suspect    bool // an interrupt or panic may have broken the runtime
 	probe      sobek.Callable
 }
@@ -78,39 +78,36 @@ var healthProbe = sync.OnceValue(func() *sobek.Program {
 // watch makes sure the runtime is interrupted when ctx ends. The watch
 // stays in place across calls with the same context, which is what the
 // executors pass for a VU's iterations, so that it costs nothing per
-// iteration.
+// iteration. Every VU's guard shares one watch of the context (ctxwatch).
 func (g *runtimeGuard) watch(ctx context.Context) {
-	if g.watched == ctx {
+	if g.ctxWatch.Context() == ctx {
 		return
 	}
 	g.unwatch()
 	// A context watched before may have ended while the VU was idle.
 	g.rt.ClearInterrupt()
 	g.interrupts.Add(1)
-	g.watched = ctx
-	g.stopWatch = context.AfterFunc(ctx, g.interrupt)
+	g.ctxWatch.Watch(ctx, g)
 }
 
-// interrupt interrupts the runtime; the watch calls it when its context
-// ends.
-func (g *runtimeGuard) interrupt() {
+// Wake interrupts the runtime; the watch calls it when its context ends.
+func (g *runtimeGuard) Wake() {
 	g.rt.Interrupt(errInterrupted)
 	g.interrupts.Done()
 }
 
 // watching reports whether a context is watched.
-func (g *runtimeGuard) watching() bool { return g.stopWatch != nil }
+func (g *runtimeGuard) watching() bool { return g.ctxWatch.Context() != nil }
 
 // unwatch removes the watch, waiting for it if it is interrupting now.
 func (g *runtimeGuard) unwatch() {
-	if g.stopWatch == nil {
+	if g.ctxWatch.Context() == nil {
 		return
 	}
-	if g.stopWatch() {
+	if g.ctxWatch.Stop() {
 		g.interrupts.Done()
 	}
 	g.interrupts.Wait()
-	g.stopWatch, g.watched = nil, nil
 }
 
 // suspectAfter marks the runtime for a health check after a call that

@@ -12,6 +12,7 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/metronome-load/metronome/internal/ctxwatch"
 	"github.com/metronome-load/metronome/js/modules"
 	"github.com/metronome-load/metronome/js/modules/jsmod"
 	"github.com/metronome-load/metronome/metrics"
@@ -212,7 +213,7 @@ type napper struct {
 	// Set by the watch goroutines, under mu.
 	mu    sync.Mutex
 	armed uint32 // the gen of the watch in place
-	stop  func() bool
+	h     ctxwatch.Handle
 }
 
 // sleep blocks for d, returning early with false when ctx ends.
@@ -254,21 +255,21 @@ func (n *napper) sleep(ctx context.Context, d time.Duration) bool {
 // watch makes the end of ctx fire the timer at once, in place of the
 // previous context's watch, unless a later context's watch (gen is the
 // order they were asked for in) is in place already. It runs on a
-// goroutine of its own: registering the watch (a map insert in the parent
-// context) would be the deepest call a sleeping VU made.
+// goroutine of its own: registering the watch would be the deepest call a
+// sleeping VU made. Every VU's napper shares one watch of the context
+// (ctxwatch), where each used to register a context.AfterFunc of its own.
 func (n *napper) watch(ctx context.Context, gen uint32) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if gen < n.armed {
 		return
 	}
-	if n.stop != nil {
-		n.stop()
-	}
 	n.armed = gen
-	t := n.t
-	n.stop = context.AfterFunc(ctx, func() { t.Reset(0) })
+	n.h.Watch(ctx, n)
 }
+
+// Wake fires the timer at once: the context watched has ended.
+func (n *napper) Wake() { n.t.Reset(0) }
 
 // fail(msg) throws an Error with msg, ending the iteration as failed.
 func (m *module) fail(call sobek.FunctionCall) sobek.Value {
