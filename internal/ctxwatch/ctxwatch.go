@@ -30,7 +30,8 @@ type entry struct {
 	wake Waker
 }
 
-// watch is the one AfterFunc on a context, shared by its watchers.
+// watch is the one AfterFunc on a context, shared by its watchers; for a
+// context that can never end, a watcher's own record of it, without stop.
 type watch struct {
 	ctx  context.Context
 	stop func() bool
@@ -50,6 +51,12 @@ var registry struct {
 // stopped first. When ctx has ended already, Wake is called soon.
 func (h *Handle) Watch(ctx context.Context, wake Waker) {
 	h.Stop()
+	if ctx.Done() == nil {
+		// It can never end: h only remembers it, and nothing holds h, so
+		// that a watcher dropped without Stop is not kept.
+		h.w = &watch{ctx: ctx}
+		return
+	}
 	registry.mu.Lock()
 	w := registry.watches[ctx]
 	if w == nil {
@@ -78,6 +85,9 @@ func (h *Handle) Stop() bool {
 		return false
 	}
 	h.w = nil
+	if w.stop == nil {
+		return true // a context that can never end
+	}
 	registry.mu.Lock()
 	w.mu.Lock()
 	if h.i < 0 {

@@ -177,3 +177,24 @@ func TestConcurrentWatchersAndCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestNeverEndingContextHoldsNoWatcher checks that a context that can
+// never end is remembered by the Handle alone: the registry keeps no
+// watch of it, which would keep every watcher ever dropped without Stop.
+func TestNeverEndingContextHoldsNoWatcher(t *testing.T) {
+	ctx := context.Background()
+	var h Handle
+	h.Watch(ctx, newCounter())
+	if got := watches(); got != 0 {
+		t.Fatalf("%d watches of a context that never ends, want 0", got)
+	}
+	if h.Context() != ctx {
+		t.Fatal("Context is not the context watched")
+	}
+	if !h.Stop() {
+		t.Fatal("Stop of a watcher of a context that never ends: false, want true")
+	}
+	if h.Context() != nil {
+		t.Fatal("Context after Stop is not nil")
+	}
+}

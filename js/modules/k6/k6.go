@@ -206,9 +206,9 @@ func (m *module) parker() metrics.Parker {
 // of 3-6 % of idle VUs (a runtime traced every growth). Reusing the timer
 // also saves an allocation per sleep.
 type napper struct {
-	t   *time.Timer
-	ctx context.Context // the context of the last watch asked for
-	gen uint32          // how many watches were asked for
+	t    *time.Timer
+	done <-chan struct{} // the Done of the context of the last watch asked for
+	gen  uint32          // how many watches were asked for
 
 	// Set by the watch goroutines, under mu.
 	mu    sync.Mutex
@@ -227,19 +227,21 @@ func (n *napper) sleep(ctx context.Context, d time.Duration) bool {
 	} else {
 		n.t.Reset(d)
 	}
-	if ctx != n.ctx {
-		n.ctx = ctx
+	// Contexts that share a Done end together (a context that can never
+	// end has none), so one watch serves them all.
+	if done := ctx.Done(); done != n.done {
+		n.done = done
 		n.gen++
 		go n.watch(ctx, n.gen)
 	}
 	for {
-		if n.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			// It ended before its watch was in place, or before the
 			// watch could see the timer's Reset.
 			n.t.Reset(0)
 		}
 		<-n.t.C
-		if n.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return false
 		}
 		// An early fire can come from the watch of the previous context,
