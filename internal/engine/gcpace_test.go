@@ -18,7 +18,7 @@ func TestCapGarbageLowersGOGCForLargeHeaps(t *testing.T) {
 		live[i] = make([]byte, 1<<20)
 	}
 	runtime.GC()
-	capGarbage()
+	capGarbage(0)
 	got := debug.SetGCPercent(100)
 	runtime.KeepAlive(live)
 	// At three budgets of live heap the target is about a third of 100.
@@ -27,8 +27,21 @@ func TestCapGarbageLowersGOGCForLargeHeaps(t *testing.T) {
 	}
 
 	debug.SetGCPercent(150)
-	capGarbage()
+	capGarbage(0)
 	if got := debug.SetGCPercent(100); got != 150 {
 		t.Fatalf("a GOGC of 150 set by the user became %d", got)
+	}
+}
+
+// TestCapGarbageCountsTheVUsStacks checks that the stacks of the VUs'
+// goroutines, which start after capGarbage runs, count towards the heap
+// the garbage budget is a share of: with no heap to speak of, enough VUs
+// that their stacks are three budgets lower GOGC to about 33.
+func TestCapGarbageCountsTheVUsStacks(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	capGarbage(3 * garbageBudget / vuStack)
+	if got := debug.SetGCPercent(100); got < minGCPercent || got > 34 {
+		t.Fatalf("GOGC %d after capGarbage with three budgets of VU stacks, want about 33", got)
 	}
 }
