@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"io"
 	"time"
 
@@ -11,11 +10,9 @@ import (
 )
 
 // logSink builds the sink of --log-output and --log-format, falling back
-// to K6_LOG_OUTPUT and K6_LOG_FORMAT as k6 does. A value metronome cannot
-// use ends the run before the script loads: loki with 104, as other
-// unsupported k6 features; any other bad value with 255, the code k6
-// v2.2.0 exits with for a bad --log-output. Every line hides the secrets
-// of store.
+// to K6_LOG_OUTPUT and K6_LOG_FORMAT as k6 does. A bad value ends the run
+// before the script loads with 255, the code k6 v2.2.0 exits with for a
+// bad --log-output. Every line hides the secrets of store.
 func (g *globals) logSink(store *secrets.Store) (*logsink.Sink, error) {
 	output, format := g.logOutput, g.logFormat
 	if output == "" {
@@ -25,9 +22,6 @@ func (g *globals) logSink(store *secrets.Store) (*logsink.Sink, error) {
 		format = g.env["K6_LOG_FORMAT"]
 	}
 	out, err := logsink.ParseOutput(output)
-	if errors.Is(err, logsink.ErrLoki) {
-		return nil, exitcode.Wrap(exitcode.InvalidConfig, err)
-	}
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Generic, err)
 	}
@@ -35,7 +29,7 @@ func (g *globals) logSink(store *secrets.Store) (*logsink.Sink, error) {
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Generic, err)
 	}
-	s, err := logsink.New(out, f, g.stdout, g.stderr, time.Now, func(w io.Writer) io.Writer { return store.Writer(w) })
+	s, err := logsink.New(out, f, g.stdout, g.stderr, time.Now, func(w io.Writer) io.Writer { return store.Writer(w) }, store.Redact)
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Generic, err)
 	}

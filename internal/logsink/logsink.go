@@ -1,13 +1,12 @@
 // Package logsink is where every log line of a run goes: console output
 // of the script and the runner's own warnings. It is built from k6's
 // --log-output and --log-format flags, so a line can go to stderr, stdout,
-// a file or nowhere, as text, JSON or the bare message.
+// a file, a Grafana Loki or nowhere, as text, JSON or the bare message.
 package logsink
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -109,6 +108,8 @@ const (
 	Stdout
 	None
 	File
+	// Loki pushes the lines to a Grafana Loki, as k6 does.
+	Loki
 )
 
 // Output is a parsed --log-output value.
@@ -118,14 +119,14 @@ type Output struct {
 	Path string
 	// Level is the least severe level written; Info unless level= says.
 	Level Level
+	// Loki is the push configuration of Kind Loki.
+	Loki *LokiOptions
 }
 
-// ErrLoki is the error of --log-output=loki, which metronome does not
-// push to; callers give it the unsupported-option exit code.
-var ErrLoki = errors.New("--log-output=loki is not supported by metronome: use stderr, stdout, none or file=PATH and ship the lines with your log agent")
-
 // ParseOutput reads --log-output: stderr (the default, also for empty),
-// stdout, none, or file=PATH with optional ",level=LEVEL".
+// stdout, none, file=PATH with optional ",level=LEVEL", or loki with k6's
+// keys (loki=URL,label.NAME=V,header.NAME=V,limit,level,pushPeriod,
+// msgMaxSize,allowedLabels=[…]).
 func ParseOutput(s string) (Output, error) {
 	out := Output{Level: Info}
 	head, rest, _ := strings.Cut(s, "=")
@@ -139,10 +140,14 @@ func ParseOutput(s string) (Output, error) {
 		out.Kind = None
 		return out, nil
 	case "loki":
-		return out, ErrLoki
+		out.Kind = Loki
+		return out, parseLoki(s, &out)
 	case "file":
 	default:
-		return out, fmt.Errorf("unsupported --log-output %q: use stderr, stdout, none or file=PATH", s)
+		if strings.HasPrefix(head, "loki") {
+			return out, fmt.Errorf("--log-output=%s: write loki alone or loki=URL-TO-PUSH", s)
+		}
+		return out, fmt.Errorf("unsupported --log-output %q: use stderr, stdout, none, file=PATH or loki=URL", s)
 	}
 	out.Kind = File
 	parts := strings.Split(rest, ",")
@@ -168,8 +173,10 @@ func ParseOutput(s string) (Output, error) {
 // concurrent use; each line is written whole with a single Write.
 type Sink struct {
 	mu     sync.Mutex
-	w      io.Writer // nil for none
+	w      io.Writer // nil for none and loki
 	closer io.Closer
+	loki   *lokiPusher
+	redact func(string) string
 	format Format
 	min    Level
 	start  time.Time
@@ -179,8 +186,10 @@ type Sink struct {
 // New makes the sink of output and format; stdout and stderr are the
 // process's streams. A file is opened for appending, as k6 does, and is
 // closed by Close. Lines reach their destination through through(dest),
-// which hides secrets in a run; nil writes them directly.
-func New(output Output, format Format, stdout, stderr io.Writer, now func() time.Time, through func(io.Writer) io.Writer) (*Sink, error) {
+// which hides secrets in a run; nil writes them directly. Loki gets the
+// bare message, as in k6, through redact (nil keeps it), and its failed
+// pushes are reported on stderr.
+func New(output Output, format Format, stdout, stderr io.Writer, now func() time.Time, through func(io.Writer) io.Writer, redact func(string) string) (*Sink, error) {
 	if now == nil {
 		now = time.Now
 	}
@@ -201,6 +210,18 @@ func New(output Output, format Format, stdout, stderr io.Writer, now func() time
 			return nil, fmt.Errorf("--log-output: %v", err)
 		}
 		s.w, s.closer = f, f
+	case Loki:
+		opts := lokiDefaults()
+		if output.Loki != nil {
+			opts = *output.Loki
+		}
+		fallback := &Sink{w: stderr, format: Text, start: s.start, now: now}
+		if through != nil && stderr != nil {
+			fallback.w = through(stderr)
+		}
+		s.loki = newLokiPusher(opts, func(format string, args ...any) { fallback.Logf(Error, format, args...) })
+		s.redact = redact
+		return s, nil
 	}
 	if through != nil && s.w != nil {
 		s.w = through(s.w)
@@ -210,16 +231,37 @@ func New(output Output, format Format, stdout, stderr io.Writer, now func() time
 
 // NewText is the default sink: text lines to w, every level.
 func NewText(w io.Writer) *Sink {
-	s, _ := New(Output{Kind: Stderr, Level: Debug}, Text, nil, w, nil, nil)
+	s, _ := New(Output{Kind: Stderr, Level: Debug}, Text, nil, w, nil, nil, nil)
 	return s
 }
 
 // Line writes msg at level; source (e.g. "console") is left out when
 // empty.
 func (s *Sink) Line(level Level, msg, source string) {
-	if s == nil || s.w == nil || level < s.min {
+	var labels map[string]string
+	if source != "" {
+		labels = map[string]string{"source": source}
+	}
+	s.line(level, msg, labels)
+}
+
+// line writes msg at level with its fields: labels of a Loki line, and
+// only source, after the message, in the other layouts.
+func (s *Sink) line(level Level, msg string, fields map[string]string) {
+	if s == nil || level < s.min {
 		return
 	}
+	if s.loki != nil {
+		if s.redact != nil {
+			msg = s.redact(msg)
+		}
+		s.loki.add(s.now(), level, msg, fields)
+		return
+	}
+	if s.w == nil {
+		return
+	}
+	source := fields["source"]
 	var b []byte
 	now := s.now()
 	switch s.format {
@@ -253,8 +295,12 @@ func (s *Sink) Logf(level Level, format string, args ...any) {
 	s.Line(level, fmt.Sprintf(format, args...), "")
 }
 
-// Close closes the log file, if there is one.
+// Close closes the log file, if there is one, and pushes the lines Loki
+// has not had yet, giving up after two push periods at most.
 func (s *Sink) Close() error {
+	if s != nil && s.loki != nil {
+		s.loki.close()
+	}
 	if s == nil || s.closer == nil {
 		return nil
 	}
@@ -281,7 +327,7 @@ type slogHandler struct {
 }
 
 func (h *slogHandler) Enabled(_ context.Context, l slog.Level) bool {
-	return h.s != nil && h.s.w != nil && l >= h.min
+	return h.s != nil && (h.s.w != nil || h.s.loki != nil) && l >= h.min
 }
 
 func (h *slogHandler) Handle(_ context.Context, r slog.Record) error {
@@ -296,12 +342,12 @@ func (h *slogHandler) Handle(_ context.Context, r slog.Record) error {
 	}
 	var b strings.Builder
 	b.WriteString(r.Message)
-	source := ""
+	fields := map[string]string{}
 	add := func(prefix string, a slog.Attr) {
 		key := prefix + a.Key
 		switch {
-		case key == "source":
-			source = a.Value.String()
+		case key == "source" || h.s.loki != nil: // Loki's labels, as k6's fields
+			fields[key] = fmt.Sprint(a.Value.Resolve())
 		case h.s.format != Raw: // the raw layout is the message alone
 			fmt.Fprintf(&b, " %s=%v", key, a.Value.Resolve())
 		}
@@ -313,7 +359,7 @@ func (h *slogHandler) Handle(_ context.Context, r slog.Record) error {
 		add(h.group, a)
 		return true
 	})
-	h.s.Line(level, b.String(), source)
+	h.s.line(level, b.String(), fields)
 	return nil
 }
 

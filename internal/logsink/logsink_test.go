@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -37,11 +36,6 @@ func TestParseOutput(t *testing.T) {
 			t.Errorf("ParseOutput(%q) accepted a bad value", bad)
 		}
 	}
-	for _, loki := range []string{"loki", "loki=http://127.0.0.1:3100/loki/api/v1/push"} {
-		if _, err := ParseOutput(loki); !errors.Is(err, ErrLoki) {
-			t.Errorf("ParseOutput(%q) error %v, want ErrLoki", loki, err)
-		}
-	}
 }
 
 func TestParseFormat(t *testing.T) {
@@ -65,7 +59,7 @@ func newSink(t *testing.T, out Output, f Format) (*Sink, *bytes.Buffer, *bytes.B
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	now, advance := fakeNow(time.Date(2026, 12, 1, 4, 31, 17, 500, time.UTC))
-	s, err := New(out, f, &stdout, &stderr, now, nil)
+	s, err := New(out, f, &stdout, &stderr, now, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +149,7 @@ func TestFileAppendsAndFilters(t *testing.T) {
 	if string(b) != "old\ncareful\nbad\n" || stdout.Len()+stderr.Len() != 0 {
 		t.Errorf("file %q, stdout %q, stderr %q; want file %q", b, stdout, stderr, "old\ncareful\nbad\n")
 	}
-	if _, err := New(Output{Kind: File, Path: "/no/such/folder/x.log"}, Text, nil, nil, nil, nil); err == nil || !strings.Contains(err.Error(), "/no/such/folder") {
+	if _, err := New(Output{Kind: File, Path: "/no/such/folder/x.log"}, Text, nil, nil, nil, nil, nil); err == nil || !strings.Contains(err.Error(), "/no/such/folder") {
 		t.Errorf("a log file in a missing folder gave %v, want an error naming the folder", err)
 	}
 }

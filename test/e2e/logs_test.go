@@ -84,8 +84,7 @@ func TestLogOutputForms(t *testing.T) {
 // k6 v2.2.0 exits 255 for a --log-output it does not know ("unsupported
 // log output 'bogus'") and for file without a path. metronome does the
 // same, and also for a bad --log-format (which k6 silently treats as
-// text). loki is a k6 feature metronome lacks: 104, as other unsupported
-// options.
+// text), and for a loki value k6 refuses.
 func TestLogFlagsBadValues(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -97,7 +96,8 @@ func TestLogFlagsBadValues(t *testing.T) {
 		{"--log-output=file", 255, "path"},
 		{"--log-output=file=/no/such/folder/x.log", 255, "/no/such/folder"},
 		{"--log-format=xml", 255, "xml"},
-		{"--log-output=loki", 104, "loki"},
+		{"--log-output=loki=http://127.0.0.1:1/push,limit=0", 255, "limit"},
+		{"--log-output=loki=http://127.0.0.1:1/push,colour=red", 255, "colour"},
 	} {
 		r := metronome(t, runSpec{args: []string{"run", "-q", tc.flag, script("logs/console.js")}})
 		wantOneError(t, r, tc.code, tc.want)
