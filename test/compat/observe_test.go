@@ -41,7 +41,10 @@ type observation struct {
 	// location of an error or the name of a JavaScript error, for scripts
 	// with a "// compat:messages" line.
 	Messages []string `json:"messages,omitempty"`
-	stderr   string
+	// Loki is what the stand-in Loki got from a script whose --log-output
+	// pushes to it, reduced by takeLoki.
+	Loki   []string `json:"loki,omitempty"`
+	stderr string
 }
 
 // metricObs is one metric as the JSON output and --summary-export show it.
@@ -172,6 +175,7 @@ func observe(t *testing.T, bin string, s script, eps []endpoint) *observation {
 			o.Messages = append(o.Messages, norm(m)) // a warning may name a server
 		}
 	}
+	o.Loki = takeLoki(s.args, o.stderr)
 	if s.handleSummary {
 		if raw, err := os.ReadFile(hs); err == nil {
 			var v any
@@ -729,6 +733,9 @@ func compare(want, got *observation, tol approx) []mismatch {
 	}
 	if d := diffStrings(want.Messages, got.Messages); d != "" {
 		add("messages", "error and warning lines: %s", d)
+	}
+	if d := diffStrings(want.Loki, got.Loki); d != "" {
+		add("loki", "pushes to Loki: %s", d)
 	}
 	return out
 }

@@ -43,6 +43,7 @@ func corpusMux() *http.ServeMux {
 		w.Header().Set("Content-Type", "text/plain")
 		io.WriteString(w, "ok\n")
 	})
+	mux.HandleFunc("/loki/{mode}/{key}/push", serveLoki)
 	mux.HandleFunc("/json", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, 200, map[string]any{
 			"name":   "metronome",
