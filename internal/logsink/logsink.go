@@ -296,7 +296,7 @@ func (s *Sink) Logf(level Level, format string, args ...any) {
 }
 
 // Close closes the log file, if there is one, and pushes the lines Loki
-// has not had yet, giving up after two push periods at most.
+// has not had yet, giving up after two push periods or 10 s at most.
 func (s *Sink) Close() error {
 	if s != nil && s.loki != nil {
 		s.loki.close()

@@ -151,6 +151,11 @@ type lokiPusher struct {
 	o      LokiOptions
 	client *http.Client
 	errorf func(format string, args ...any) // a push that failed
+	// endWait bounds the run's end: the push in flight when close is
+	// called, and then the last push, get this long each at most.
+	endWait time.Duration
+	ctx     context.Context // cancelled endWait after close
+	cancel  context.CancelFunc
 
 	mu      sync.Mutex
 	batch   []lokiLine
@@ -164,16 +169,22 @@ type lokiPusher struct {
 // newLokiPusher starts the pusher of o; errorf reports failed pushes.
 func newLokiPusher(o LokiOptions, errorf func(string, ...any)) *lokiPusher {
 	p := &lokiPusher{
-		o:      o,
-		client: &http.Client{Timeout: o.PushPeriod},
-		errorf: errorf,
-		batch:  make([]lokiLine, 0, o.Limit),
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
+		o:       o,
+		client:  &http.Client{Timeout: o.PushPeriod},
+		errorf:  errorf,
+		endWait: min(o.PushPeriod, maxEndWait),
+		batch:   make([]lokiLine, 0, o.Limit),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
 	}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
 	go p.loop()
 	return p
 }
+
+// maxEndWait caps how long each of the last two pushes may hold the end
+// of a run, so a Loki that hangs with a long pushPeriod cannot.
+const maxEndWait = 5 * time.Second
 
 // add queues one line with its labels (level, source, …) and the
 // configured labels, or counts it when the period's limit is reached.
@@ -220,23 +231,29 @@ func (p *lokiPusher) loop() {
 	for {
 		select {
 		case <-tick.C:
-			p.flush()
+			p.flush(p.ctx)
 		case <-p.stop:
-			p.flush()
+			ctx, cancel := context.WithTimeout(context.Background(), p.endWait)
+			p.flush(ctx)
+			cancel()
 			return
 		}
 	}
 }
 
-// close pushes what is left and returns once that push ended; each push
-// times out after a push period, so close takes at most two.
+// close pushes what is left and returns once that push ended, in at most
+// two end waits: one for a push in flight, one for the last.
 func (p *lokiPusher) close() {
-	p.once.Do(func() { close(p.stop) })
+	p.once.Do(func() {
+		close(p.stop)
+		time.AfterFunc(p.endWait, p.cancel)
+	})
 	<-p.done
+	p.cancel()
 }
 
 // flush takes the period's lines and pushes them in one request.
-func (p *lokiPusher) flush() {
+func (p *lokiPusher) flush(ctx context.Context) {
 	p.mu.Lock()
 	lines, dropped := p.batch, p.dropped
 	p.batch, p.dropped = make([]lokiLine, 0, p.o.Limit), 0
@@ -254,15 +271,15 @@ func (p *lokiPusher) flush() {
 		msg := fmt.Sprintf("k6 dropped %d log messages because they were above the limit of %d messages / %s", dropped, p.o.Limit, p.o.PushPeriod)
 		lines = append(lines, lokiLine{labels: l, t: lines[len(lines)-1].t, msg: p.filter(l, msg)})
 	}
-	if err := p.push(lokiBody(lines, p.o.MsgMaxSize)); err != nil {
+	if err := p.push(ctx, lokiBody(lines, p.o.MsgMaxSize)); err != nil {
 		p.errorf("Error while sending logs to loki error=%q", err.Error())
 	}
 }
 
 // push posts one body to Loki; an answer of 400 or more is an error that
 // quotes Loki's answer.
-func (p *lokiPusher) push(body []byte) error {
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, p.o.Addr, bytes.NewReader(body))
+func (p *lokiPusher) push(ctx context.Context, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.o.Addr, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}

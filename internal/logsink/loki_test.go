@@ -294,3 +294,60 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
+
+func TestLokiThatHangsHoldsTheEndAtMostTheEndWait(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	_, url := startLoki(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	// A push period of an hour would hold the end for an hour as in k6;
+	// the last push waits endWait instead.
+	out, _ := ParseOutput("loki=" + url + ",pushPeriod=1h")
+	var stderr syncBuffer
+	s, _ := New(out, Text, nil, &stderr, nil, nil, nil)
+	if s.loki.endWait != maxEndWait {
+		t.Errorf("end wait %v, want %v", s.loki.endWait, maxEndWait)
+	}
+	s.loki.endWait = 200 * time.Millisecond
+	s.Line(Info, "line", "console")
+	start := time.Now()
+	s.Close()
+	if took := time.Since(start); took > s.loki.endWait+time.Second {
+		t.Errorf("Close took %v, more than the end wait of %v", took, s.loki.endWait)
+	}
+	if !strings.Contains(stderr.String(), "context deadline exceeded") {
+		t.Errorf("stderr %q, want the timed-out last push reported", stderr.String())
+	}
+}
+
+func TestLokiPushInFlightAtTheEndIsCutAfterTheEndWait(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	l, url := startLoki(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	const period = 2 * time.Second
+	out, _ := ParseOutput("loki=" + url + ",pushPeriod=2s")
+	s, _ := New(out, Text, nil, io.Discard, nil, nil, nil)
+	s.loki.endWait = 100 * time.Millisecond
+	s.Line(Info, "line", "console")
+	// Wait for the first tick's push, which would hang for a whole period.
+	for deadline := time.Now().Add(3 * period); len(l.pushes()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no push within three periods")
+		}
+	}
+	s.Line(Info, "line", "console")
+	start := time.Now()
+	s.Close()
+	if took, limit := time.Since(start), 2*s.loki.endWait+time.Second; took > limit {
+		t.Errorf("Close took %v with a push in flight, more than %v", took, limit)
+	}
+}
