@@ -231,11 +231,11 @@ func (p *lokiPusher) loop() {
 	for {
 		select {
 		case <-tick.C:
-			p.flush(p.ctx)
+			p.flush(p.ctx, p.client)
 		case <-p.stop:
-			ctx, cancel := context.WithTimeout(context.Background(), p.endWait)
-			p.flush(ctx)
-			cancel()
+			last := *p.client // the same timeout error as k6's, after endWait
+			last.Timeout = p.endWait
+			p.flush(context.Background(), &last)
 			return
 		}
 	}
@@ -253,7 +253,7 @@ func (p *lokiPusher) close() {
 }
 
 // flush takes the period's lines and pushes them in one request.
-func (p *lokiPusher) flush(ctx context.Context) {
+func (p *lokiPusher) flush(ctx context.Context, client *http.Client) {
 	p.mu.Lock()
 	lines, dropped := p.batch, p.dropped
 	p.batch, p.dropped = make([]lokiLine, 0, p.o.Limit), 0
@@ -271,14 +271,14 @@ func (p *lokiPusher) flush(ctx context.Context) {
 		msg := fmt.Sprintf("k6 dropped %d log messages because they were above the limit of %d messages / %s", dropped, p.o.Limit, p.o.PushPeriod)
 		lines = append(lines, lokiLine{labels: l, t: lines[len(lines)-1].t, msg: p.filter(l, msg)})
 	}
-	if err := p.push(ctx, lokiBody(lines, p.o.MsgMaxSize)); err != nil {
+	if err := p.push(ctx, client, lokiBody(lines, p.o.MsgMaxSize)); err != nil {
 		p.errorf("Error while sending logs to loki error=%q", err.Error())
 	}
 }
 
 // push posts one body to Loki; an answer of 400 or more is an error that
 // quotes Loki's answer.
-func (p *lokiPusher) push(ctx context.Context, body []byte) error {
+func (p *lokiPusher) push(ctx context.Context, client *http.Client, body []byte) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.o.Addr, bytes.NewReader(body))
 	if err != nil {
 		return err
@@ -287,7 +287,7 @@ func (p *lokiPusher) push(ctx context.Context, body []byte) error {
 	for _, h := range p.o.Headers {
 		req.Header.Add(h[0], h[1])
 	}
-	res, err := p.client.Do(req)
+	res, err := client.Do(req)
 	if err != nil {
 		return err
 	}

@@ -319,7 +319,7 @@ func TestLokiThatHangsHoldsTheEndAtMostTheEndWait(t *testing.T) {
 	if took := time.Since(start); took > s.loki.endWait+time.Second {
 		t.Errorf("Close took %v, more than the end wait of %v", took, s.loki.endWait)
 	}
-	if !strings.Contains(stderr.String(), "context deadline exceeded") {
+	if !strings.Contains(stderr.String(), "Client.Timeout exceeded") {
 		t.Errorf("stderr %q, want the timed-out last push reported", stderr.String())
 	}
 }
