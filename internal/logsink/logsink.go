@@ -254,6 +254,9 @@ func (s *Sink) line(level Level, msg string, fields map[string]string) {
 	if s.loki != nil {
 		if s.redact != nil {
 			msg = s.redact(msg)
+			for k, v := range fields {
+				fields[k] = s.redact(v)
+			}
 		}
 		s.loki.add(s.now(), level, msg, fields)
 		return

@@ -226,13 +226,14 @@ func TestLokiAnswering500IsOneErrorLine(t *testing.T) {
 	var stderr bytes.Buffer
 	s, _ := New(out, Text, nil, &stderr, nil, nil, strings.NewReplacer("hunter2", "***").Replace)
 	s.Line(Info, "password hunter2", "console")
+	s.Slog(0).Info("attribute", "token", "hunter2")
 	s.Close()
 	want := "ERRO[0000] Error while sending logs to loki error=\"got 500 from loki: boom\"\n"
 	if stderr.String() != want {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 	p := l.pushes()
-	if len(p) != 1 || !bytes.Contains(p[0], []byte(`"password ***"`)) {
+	if len(p) != 1 || !bytes.Contains(p[0], []byte(`"password ***"`)) || bytes.Contains(p[0], []byte("hunter2")) {
 		t.Errorf("pushes %q, want one, without retry, with the secret hidden", p)
 	}
 }
