@@ -238,33 +238,31 @@ func NewText(w io.Writer) *Sink {
 // Line writes msg at level; source (e.g. "console") is left out when
 // empty.
 func (s *Sink) Line(level Level, msg, source string) {
-	var labels map[string]string
-	if source != "" {
-		labels = map[string]string{"source": source}
-	}
-	s.line(level, msg, labels)
+	s.line(level, msg, source, nil)
 }
 
-// line writes msg at level with its fields: labels of a Loki line, and
-// only source, after the message, in the other layouts.
-func (s *Sink) line(level Level, msg string, fields map[string]string) {
+// line writes msg at level with its source and other fields: labels of a
+// Loki line; the other layouts have only the source, after the message.
+func (s *Sink) line(level Level, msg, source string, fields map[string]string) {
 	if s == nil || level < s.min {
 		return
 	}
 	if s.loki != nil {
+		if s.loki.drop() {
+			return
+		}
 		if s.redact != nil {
-			msg = s.redact(msg)
+			msg, source = s.redact(msg), s.redact(source)
 			for k, v := range fields {
 				fields[k] = s.redact(v)
 			}
 		}
-		s.loki.add(s.now(), level, msg, fields)
+		s.loki.add(s.now(), level, msg, source, fields)
 		return
 	}
 	if s.w == nil {
 		return
 	}
-	source := fields["source"]
 	var b []byte
 	now := s.now()
 	switch s.format {
@@ -345,11 +343,13 @@ func (h *slogHandler) Handle(_ context.Context, r slog.Record) error {
 	}
 	var b strings.Builder
 	b.WriteString(r.Message)
-	fields := map[string]string{}
+	source, fields := "", map[string]string{}
 	add := func(prefix string, a slog.Attr) {
 		key := prefix + a.Key
 		switch {
-		case key == "source" || h.s.loki != nil: // Loki's labels, as k6's fields
+		case key == "source":
+			source = a.Value.String()
+		case h.s.loki != nil: // Loki's labels, as k6's fields
 			fields[key] = fmt.Sprint(a.Value.Resolve())
 		case h.s.format != Raw: // the raw layout is the message alone
 			fmt.Fprintf(&b, " %s=%v", key, a.Value.Resolve())
@@ -362,7 +362,7 @@ func (h *slogHandler) Handle(_ context.Context, r slog.Record) error {
 		add(h.group, a)
 		return true
 	})
-	h.s.line(level, b.String(), fields)
+	h.s.line(level, b.String(), source, fields)
 	return nil
 }
 

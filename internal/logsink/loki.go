@@ -186,11 +186,27 @@ func newLokiPusher(o LokiOptions, errorf func(string, ...any)) *lokiPusher {
 // of a run, so a Loki that hangs with a long pushPeriod cannot.
 const maxEndWait = 5 * time.Second
 
-// add queues one line with its labels (level, source, …) and the
-// configured labels, or counts it when the period's limit is reached.
-func (p *lokiPusher) add(t time.Time, level Level, msg string, labels map[string]string) {
-	l := make(map[string]string, len(labels)+len(p.o.Labels)+1)
-	maps.Copy(l, labels)
+// drop counts a line and reports true when the period's limit is
+// reached, so that a flood of lines past it costs no allocation.
+func (p *lokiPusher) drop() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.batch) < p.o.Limit {
+		return false
+	}
+	p.dropped++
+	return true
+}
+
+// add queues one line with its labels (level, source unless empty, the
+// fields and the configured labels), or counts it when the period's limit
+// is reached.
+func (p *lokiPusher) add(t time.Time, level Level, msg, source string, fields map[string]string) {
+	l := make(map[string]string, len(fields)+len(p.o.Labels)+2)
+	maps.Copy(l, fields)
+	if source != "" {
+		l["source"] = source
+	}
 	for _, kv := range p.o.Labels {
 		l[kv[0]] = kv[1]
 	}

@@ -352,3 +352,29 @@ func TestLokiPushInFlightAtTheEndIsCutAfterTheEndWait(t *testing.T) {
 		t.Errorf("Close took %v with a push in flight, more than %v", took, limit)
 	}
 }
+
+// BenchmarkLokiLineOverLimit is the cost of a line once the period's limit
+// is reached, the common case of a flood of lines.
+func BenchmarkLokiLineOverLimit(b *testing.B) {
+	out, _ := ParseOutput("loki=http://127.0.0.1:1/push,pushPeriod=1h,limit=1,label.app=x")
+	s, _ := New(out, Raw, nil, io.Discard, nil, nil, nil)
+	defer s.Close()
+	s.Line(Info, "first", "console")
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Line(Info, "line", "console")
+	}
+}
+
+func TestLokiLinePastTheLimitAllocatesNothing(t *testing.T) {
+	out, _ := ParseOutput("loki=http://127.0.0.1:1/push,pushPeriod=1h,limit=1,label.app=x")
+	s, _ := New(out, Raw, nil, io.Discard, nil, nil, nil)
+	defer s.Close()
+	s.Line(Info, "first", "console")
+	if n := testing.AllocsPerRun(100, func() { s.Line(Info, "line", "console") }); n != 0 {
+		t.Errorf("%v allocations per line past the limit, want 0", n)
+	}
+	if s.loki.dropped != 101 {
+		t.Errorf("%d lines counted as dropped, want 101", s.loki.dropped)
+	}
+}
