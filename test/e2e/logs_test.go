@@ -2,10 +2,14 @@ package e2e
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // k6 v2.2.0 with --log-output=file=PATH,level=warning --log-format=json
@@ -104,5 +108,59 @@ func TestLogFlagsBadValues(t *testing.T) {
 		if strings.Contains(r.stderr, "hi source=console") {
 			t.Errorf("%s: the script ran despite the bad flag", tc.flag)
 		}
+	}
+}
+
+// Ctrl+C with a Loki that takes pushes and never answers: the lines
+// logged so far go out in one last push and the run ends within that
+// push's end wait (5 s, as pushPeriod=30s is longer) where k6 would wait
+// the whole push period. K6_LOG_OUTPUT works as the flag does.
+func TestLogOutputLokiStalledCtrlC(t *testing.T) {
+	t.Parallel()
+	started, pushed := make(chan struct{}, 1), make(chan string, 10)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/started" {
+			started <- struct{}{}
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		pushed <- string(b)
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	var interrupted time.Time
+	r := metronome(t, runSpec{
+		args: []string{"run", "-q", "--summary-mode=disabled", script("logs/loki-loop.js")},
+		env:  []string{"STAND_IN=" + srv.URL, "K6_LOG_OUTPUT=loki=" + srv.URL + "/push,pushPeriod=30s"},
+		interrupt: func() {
+			select {
+			case <-started:
+			case <-time.After(30 * time.Second):
+				t.Error("the script did not start within 30 s")
+			}
+			time.Sleep(500 * time.Millisecond) // a few lines
+			interrupted = time.Now()
+		},
+	})
+	// 5 s of end wait, and as much again for the process to wind down on
+	// a loaded machine; k6 would take the push period, 30 s.
+	if after := time.Since(interrupted); after > 10*time.Second {
+		t.Errorf("the run ended %v after Ctrl+C with a stalled Loki, want at most 10 s", after)
+	}
+	select {
+	case body := <-pushed:
+		if !strings.Contains(body, `"tick"`) || !strings.Contains(body, `"source":"console"`) {
+			t.Errorf("the last push %s lacks the console lines", body)
+		}
+	default:
+		t.Errorf("no push reached Loki after Ctrl+C (exit %d)\nstderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "Error while sending logs to loki") {
+		t.Errorf("stderr lacks the failed push:\n%s", r.stderr)
 	}
 }
