@@ -2,6 +2,7 @@ package logsink
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -173,7 +174,7 @@ func newLokiPusher(o LokiOptions, errorf func(string, ...any)) *lokiPusher {
 		client:  &http.Client{Timeout: o.PushPeriod},
 		errorf:  errorf,
 		endWait: min(o.PushPeriod, maxEndWait),
-		batch:   make([]lokiLine, 0, o.Limit),
+		batch:   make([]lokiLine, 0, min(o.Limit, batchCap)),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 	}
@@ -181,6 +182,10 @@ func newLokiPusher(o LokiOptions, errorf func(string, ...any)) *lokiPusher {
 	go p.loop()
 	return p
 }
+
+// batchCap is the most lines a batch holds room for before the first
+// arrives, so that a large limit costs memory only when the lines come.
+const batchCap = 1024
 
 // maxEndWait caps how long each of the last two pushes may hold the end
 // of a run, so a Loki that hangs with a long pushPeriod cannot.
@@ -272,12 +277,12 @@ func (p *lokiPusher) close() {
 func (p *lokiPusher) flush(ctx context.Context, client *http.Client) {
 	p.mu.Lock()
 	lines, dropped := p.batch, p.dropped
-	p.batch, p.dropped = make([]lokiLine, 0, p.o.Limit), 0
+	p.batch, p.dropped = make([]lokiLine, 0, min(p.o.Limit, batchCap)), 0
 	p.mu.Unlock()
 	if len(lines) == 0 {
 		return
 	}
-	slices.SortStableFunc(lines, func(a, b lokiLine) int { return int(a.t - b.t) })
+	slices.SortStableFunc(lines, func(a, b lokiLine) int { return cmp.Compare(a.t, b.t) })
 	if dropped > 0 {
 		l := map[string]string{}
 		for _, kv := range p.o.Labels {

@@ -378,3 +378,15 @@ func TestLokiLinePastTheLimitAllocatesNothing(t *testing.T) {
 		t.Errorf("%d lines counted as dropped, want 101", s.loki.dropped)
 	}
 }
+
+func TestLokiLargeLimitTakesMemoryOnlyForLines(t *testing.T) {
+	out, err := ParseOutput("loki=http://127.0.0.1:1/push,limit=2000000000,pushPeriod=1h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := New(out, Raw, nil, io.Discard, nil, nil, nil)
+	if c := cap(s.loki.batch); c > batchCap {
+		t.Errorf("the batch holds room for %d lines before any came", c)
+	}
+	s.Close()
+}
