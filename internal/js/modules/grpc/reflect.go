@@ -30,76 +30,26 @@ const reflectAttempts = 3
 // to reflectAttempts in all; failed reports each failed stream, which k6
 // records in grpc_req_duration.
 func reflectFiles(ctx context.Context, conn *grpc.ClientConn, failed func(start time.Time, err error)) ([]protoreflect.FileDescriptor, error) {
-	var stream rpb.ServerReflection_ServerReflectionInfoClient
-	var start time.Time
-	open := func() error {
-		var err error
-		start = time.Now()
-		stream, err = rpb.NewServerReflectionClient(conn).ServerReflectionInfo(ctx)
-		return err
-	}
-	if err := open(); err != nil {
+	r := &reflector{ctx: ctx, conn: conn, failed: failed}
+	if err := r.open(); err != nil {
 		return nil, fmt.Errorf("can't list services: %w", err)
 	}
-	defer func() { _ = stream.CloseSend() }()
-	send := func(req *rpb.ServerReflectionRequest) (*rpb.ServerReflectionResponse, error) {
-		if err := stream.Send(req); err != nil {
-			if !errors.Is(err, io.EOF) {
-				return nil, err
-			}
-			// The stream ended: its status says why.
-		}
-		return stream.Recv()
-	}
-	ask := func(req *rpb.ServerReflectionRequest) (*rpb.ServerReflectionResponse, error) {
-		res, err := send(req)
-		for attempt := 1; err != nil; attempt++ {
-			failed(start, err)
-			if attempt == reflectAttempts {
-				return nil, err
-			}
-			if err := open(); err != nil {
-				return nil, err
-			}
-			res, err = send(req)
-		}
-		if e := res.GetErrorResponse(); e != nil {
-			return nil, fmt.Errorf("%s (code %d)", e.GetErrorMessage(), e.GetErrorCode())
-		}
-		return res, nil
-	}
-	res, err := ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_ListServices{}})
+	defer func() { _ = r.stream.CloseSend() }()
+	res, err := r.ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_ListServices{}})
 	if err != nil {
 		return nil, fmt.Errorf("can't list services: %w", err)
 	}
-	files := map[string]*descriptorpb.FileDescriptorProto{}
-	var order []*descriptorpb.FileDescriptorProto
-	add := func(raw [][]byte) ([]string, error) {
-		var deps []string
-		for _, b := range raw {
-			fd := new(descriptorpb.FileDescriptorProto)
-			if err := proto.Unmarshal(b, fd); err != nil {
-				return nil, err
-			}
-			if _, seen := files[fd.GetName()]; seen {
-				continue
-			}
-			files[fd.GetName()] = fd
-			order = append(order, fd)
-			deps = append(deps, fd.GetDependency()...)
-		}
-		return deps, nil
-	}
+	fs := fileSet{files: map[string]*descriptorpb.FileDescriptorProto{}}
 	var pending []string
 	for _, s := range res.GetListServicesResponse().GetService() {
 		if s.GetName() == "grpc.reflection.v1.ServerReflection" || s.GetName() == "grpc.reflection.v1alpha.ServerReflection" {
 			continue
 		}
-		r, err := ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_FileContainingSymbol{FileContainingSymbol: s.GetName()}})
+		res, err := r.ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_FileContainingSymbol{FileContainingSymbol: s.GetName()}})
 		if err != nil {
 			return nil, fmt.Errorf("can't get method on service %q: %w", s.GetName(), err)
 		}
-		deps, err := add(r.GetFileDescriptorResponse().GetFileDescriptorProto())
+		deps, err := fs.add(res.GetFileDescriptorResponse().GetFileDescriptorProto())
 		if err != nil {
 			return nil, err
 		}
@@ -108,18 +58,94 @@ func reflectFiles(ctx context.Context, conn *grpc.ClientConn, failed func(start 
 	for len(pending) > 0 {
 		name := pending[len(pending)-1]
 		pending = pending[:len(pending)-1]
-		if _, seen := files[name]; seen {
+		if _, seen := fs.files[name]; seen {
 			continue
 		}
-		r, err := ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_FileByFilename{FileByFilename: name}})
+		res, err := r.ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_FileByFilename{FileByFilename: name}})
 		if err != nil {
 			return nil, fmt.Errorf("file %s: %w", name, err)
 		}
-		deps, err := add(r.GetFileDescriptorResponse().GetFileDescriptorProto())
+		deps, err := fs.add(res.GetFileDescriptorResponse().GetFileDescriptorProto())
 		if err != nil {
 			return nil, err
 		}
 		pending = append(pending, deps...)
 	}
-	return filesOf(order)
+	return filesOf(fs.order)
+}
+
+// reflector is one connect's conversation with the reflection service:
+// its current stream, opened again when a request fails.
+type reflector struct {
+	ctx    context.Context
+	conn   *grpc.ClientConn
+	failed func(start time.Time, err error)
+	stream rpb.ServerReflection_ServerReflectionInfoClient
+	start  time.Time // when the stream was opened
+}
+
+// open opens a new reflection stream.
+func (r *reflector) open() error {
+	var err error
+	r.start = time.Now()
+	r.stream, err = rpb.NewServerReflectionClient(r.conn).ServerReflectionInfo(r.ctx)
+	return err
+}
+
+// send sends req on the stream and reads its answer.
+func (r *reflector) send(req *rpb.ServerReflectionRequest) (*rpb.ServerReflectionResponse, error) {
+	if err := r.stream.Send(req); err != nil {
+		if !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		// The stream ended: its status says why.
+	}
+	return r.stream.Recv()
+}
+
+// ask sends req, on new streams after a failed one, up to
+// reflectAttempts in all, reporting each failed stream; an error answer
+// of the service is an error too.
+func (r *reflector) ask(req *rpb.ServerReflectionRequest) (*rpb.ServerReflectionResponse, error) {
+	res, err := r.send(req)
+	for attempt := 1; err != nil; attempt++ {
+		r.failed(r.start, err)
+		if attempt == reflectAttempts {
+			return nil, err
+		}
+		if err := r.open(); err != nil {
+			return nil, err
+		}
+		res, err = r.send(req)
+	}
+	if e := res.GetErrorResponse(); e != nil {
+		return nil, fmt.Errorf("%s (code %d)", e.GetErrorMessage(), e.GetErrorCode())
+	}
+	return res, nil
+}
+
+// fileSet gathers the file descriptors reflection sends, each once, in
+// the order they came.
+type fileSet struct {
+	files map[string]*descriptorpb.FileDescriptorProto
+	order []*descriptorpb.FileDescriptorProto
+}
+
+// add decodes raw descriptors and keeps the new ones, returning their
+// imports.
+func (fs *fileSet) add(raw [][]byte) ([]string, error) {
+	var deps []string
+	for _, b := range raw {
+		fd := new(descriptorpb.FileDescriptorProto)
+		if err := proto.Unmarshal(b, fd); err != nil {
+			return nil, err
+		}
+		if _, seen := fs.files[fd.GetName()]; seen {
+			continue
+		}
+		fs.files[fd.GetName()] = fd
+		fs.order = append(fs.order, fd)
+		deps = append(deps, fd.GetDependency()...)
+	}
+	return deps, nil
 }
