@@ -611,35 +611,44 @@ func TestIntendedJSRequestTags(t *testing.T) {
 	})
 }
 
-// requestsInTagsJS is the number of requests tags.js sends that reach the
-// network, counting a redirected one once.
-const requestsInTagsJS = 23
-
-func checkRequestTags(t *testing.T, lines []jsonLine) {
+// pointsByTags groups the JSON output's points of one arrival: [metric][tag
+// set, as JSON with sorted keys] is the metric's values with those tags, in
+// the order they were recorded; lag is the one schedule_lag sample, and t
+// fails unless there is exactly one.
+func pointsByTags(t *testing.T, lines []jsonLine) (points map[string]map[string][]float64, lag float64) {
 	t.Helper()
-	// values[metric][tag set] is the metric's points with those tags.
-	values := map[string]map[string][]float64{}
-	var lag []float64
+	points = map[string]map[string][]float64{}
+	var lags []float64
 	for _, l := range lines {
 		if l.Type != "Point" {
 			continue
 		}
 		if l.Metric == "schedule_lag" {
-			lag = append(lag, *l.Data.Value)
+			lags = append(lags, *l.Data.Value)
 			continue
 		}
 		k, err := json.Marshal(l.Data.Tags) // sorted keys
 		if err != nil {
 			t.Fatal(err)
 		}
-		if values[l.Metric] == nil {
-			values[l.Metric] = map[string][]float64{}
+		if points[l.Metric] == nil {
+			points[l.Metric] = map[string][]float64{}
 		}
-		values[l.Metric][string(k)] = append(values[l.Metric][string(k)], *l.Data.Value)
+		points[l.Metric][string(k)] = append(points[l.Metric][string(k)], *l.Data.Value)
 	}
-	if len(lag) != 1 {
-		t.Fatalf("%d schedule_lag samples, want 1 (one arrival)", len(lag))
+	if len(lags) != 1 {
+		t.Fatalf("%d schedule_lag samples, want 1 (one arrival)", len(lags))
 	}
+	return points, lags[0]
+}
+
+// requestsInTagsJS is the number of requests tags.js sends that reach the
+// network, counting a redirected one once.
+const requestsInTagsJS = 23
+
+func checkRequestTags(t *testing.T, lines []jsonLine) {
+	t.Helper()
+	values, lag := pointsByTags(t, lines)
 	corrected, duration := values["corrected_latency"], values["http_req_duration"]
 	hops := 0
 	for k, v := range duration {
@@ -671,9 +680,9 @@ func checkRequestTags(t *testing.T, lines []jsonLine) {
 			continue
 		}
 		wait := max(values["http_req_blocked"][k][0], values["http_req_connecting"][k][0]+values["http_req_tls_handshaking"][k][0])
-		if want := d[0] + wait + lag[0]; math.Abs(v[0]-want) > 1e-6 {
+		if want := d[0] + wait + lag; math.Abs(v[0]-want) > 1e-6 {
 			t.Errorf("%s: corrected_latency %.6f ms, want http_req_duration %.6f + wait for a connection %.6f + lag %.0f = %.6f",
-				k, v[0], d[0], wait, lag[0], want)
+				k, v[0], d[0], wait, lag, want)
 		}
 	}
 }
@@ -734,30 +743,7 @@ const requestsInShapesJS = 2*12 + 4
 
 func checkRepeatedRequestTags(t *testing.T, lines []jsonLine) {
 	t.Helper()
-	// points[metric][tag set] is the metric's points with those tags, in
-	// the order the requests were sent.
-	points := map[string]map[string][]float64{}
-	var lag []float64
-	for _, l := range lines {
-		if l.Type != "Point" {
-			continue
-		}
-		if l.Metric == "schedule_lag" {
-			lag = append(lag, *l.Data.Value)
-			continue
-		}
-		k, err := json.Marshal(l.Data.Tags) // sorted keys
-		if err != nil {
-			t.Fatal(err)
-		}
-		if points[l.Metric] == nil {
-			points[l.Metric] = map[string][]float64{}
-		}
-		points[l.Metric][string(k)] = append(points[l.Metric][string(k)], *l.Data.Value)
-	}
-	if len(lag) != 1 {
-		t.Fatalf("%d schedule_lag samples, want 1 (one arrival)", len(lag))
-	}
+	points, lag := pointsByTags(t, lines)
 	corrected, duration := points["corrected_latency"], points["http_req_duration"]
 	n := 0
 	for k, d := range duration {
@@ -769,9 +755,9 @@ func checkRepeatedRequestTags(t *testing.T, lines []jsonLine) {
 		}
 		for i := range d {
 			wait := max(points["http_req_blocked"][k][i], points["http_req_connecting"][k][i]+points["http_req_tls_handshaking"][k][i])
-			if want := d[i] + wait + lag[0]; math.Abs(c[i]-want) > 1e-6 {
+			if want := d[i] + wait + lag; math.Abs(c[i]-want) > 1e-6 {
 				t.Errorf("%s, request %d: corrected_latency %.6f ms, want http_req_duration %.6f + wait for a connection %.6f + lag %.0f = %.6f",
-					k, i, c[i], d[i], wait, lag[0], want)
+					k, i, c[i], d[i], wait, lag, want)
 			}
 		}
 	}
