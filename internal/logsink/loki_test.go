@@ -78,6 +78,22 @@ func startLoki(t *testing.T, answer func(w http.ResponseWriter, r *http.Request)
 	return l, srv.URL
 }
 
+// startHangingLoki starts a stand-in Loki that never answers a push: each
+// waits until its client gives up or the test ends.
+func startHangingLoki(t *testing.T) (*lokiServer, string) {
+	release := make(chan struct{})
+	l, url := startLoki(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	// Registered after the server's Close, so it runs first and lets
+	// Close's wait for open pushes end.
+	t.Cleanup(func() { close(release) })
+	return l, url
+}
+
 func (l *lokiServer) pushes() [][]byte {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -239,14 +255,7 @@ func TestLokiAnswering500IsOneErrorLine(t *testing.T) {
 }
 
 func TestLokiThatHangsNeitherBlocksLinesNorTheEnd(t *testing.T) {
-	release := make(chan struct{})
-	t.Cleanup(func() { close(release) })
-	l, url := startLoki(t, func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	})
+	l, url := startHangingLoki(t)
 	const period = 200 * time.Millisecond
 	out, _ := ParseOutput("loki=" + url + ",pushPeriod=200ms,limit=50")
 	var stderr syncBuffer
@@ -297,14 +306,7 @@ func (b *syncBuffer) String() string {
 }
 
 func TestLokiThatHangsHoldsTheEndAtMostTheEndWait(t *testing.T) {
-	release := make(chan struct{})
-	t.Cleanup(func() { close(release) })
-	_, url := startLoki(t, func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	})
+	_, url := startHangingLoki(t)
 	// A push period of an hour would hold the end for an hour as in k6;
 	// the last push waits endWait instead.
 	out, _ := ParseOutput("loki=" + url + ",pushPeriod=1h")
@@ -326,14 +328,7 @@ func TestLokiThatHangsHoldsTheEndAtMostTheEndWait(t *testing.T) {
 }
 
 func TestLokiPushInFlightAtTheEndIsCutAfterTheEndWait(t *testing.T) {
-	release := make(chan struct{})
-	t.Cleanup(func() { close(release) })
-	l, url := startLoki(t, func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	})
+	l, url := startHangingLoki(t)
 	const period = 2 * time.Second
 	out, _ := ParseOutput("loki=" + url + ",pushPeriod=2s")
 	s, _ := New(out, Text, nil, io.Discard, nil, nil, nil)
