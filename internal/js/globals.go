@@ -187,8 +187,7 @@ func (c *console) Delete(key string) bool {
 func (c *console) Keys() []string { return []string{"debug", "error", "info", "log", "warn"} }
 
 // write returns the console method of a level, which writes its
-// arguments as one line: strings as they are, errors as "Name: message"
-// (Go errors as their message), other objects as JSON.
+// arguments as one line, each as consoleArg writes it.
 func (c *console) write(level logsink.Level) func(sobek.FunctionCall) sobek.Value {
 	v := c.v
 	return func(call sobek.FunctionCall) sobek.Value {
@@ -200,32 +199,11 @@ func (c *console) write(level logsink.Level) func(sobek.FunctionCall) sobek.Valu
 			if i > 0 {
 				b.WriteByte(' ')
 			}
-			b.WriteString(formatArg(v.rt, &v.json, a))
+			b.WriteString(consoleArg(a))
 		}
 		v.s.writeLine(level, b.String(), "console")
 		return sobek.Undefined()
 	}
-}
-
-// formatArg is how console writes one argument.
-func formatArg(rt *sobek.Runtime, j *jsonFuncs, a sobek.Value) string {
-	o, ok := a.(*sobek.Object)
-	if !ok {
-		return a.String()
-	}
-	if _, isFn := sobek.AssertFunction(a); isFn || o.ClassName() == "Error" {
-		return valueString(a)
-	}
-	// A Go error a promise was rejected with (k6/secrets' "no value")
-	// prints as its message, as in k6; as JSON it would be {}.
-	if _, isErr := o.Export().(error); isErr {
-		return valueString(a)
-	}
-	s, err := j.stringify(rt, a)
-	if err != nil || s == "" {
-		return valueString(a)
-	}
-	return s
 }
 
 // envObject is __ENV: the run's environment, overlaid with the current

@@ -129,7 +129,7 @@ export default function () {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	want := []string{
 		`INFO[0000] plain 1 true null undefined source=console`,
-		`INFO[0000] {"a":[1,2],"b":"x"} source=console`,
+		`INFO[0000] { a: [ 1, 2 ], b: "x" } source=console`,
 		`WARN[0000] careful source=console`,
 		`ERRO[0000] TypeError: bad thing source=console`,
 		`INFO[0000] two`,

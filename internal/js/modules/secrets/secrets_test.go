@@ -40,7 +40,7 @@ export default async function () {
 		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
 	}
 	out := r.Stderr.String()
-	want := `got ***SECRET_REDACTED*** true 7 no value/object/undefined never-read {"v":"***SECRET_REDACTED***"}`
+	want := `got ***SECRET_REDACTED*** true 7 no value/object/undefined never-read { v: "***SECRET_REDACTED***" }`
 	if !strings.Contains(out, want) || !strings.Contains(out, "Error: bad ***SECRET_REDACTED***") || strings.Contains(out, "tok-123") {
 		t.Fatalf("got %s\nwant the line %s and the error masked", out, want)
 	}
