@@ -335,7 +335,7 @@ func TestRunWarnsWhenFlagsOverrideScenarios(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d: %s", code, errs)
 	}
-	if !strings.Contains(errs, "WARN") || !strings.Contains(errs, "scenarios from script options are replaced by vus set in command-line flags") {
+	if !strings.Contains(errs, `level=warning msg="the scenarios from script options are replaced by vus set in command-line flags"`) {
 		t.Errorf("stderr %q", errs)
 	}
 }

@@ -13,8 +13,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -76,14 +79,23 @@ func parseLevel(s string) (Level, error) {
 // Format is the layout of a line.
 type Format int
 
-// The formats of --log-format.
+// The formats of --log-format, and the terminal's.
 const (
-	// Text is "INFO[0003] message source=console".
+	// Text is k6's text layout where the destination is not a terminal
+	// (logfmt): time="2026-12-02T22:50:53Z" level=info msg="hi there"
+	// source=console, the message left out when empty and a value in
+	// Go's quotes when it holds more than letters, digits and -._/@^+.
 	Text Format = iota
 	// JSON is one object per line with level, msg, time and source.
 	JSON
 	// Raw is the message alone.
 	Raw
+	// Terminal is k6's text layout on a terminal: the level's four
+	// letters in its colour, the seconds since the start, the message
+	// padded to 44 columns and the fields, as in
+	// "INFO[0003] hi                                            source=console".
+	// NewText's sink writes it without colours or padding.
+	Terminal
 )
 
 // ParseFormat reads --log-format; empty is Text.
@@ -178,9 +190,14 @@ type Sink struct {
 	loki   *lokiPusher
 	redact func(string) string
 	format Format
-	min    Level
-	start  time.Time
-	now    func() time.Time
+	// plain turns off the colours and padding of the Terminal layout.
+	plain bool
+	min   Level
+	start time.Time
+	now   func() time.Time
+	// lastStamp is the time= text of the last second a line was written
+	// in (Text layout).
+	lastStamp atomic.Pointer[stamp]
 }
 
 // New makes the sink of output and format; stdout and stderr are the
@@ -215,11 +232,15 @@ func New(output Output, format Format, stdout, stderr io.Writer, now func() time
 		if output.Loki != nil {
 			opts = *output.Loki
 		}
+		// k6 reports failed pushes in its text layout whatever
+		// --log-format says.
 		fallback := &Sink{w: stderr, format: Text, start: s.start, now: now}
 		if through != nil && stderr != nil {
 			fallback.w = through(stderr)
 		}
-		s.loki = newLokiPusher(opts, func(format string, args ...any) { fallback.Logf(Error, format, args...) })
+		s.loki = newLokiPusher(opts, func(msg string, err error) {
+			fallback.line(Error, msg, "", map[string]string{"error": err.Error()})
+		})
 		s.redact = redact
 		return s, nil
 	}
@@ -229,9 +250,12 @@ func New(output Output, format Format, stdout, stderr io.Writer, now func() time
 	return s, nil
 }
 
-// NewText is the default sink: text lines to w, every level.
+// NewText is the sink of programs and tests that embed a run: lines to
+// w, every level, in the Terminal layout without colours or padding
+// ("INFO[0003] hi source=console").
 func NewText(w io.Writer) *Sink {
-	s, _ := New(Output{Kind: Stderr, Level: Debug}, Text, nil, w, nil, nil, nil)
+	s, _ := New(Output{Kind: Stderr, Level: Debug}, Terminal, nil, w, nil, nil, nil)
+	s.plain = true
 	return s
 }
 
@@ -242,7 +266,8 @@ func (s *Sink) Line(level Level, msg, source string) {
 }
 
 // line writes msg at level with its source and other fields: labels of a
-// Loki line; the other layouts have only the source, after the message.
+// Loki line, or key=value pairs after the message in the Text and
+// Terminal layouts, sorted by key with the source.
 func (s *Sink) line(level Level, msg, source string, fields map[string]string) {
 	if s == nil || level < s.min {
 		return
@@ -277,19 +302,135 @@ func (s *Sink) line(level Level, msg, source string, fields map[string]string) {
 		b, _ = json.Marshal(v)
 	case Raw:
 		b = []byte(msg)
-	default:
-		secs := int(now.Sub(s.start) / time.Second)
-		line := fmt.Sprintf("%s[%04d] %s", level.text(), secs, msg)
-		if source != "" {
-			line += " source=" + source
+	case Text:
+		b = make([]byte, 0, 64+len(msg)+len(source))
+		b = append(b, `time="`...)
+		b = append(b, s.stamp(now)...)
+		b = append(b, `" level=`...)
+		b = append(b, level.String()...)
+		if msg != "" {
+			b = append(b, " msg="...)
+			b = appendValue(b, msg)
 		}
-		b = []byte(line)
+		for _, k := range fieldKeys(source, fields) {
+			b = append(b, ' ')
+			b = append(b, k...)
+			b = append(b, '=')
+			b = appendValue(b, fieldValue(k, source, fields))
+		}
+	default:
+		b = s.terminalLine(level, now, msg, source, fields)
 	}
 	b = append(b, '\n')
 	s.mu.Lock()
 	_, _ = s.w.Write(b)
 	s.mu.Unlock()
 }
+
+// terminalLine is a line of the Terminal layout, without its newline.
+func (s *Sink) terminalLine(level Level, now time.Time, msg, source string, fields map[string]string) []byte {
+	secs := int(now.Sub(s.start) / time.Second)
+	if s.plain {
+		line := fmt.Sprintf("%s[%04d] %s", level.text(), secs, msg)
+		for _, k := range fieldKeys(source, fields) {
+			line += " " + k + "=" + string(appendValue(nil, fieldValue(k, source, fields)))
+		}
+		return []byte(line)
+	}
+	color := level.color()
+	// One newline at the end of a message is dropped, as logrus does.
+	b := fmt.Appendf(nil, "\x1b[%dm%s\x1b[0m[%04d] %-44s ", color, level.text(), secs, strings.TrimSuffix(msg, "\n"))
+	for _, k := range fieldKeys(source, fields) {
+		b = fmt.Appendf(b, " \x1b[%dm%s\x1b[0m=", color, k)
+		b = appendValue(b, fieldValue(k, source, fields))
+	}
+	return b
+}
+
+// color is the ANSI colour of the level's word on a terminal.
+func (l Level) color() int {
+	switch l {
+	case Debug:
+		return 37
+	case Warn:
+		return 33
+	case Error:
+		return 31
+	default:
+		return 36
+	}
+}
+
+// stamp is now in RFC 3339 and whole seconds, formatted once a second:
+// a script that logs in a loop would otherwise format it on every line.
+func (s *Sink) stamp(now time.Time) string {
+	sec := now.Unix()
+	if st := s.lastStamp.Load(); st != nil && st.sec == sec {
+		return st.text
+	}
+	st := &stamp{sec, now.Format(time.RFC3339)}
+	s.lastStamp.Store(st)
+	return st.text
+}
+
+// stamp is a second and its time= text.
+type stamp struct {
+	sec  int64
+	text string
+}
+
+// sourceKey is what fieldKeys returns for a line with a source and no
+// other field, the common case, without allocating.
+var sourceKey = []string{"source"}
+
+// fieldKeys are the keys of a line's fields, its source among them when
+// there is one, sorted.
+func fieldKeys(source string, fields map[string]string) []string {
+	if len(fields) == 0 {
+		if source == "" {
+			return nil
+		}
+		return sourceKey
+	}
+	keys := make([]string, 0, len(fields)+1)
+	if source != "" {
+		keys = append(keys, "source")
+	}
+	for k := range fields {
+		if k != "source" || source == "" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// fieldValue is the value of the field key.
+func fieldValue(key, source string, fields map[string]string) string {
+	if key == "source" && source != "" {
+		return source
+	}
+	return fields[key]
+}
+
+// appendValue appends a value of the Text layout: bare when it is only
+// letters, digits and -._/@^+ (or empty), else quoted as Go quotes it.
+func appendValue(b []byte, v string) []byte {
+	for i := 0; i < len(v); i++ {
+		if !bare[v[i]] {
+			return strconv.AppendQuote(b, v)
+		}
+	}
+	return append(b, v...)
+}
+
+// bare are the bytes a value of the Text layout may hold unquoted.
+var bare = func() (t [256]bool) {
+	for _, c := range "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._/@^+" {
+		t[c] = true
+	}
+	return t
+}()
 
 // Logf writes a formatted line at level with no source.
 func (s *Sink) Logf(level Level, format string, args ...any) {
@@ -349,9 +490,10 @@ func (h *slogHandler) Handle(_ context.Context, r slog.Record) error {
 		switch {
 		case key == "source":
 			source = a.Value.String()
-		case h.s.loki != nil: // Loki's labels, as k6's fields
+		case h.s.loki != nil || h.s.format == Text || h.s.format == Terminal:
+			// Loki's labels, the text layouts' fields, as k6's fields.
 			fields[key] = fmt.Sprint(a.Value.Resolve())
-		case h.s.format != Raw: // the raw layout is the message alone
+		case h.s.format == JSON:
 			fmt.Fprintf(&b, " %s=%v", key, a.Value.Resolve())
 		}
 	}

@@ -66,15 +66,54 @@ func newSink(t *testing.T, out Output, f Format) (*Sink, *bytes.Buffer, *bytes.B
 	return s, &stdout, &stderr, advance
 }
 
+// TestTextLayout checks k6's layout where stderr is not a terminal:
+// logfmt with the full time, the message quoted only when it must be and
+// left out when empty, and the fields sorted after it.
 func TestTextLayout(t *testing.T) {
 	s, stdout, stderr, advance := newSink(t, Output{Kind: Stderr, Level: Info}, Text)
 	s.Line(Info, "hi", "console")
 	advance(12*time.Second + 900*time.Millisecond)
 	s.Logf(Warn, "%d dropped", 3)
 	s.Line(Debug, "hidden below info", "console")
-	want := "INFO[0000] hi source=console\nWARN[0012] 3 dropped\n"
+	s.Line(Error, "say \"no\"\n\tat x.js:1:2(3)\n", "stacktrace")
+	s.Line(Info, "", "console")
+	s.Line(Info, "a-Z_0.9/@^+", "")
+	s.line(Warn, "Request Failed", "", map[string]string{"error": "dial: refused", "a": ""})
+	want := `time="2026-12-01T04:31:17Z" level=info msg=hi source=console
+time="2026-12-01T04:31:29Z" level=warning msg="3 dropped"
+time="2026-12-01T04:31:29Z" level=error msg="say \"no\"\n\tat x.js:1:2(3)\n" source=stacktrace
+time="2026-12-01T04:31:29Z" level=info source=console
+time="2026-12-01T04:31:29Z" level=info msg=a-Z_0.9/@^+
+time="2026-12-01T04:31:29Z" level=warning msg="Request Failed" a= error="dial: refused"
+`
 	if stderr.String() != want || stdout.Len() != 0 {
-		t.Errorf("stderr %q stdout %q; want stderr %q", stderr, stdout, want)
+		t.Errorf("stderr:\n%s\nstdout %q; want stderr:\n%s", stderr, stdout, want)
+	}
+}
+
+// TestTerminalLayout checks k6's layout on a terminal: the level's word
+// in its colour, the message padded to 44 columns, one trailing newline
+// dropped, the fields coloured as the level; and NewText's plain form.
+func TestTerminalLayout(t *testing.T) {
+	s, _, stderr, advance := newSink(t, Output{Kind: Stderr, Level: Debug}, Terminal)
+	s.Line(Info, "hello { a: 1 }", "console")
+	advance(3 * time.Second)
+	s.Line(Error, "Error: boom\n\tat f\n", "stacktrace")
+	s.Line(Debug, "é", "")
+	s.Logf(Warn, "%s", strings.Repeat("w", 50))
+	want := "\x1b[36mINFO\x1b[0m[0000] hello { a: 1 }                                \x1b[36msource\x1b[0m=console\n" +
+		"\x1b[31mERRO\x1b[0m[0003] Error: boom\n\tat f" + strings.Repeat(" ", 27+2) + "\x1b[31msource\x1b[0m=stacktrace\n" +
+		"\x1b[37mDEBU\x1b[0m[0003] é                                            \n" +
+		"\x1b[33mWARN\x1b[0m[0003] " + strings.Repeat("w", 50) + " \n"
+	if stderr.String() != want {
+		t.Errorf("stderr %q\nwant   %q", stderr, want)
+	}
+	var b bytes.Buffer
+	plain := NewText(&b)
+	plain.Line(Warn, "careful", "console")
+	plain.Line(Info, "x", "")
+	if b.String() != "WARN[0000] careful source=console\nINFO[0000] x\n" {
+		t.Errorf("NewText wrote %q", b.String())
 	}
 }
 
@@ -164,9 +203,10 @@ func TestSlog(t *testing.T) {
 	log.With("source", "xk6-probe").Info("connected", "addr", "127.0.0.1:6379", "n", 2)
 	log.WithGroup("pool").Warn("slow", "size", 3)
 	log.Error("failed")
-	want := "INFO[0000] connected addr=127.0.0.1:6379 n=2 source=xk6-probe\n" +
-		"WARN[0000] slow pool.size=3\n" +
-		"ERRO[0000] failed\n"
+	want := `time="2026-12-01T04:31:17Z" level=info msg=connected addr="127.0.0.1:6379" n=2 source=xk6-probe
+time="2026-12-01T04:31:17Z" level=warning msg=slow pool.size=3
+time="2026-12-01T04:31:17Z" level=error msg=failed
+`
 	if stderr.String() != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
 	}

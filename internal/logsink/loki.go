@@ -151,7 +151,7 @@ type lokiLine struct {
 type lokiPusher struct {
 	o      LokiOptions
 	client *http.Client
-	errorf func(format string, args ...any) // a push that failed
+	failed func(msg string, err error) // reports a push that failed
 	// endWait bounds the run's end: the push in flight when close is
 	// called, and then the last push, get this long each at most.
 	endWait time.Duration
@@ -167,12 +167,12 @@ type lokiPusher struct {
 	once sync.Once
 }
 
-// newLokiPusher starts the pusher of o; errorf reports failed pushes.
-func newLokiPusher(o LokiOptions, errorf func(string, ...any)) *lokiPusher {
+// newLokiPusher starts the pusher of o; failed reports failed pushes.
+func newLokiPusher(o LokiOptions, failed func(string, error)) *lokiPusher {
 	p := &lokiPusher{
 		o:       o,
 		client:  &http.Client{Timeout: o.PushPeriod},
-		errorf:  errorf,
+		failed:  failed,
 		endWait: min(o.PushPeriod, maxEndWait),
 		batch:   make([]lokiLine, 0, min(o.Limit, batchCap)),
 		stop:    make(chan struct{}),
@@ -293,7 +293,7 @@ func (p *lokiPusher) flush(ctx context.Context, client *http.Client) {
 		lines = append(lines, lokiLine{labels: l, t: lines[len(lines)-1].t, msg: p.filter(l, msg)})
 	}
 	if err := p.push(ctx, client, lokiBody(lines, p.o.MsgMaxSize)); err != nil {
-		p.errorf("Error while sending logs to loki error=%q", err.Error())
+		p.failed("Error while sending logs to loki", err)
 	}
 }
 

@@ -231,13 +231,12 @@ func normalizer(eps []endpoint) func(string) string {
 // not yet valid: current time … is after …".
 var certTime = regexp.MustCompile(`current time \S+ is (after|before) [0-9TZ:.+-]+`)
 
-// k6Line is a k6 log line of level error or warning (logfmt); mLine one of
-// metronome's: "ERROR: …", or "WARN[0000] …" and "ERRO[0000] …" (a
-// script's console.warn and console.error end in " source=console"); at
-// is the location that starts metronome's error lines ("script.js:1:1: ").
+// k6Line is a log line of level error or warning (logfmt), k6's or
+// metronome's; mLine one of metronome's errors that end a run, "ERROR:
+// …"; at is the location that starts them ("script.js:1:1: ").
 var (
 	k6Line = regexp.MustCompile(`level=(error|warning) msg="((?:[^"\\]|\\.)*)"`)
-	mLine  = regexp.MustCompile(`^(?:(ERROR): |(WARN|ERRO)\[\d+\] )(.*?)(?: source=console)?$`)
+	mLine  = regexp.MustCompile(`^ERROR: (.*)$`)
 	at     = regexp.MustCompile(`^\S+?:\d+:\d+: `)
 )
 
@@ -254,13 +253,7 @@ func messages(stderr string) []string {
 			}
 			level, text = m[1], t
 		} else if m := mLine.FindStringSubmatch(l); m != nil {
-			level, text = "warning", m[3]
-			if m[2] == "ERRO" {
-				level = "error"
-			}
-			if m[1] != "" {
-				level, text = "error", at.ReplaceAllString(m[3], "")
-			}
+			level, text = "error", at.ReplaceAllString(m[1], "")
 		} else {
 			continue
 		}

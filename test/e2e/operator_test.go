@@ -24,7 +24,7 @@ import (
 const anyPort = "127.0.0.1:0"
 
 // announced is the line in which an instance names the port it bound.
-var announced = regexp.MustCompile(`REST API listening on (\S+)`)
+var announced = regexp.MustCompile(`REST API listening on ([^\s"]+)`)
 
 // instance is a metronome process started in the background.
 type instance struct {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,13 +42,22 @@ func TestSecretsLikeK6(t *testing.T) {
 			want = append(want, l)
 		}
 	}
-	line := regexp.MustCompile(`^(\w+)\[\d+\] (.*) source=console$`)
+	line := regexp.MustCompile(`^time="[^"]+" level=(\w+) msg=("(?:[^"\\]|\\.)*"|\S+) source=console$`)
+	words := map[string]string{"info": "INFO", "warning": "WARN", "error": "ERRO"}
 	var got []string
 	seen := map[string]bool{}
 	for _, l := range strings.Split(r.stderr, "\n") {
-		if m := line.FindStringSubmatch(l); m != nil && !seen[m[1]+" "+m[2]] {
-			seen[m[1]+" "+m[2]] = true
-			got = append(got, m[1]+" "+m[2])
+		m := line.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		msg, err := strconv.Unquote(m[2])
+		if err != nil {
+			msg = m[2]
+		}
+		if g := words[m[1]] + " " + msg; !seen[g] {
+			seen[g] = true
+			got = append(got, g)
 		}
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -197,7 +207,7 @@ func TestSecretNeverShown(t *testing.T) {
 		served[where].Write(b)
 		return string(b)
 	}
-	apiRE := regexp.MustCompile(`REST API listening on (\S+)`)
+	apiRE := regexp.MustCompile(`REST API listening on ([^\s"]+)`)
 	dashRE := regexp.MustCompile(`web-dashboard \((http://127\.0\.0\.1:\d+)`)
 	var api, dash string
 	for running := true; running; {
