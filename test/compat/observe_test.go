@@ -43,8 +43,12 @@ type observation struct {
 	Messages []string `json:"messages,omitempty"`
 	// Loki is what the stand-in Loki got from a script whose --log-output
 	// pushes to it, reduced by takeLoki.
-	Loki   []string `json:"loki,omitempty"`
-	stderr string
+	Loki []string `json:"loki,omitempty"`
+	// Console are the console lines of stderr as written, less their
+	// time="…", for scripts with a "// compat:console" line: the log
+	// layout and the notation of console arguments.
+	Console []string `json:"console,omitempty"`
+	stderr  string
 }
 
 // metricObs is one metric as the JSON output and --summary-export show it.
@@ -91,8 +95,9 @@ type script struct {
 	// to __ENV.HS_OUT.
 	handleSummary bool
 	// messages is true when the script has a "// compat:messages" line:
-	// its run's error and warning lines are compared.
-	messages bool
+	// its run's error and warning lines are compared; console when it
+	// has a "// compat:console" line: its console lines are.
+	messages, console bool
 	// named is true when the script reaches the named server
 	// ("// compat:named"), etcHosts when it also needs its names
 	// ("// compat:etc-hosts"); see names_test.go.
@@ -118,6 +123,7 @@ func loadScript(name string) (script, error) {
 	}
 	s.handleSummary = bytes.Contains(src, []byte("__ENV.HS_OUT"))
 	s.messages = bytes.Contains(src, []byte("\n// compat:messages\n"))
+	s.console = bytes.Contains(src, []byte("\n// compat:console\n"))
 	s.named = bytes.Contains(src, []byte("\n// compat:named\n"))
 	s.etcHosts = bytes.Contains(src, []byte("\n// compat:etc-hosts\n"))
 	return s, nil
@@ -173,6 +179,13 @@ func observe(t *testing.T, bin string, s script, eps []endpoint) *observation {
 	if s.messages {
 		for _, m := range messages(o.stderr) {
 			o.Messages = append(o.Messages, norm(m)) // a warning may name a server
+		}
+	}
+	if s.console {
+		for _, l := range strings.Split(o.stderr, "\n") {
+			if m := consoleLine.FindStringSubmatch(l); m != nil {
+				o.Console = append(o.Console, norm(m[1]))
+			}
 		}
 	}
 	o.Loki = takeLoki(s.args, o.stderr)
@@ -233,11 +246,13 @@ var certTime = regexp.MustCompile(`current time \S+ is (after|before) [0-9TZ:.+-
 
 // k6Line is a log line of level error or warning (logfmt), k6's or
 // metronome's; mLine one of metronome's errors that end a run, "ERROR:
-// …"; at is the location that starts them ("script.js:1:1: ").
+// …"; at is the location that starts them ("script.js:1:1: ");
+// consoleLine a console line of either, less its time.
 var (
-	k6Line = regexp.MustCompile(`level=(error|warning) msg="((?:[^"\\]|\\.)*)"`)
-	mLine  = regexp.MustCompile(`^ERROR: (.*)$`)
-	at     = regexp.MustCompile(`^\S+?:\d+:\d+: `)
+	k6Line      = regexp.MustCompile(`level=(error|warning) msg="((?:[^"\\]|\\.)*)"`)
+	mLine       = regexp.MustCompile(`^ERROR: (.*)$`)
+	at          = regexp.MustCompile(`^\S+?:\d+:\d+: `)
+	consoleLine = regexp.MustCompile(`^time="[^"]*" (level=.* source=console)$`)
 )
 
 // messages reduces stderr, k6's or metronome's, to its error and warning
@@ -729,6 +744,9 @@ func compare(want, got *observation, tol approx) []mismatch {
 	}
 	if d := diffStrings(want.Loki, got.Loki); d != "" {
 		add("loki", "pushes to Loki: %s", d)
+	}
+	if d := diffStrings(want.Console, got.Console); d != "" {
+		add("console", "console lines: %s", d)
 	}
 	return out
 }
