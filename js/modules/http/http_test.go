@@ -273,6 +273,16 @@ func TestResponseFields(t *testing.T) {
 	if want := "body,cookies,error,error_code,headers,ocsp,proto,remote_ip,remote_port,request,status,status_text,timings,tls_cipher_suite,tls_version,url"; v.String() != want {
 		t.Errorf("keys %s", v)
 	}
+	// Without TLS the OCSP status is empty, as in k6.
+	if v = e.run(fmt.Sprintf(`http.get(%q).ocsp.status`, srv.URL+"/multi")); v.String() != "" {
+		t.Errorf("ocsp.status %q without TLS, want empty", v)
+	}
+	// The keys come in k6 v2.2.0's order, its methods after its fields,
+	// which console.log and JSON.stringify follow.
+	v = e.run(fmt.Sprintf(`var r = http.get(%q); r.json = 1; r.extra = 2; Object.keys(r).join()`, srv.URL+"/multi"))
+	if want := "remote_ip,remote_port,url,status,status_text,proto,headers,cookies,body,timings,tls_version,tls_cipher_suite,ocsp,error,error_code,request,clickLink,html,json,submitForm,extra"; v.String() != want {
+		t.Errorf("keys in order %s\nwant %s", v, want)
+	}
 	// Scripts may add and change properties.
 	v = e.run(fmt.Sprintf(`var r = http.get(%q); r.extra = 1; r.status = 99; [r.extra, r.status, "extra" in r].join()`, srv.URL+"/multi"))
 	if v.String() != "1,99,true" {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,11 +45,22 @@ const (
 	nFields
 )
 
+// keyOrder lists the fields in the order k6 v2.2.0 enumerates a
+// response's keys (Object.keys, for…in, JSON.stringify, console.log).
+var keyOrder = [nFields]field{
+	fRemoteIP, fRemotePort, fURL, fStatus, fStatusText, fProto, fHeaders, fCookies, fBody, fTimings,
+	fTLSVersion, fTLSCipher, fOCSP, fError, fErrorCode, fRequest,
+}
+
 var fieldNames = [nFields]string{
 	"status", "status_text", "proto", "url", "headers", "cookies", "body", "timings",
 	"error", "error_code", "request", "tls_version", "tls_cipher_suite", "ocsp",
 	"remote_ip", "remote_port",
 }
+
+// methodNames are the response's methods, which k6 enumerates after its
+// fields.
+var methodNames = []string{"clickLink", "html", "json", "submitForm"}
 
 func fieldOf(key string) (field, bool) {
 	switch key {
@@ -234,14 +246,15 @@ func (r *response) Delete(key string) bool {
 
 // Keys implements sobek.DynamicObject.
 func (r *response) Keys() []string {
-	keys := make([]string, 0, int(nFields)+len(r.extra))
-	for f := field(0); f < nFields; f++ {
+	keys := make([]string, 0, int(nFields)+len(methodNames)+len(r.extra))
+	for _, f := range keyOrder {
 		if r.deleted&(1<<f) == 0 {
 			keys = append(keys, fieldNames[f])
 		}
 	}
+	keys = append(keys, methodNames...)
 	for k := range r.extra {
-		if _, ok := fieldOf(k); !ok {
+		if _, ok := fieldOf(k); !ok && !slices.Contains(methodNames, k) {
 			keys = append(keys, k)
 		}
 	}
@@ -335,7 +348,13 @@ func (r *response) build(f field) sobek.Value {
 		_ = o.Set("next_update", 0)
 		_ = o.Set("revoked_at", 0)
 		_ = o.Set("revocation_reason", "")
-		_ = o.Set("status", "unknown")
+		// No stapled answer is "unknown" over TLS; without TLS k6
+		// leaves the status empty.
+		status := ""
+		if h.IsTLS {
+			status = "unknown"
+		}
+		_ = o.Set("status", status)
 		return o
 	case fRemoteIP:
 		ip, _, _ := splitAddr(h.Remote)
