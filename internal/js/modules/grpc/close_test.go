@@ -28,7 +28,7 @@ client.load(["protos"], "hello.proto");
 export default function () {
 	client.connect(__ENV.ADDR, { plaintext: true });
 	const failed = new grpc.Stream(client, "metronome.test.Greeter/Chat", { tags: { kind: "failed" } });
-	failed.on("error", (e) => console.log("failed error", e.code, e.message));
+	failed.on("error", (e) => console.log("failed error", Number(e.code), e.message));
 	failed.write({ name: "fail" });
 	failed.end();
 	const held = new grpc.Stream(client, "metronome.test.Greeter/Chat", { tags: { kind: "held" } });
@@ -38,7 +38,7 @@ export default function () {
 		quick.write({ name: "q", count: 1 });
 		quick.end();
 	});
-	held.on("error", (e) => console.log("held error", e.code, e.message));
+	held.on("error", (e) => console.log("held error", Number(e.code), e.message));
 	held.on("end", () => console.log("held end"));
 	held.write({ name: "hold" });
 	held.end();

@@ -42,7 +42,9 @@ export default async function () {
 	}
 	out := r.Stderr.String()
 	for want, n := range map[string]int{
-		"ok null 0 md done null": 1, "fail null 5 5 no d": 1, "async null 0": 1, "kept hello n": 1, "data {}": 2,
+		// A status is a Go value: k6 v2.2.0 writes its methods (corpus 475).
+		"ok null { string: [object Function], unmarshalJSON: [object Function] } md done null": 1, "fail null { string: [object Function], unmarshalJSON: [object Function] } 5 no d": 1, "async null { string: [object Function], unmarshalJSON: [object Function] }": 1,
+		"kept hello n": 1, "data {}": 2,
 	} {
 		if got := strings.Count(out, want); got != n {
 			t.Errorf("%q printed %d times, want %d\n%s", want, got, n, out)

@@ -71,7 +71,8 @@ func TestUnary(t *testing.T) {
 			"/metronome.test.Greeter/Chat:true:true,/metronome.test.Greeter/Count:true:false,/metronome.test.Greeter/Repeat:false:true",
 		"ok true hello bob 3 md done null",
 		`fail true NotFound 5 no zed {"message":"","count":0,"flag":false,"at":null}`,
-		`async 0 hello async {"message":"hello async","count":1,"flag":false,"at":null}`,
+		// A status is a Go value: k6 v2.2.0 writes its methods (corpus 475).
+		`async { string: [object Function], unmarshalJSON: [object Function] } hello async {"message":"hello async","count":1,"flag":false,"at":null}`,
 	} {
 		if n := strings.Count(out, want); n != iterations && !strings.HasPrefix(want, "methods") {
 			t.Errorf("%q printed %d times, want %d\n%s", want, n, iterations, out)

@@ -3,6 +3,7 @@ package grpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -194,15 +195,22 @@ func (s *stream) fail(err error) error {
 	if code == codes.Canceled {
 		code, msg = codes.Unknown, "canceled by client (k6)"
 	}
-	e := s.c.m.rt.NewObject()
-	_ = e.Set("code", code)
-	_ = e.Set("details", []any{})
-	_ = e.Set("message", msg)
+	e := s.c.m.rt.ToValue(streamError{Code: code, Details: []any{}, Message: msg})
 	if err := s.emit("error", e, time.Now()); err != nil {
 		return err
 	}
 	return s.emit("end", s.c.m.rt.NewObject(), time.Now())
 }
+
+// streamError is what a stream's error handlers get: a Go error, as in
+// k6, so that console.log and String() write "code: 5, message: no fail".
+type streamError struct {
+	Code    codes.Code `js:"code"`
+	Details []any      `js:"details"`
+	Message string     `js:"message"`
+}
+
+func (e streamError) Error() string { return fmt.Sprintf("code: %d, message: %s", e.Code, e.Message) }
 
 // deliver runs f on the VU's event loop; unless the event is the last it
 // reserves the place of the next one first.
