@@ -70,7 +70,14 @@ func (r *runCmd) archive(scriptPath, out string) error {
 		return err
 	}
 	// An archive is not itself archived: scriptPath loads as a script.
-	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose}
+	// The init context's console lines go where --log-output says and
+	// look as run's do, as in k6.
+	logs, err := g.logSink(nil)
+	if err != nil {
+		return err
+	}
+	defer logs.Close()
+	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Log: logs, Verbose: g.verbose}
 	script, opts, err := r.loadConsolidated(t, scriptPath, nil, lo, loadScript)
 	if err != nil {
 		return err

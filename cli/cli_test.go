@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -760,5 +761,22 @@ func TestRESTAPIAnyPortAnnounced(t *testing.T) {
 	announce("127.0.0.1:41234")
 	if got := buf.String(); !strings.Contains(got, "REST API listening on 127.0.0.1:41234") {
 		t.Errorf("announced %q", got)
+	}
+}
+
+// inspect and archive send the init context's console lines through the
+// log sink, as run does: logfmt where stderr is not a terminal, as in k6
+// (they wrote INFO[0000] lines of their own).
+func TestInspectAndArchiveLogLikeRun(t *testing.T) {
+	for _, args := range [][]string{{"inspect", "s.js"}, {"archive", "-O", filepath.Join(t.TempDir(), "a.tar"), "s.js"}} {
+		h := newHarness(t, `{}`)
+		loadScript = func(_ string, o loadOptions) (Script, error) {
+			o.Log.Line(logsink.Info, "init { a: 1 }", "console")
+			return h.script, nil
+		}
+		_, _, stderr := h.run(nil, args...)
+		if !regexp.MustCompile(`(?m)^time="[^"]+" level=info msg="init \{ a: 1 \}" source=console$`).MatchString(stderr) {
+			t.Errorf("%s: stderr %q", args[0], stderr)
+		}
 	}
 }

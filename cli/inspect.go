@@ -47,7 +47,14 @@ func (r *runCmd) inspect(path string, reqs bool) error {
 	if err != nil {
 		return err
 	}
-	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Verbose: g.verbose}
+	// The init context's console lines go where --log-output says and
+	// look as run's do, as in k6.
+	logs, err := g.logSink(nil)
+	if err != nil {
+		return err
+	}
+	defer logs.Close()
+	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Log: logs, Verbose: g.verbose}
 	arch, path, err := r.fromArchive(path, &lo)
 	if err != nil {
 		return err
