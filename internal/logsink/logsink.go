@@ -452,10 +452,11 @@ func (s *Sink) Close() error {
 }
 
 // Slog returns a structured logger that writes to the sink: each record is
-// one line at the record's level (below min dropped), its message followed
-// by its attributes as key=value (the raw layout leaves them out); an
-// attribute named source becomes the line's source. It is the levelled log modules reach through
-// modules.Run.Log.
+// one line at the record's level (below min dropped) with its attributes
+// as fields (key=value after the message in the text layouts, appended to
+// the message in JSON, left out of the raw layout); an attribute named
+// source becomes the line's source. It is the levelled log modules reach
+// through modules.Run.Log.
 func (s *Sink) Slog(min slog.Level) *slog.Logger {
 	return slog.New(&slogHandler{s: s, min: min})
 }
