@@ -6,6 +6,9 @@
 package websockets
 
 import (
+	"errors"
+	"fmt"
+	neturl "net/url"
 	"sync"
 	"time"
 
@@ -105,7 +108,10 @@ func (mod *module) construct(call sobek.ConstructorCall) *sobek.Object {
 		panic(rt.NewGoError(err))
 	}
 	mod.m = m
-	url := call.Argument(0).String()
+	url, err := parseURL(call.Argument(0))
+	if err != nil {
+		panic(rt.NewGoError(err))
+	}
 	p := wsclient.Params{URL: url, NameTag: true}
 	if v := call.Argument(1); !jsmod.Absent(v) {
 		if arr, ok := v.Export().([]any); ok {
@@ -142,6 +148,26 @@ func (mod *module) construct(call sobek.ConstructorCall) *sobek.Object {
 		s.read()
 	}()
 	return nil
+}
+
+// parseURL checks a socket's URL as k6 v2.2.0 does before it counts a
+// session: a URL that is absent, does not parse, is not ws:// or wss://
+// (one without a scheme among them) or has a fragment throws its words.
+func parseURL(v sobek.Value) (string, error) {
+	if jsmod.Absent(v) {
+		return "", errors.New("WebSocket requires a url")
+	}
+	s := v.String()
+	u, err := neturl.Parse(s)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("WebSocket requires valid url, but got %q which resulted in %w", s, err)
+	case u.Scheme != "ws" && u.Scheme != "wss":
+		return "", fmt.Errorf("WebSocket requires url with scheme ws or wss, but got %q", u.Scheme)
+	case u.Fragment != "":
+		return "", fmt.Errorf("WebSocket requires no url fragment, but got %q", u.Fragment)
+	}
+	return s, nil
 }
 
 // define puts the socket's API on its object.

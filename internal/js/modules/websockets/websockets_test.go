@@ -122,3 +122,46 @@ export default function () {
 		t.Fatalf("want %q in:\n%s", want, r.Stderr.String())
 	}
 }
+
+// A URL that is not ws:// or wss:// (none, one without a scheme, another
+// scheme, a fragment, one that does not parse) makes the constructor
+// throw k6 v2.2.0's GoError, and no session is counted: it never was one.
+func TestWebSocketBadURLThrows(t *testing.T) {
+	r := jstest.Load(t, map[string]string{"script.js": `
+import { WebSocket } from "k6/websockets";
+export default function () {
+	for (const u of [undefined, null, "127.0.0.1:1/ws", "localhost:1", "//127.0.0.1:1/", "http://127.0.0.1:1/", "ws://127.0.0.1:1/#f"]) {
+		try {
+			const w = new WebSocket(u);
+			w.onerror = (e) => console.log("onerror:" + u + ":" + e.error);
+		} catch (e) {
+			console.log("threw:" + e);
+		}
+	}
+}`}, nil)
+	v, rec := r.NewVU(t, 1)
+	if res := jstest.Iterate(v); res.Outcome != executor.Completed {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr.String())
+	}
+	out := r.Stderr.String()
+	for _, want := range []string{
+		`threw:GoError: WebSocket requires a url`,
+		`threw:GoError: WebSocket requires valid url, but got "127.0.0.1:1/ws" which resulted in parse "127.0.0.1:1/ws": first path segment in URL cannot contain colon`,
+		`threw:GoError: WebSocket requires url with scheme ws or wss, but got "localhost"`,
+		`threw:GoError: WebSocket requires url with scheme ws or wss, but got ""`,
+		`threw:GoError: WebSocket requires url with scheme ws or wss, but got "http"`,
+		`threw:GoError: WebSocket requires no url fragment, but got "f"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %s in:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "threw:"); n != 7 || strings.Contains(out, "onerror:") {
+		t.Errorf("%d constructors threw, want all 7 and no error event:\n%s", n, out)
+	}
+	if m := r.Registry.Get("ws_sessions"); m != nil {
+		if n := len(jstest.Samples(rec, m)); n != 0 {
+			t.Errorf("%d ws_sessions counted for sockets that never were", n)
+		}
+	}
+}
