@@ -135,6 +135,7 @@ type arrivalRun struct {
 	stopInits context.CancelFunc
 	wg        sync.WaitGroup
 	live      atomic.Int64  // worker goroutines that have not ended
+	held      atomic.Int64  // workers holding a claimed arrival (waiting for it or running it)
 	exited    chan struct{} // a worker ended (capacity 1, never blocks)
 
 	// Owned by the goroutine in Run.
@@ -148,9 +149,13 @@ type arrivalRun struct {
 	// next is the oldest unclaimed one. Arrivals before due have come due.
 	mu        sync.Mutex
 	next, due scheduleHead
-	closed    bool // no more claims: k6's regular end, the hard stop, an abort
-	fresh     int  // workers started that have not claimed yet
-	returned  []arrivalClaim
+	// tally stands at the first arrival not yet counted in
+	// dropped_iterations: those before it and after next were counted the
+	// moment they found every VU busy (see countMissed).
+	tally    scheduleHead
+	closed   bool // no more claims: k6's regular end, the hard stop, an abort
+	fresh    int  // workers started that have not claimed yet
+	returned []arrivalClaim
 
 	// The watcher's timer, also under mu: the offset it is armed for (-1
 	// when it is not), whether that look is only to see next claimed in
@@ -188,6 +193,7 @@ func (e *arrivalExecutor) Run(ctx context.Context) error {
 		initCh:   make(chan arrivalInit),
 		next:     newScheduleHead(e.cfg),
 		due:      newScheduleHead(e.cfg),
+		tally:    newScheduleHead(e.cfg),
 	}
 
 	vus := make([]VU, 0, e.cfg.preAllocated)
@@ -344,6 +350,7 @@ func (r *arrivalRun) work(w *arrivalWorker) {
 			deps.State.VUsActive.Add(1)
 		}
 		res := w.vu.Run(r.hardCtx, it)
+		r.held.Add(-1) // before the clock: see countMissed
 		w.free = deps.Clock.Now()
 		if deps.State != nil {
 			deps.State.VUsActive.Add(-1)

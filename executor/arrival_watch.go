@@ -41,6 +41,9 @@ func (r *arrivalRun) watch(ctx context.Context) {
 		// An unclaimed arrival that is due found every VU busy (a VU that
 		// just joined is about to claim it).
 		waiting := !r.closed && !r.next.end && r.next.off <= el && r.fresh == 0
+		if waiting && !e.cfg.queue {
+			r.countMissed(el, now)
+		}
 		backlog := r.setBacklog()
 		r.limit = r.hardStop
 		if el < r.regular {
@@ -141,6 +144,9 @@ func (r *arrivalRun) claim(freeSince time.Time, first bool) (int64, time.Duratio
 	r.advance(el)
 	if !r.e.cfg.queue && !r.closed {
 		r.dropMissed(el, freeSince)
+		for !r.next.end && r.next.index < r.tally.index {
+			r.dropNext(freeSince) // counted at its time, a tie with this VU's freeing
+		}
 	}
 	if r.closed || r.next.end {
 		return 0, 0, false
@@ -148,6 +154,7 @@ func (r *arrivalRun) claim(freeSince time.Time, first bool) (int64, time.Duratio
 	i, off := r.next.index, r.next.off
 	r.setBacklog() // the claimed arrival was waiting too
 	r.next.step()
+	r.held.Add(1)
 	r.setBacklog()
 	r.moveLook()
 	return i, off, true
@@ -192,11 +199,39 @@ func (r *arrivalRun) dropUnclaimed(end int64, giveUp time.Time) {
 	}
 }
 
-// dropNext drops arrival next. r.mu is held.
+// dropNext drops arrival next, counted in dropped_iterations now unless
+// countMissed already counted it. r.mu is held.
 func (r *arrivalRun) dropNext(giveUp time.Time) {
 	r.e.Dropped.Add(1)
-	r.deps.Drop(r.start.Add(r.next.off), giveUp)
+	if r.next.index < r.tally.index || r.tally.end {
+		r.deps.ChargeDrop(r.start.Add(r.next.off), giveUp)
+	} else {
+		r.deps.Drop(r.start.Add(r.next.off), giveUp)
+	}
 	r.next.step()
+}
+
+// countMissed counts in dropped_iterations, at now, the unclaimed arrivals
+// due by el while every VU holds an arrival, as k6 counts a drop when the
+// arrival finds no VU idle: a VU that frees itself later claims nothing
+// due before its free time (see claim), nor one counted here when it
+// frees itself at el, so these are dropped for sure, and a stalled
+// scenario's drops show in time (and can abort it through a threshold)
+// rather than all at once when a VU frees itself. Their corrected_latency
+// is charged when they are dropped (dropNext). A worker gives up its hold
+// before it reads the clock, so a hold seen here after el was read ends
+// at or after el. r.mu is held.
+func (r *arrivalRun) countMissed(el time.Duration, now time.Time) {
+	if r.held.Load() < int64(len(r.workers)) {
+		return
+	}
+	for !r.tally.end && r.tally.index < r.next.index {
+		r.tally.step()
+	}
+	for !r.tally.end && r.tally.off <= el {
+		r.deps.CountDrop(now)
+		r.tally.step()
+	}
 }
 
 // giveBack returns an arrival a worker claimed but did not start before

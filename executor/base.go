@@ -123,7 +123,19 @@ func (d *Deps) Account(vu VU, it Iteration, res Result) bool {
 // dropped_iterations sample with the executor-level tags (as k6), and a
 // corrected_latency sample of giveUp − intended tagged outcome=dropped.
 func (d *Deps) Drop(intended, giveUp time.Time) {
-	d.Recorder.Record(metrics.Sample{Metric: d.Metrics.DroppedIterations, Tags: d.Tags, Time: giveUp, Value: 1})
+	d.CountDrop(giveUp)
+	d.ChargeDrop(intended, giveUp)
+}
+
+// CountDrop is Drop's dropped_iterations sample alone, at the moment the
+// iteration was found dropped.
+func (d *Deps) CountDrop(at time.Time) {
+	d.Recorder.Record(metrics.Sample{Metric: d.Metrics.DroppedIterations, Tags: d.Tags, Time: at, Value: 1})
+}
+
+// ChargeDrop is Drop's corrected_latency sample alone, for an iteration
+// CountDrop counted earlier.
+func (d *Deps) ChargeDrop(intended, giveUp time.Time) {
 	d.Recorder.Record(metrics.Sample{Metric: d.Metrics.CorrectedLatency, Tags: d.IterationTags.With("outcome", "dropped"),
 		Time: giveUp, Value: metrics.Milliseconds(max(giveUp.Sub(intended), 0))})
 }

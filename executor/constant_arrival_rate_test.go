@@ -46,8 +46,9 @@ func TestConstantArrivalRateDrops(t *testing.T) {
 		if got, want := droppedCharges(h), []float64{150, 50, 150, 50, 150, 50}; !slices.Equal(got, want) {
 			t.Errorf("drops charged %v ms, want %v", got, want)
 		}
-		// dropped_iterations: one sample of 1 per drop, at the moment the
-		// VU became free, tagged with the executor-level tags only.
+		// dropped_iterations: one sample of 1 per drop, at the arrival's
+		// time, when it found the VU busy (as k6 counts it, not when the VU
+		// became free), tagged with the executor-level tags only.
 		var at []time.Duration
 		for _, s := range h.pool.Rec.Samples() {
 			if s.Metric == h.m.DroppedIterations {
@@ -58,7 +59,7 @@ func TestConstantArrivalRateDrops(t *testing.T) {
 			}
 		}
 		ms := time.Millisecond
-		if want := []time.Duration{250 * ms, 250 * ms, 550 * ms, 550 * ms, 850 * ms, 850 * ms}; !slices.Equal(at, want) {
+		if want := []time.Duration{100 * ms, 200 * ms, 400 * ms, 500 * ms, 700 * ms, 800 * ms}; !slices.Equal(at, want) {
 			t.Errorf("dropped_iterations at %v, want %v", at, want)
 		}
 		if len(h.warnings()) != 1 {
@@ -69,7 +70,9 @@ func TestConstantArrivalRateDrops(t *testing.T) {
 
 // A drop that no VU frees up for before the regular end is charged up to
 // the regular end: with 2s of work, arrivals 1 … 9 (100 … 900 ms) are all
-// charged at 1s.
+// charged at 1s, but each is counted in dropped_iterations at its own time,
+// as k6 counts it: a VU stalled for the whole scenario does not hold back
+// the count (and a threshold on it) until the end.
 func TestConstantArrivalRateDropsChargedAtEnd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newArrivalHarness(executortest.Constant(2*time.Second), 1)
@@ -80,6 +83,19 @@ func TestConstantArrivalRateDropsChargedAtEnd(t *testing.T) {
 		}
 		if got, want := droppedCharges(h), []float64{900, 800, 700, 600, 500, 400, 300, 200, 100}; !slices.Equal(got, want) {
 			t.Errorf("drops charged %v ms, want %v", got, want)
+		}
+		var at []time.Duration
+		for _, s := range h.pool.Rec.Samples() {
+			if s.Metric == h.m.DroppedIterations {
+				at = append(at, s.Time.Sub(h.t0))
+			}
+		}
+		var want []time.Duration
+		for i := range 9 {
+			want = append(want, time.Duration(i+1)*100*time.Millisecond)
+		}
+		if !slices.Equal(at, want) {
+			t.Errorf("dropped_iterations at %v, want each at its arrival's time %v", at, want)
 		}
 	})
 }
