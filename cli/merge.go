@@ -45,7 +45,8 @@ writes the HTML report with --report, and exits as a single run would: 99
 when a threshold is crossed, 0 otherwise. Files that are not one test's, or
 whose segments overlap or leave a part out, are refused with exit code 104.
 A file cut short (its runner was killed) is merged for what it holds, the
-summary says so, and merge exits 105. A DIR argument stands for the result
+summary says so, and merge exits 105; a file whose run ended early (a
+signal, exec.test.abort()) gives that run's exit code. A DIR argument stands for the result
 files in it; --wait waits for the files to be complete (k6-operator's
 runners write them while the merge Job already runs).`
 

@@ -63,7 +63,9 @@ type MergeConfig struct {
 // (--summary-export, handleSummary or the text summary). The error carries
 // the exit code: 104 for files that cannot be merged or a bad threshold,
 // 99 when a threshold is crossed, 105 when a file was cut short (its
-// runner was killed; what it holds is merged and the summary says so).
+// runner was killed; what it holds is merged and the summary says so),
+// and otherwise the exit code of a run that ended early (a signal, 105;
+// exec.test.abort(), 108), which its file's end line records.
 func Merge(ctx context.Context, cfg MergeConfig) error {
 	if cfg.Log == nil {
 		cfg.Log = logsink.NewText(cfg.Stderr)
@@ -129,6 +131,7 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 	var setupData json.RawMessage
 	accounts := map[string]*scenarioAccount{}
 	var tally health.Tally
+	var stopped error // the first file's run that ended early, with its exit code
 	for _, f := range files {
 		if f.Truncated != "" {
 			notes = append(notes, f.Truncated)
@@ -136,6 +139,17 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 			continue
 		}
 		e := f.End
+		if st := e.Stopped; st != nil {
+			note := fmt.Sprintf("%s: its run stopped before its end (exit %d): %s", f.Name, st.Code, st.Error)
+			notes = append(notes, note)
+			if stopped == nil {
+				code := st.Code
+				if code <= exitcode.ThresholdsFailed || code > exitcode.Generic {
+					code = exitcode.ExternalAbort // not a code a run gives for an early stop
+				}
+				stopped = exitcode.Errorf(code, "%s", note)
+			}
+		}
 		if e.Dropped > 0 {
 			notes = append(notes, fmt.Sprintf("%s: its runner dropped %d samples it could not write in time; the merge lacks them", f.Name, e.Dropped))
 		}
@@ -195,7 +209,7 @@ func Merge(ctx context.Context, cfg MergeConfig) error {
 	case report.Failed():
 		return crossed(report)
 	}
-	return nil
+	return stopped
 }
 
 // wholeRunWindows turns the windowed thresholds of defs into thresholds on

@@ -443,3 +443,62 @@ func TestMergeHoldsOneFileAtATime(t *testing.T) {
 		t.Errorf("merging %d files more took %d KB more heap, %.0f files' totals (%d KB each): the merge holds what it read", n, grew>>10, float64(grew)/float64(perFile), perFile>>10)
 	}
 }
+
+// A file whose run ended early (a signal, exec.test.abort()) says so in
+// its end line: the merge warns with the file and the reason and exits
+// with the run's own code, rather than 0 for what looks like a whole run.
+// A crossed threshold still wins, as in the run.
+func TestMergeSaysARunStoppedEarly(t *testing.T) {
+	dir := t.TempDir()
+	var parts []string
+	for i, seg := range []string{"0:1/2", "1/2:1"} {
+		file := filepath.Join(dir, fmt.Sprint(i+1)+".result")
+		synctest.Test(t, func(t *testing.T) {
+			opts := fmt.Sprintf(`{"scenarios": {"s": {"executor": "constant-arrival-rate", "rate": 40, "timeUnit": "1s", "duration": "1s", "preAllocatedVUs": 4}},
+  "executionSegment": %q, "executionSegmentSequence": "0,1/2,1"}`, seg)
+			var out bytes.Buffer
+			if err := Run(context.Background(), Config{
+				Script: &fakeScript{work: 10 * time.Millisecond}, ScriptPath: "fake.js", Options: options(t, opts),
+				Outputs: []string{"result=" + file}, SummaryMode: "disabled", Quiet: true, Stdout: &out, Stderr: &out,
+			}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		parts = append(parts, file)
+	}
+	raw, err := os.ReadFile(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(raw, []byte("\n"))
+	last := len(lines) - 2 // the end line; the last element is empty
+	if !bytes.HasPrefix(lines[last], []byte(`{"end":{`)) {
+		t.Fatalf("line %q is no end line", lines[last])
+	}
+	lines[last] = bytes.Replace(lines[last], []byte(`{"end":{`), []byte(`{"end":{"stopped":{"code":108,"error":"test aborted: enough"},`), 1)
+	stopped := filepath.Join(dir, "stopped.result")
+	if err := os.WriteFile(stopped, bytes.Join(lines, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, out := mergeFiles(t, dir, nil, parts[0], stopped)
+	want := "stopped.result: its run stopped before its end (exit 108): test aborted: enough"
+	if exitcode.Of(r.err) != exitcode.ScriptAborted || !strings.Contains(r.err.Error(), want) {
+		t.Errorf("merge: %v (exit %d), want 108 %q", r.err, exitcode.Of(r.err), want)
+	}
+	if !strings.Contains(out, want) || r.export == nil {
+		t.Errorf("the summary does not say the run stopped early, or was not written:\n%s", out)
+	}
+	// The same files with a crossed threshold: 99, as the run gives.
+	r, _ = mergeFiles(t, dir, map[string][]string{"iterations": {"count<1"}}, parts[0], stopped)
+	if exitcode.Of(r.err) != exitcode.ThresholdsFailed {
+		t.Errorf("merge with a crossed threshold: %v (exit %d), want 99", r.err, exitcode.Of(r.err))
+	}
+	// A forged code is not passed on.
+	forged := bytes.ReplaceAll(bytes.Join(lines, nil), []byte(`"code":108`), []byte(`"code":0`))
+	if err := os.WriteFile(stopped, forged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ = mergeFiles(t, dir, nil, parts[0], stopped); exitcode.Of(r.err) != exitcode.ExternalAbort {
+		t.Errorf("merge of a stop with code 0: %v (exit %d), want 105", r.err, exitcode.Of(r.err))
+	}
+}

@@ -137,6 +137,16 @@ type End struct {
 	// Folded those recorded past the series cap under fewer tags.
 	Dropped int64 `json:"dropped,omitempty"`
 	Folded  int64 `json:"folded,omitempty"`
+	// Stopped says why the run ended before its end, absent when it ran
+	// to its end or a threshold stopped it (the merged thresholds say so).
+	Stopped *Stopped `json:"stopped,omitempty"`
+}
+
+// Stopped is what ended a run early (a signal, exec.test.abort(), a
+// script error, a timeout): the exit code the run gave and its error.
+type Stopped struct {
+	Code  int    `json:"code"`
+	Error string `json:"error"`
 }
 
 // ScenarioEnd is one started scenario's account.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/duration"
+	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/internal/hdrhist"
 	"github.com/metronome-load/metronome/metrics"
 	"github.com/metronome-load/metronome/output"
@@ -636,6 +637,9 @@ func (o *Output) final() {
 		}
 		if run.Health != nil {
 			end.Health = NewHealth(run.Health)
+		}
+		if code := exitcode.Of(run.Err); run.Err != nil && code != exitcode.ThresholdsFailed {
+			end.Stopped = &Stopped{Code: code, Error: output.Redact(run.Err.Error())}
 		}
 	}
 	o.writeLine(line{End: &end})

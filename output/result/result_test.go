@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/metronome-load/metronome/executor"
+	"github.com/metronome-load/metronome/exitcode"
 	"github.com/metronome-load/metronome/health"
 	"github.com/metronome-load/metronome/internal/testkit/logtest"
 	"github.com/metronome-load/metronome/metrics"
@@ -409,5 +410,25 @@ func TestLongLineIsRefused(t *testing.T) {
 	_, err := scan(io.MultiReader(strings.NewReader(head), endless{}), s)
 	if err == nil || !strings.Contains(err.Error(), "long.result: line 2 is longer than 1 MiB") {
 		t.Errorf("an endless second line: %v", err)
+	}
+}
+
+// A run that ended early records why in its end line, with the exit code
+// it gave, so that the merge of its file does not pass for a whole run;
+// one that ran to its end, or that a threshold stopped, records nothing.
+func TestEndRecordsAnEarlyStop(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want *Stopped
+	}{
+		{nil, nil},
+		{exitcode.Errorf(exitcode.ThresholdsFailed, "thresholds on metrics 'x' were crossed"), nil},
+		{exitcode.Errorf(exitcode.ExternalAbort, "test run aborted by signal"), &Stopped{Code: exitcode.ExternalAbort, Error: "test run aborted by signal"}},
+		{exitcode.Errorf(exitcode.ScriptAborted, "test aborted: see http://u:pw@h/"), &Stopped{Code: exitcode.ScriptAborted, Error: "test aborted: see http://u:" + output.Mask + "@h/"}},
+	} {
+		r := record(t, nil, 2, httpSamples, &output.RunEnd{Elapsed: time.Second, Err: c.err})
+		if got := readFile(t, r.path).End.Stopped; (got == nil) != (c.want == nil) || got != nil && *got != *c.want {
+			t.Errorf("%v: end line stopped %+v, want %+v", c.err, got, c.want)
+		}
 	}
 }
