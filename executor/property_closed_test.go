@@ -222,7 +222,7 @@ func (c *closedTrial) check(t *testing.T) *harness {
 			// The fake's request was in flight: it is charged up to the
 			// cut, back-filled like any other.
 			wantCorrected += backFilledCount(took, c.interval)
-			rampDeadline := c.name == "ramping-vus" && took >= c.rampDown && call.End.Before(regularEnd.Add(c.rampDown))
+			rampDeadline := c.name == "ramping-vus" && took >= c.rampDown && !call.End.After(regularEnd.Add(c.rampDown))
 			if took >= w || !(call.End.Equal(cutoff) || rampDeadline) {
 				t.Fatalf("iteration %d (work %v) interrupted after %v at %v; the hard stop is %v, the abort %v, gracefulRampDown %v",
 					call.Iteration.Index, w, took, h.at(call.End), cfg.MaxDuration(), c.abortAt, c.rampDown)

@@ -290,7 +290,10 @@ func (e *rampingVUs) Run(ctx context.Context) error {
 		if !clock.Sleep(clk, start.Add(next).Sub(clk.Now()), hard.Done()) {
 			break
 		}
-		for more && at == next && at < r.regular {
+		// A drop at the very end of the stages (a last stage ramping to
+		// fewer VUs) is a ramp-down like the others, with its
+		// gracefulRampDown, as in k6; nothing starts at the end.
+		for more && at == next && (at < r.regular || r.stripe.Scale(vus) < c.count) {
 			c.setCount(vus, at)
 			at, vus, more = steps.next()
 		}

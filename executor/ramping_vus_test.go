@@ -151,12 +151,14 @@ func TestRampingVUsReuseWithinRampDown(t *testing.T) {
 		name  string
 		extra string
 		want  []span
+		took  time.Duration
 	}{
 		// Steps: VU1 at 1s, VU2 at 2s; 2→1 at 3s; VU2 again at 4s;
-		// 2→1 at 5s; 1→0 at 6s, the regular end (hard end 36s).
-		{"gracefulRampDown 30s", ``, []span{{1 * time.Second, 36 * time.Second}, {2 * time.Second, 35 * time.Second}}},
+		// 2→1 at 5s; 1→0 at 6s, the regular end (hard end 36s), a
+		// ramp-down with its gracefulRampDown too, as in k6.
+		{"gracefulRampDown 30s", ``, []span{{1 * time.Second, 36 * time.Second}, {2 * time.Second, 35 * time.Second}}, 36 * time.Second},
 		{"gracefulRampDown 0", `,"gracefulRampDown":0`, []span{
-			{1 * time.Second, 36 * time.Second}, {2 * time.Second, 3 * time.Second}, {4 * time.Second, 5 * time.Second}}},
+			{1 * time.Second, 6 * time.Second}, {2 * time.Second, 3 * time.Second}, {4 * time.Second, 5 * time.Second}}, 6 * time.Second},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -174,8 +176,8 @@ func TestRampingVUsReuseWithinRampDown(t *testing.T) {
 				if !slices.Equal(got, c.want) {
 					t.Errorf("iterations ran %v, want %v", got, c.want)
 				}
-				if h.pool.Made() != 2 || took != 36*time.Second {
-					t.Errorf("%d VUs made, took %v; want 2 VUs and 36s", h.pool.Made(), took)
+				if h.pool.Made() != 2 || took != c.took {
+					t.Errorf("%d VUs made, took %v; want 2 VUs and %v", h.pool.Made(), took, c.took)
 				}
 			})
 		})
@@ -184,7 +186,8 @@ func TestRampingVUsReuseWithinRampDown(t *testing.T) {
 
 // TestRampingVUsLIFO ramps up to three VUs and down one by one with
 // iterations that outlast the test: the VU started last is interrupted
-// first.
+// first, and the first one, dropped at the very end (6s), gracefulRampDown
+// later (7s), as k6 v2.2.0 ends this script after 7.0s.
 func TestRampingVUsLIFO(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(executortest.Constant(time.Hour))
@@ -196,7 +199,7 @@ func TestRampingVUsLIFO(t *testing.T) {
 		for _, c := range h.pool.Calls() {
 			ends[h.at(c.Start)] = h.at(c.End)
 		}
-		want := map[time.Duration]time.Duration{0: 16 * time.Second, time.Second: 6 * time.Second, 2 * time.Second: 5 * time.Second}
+		want := map[time.Duration]time.Duration{0: 7 * time.Second, time.Second: 6 * time.Second, 2 * time.Second: 5 * time.Second}
 		if len(ends) != len(want) {
 			t.Fatalf("iterations %v, want %v", ends, want)
 		}
@@ -230,6 +233,36 @@ func TestRampingVUsGracefulStopCapsRampDown(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestRampingVUsLastDropGetsRampDown: a VU the last stage removes at its
+// very end (1→0 at 2s) is interrupted gracefulRampDown after that, as k6
+// does (2.2s), not let run up to gracefulStop (30s); one the stages leave
+// running at their end gets gracefulStop, as in k6.
+func TestRampingVUsLastDropGetsRampDown(t *testing.T) {
+	for _, c := range []struct {
+		stages    string
+		took      time.Duration
+		completed int
+	}{
+		{`[{"duration":"1s","target":1},{"duration":"1s","target":0}]`, 2200 * time.Millisecond, 1},
+		{`[{"duration":"2s","target":1}]`, 2800 * time.Millisecond, 2},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			h := newHarness(executortest.Constant(1400 * time.Millisecond))
+			cfg := mustParse(t, `{"executor":"ramping-vus","startVUs":1,"gracefulRampDown":"200ms","stages":`+c.stages+`}`)
+			_, took := h.run(t, context.Background(), cfg)
+			done := 0
+			for _, call := range h.pool.Calls() {
+				if call.Outcome == executor.Completed {
+					done++
+				}
+			}
+			if took != c.took || done != c.completed || len(h.pool.Calls()) != 2 {
+				t.Errorf("%s: Run took %v with %d of %d iterations completed, want %v with %d of 2", c.stages, took, done, len(h.pool.Calls()), c.took, c.completed)
+			}
+		})
+	}
 }
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
