@@ -130,6 +130,12 @@ import * as all from "./lib.js";
 export default function () { console.log(one, deux, three(), Object.keys(all).join()); }`,
 			"lib.js": "const one = 1, two = 2;\nfunction three() { return one + two; }\nexport { one, two, three as three };\nexport const four = `import ${one} from`;",
 		},
+		"namespace objects": {
+			"script.js": `import * as a from "./lib.js"; import { b } from "./other.js"; const r = require("./lib.js");
+export default function () { console.log(a === b, a === r, Object.getPrototypeOf(a) === null, Object.keys(a).join(), a.y, r.x); }`,
+			"lib.js":   "export const y = 2, x = 1;",
+			"other.js": `import * as b from "./lib.js"; export { b };`,
+		},
 		"syntax that looks like modules": {
 			"script.js": `const re = /export default/g;
 const s = "import x from 'y'";

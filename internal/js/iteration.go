@@ -263,7 +263,7 @@ func isAbort(err error) bool {
 
 // enterScenario switches to a scenario whose samples carry tags: its
 // exec function among the script's exports, and its iteration counter.
-func (it *iterationState) enterScenario(sc *executor.Scenario, tags *metrics.TagSet, exports *sobek.Object) {
+func (it *iterationState) enterScenario(sc *executor.Scenario, tags *metrics.TagSet, exports *moduleExports) {
 	if it.started {
 		if it.scenIters == nil {
 			it.scenIters = map[*executor.Scenario]int64{}
@@ -278,7 +278,7 @@ func (it *iterationState) enterScenario(sc *executor.Scenario, tags *metrics.Tag
 }
 
 // lookupExec finds the current scenario's exec function among exports.
-func (it *iterationState) lookupExec(exports *sobek.Object) {
+func (it *iterationState) lookupExec(exports *moduleExports) {
 	exec, name := "default", "default"
 	if sc := it.scenario; sc != nil {
 		name = sc.Name

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
+	"slices"
 
 	"github.com/grafana/sobek"
 
@@ -24,10 +25,10 @@ import (
 type moduleSystem struct {
 	vu moduleVU // the VU the instances are made for
 
-	exports *sobek.Object
-	goMods  *goInstance // the first of the instances, linked by next
+	exports *moduleExports // the main module's
+	goMods  *goInstance    // the first of the instances, linked by next
 	cjs     map[*compile.Module]*sobek.Object
-	scripts pairs[*compile.Module, *sobek.Object] // exports of modules run as functions; nil while running
+	scripts pairs[*compile.Module, *moduleExports] // exports of modules run as functions; nil while running
 	callGo  sobek.Callable
 	goFn    func()
 }
@@ -253,14 +254,74 @@ func cjsNamespace(rt *sobek.Runtime, exports sobek.Value) sobek.Value {
 }
 
 // scriptInstance is a rewritten module's exports in one runtime.
-type scriptInstance struct{ exports *sobek.Object }
+type scriptInstance struct{ exports *moduleExports }
 
 // GetBindingValue reads an export.
 func (i *scriptInstance) GetBindingValue(name string) sobek.Value { return i.exports.Get(name) }
 
+// moduleExports are a module's exports in one VU. For a module run as a
+// function they are the values its function returned, in the order of the
+// module's sorted export names, and the object returned is let go: with
+// its property map it cost every idle VU about 490 bytes to keep the one
+// function an iteration calls (BenchmarkVUHeap). An object is made again
+// only when a script asks for one (import * or require), and from then on
+// the exports are read from it, so that what a script sets on it is seen
+// as before. For a main module evaluated otherwise, obj is its namespace
+// object or module.exports.
+type moduleExports struct {
+	mod  *compile.Module // nil when obj is all there is
+	vals []sobek.Value
+	obj  *sobek.Object
+}
+
+// exportsOf keeps the values of exp, the object the function of module f
+// returned.
+func exportsOf(f *compile.Module, exp *sobek.Object) *moduleExports {
+	names := f.Exported()
+	e := &moduleExports{mod: f, vals: make([]sobek.Value, len(names))}
+	for i, name := range names {
+		e.vals[i] = exp.Get(name)
+	}
+	return e
+}
+
+// Get returns the export name, nil when there is none.
+func (e *moduleExports) Get(name string) sobek.Value {
+	if e.obj != nil {
+		return e.obj.Get(name)
+	}
+	if i, ok := slices.BinarySearch(e.mod.Exported(), name); ok {
+		return e.vals[i]
+	}
+	return nil
+}
+
+// Keys returns the names of the exports.
+func (e *moduleExports) Keys() []string {
+	if e.obj != nil {
+		return e.obj.Keys()
+	}
+	return e.mod.Exported()
+}
+
+// object returns the object of the exports, making it in rt on first use
+// as the module's function made it: no prototype, a property per export in
+// the order of their names.
+func (e *moduleExports) object(rt *sobek.Runtime) *sobek.Object {
+	if e.obj == nil {
+		o := rt.NewObject()
+		_ = o.SetPrototype(nil)
+		for i, name := range e.mod.Exported() {
+			_ = o.Set(name, e.vals[i])
+		}
+		e.obj, e.vals = o, nil
+	}
+	return e.obj
+}
+
 // scriptExports runs the rewritten module f in the VU, once, after the
 // modules it imports, and returns its exports.
-func (ms *moduleSystem) scriptExports(f *compile.Module) (*sobek.Object, error) {
+func (ms *moduleSystem) scriptExports(f *compile.Module) (*moduleExports, error) {
 	if exp, ok := ms.scripts.get(f); ok {
 		if exp == nil {
 			return nil, fmt.Errorf("%s is imported while it runs its own imports", ms.vu.script().display(f.Key()))
@@ -279,11 +340,12 @@ func (ms *moduleSystem) scriptExports(f *compile.Module) (*sobek.Object, error) 
 		}
 		args[i+1] = val
 	}
-	exp, err := ms.callScript(f.Key(), prog, args)
+	obj, err := ms.callScript(f.Key(), prog, args)
 	if err != nil {
 		ms.scripts.delete(f)
 		return nil, err
 	}
+	exp := exportsOf(f, obj)
 	ms.scripts.set(f, exp)
 	return exp, nil
 }
@@ -336,7 +398,7 @@ func (ms *moduleSystem) importValue(imp compile.Import) (sobek.Value, error) {
 				return nil, err
 			}
 			get = exp.Get
-			ns = func() sobek.Value { return exp }
+			ns = func() sobek.Value { return exp.object(rt) }
 		case m.ESM() != nil:
 			if err := ms.evaluateModule(m); err != nil {
 				return nil, err
@@ -403,7 +465,7 @@ func (ms *moduleSystem) evaluateInit() error {
 		if err := ms.evaluateModule(m); err != nil {
 			return err
 		}
-		ms.exports = rt.NamespaceObjectFor(m.ESM())
+		ms.exports = &moduleExports{obj: rt.NamespaceObjectFor(m.ESM())}
 		return nil
 	}
 	mod, err := ms.commonJS(m)
@@ -414,7 +476,7 @@ func (ms *moduleSystem) evaluateInit() error {
 	if !ok {
 		exp = rt.NewObject()
 	}
-	ms.exports = exp
+	ms.exports = &moduleExports{obj: exp}
 	return nil
 }
 
@@ -467,7 +529,7 @@ func (ms *moduleSystem) commonJS(f *compile.Module) (*sobek.Object, error) {
 		if err != nil {
 			return nil, err
 		}
-		_ = mod.Set("exports", exp)
+		_ = mod.Set("exports", exp.object(rt))
 		ms.cjs[f] = mod
 		return mod, nil
 	}

@@ -86,6 +86,10 @@ func (f *Module) Function() (prog *sobek.Program, imports []Import) {
 	return f.script.prog, f.script.imports
 }
 
+// Exported are the names a module that runs as a function exports,
+// sorted: the keys of the object its function returns.
+func (f *Module) Exported() []string { return f.script.names }
+
 // Name is the module's specifier, such as "k6/http".
 func (m *GoModule) Name() string { return m.name }
 
