@@ -36,6 +36,18 @@ export default function () {
 }`)
 }
 
+// BenchmarkVURunModuleReads is an iteration that reads exports of Go
+// modules through their default-export objects, as http.get(...) does at
+// every call: what the VU's lookup of a made export costs.
+func BenchmarkVURunModuleReads(b *testing.B) {
+	benchIterations(b, `
+import http from "k6/http";
+import k6 from "k6";
+export default function () {
+	for (let i = 0; i < 10; i++) { http.get; http.request; http.url; k6.check; k6.sleep; }
+}`)
+}
+
 // benchIterations runs script's default function on one VU, b.N times, on
 // a cancellable context as the executors call it.
 func benchIterations(b *testing.B, script string) {

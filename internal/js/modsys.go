@@ -125,17 +125,29 @@ func instantiate(v modules.VU, mod modules.Module) (exp modules.Exports, err err
 // modules.OnFirstUse is instantiated then too.
 //
 // The instance keeps the module's exports as pairs rather than the map the
-// module returned, which costs an idle VU a few hundred bytes per module.
+// module returned, which costs an idle VU a few hundred bytes per module,
+// and each export's value in place of the raw export it was made of
+// rather than in pairs of their own (about 100 bytes per idle VU of the
+// bench's script).
 type goInstance struct {
-	ms     *moduleSystem
-	mod    *compile.GoModule
-	def    any                // the module's own default export
-	named  pairs[string, any] // the named exports
-	values pairs[string, sobek.Value]
+	ms  *moduleSystem
+	mod *compile.GoModule
+	// def is the default export: the module's own (ownDef), raw and then
+	// the value made of it, or the object of the named exports made for
+	// a module without one; nil until then.
+	def any
+	// named are the named exports, each raw until its value replaces it,
+	// and what a script set on the default-export object. The first
+	// of them are values, the rest raw: a script reads exports
+	// through the default-export object at every call (http.get), and
+	// the few it uses are found first.
+	named pairs[string, any]
 	// namespace is the object import * binds in modules run as
 	// functions, made on first use.
 	namespace *sobek.Object
 	next      *goInstance // the VU's next instance
+	values    uint32      // how many of named are values
+	ownDef    bool
 }
 
 // made reports whether the module was instantiated.
@@ -147,7 +159,9 @@ func (i *goInstance) instantiate() error {
 	if err != nil {
 		return fmt.Errorf("module %q: %w", i.mod.Name(), err)
 	}
-	i.def = exp.Default
+	if exp.Default != nil {
+		i.def, i.ownDef = exp.Default, true
+	}
 	i.named = make(pairs[string, any], 0, len(exp.Named)) // not nil: made
 	for name, raw := range exp.Named {
 		i.named = append(i.named, pair[string, any]{name, raw})
@@ -155,32 +169,53 @@ func (i *goInstance) instantiate() error {
 	return nil
 }
 
+// setValue makes v the value of the export at n, moving it among the
+// values.
+func (i *goInstance) setValue(n int, v sobek.Value) {
+	if n < int(i.values) {
+		i.named[n].val = v
+		return
+	}
+	p := pair[string, any]{i.named[n].key, v}
+	copy(i.named[i.values+1:n+1], i.named[i.values:n])
+	i.named[i.values] = p
+	i.values++
+}
+
 // GetBindingValue returns an export, nil when there is no such export.
+// A value made once is made again by ToValue as itself.
 func (i *goInstance) GetBindingValue(name string) sobek.Value {
-	if v, ok := i.values.get(name); ok {
+	rt := i.ms.vu.Runtime()
+	if name == "default" {
+		// The default export of a module instantiated on first use is
+		// the object of its named exports, which reads them when asked.
+		if i.def == nil {
+			i.def = rt.NewDynamicObject(&moduleObject{i: i})
+		}
+		v := rt.ToValue(i.def)
+		i.def = v
 		return v
 	}
-	rt := i.ms.vu.Runtime()
-	// The default export of a module instantiated on first use is the
-	// object of its named exports, which reads them when asked.
-	if !i.made() && name != "default" {
+	i.mustMake(rt)
+	n := i.named.index(name)
+	switch {
+	case n < 0:
+		return nil
+	case n < int(i.values):
+		return i.named[n].val.(sobek.Value)
+	}
+	v := rt.ToValue(i.named[n].val)
+	i.setValue(n, v)
+	return v
+}
+
+// mustMake instantiates the module if it was not, throwing its error.
+func (i *goInstance) mustMake(rt *sobek.Runtime) {
+	if !i.made() {
 		if err := i.instantiate(); err != nil {
 			panic(rt.NewGoError(err))
 		}
 	}
-	var v sobek.Value
-	switch raw, ok := i.named.get(name); {
-	case name == "default" && i.def != nil:
-		v = rt.ToValue(i.def)
-	case name == "default":
-		v = rt.NewDynamicObject(&moduleObject{i: i})
-	case ok:
-		v = rt.ToValue(raw)
-	default:
-		return nil
-	}
-	i.values.set(name, v)
-	return v
 }
 
 // moduleObject is the default export of a Go module that has none of its
@@ -196,7 +231,17 @@ func (o *moduleObject) Get(key string) sobek.Value {
 }
 
 func (o *moduleObject) Set(key string, val sobek.Value) bool {
-	o.i.values.set(key, val)
+	if key == "default" {
+		o.i.def = val
+		return true
+	}
+	o.i.mustMake(o.i.ms.vu.Runtime())
+	n := o.i.named.index(key)
+	if n < 0 {
+		n = len(o.i.named)
+		o.i.named = append(o.i.named, pair[string, any]{key, val})
+	}
+	o.i.setValue(n, val)
 	return true
 }
 
@@ -670,15 +715,15 @@ func (ms *moduleSystem) require(call sobek.FunctionCall) sobek.Value {
 			jsmod.Throwf(rt, "%v", err)
 		}
 		def := inst.GetBindingValue("default")
-		if inst.def == nil || len(inst.named) == 0 {
+		if !inst.ownDef || len(m.Named()) == 0 {
 			return def
 		}
 		// As k6 does for a Go module with a default export of its own
 		// and named ones: an object of the named ones, with the default
 		// one under "default" and __esModule for Babel's interop.
 		o := rt.NewObject()
-		for _, p := range inst.named {
-			_ = o.Set(p.key, inst.GetBindingValue(p.key))
+		for _, name := range m.Named() {
+			_ = o.Set(name, inst.GetBindingValue(name))
 		}
 		_ = o.Set("default", def)
 		_ = o.Set("__esModule", true)

@@ -214,6 +214,37 @@ export default function () {
 	}
 }
 
+// A Go module's export is one value however it is reached, what a script
+// sets on the default-export object is read back through it (and by later
+// imports), and require() of a module with a default export of its own
+// gives its named exports beside it. The instance keeps each export's value
+// in place of the raw export it was made of.
+func TestGoModuleExportsAreMadeOnce(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+import k6, { sleep } from "k6";
+import * as ns from "k6";
+import ext, { where } from "k6/x/jstest";
+k6.extra = 1;
+k6.check = "replaced";
+const viaRequire = require("k6");
+const withDefault = require("k6/x/jstest");
+const { check, extra } = require("./lib.js");
+const again = require("k6");
+export default function () {
+	console.log(k6.sleep === sleep, ns.sleep === sleep, viaRequire.sleep === sleep, again === k6,
+		k6.extra, check, extra, Object.keys(k6).join(","),
+		withDefault.default === ext, withDefault.where === where, Object.keys(withDefault).join(","));
+}`,
+		"lib.js": `const k6 = require("k6"); module.exports = { check: k6.check, extra: k6.extra };`,
+	}, nil)
+	got := logged(iterate(t, r))
+	want := "true true true true 1 replaced 1 check,fail,group,randomSeed,sleep true true asyncDouble,version,where,default,__esModule"
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}
+
 // A module instantiated on first use cannot have a default export of its
 // own: reading it would need the instance.
 func TestModuleOnFirstUseWithDefaultFails(t *testing.T) {

@@ -3,7 +3,7 @@ package js
 import "slices"
 
 // pairs is a map for the few entries a VU keeps: the modules it ran as
-// functions, and each Go module's exports, raw and as JavaScript values. A
+// functions, and each Go module's exports, raw or as JavaScript values. A
 // VU holds a handful of entries in each, where a Go map costs about 200
 // bytes even when it holds one and a slice of pairs costs 16–48 bytes an
 // entry; every idle VU pays for them (BenchmarkVUHeap). Lookups scan, which
