@@ -244,10 +244,12 @@ type closedVU struct {
 	fill        BackFiller
 	cadence     Cadence
 	unestimated int64
-	// last is when the VU's previous iteration started, zero when there
-	// was none or it does not count toward the cadence (it did not
-	// complete normally).
-	last time.Time
+	// last is when the VU's previous iteration started, as its offset
+	// from the run's epoch (at least 1 ns), zero when there was none or
+	// it does not count toward the cadence (it did not complete
+	// normally). An offset rather than a time.Time keeps the closedVU in
+	// the 352-byte size class, 32 bytes less for every VU.
+	last time.Duration
 }
 
 // backFillTally gathers the closedVUs' tallies as they leave the scenario.

@@ -33,6 +33,9 @@ type closedRun struct {
 	regular  time.Duration
 	maxVUs   int
 	tally    backFillTally
+	// epoch is 1 ns before the run was made: what a closedVU's last
+	// start is an offset from.
+	epoch time.Time
 
 	Tracker
 	index atomic.Int64 // next local iteration index
@@ -46,6 +49,9 @@ type closedRun struct {
 func newClosedRun(deps Deps, s *Scenario, regular time.Duration, interval ExpectedInterval, maxVUs int) *closedRun {
 	r := &closedRun{deps: deps, scenario: s, regular: regular, interval: interval, maxVUs: maxVUs}
 	r.tally.acc.Interval = interval
+	if deps.Clock != nil {
+		r.epoch = deps.Clock.Now().Add(-time.Nanosecond)
+	}
 	return r
 }
 
@@ -140,9 +146,9 @@ func (r *closedRun) ready(vu VU) (VU, *BackFiller) {
 	}
 	w.fill.Interval = r.interval.Fixed
 	if r.interval.Mode == IntervalAuto {
-		now := r.deps.Clock.Now()
-		if !w.last.IsZero() {
-			w.cadence.Observe(now.Sub(w.last))
+		now := r.deps.Clock.Now().Sub(r.epoch)
+		if w.last != 0 {
+			w.cadence.Observe(now - w.last)
 		}
 		w.last = now
 		est, ok := w.cadence.Estimate()
@@ -163,7 +169,7 @@ func (r *closedRun) ready(vu VU) (VU, *BackFiller) {
 func (r *closedRun) account(vu VU, i int64, fill *BackFiller, res Result) {
 	if w, ok := vu.(*closedVU); ok {
 		if res.Outcome != Completed {
-			w.last = time.Time{}
+			w.last = 0
 		}
 		vu = w.VU
 	}
