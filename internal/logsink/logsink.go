@@ -293,12 +293,26 @@ func (s *Sink) line(level Level, msg, source string, fields map[string]string) {
 	switch s.format {
 	case JSON:
 		// Keys sorted as k6 writes them; time in whole seconds, RFC 3339.
-		v := struct {
-			Level  string `json:"level"`
-			Msg    string `json:"msg"`
-			Source string `json:"source,omitempty"`
-			Time   string `json:"time"`
-		}{level.String(), msg, source, now.Format(time.RFC3339)}
+		if len(fields) == 0 {
+			v := struct {
+				Level  string `json:"level"`
+				Msg    string `json:"msg"`
+				Source string `json:"source,omitempty"`
+				Time   string `json:"time"`
+			}{level.String(), msg, source, now.Format(time.RFC3339)}
+			b, _ = json.Marshal(v)
+			break
+		}
+		// Other fields are keys beside them, as in k6 (a map's keys are
+		// written sorted).
+		v := make(map[string]string, len(fields)+4)
+		for k, f := range fields {
+			v[k] = f
+		}
+		v["level"], v["msg"], v["time"] = level.String(), msg, now.Format(time.RFC3339)
+		if source != "" {
+			v["source"] = source
+		}
 		b, _ = json.Marshal(v)
 	case Raw:
 		b = []byte(msg)
@@ -453,8 +467,9 @@ func (s *Sink) Close() error {
 
 // Slog returns a structured logger that writes to the sink: each record is
 // one line at the record's level (below min dropped) with its attributes
-// as fields (key=value after the message in the text layouts, appended to
-// the message in JSON, left out of the raw layout); an attribute named
+// as fields (key=value after the message in the text layouts, keys beside
+// msg in JSON, left out of the raw layout), as k6 writes a logrus entry's
+// fields; an attribute named
 // source becomes the line's source. It is the levelled log modules reach
 // through modules.Run.Log.
 func (s *Sink) Slog(min slog.Level) *slog.Logger {
@@ -483,19 +498,16 @@ func (h *slogHandler) Handle(_ context.Context, r slog.Record) error {
 	case r.Level < slog.LevelError:
 		level = Warn
 	}
-	var b strings.Builder
-	b.WriteString(r.Message)
 	source, fields := "", map[string]string{}
 	add := func(prefix string, a slog.Attr) {
 		key := prefix + a.Key
 		switch {
 		case key == "source":
 			source = a.Value.String()
-		case h.s.loki != nil || h.s.format == Text || h.s.format == Terminal:
-			// Loki's labels, the text layouts' fields, as k6's fields.
+		case h.s.loki != nil || h.s.format != Raw:
+			// Loki's labels, the text layouts' fields and JSON's keys,
+			// as k6's fields.
 			fields[key] = fmt.Sprint(a.Value.Resolve())
-		case h.s.format == JSON:
-			fmt.Fprintf(&b, " %s=%v", key, a.Value.Resolve())
 		}
 	}
 	for _, a := range h.attrs {
@@ -505,7 +517,7 @@ func (h *slogHandler) Handle(_ context.Context, r slog.Record) error {
 		add(h.group, a)
 		return true
 	})
-	h.s.line(level, b.String(), source, fields)
+	h.s.line(level, r.Message, source, fields)
 	return nil
 }
 

@@ -193,6 +193,22 @@ func TestFileAppendsAndFilters(t *testing.T) {
 	}
 }
 
+// TestJSONFields checks that a line's fields are keys of its JSON object
+// beside level, msg and time, sorted, as real k6 v2.2.0 writes its
+// Request Failed warning with --log-format=json: {"error":"Get \"…\": dial
+// tcp …","level":"warning","msg":"Request Failed","time":"…"}.
+func TestJSONFields(t *testing.T) {
+	s, stdout, _, _ := newSink(t, Output{Kind: Stdout, Level: Debug}, JSON)
+	s.Slog(slog.LevelInfo).Warn("Request Failed", "error", `Get "http://127.0.0.1:1/": refused`)
+	s.line(Info, "m", "console", map[string]string{"b": "2"})
+	want := `{"error":"Get \"http://127.0.0.1:1/\": refused","level":"warning","msg":"Request Failed","time":"2026-12-01T04:31:17Z"}
+{"b":"2","level":"info","msg":"m","source":"console","time":"2026-12-01T04:31:17Z"}
+`
+	if stdout.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", stdout, want)
+	}
+}
+
 // TestSlog checks the structured logger modules get: levels map onto the
 // sink's, records under the logger's minimum are dropped, attributes
 // follow the message and an attribute named source is the line's source.

@@ -103,7 +103,7 @@ func TestCompressionUnknown(t *testing.T) {
 	if n := len(e.rec.samples); n != 0 {
 		t.Errorf("%d samples recorded for requests never sent", n)
 	}
-	if !strings.Contains(e.logs.text(), "Request Failed: unknown compression algorithm lzw") {
+	if !strings.Contains(e.logs.text(), `level=WARN msg="Request Failed" error="unknown compression algorithm lzw, supported`) {
 		t.Errorf("no Request Failed warning:\n%s", e.logs.text())
 	}
 	v = e.run(fmt.Sprintf(`var rs = http.batch([["POST", %q, "x", {compression: "gzip"}], ["POST", %q, "x", {compression: "lzw"}], ["GET", %q]]);

@@ -282,6 +282,17 @@ func (in *instance) thrown(c *call) string {
 	return ""
 }
 
+// requestFailed writes k6's warning of a failed request: the message
+// "Request Failed" with the error, Go's client error as k6 passes it on,
+// in a field of its own.
+func requestFailed(st *modules.State, text string) {
+	if st.Run != nil && st.Run.Log != nil {
+		st.Run.Log.Warn("Request Failed", "error", text)
+		return
+	}
+	st.Logf("Request Failed: %s", text)
+}
+
 // emit records the samples of every hop of c's result and logs what the
 // user should know about it. A request that never reached the network (an
 // invalid URL) emits nothing; a hop cut off by the end of the iteration
@@ -295,7 +306,7 @@ func (in *instance) emit(st *modules.State, c *call) {
 	if r.URL.URL == nil {
 		// Under the throw option the error is thrown instead, as in k6.
 		if logf != nil && !in.d.throw {
-			logf("Request Failed: %s", httpclient.ErrorText(res.Hops[0].Err))
+			requestFailed(st, httpclient.ErrorText(res.Hops[0].Err))
 		}
 		return
 	}
@@ -319,7 +330,7 @@ func (in *instance) emit(st *modules.State, c *call) {
 			continue
 		}
 		if h.Err != nil && logf != nil {
-			logf("Request Failed: %s %s: %s", h.Method, h.URL.Clean, httpclient.ErrorDetail(h.Err))
+			requestFailed(st, httpclient.ThrowText(r.Method, h))
 		}
 		expected := int8(-1)
 		if c.expect != nil {

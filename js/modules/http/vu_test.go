@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -62,6 +63,24 @@ func (l *logs) logf(format string, args ...any) {
 	l.lines = append(l.lines, fmt.Sprintf(format, args...))
 }
 
+// Write takes one line of the structured log (modules.Run.Log).
+func (l *logs) Write(b []byte) (int, error) {
+	l.logf("%s", strings.TrimSuffix(string(b), "\n"))
+	return len(b), nil
+}
+
+// slog is a structured log writing "level=… msg=… key=value" lines into l,
+// without the time.
+func (l *logs) slog() *slog.Logger {
+	drop := func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}
+	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{ReplaceAttr: drop}))
+}
+
 func (l *logs) text() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -87,6 +106,7 @@ func newEnv(t testing.TB, opts *config.Options) *env {
 		Client:   client,
 		Jar:      httpclient.NewJar(),
 		Logf:     l.logf,
+		Run:      &modules.Run{Log: l.slog()},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
