@@ -199,7 +199,7 @@ func (v *vu) end(ctx context.Context, start time.Time, err error, res *executor.
 	case err == nil:
 	default:
 		outcome = executor.Failed
-		v.s.logError(v.s.describe(err))
+		v.s.logIterationError(err, v.scenario)
 	}
 	if outcome != executor.Interrupted && v.conf.minIterDur > 0 {
 		if rest := v.conf.minIterDur - end.Sub(start); rest > 0 {

@@ -403,6 +403,29 @@ func (s *Script) logf(format string, args ...any) {
 	s.writeLine(logsink.Warn, fmt.Sprintf(format, args...), "")
 }
 
+// logIterationError reports the error an iteration of sc ended with. An
+// exception is logged as k6 logs it: its stack as the message, with the
+// scenario, its executor, hint="script exception" and source=stacktrace.
+// A rejected promise's Error is logged with its stack, the scenario and
+// the executor, as k6 logs it.
+func (s *Script) logIterationError(err error, sc *executor.Scenario) {
+	var ex *sobek.Exception
+	var te *thrownError
+	switch {
+	case sc == nil || s.opts.Logf != nil:
+	case errors.As(err, &ex):
+		s.equipment.Log.Error(s.stackText(ex), "executor", sc.Executor, "hint", "script exception",
+			"scenario", sc.Name, "source", "stacktrace")
+		return
+	case errors.As(err, &te):
+		if text, ok := s.rejectionText(te.val); ok {
+			s.equipment.Log.Error(text, "executor", sc.Executor, "scenario", sc.Name)
+			return
+		}
+	}
+	s.logError(s.describe(err))
+}
+
 // logError reports an error of an iteration.
 func (s *Script) logError(msg string) {
 	if s.opts.Logf != nil {

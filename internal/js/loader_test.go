@@ -170,7 +170,7 @@ export default function (): void {
 		t.Fatalf("the TypeScript code did not run: %s", out)
 	}
 	// The throw is on line 13 of script.ts; "new Error" starts in column 8.
-	if !regexp.MustCompile(`script\.ts:13:8: Error: boom at 1`).MatchString(out) {
+	if !regexp.MustCompile(`Error: boom at 1\n\tat explode \(file://\S+/script\.ts:13:8\(\d+\)\)\n`).MatchString(out) {
 		t.Fatalf("the error does not name the .ts line: %s", out)
 	}
 }

@@ -182,7 +182,9 @@ export default function () {
 		t.Fatalf("outcomes %v, %v; want Failed, Completed", first.Outcome, second.Outcome)
 	}
 	out := r.Stderr.String()
-	if !strings.Contains(out, "script.js:4:9: Error: first iteration breaks") || !strings.Contains(out, "second runs 1") {
+	// As k6 logs it: the stack, then the scenario's fields.
+	stack := regexp.MustCompile(`ERRO\[0000\] Error: first iteration breaks\n\tat default \(file://\S+/script\.js:4:9\(\d+\)\)\n +executor=per-vu-iterations hint="script exception" scenario=default source=stacktrace`)
+	if !stack.MatchString(out) || !strings.Contains(out, "second runs 1") {
 		t.Fatalf("stderr:\n%s", out)
 	}
 	if first.End.Before(first.Start) || first.Tags == nil {
@@ -301,15 +303,17 @@ export default async function () {
 }`,
 	}, nil)
 	vu, _ := r.NewVU(t, 1)
+	// As k6 v2.2.0 logs them: a rejection with its Error's stack, the
+	// scenario and the executor; the timer's exception as any other.
 	for i, want := range []string{
-		"script.js:4:26: Error: async failure",
-		"script.js:5:37: Uncaught (in promise) Error: nobody handles me",
-		"script.js:6:27: Error: timer failure",
+		`Uncaught \(in promise\) Error: async failure\n\tat default \(file://\S+/script\.js:4:26\(\d+\)\)\n +executor=per-vu-iterations scenario=default\n`,
+		`Uncaught \(in promise\) Error: nobody handles me\n\tat default \(file://\S+/script\.js:5:37\(\d+\)\)\n +executor=per-vu-iterations scenario=default\n`,
+		`Error: timer failure\n\tat file://\S+/script\.js:6:27\(\d+\)\n +executor=per-vu-iterations hint="script exception" scenario=default source=stacktrace`,
 	} {
 		if res := jstest.Iterate(vu); res.Outcome != executor.Failed {
 			t.Fatalf("iteration %d: outcome %v", i, res.Outcome)
 		}
-		if !strings.Contains(r.Stderr.String(), want) {
+		if !regexp.MustCompile(want).MatchString(r.Stderr.String()) {
 			t.Fatalf("iteration %d: stderr lacks %q:\n%s", i, want, r.Stderr)
 		}
 	}

@@ -2,6 +2,7 @@ package jsmod_test
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -131,7 +132,7 @@ export default function () {
 	if res := jstest.Iterate(vu); res.Outcome != executor.Failed {
 		t.Fatalf("second iteration: %v", res.Outcome)
 	}
-	if !strings.Contains(r.Stderr.String(), "script.js:18:26: Error: failed with 42") {
+	if !regexp.MustCompile(`Error: failed with 42\n(\tat .*\n)*\tat default \(file://\S+/script\.js:18:26\(\d+\)\)`).MatchString(r.Stderr.String()) {
 		t.Fatalf("the error lacks its place: %s", r.Stderr)
 	}
 }
@@ -163,7 +164,7 @@ export default async function () {
 	if res := jstest.Iterate(vu); res.Outcome != executor.Failed {
 		t.Fatalf("second iteration: %v: %s", res.Outcome, r.Stderr)
 	}
-	if !strings.Contains(r.Stderr.String(), "script.js:10:8: Uncaught (in promise) OperationError: negative -2") {
+	if !regexp.MustCompile(`Uncaught \(in promise\) OperationError: negative -2\n\tat default \(file://\S+/script\.js:10:8\(\d+\)\)`).MatchString(r.Stderr.String()) {
 		t.Fatalf("the rejection lacks its place: %s", r.Stderr)
 	}
 }

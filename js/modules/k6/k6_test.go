@@ -1,6 +1,7 @@
 package k6_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -31,7 +32,7 @@ export default function () {
 		t.Fatalf("outcome %v: the exception of a check did not end the iteration", res.Outcome)
 	}
 	out := r.Stderr.String()
-	if !strings.Contains(out, "false true") || !strings.Contains(out, "script.js:7:37: Error: inside check") {
+	if !strings.Contains(out, "false true") || !regexp.MustCompile(`Error: inside check\n\tat throws \(file://\S+/script\.js:7:37\(\d+\)\)`).MatchString(out) {
 		t.Fatalf("stderr:\n%s", out)
 	}
 	type want struct {
@@ -114,7 +115,7 @@ export default function () {
 		}
 	}
 	out := r.Stderr.String()
-	for _, want := range []string{"may not contain '::'", "does not support async functions", "script.js:6:50: Error: in group"} {
+	for _, want := range []string{"may not contain '::'", "does not support async functions", "Error: in group\n\tat ", "/script.js:6:50("} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, out)
 		}
@@ -169,7 +170,7 @@ export default function () {
 		if len(rs) != 2 || rs[0] != rs[1] {
 			t.Fatalf("randomSeed(42) gave different sequences: %q", rs)
 		}
-		if !strings.Contains(r.Stderr.String(), "script.js:6:6: Error: custom failure") {
+		if !regexp.MustCompile(`Error: custom failure\n\tat .*fail.* \(native\)\n\tat default \(file://\S+/script\.js:6:6\(\d+\)\)`).MatchString(r.Stderr.String()) {
 			t.Fatalf("stderr:\n%s", r.Stderr)
 		}
 	})
