@@ -206,7 +206,8 @@ export default async function () {
 	out := r.Stderr.String()
 	for _, w := range []string{
 		"init true 100 true true true",
-		`script.js:13:29: NotSupportedError: algorithm "SHA-3" is not supported for digest`,
+		"Uncaught (in promise) NotSupportedError: algorithm \"SHA-3\" is not supported for digest\n\tat default (file://",
+		"/script.js:13:29(",
 		"still function",
 	} {
 		if !strings.Contains(out, w) {
