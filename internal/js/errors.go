@@ -95,48 +95,41 @@ func (s *Script) describeException(ex *sobek.Exception) string {
 // thrown value, then one "\tat FUNCTION (URL:LINE:COL(PC))" line per
 // frame, innermost first, at the positions of the script as written.
 func (s *Script) stackText(ex *sobek.Exception) string {
-	var b, frame bytes.Buffer
+	var b bytes.Buffer
 	b.WriteString(valueString(ex.Value()))
 	b.WriteByte('\n')
 	for _, f := range ex.Stack() {
-		frame.Reset()
-		f.Write(&frame)
-		text := frame.String()
-		if p := f.Position(); s.loader != nil && p.Filename != "" {
-			if col := s.loader.Column(p.Filename, p.Line, p.Column); col != p.Column {
-				text = strings.Replace(text, fmt.Sprintf("%s:%d:%d(", p.Filename, p.Line, p.Column),
-					fmt.Sprintf("%s:%d:%d(", p.Filename, p.Line, col), 1)
-			}
-		}
 		b.WriteString("\tat ")
-		b.WriteString(text)
+		f.Write(&b)
 		b.WriteByte('\n')
 	}
-	return b.String()
+	return s.asWritten(b.String())
 }
 
 // rejectionText renders a promise's rejection as k6 logs it: "Uncaught
 // (in promise) " and the reason's stack when it is an Error with one, at
-// the positions of the script as written; ok is false for any other reason.
-func (s *Script) rejectionText(v sobek.Value) (text string, ok bool) {
-	o, isObj := v.(*sobek.Object)
-	if !isObj {
-		return "", false
+// the positions of the script as written, else the reason as text.
+func (s *Script) rejectionText(v sobek.Value) string {
+	if o, ok := v.(*sobek.Object); ok {
+		if st := o.Get("stack"); st != nil && !sobek.IsUndefined(st) {
+			return "Uncaught (in promise) " + s.asWritten(st.String())
+		}
 	}
-	st := o.Get("stack")
-	if st == nil || sobek.IsUndefined(st) {
-		return "", false
+	return "Uncaught (in promise) " + valueString(v)
+}
+
+// asWritten moves the columns of a stack's frames from the code sobek ran
+// to the script as written (modules are rewritten, TypeScript stripped).
+func (s *Script) asWritten(stack string) string {
+	if s.loader == nil {
+		return stack
 	}
-	stack := st.String()
-	if s.loader != nil {
-		stack = stackFrameRE().ReplaceAllStringFunc(stack, func(frame string) string {
-			m := stackFrameRE().FindStringSubmatch(frame)
-			line, _ := strconv.Atoi(m[2])
-			col, _ := strconv.Atoi(m[3])
-			return strings.TrimSuffix(frame, m[3]) + strconv.Itoa(s.loader.Column(m[1], line, col))
-		})
-	}
-	return "Uncaught (in promise) " + stack, true
+	return stackFrameRE().ReplaceAllStringFunc(stack, func(frame string) string {
+		m := stackFrameRE().FindStringSubmatch(frame)
+		line, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		return strings.TrimSuffix(frame, m[3]) + strconv.Itoa(s.loader.Column(m[1], line, col))
+	})
 }
 
 // describeValue renders a thrown value that reached Go without its

@@ -406,24 +406,22 @@ func (s *Script) logf(format string, args ...any) {
 // logIterationError reports the error an iteration of sc ended with. An
 // exception is logged as k6 logs it: its stack as the message, with the
 // scenario, its executor, hint="script exception" and source=stacktrace.
-// A rejected promise's Error is logged with its stack, the scenario and
-// the executor, as k6 logs it.
+// A rejected promise is logged as "Uncaught (in promise)" and its reason
+// (an Error's stack), with the scenario and the executor, as k6 logs it.
 func (s *Script) logIterationError(err error, sc *executor.Scenario) {
 	var ex *sobek.Exception
 	var te *thrownError
 	switch {
 	case sc == nil || s.opts.Logf != nil:
+		s.logError(s.describe(err))
 	case errors.As(err, &ex):
 		s.equipment.Log.Error(s.stackText(ex), "executor", sc.Executor, "hint", "script exception",
 			"scenario", sc.Name, "source", "stacktrace")
-		return
 	case errors.As(err, &te):
-		if text, ok := s.rejectionText(te.val); ok {
-			s.equipment.Log.Error(text, "executor", sc.Executor, "scenario", sc.Name)
-			return
-		}
+		s.equipment.Log.Error(s.rejectionText(te.val), "executor", sc.Executor, "scenario", sc.Name)
+	default:
+		s.logError(s.describe(err))
 	}
-	s.logError(s.describe(err))
 }
 
 // logError reports an error of an iteration.

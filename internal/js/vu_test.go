@@ -319,6 +319,36 @@ export default async function () {
 	}
 }
 
+// TestRejectionOfAnyValueLogged checks the log line of a rejection whose
+// reason is not an Error, as k6 v2.2.0 writes it for the same script:
+// "Uncaught (in promise) " and the reason as text, with the executor and
+// the scenario, also for an async function that throws.
+func TestRejectionOfAnyValueLogged(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+export default async function () {
+	if (__ITER === 0) { Promise.reject("plain reason"); return; }
+	if (__ITER === 1) { await null; throw { code: 7 }; }
+	await Promise.reject(42);
+}`,
+	}, nil)
+	vu, _ := r.NewVU(t, 1)
+	for i := 0; i < 3; i++ {
+		if res := jstest.Iterate(vu); res.Outcome != executor.Failed {
+			t.Fatalf("iteration %d: outcome %v", i, res.Outcome)
+		}
+	}
+	for _, want := range []string{
+		"ERRO[0000] Uncaught (in promise) plain reason executor=per-vu-iterations scenario=default\n",
+		"ERRO[0000] Uncaught (in promise) [object Object] executor=per-vu-iterations scenario=default\n",
+		"ERRO[0000] Uncaught (in promise) 42 executor=per-vu-iterations scenario=default\n",
+	} {
+		if !strings.Contains(r.Stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
+		}
+	}
+}
+
 func TestTopLevelAwait(t *testing.T) {
 	r := jstest.Load(t, map[string]string{
 		"script.js": `
