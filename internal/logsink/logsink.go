@@ -239,7 +239,7 @@ func New(output Output, format Format, stdout, stderr io.Writer, now func() time
 			fallback.w = through(stderr)
 		}
 		s.loki = newLokiPusher(opts, func(msg string, err error) {
-			fallback.line(Error, msg, "", map[string]string{"error": err.Error()})
+			fallback.line(Error, msg, "", map[string]slog.Value{"error": slog.StringValue(err.Error())})
 		})
 		s.redact = redact
 		return s, nil
@@ -267,8 +267,9 @@ func (s *Sink) Line(level Level, msg, source string) {
 
 // line writes msg at level with its source and other fields: labels of a
 // Loki line, or key=value pairs after the message in the Text and
-// Terminal layouts, sorted by key with the source.
-func (s *Sink) line(level Level, msg, source string, fields map[string]string) {
+// Terminal layouts, sorted by key with the source, or keys of the JSON
+// object, numbers and booleans as such, as logrus writes k6's fields.
+func (s *Sink) line(level Level, msg, source string, fields map[string]slog.Value) {
 	if s == nil || level < s.min {
 		return
 	}
@@ -279,7 +280,7 @@ func (s *Sink) line(level Level, msg, source string, fields map[string]string) {
 		if s.redact != nil {
 			msg, source = s.redact(msg), s.redact(source)
 			for k, v := range fields {
-				fields[k] = s.redact(v)
+				fields[k] = slog.StringValue(s.redact(v.String()))
 			}
 		}
 		s.loki.add(s.now(), level, msg, source, fields)
@@ -305,9 +306,14 @@ func (s *Sink) line(level Level, msg, source string, fields map[string]string) {
 		}
 		// Other fields are keys beside them, as in k6 (a map's keys are
 		// written sorted).
-		v := make(map[string]string, len(fields)+4)
+		v := make(map[string]any, len(fields)+4)
 		for k, f := range fields {
-			v[k] = f
+			switch f.Kind() {
+			case slog.KindInt64, slog.KindUint64, slog.KindFloat64, slog.KindBool:
+				v[k] = f.Any()
+			default:
+				v[k] = f.String()
+			}
 		}
 		v["level"], v["msg"], v["time"] = level.String(), msg, now.Format(time.RFC3339)
 		if source != "" {
@@ -342,7 +348,7 @@ func (s *Sink) line(level Level, msg, source string, fields map[string]string) {
 }
 
 // terminalLine is a line of the Terminal layout, without its newline.
-func (s *Sink) terminalLine(level Level, now time.Time, msg, source string, fields map[string]string) []byte {
+func (s *Sink) terminalLine(level Level, now time.Time, msg, source string, fields map[string]slog.Value) []byte {
 	secs := int(now.Sub(s.start) / time.Second)
 	if s.plain {
 		line := fmt.Sprintf("%s[%04d] %s", level.text(), secs, msg)
@@ -399,7 +405,7 @@ var sourceKey = []string{"source"}
 
 // fieldKeys are the keys of a line's fields, its source among them when
 // there is one, sorted.
-func fieldKeys(source string, fields map[string]string) []string {
+func fieldKeys(source string, fields map[string]slog.Value) []string {
 	if len(fields) == 0 {
 		if source == "" {
 			return nil
@@ -420,11 +426,11 @@ func fieldKeys(source string, fields map[string]string) []string {
 }
 
 // fieldValue is the value of the field key.
-func fieldValue(key, source string, fields map[string]string) string {
+func fieldValue(key, source string, fields map[string]slog.Value) string {
 	if key == "source" && source != "" {
 		return source
 	}
-	return fields[key]
+	return fields[key].String()
 }
 
 // appendValue appends a value of the Text layout: bare when it is only
@@ -498,7 +504,7 @@ func (h *slogHandler) Handle(_ context.Context, r slog.Record) error {
 	case r.Level < slog.LevelError:
 		level = Warn
 	}
-	source, fields := "", map[string]string{}
+	source, fields := "", map[string]slog.Value{}
 	add := func(prefix string, a slog.Attr) {
 		key := prefix + a.Key
 		switch {
@@ -507,7 +513,7 @@ func (h *slogHandler) Handle(_ context.Context, r slog.Record) error {
 		case h.s.loki != nil || h.s.format != Raw:
 			// Loki's labels, the text layouts' fields and JSON's keys,
 			// as k6's fields.
-			fields[key] = fmt.Sprint(a.Value.Resolve())
+			fields[key] = a.Value.Resolve()
 		}
 	}
 	for _, a := range h.attrs {

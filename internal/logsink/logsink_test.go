@@ -78,7 +78,7 @@ func TestTextLayout(t *testing.T) {
 	s.Line(Error, "say \"no\"\n\tat x.js:1:2(3)\n", "stacktrace")
 	s.Line(Info, "", "console")
 	s.Line(Info, "a-Z_0.9/@^+", "")
-	s.line(Warn, "Request Failed", "", map[string]string{"error": "dial: refused", "a": ""})
+	s.line(Warn, "Request Failed", "", map[string]slog.Value{"error": slog.StringValue("dial: refused"), "a": slog.StringValue("")})
 	want := `time="2026-12-01T04:31:17Z" level=info msg=hi source=console
 time="2026-12-01T04:31:29Z" level=warning msg="3 dropped"
 time="2026-12-01T04:31:29Z" level=error msg="say \"no\"\n\tat x.js:1:2(3)\n" source=stacktrace
@@ -200,9 +200,14 @@ func TestFileAppendsAndFilters(t *testing.T) {
 func TestJSONFields(t *testing.T) {
 	s, stdout, _, _ := newSink(t, Output{Kind: Stdout, Level: Debug}, JSON)
 	s.Slog(slog.LevelInfo).Warn("Request Failed", "error", `Get "http://127.0.0.1:1/": refused`)
-	s.line(Info, "m", "console", map[string]string{"b": "2"})
+	s.line(Info, "m", "console", map[string]slog.Value{"b": slog.StringValue("2")})
+	// k6 v2.2.0's --http-debug line: iter and vu are numbers, the message
+	// escaped as encoding/json escapes it (& as \u0026).
+	s.Slog(slog.LevelInfo).Info("Request:\nPOST /raw HTTP/1.1\n\na=1&b=two\n", "group", "", "iter", int64(0),
+		"request_id", "3b19a9f6-8067-43ab-969c-2632bc1373a2", "scenario", "default", "source", "http-debug", "vu", uint64(1))
 	want := `{"error":"Get \"http://127.0.0.1:1/\": refused","level":"warning","msg":"Request Failed","time":"2026-12-01T04:31:17Z"}
 {"b":"2","level":"info","msg":"m","source":"console","time":"2026-12-01T04:31:17Z"}
+{"group":"","iter":0,"level":"info","msg":"Request:\nPOST /raw HTTP/1.1\n\na=1\u0026b=two\n","request_id":"3b19a9f6-8067-43ab-969c-2632bc1373a2","scenario":"default","source":"http-debug","time":"2026-12-01T04:31:17Z","vu":1}
 `
 	if stdout.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", stdout, want)

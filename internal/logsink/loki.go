@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
@@ -206,9 +207,11 @@ func (p *lokiPusher) drop() bool {
 // add queues one line with its labels (level, source unless empty, the
 // fields and the configured labels), or counts it when the period's limit
 // is reached.
-func (p *lokiPusher) add(t time.Time, level Level, msg, source string, fields map[string]string) {
+func (p *lokiPusher) add(t time.Time, level Level, msg, source string, fields map[string]slog.Value) {
 	l := make(map[string]string, len(fields)+len(p.o.Labels)+2)
-	maps.Copy(l, fields)
+	for k, v := range fields {
+		l[k] = v.String()
+	}
 	if source != "" {
 		l["source"] = source
 	}
