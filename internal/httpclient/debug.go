@@ -1,9 +1,13 @@
 package httpclient
 
 import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
 	"net/http"
-	"sort"
-	"strconv"
+	"net/http/httputil"
 	"strings"
 )
 
@@ -19,66 +23,137 @@ const (
 	DebugFull
 )
 
-// dumpRequest formats a request the way it goes on the wire: request
-// line, headers and, at full level, the body.
-func dumpRequest(req *http.Request, body string, lvl DebugLevel) string {
-	var b strings.Builder
-	b.WriteString("Request:\n")
-	b.WriteString(req.Method)
-	b.WriteByte(' ')
-	b.WriteString(req.URL.RequestURI())
-	b.WriteString(" HTTP/1.1\nHost: ")
-	if req.Host != "" {
-		b.WriteString(req.Host)
-	} else {
-		b.WriteString(req.URL.Host)
-	}
-	b.WriteByte('\n')
-	if req.ContentLength > 0 {
-		b.WriteString("Content-Length: ")
-		b.WriteString(strconv.FormatInt(req.ContentLength, 10))
-		b.WriteByte('\n')
-	}
-	writeHeaderAndBody(&b, req.Header, body, lvl)
-	return b.String()
+// Debug is a hop's --http-debug record: the messages of the two info
+// lines k6 writes for it, and the id both carry.
+type Debug struct {
+	// ID is the request_id of both lines, a random UUID as in k6.
+	ID string
+	// Request is the "Request:" message: the request as it went on the
+	// wire, in net/http's layout (which metronome's HTTP/1.1 writer
+	// copies) with its CRLFs as LFs, the body only at full level.
+	Request string
+	// Response is the "Response:" message in the same layout, the body
+	// as it came (still compressed) at full level; empty when no
+	// response came, as k6 then writes no line.
+	Response string
+	// RequestErr and ResponseErr are why a dump could not be made: k6
+	// logs such an error at level error before the line, whose dump is
+	// then empty.
+	RequestErr, ResponseErr string
 }
 
-// dumpResponse formats a response's status line, headers and, at full
-// level, its body.
-func dumpResponse(resp *http.Response, body string, lvl DebugLevel) string {
-	var b strings.Builder
-	b.WriteString("Response:\n")
-	b.WriteString(resp.Proto)
-	b.WriteByte(' ')
-	b.WriteString(resp.Status)
-	b.WriteByte('\n')
-	writeHeaderAndBody(&b, resp.Header, body, lvl)
-	return b.String()
+// newDebug starts the record of a hop whose request req is about to be
+// sent with body, or refused with refused (then, as in k6, whose dump
+// fails the same way, with no dump).
+func newDebug(req *http.Request, body string, lvl DebugLevel, refused error) *Debug {
+	d := &Debug{ID: requestID()}
+	if refused != nil {
+		d.Request, d.RequestErr = "Request:\n\n", refused.Error()
+		return d
+	}
+	d.Request, d.RequestErr = dumpRequest(req, body, lvl)
+	return d
 }
 
-// writeHeaderAndBody writes the header lines of a dump and, at full
-// level, the body after an empty line.
-func writeHeaderAndBody(b *strings.Builder, h http.Header, body string, lvl DebugLevel) {
-	writeHeader(b, h)
-	if lvl == DebugFull && body != "" {
-		b.WriteByte('\n')
-		b.WriteString(body)
-		b.WriteByte('\n')
-	}
+// requestID is a random (version 4) UUID in its text form.
+func requestID() string {
+	var u [16]byte
+	_, _ = rand.Read(u[:])
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	var b [36]byte
+	hex.Encode(b[0:8], u[0:4])
+	b[8] = '-'
+	hex.Encode(b[9:13], u[4:6])
+	b[13] = '-'
+	hex.Encode(b[14:18], u[6:8])
+	b[18] = '-'
+	hex.Encode(b[19:23], u[8:10])
+	b[23] = '-'
+	hex.Encode(b[24:], u[10:])
+	return string(b[:])
 }
 
-func writeHeader(b *strings.Builder, h http.Header) {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
+// dumpRequest is the "Request:" message of req, sent with body: what
+// Request.Write puts on the wire, less the body below full level. Unlike
+// k6, whose dump comes from a transport of its own that adds
+// "Accept-Encoding: gzip", it shows only what metronome sent.
+func dumpRequest(req *http.Request, body string, lvl DebugLevel) (msg, errText string) {
+	// No trace: the tracer of the hop times the real write, not this one.
+	r := req.WithContext(context.Background())
+	r.Body = nil
+	if r.ContentLength > 0 {
+		r.Body = io.NopCloser(strings.NewReader(body))
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		for _, v := range h[k] {
-			b.WriteString(k)
-			b.WriteString(": ")
-			b.WriteString(v)
-			b.WriteByte('\n')
+	var b bytes.Buffer
+	if err := r.Write(&b); err != nil {
+		return "Request:\n\n", err.Error()
+	}
+	dump := b.Bytes()
+	if lvl != DebugFull {
+		if i := bytes.Index(dump, []byte("\r\n\r\n")); i >= 0 {
+			dump = dump[:i+4]
 		}
 	}
+	return message("Request:\n", dump), ""
+}
+
+// dumpResponse is the "Response:" message of resp, whose body was raw
+// (read already; nil below full level).
+func dumpResponse(resp *http.Response, raw []byte, lvl DebugLevel) (msg, errText string) {
+	r := *resp
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	dump, err := httputil.DumpResponse(&r, lvl == DebugFull)
+	if err != nil {
+		return "Response:\n\n", err.Error()
+	}
+	return message("Response:\n", dump), ""
+}
+
+// message is k6's message of a dump: its title, the dump with CRLF as LF
+// (in the body too), and a newline.
+func message(title string, dump []byte) string {
+	var b strings.Builder
+	b.Grow(len(title) + len(dump) + 1)
+	b.WriteString(title)
+	for {
+		i := bytes.Index(dump, []byte("\r\n"))
+		if i < 0 {
+			break
+		}
+		b.Write(dump[:i])
+		b.WriteByte('\n')
+		dump = dump[i+2:]
+	}
+	b.Write(dump)
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// debugBody keeps a copy of the bytes of a response body as they are
+// read, for the full-level dump.
+type debugBody struct {
+	io.Reader
+	io.Closer
+	raw bytes.Buffer
+}
+
+// keepBody makes resp's body keep what is read of it, for the full-level
+// dump; nil for a response without a body.
+func keepBody(resp *http.Response) *debugBody {
+	if resp.Body == http.NoBody || resp.Body == nil {
+		return nil
+	}
+	d := &debugBody{Closer: resp.Body}
+	d.Reader = io.TeeReader(resp.Body, &d.raw)
+	resp.Body = d
+	return d
+}
+
+// bytes is what was read of the body; nil for no body.
+func (d *debugBody) bytes() []byte {
+	if d == nil {
+		return nil
+	}
+	return d.raw.Bytes()
 }

@@ -82,6 +82,9 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 		if err := unsendable(u.URL); err != nil {
 			// Go's client, which k6 sends through, refuses the hop before
 			// it looks for a connection: a failed request that took no time.
+			if r.Debug != DebugOff {
+				h.Debug = newDebug(nil, "", r.Debug, err)
+			}
 			h.End = time.Now()
 			h.fail(err, parent, false)
 			return res
@@ -113,16 +116,16 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 		} else {
 			req.Body, req.ContentLength, req.GetBody = nil, 0, nil // the lane's request may carry the last hop's
 		}
-		if r.Debug != DebugOff {
-			h.Debug = dumpRequest(req, body, r.Debug)
-		}
-
 		var resp *http.Response
 		var err error
 		if host != "" && !httpguts.ValidHeaderFieldValue(host) {
 			// net/http checks the Host header of k6's requests with the others.
 			err = errInvalidHost
-		} else {
+		}
+		if r.Debug != DebugOff {
+			h.Debug = newDebug(req, body, r.Debug, err)
+		}
+		if err == nil {
 			resp, err = rt.RoundTrip(req)
 		}
 		if err != nil {
@@ -146,12 +149,22 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 			}
 		}
 
+		var kept *debugBody
+		if r.Debug == DebugFull {
+			kept = keepBody(resp)
+		}
 		next, absolute, redirect, err := redirectTarget(resp, u)
 		if err != nil {
 			// A Location that does not parse fails the redirect itself, as
 			// in Go's client, whatever the redirects limit.
+			if kept != nil {
+				_, _ = io.Copy(io.Discard, resp.Body) // k6's dump reads it
+			}
 			_ = resp.Body.Close()
 			finishHop(h, tr, start, cnt, l)
+			if r.Debug != DebugOff {
+				h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept.bytes(), r.Debug)
+			}
 			h.failBody(res)
 			res.Header = nil
 			h.fail(err, parent, timedOut())
@@ -166,7 +179,7 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 			_ = resp.Body.Close()
 			finishHop(h, tr, start, cnt, l)
 			if r.Debug != DebugOff {
-				h.Debug += dumpResponse(resp, "", r.Debug)
+				h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept.bytes(), r.Debug)
 			}
 			if err != nil {
 				h.failBody(res)
@@ -199,6 +212,9 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 				_, err := io.Copy(io.Discard, resp.Body)
 				_ = resp.Body.Close()
 				finishHop(h, tr, start, cnt, l)
+				if r.Debug != DebugOff {
+					h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept.bytes(), r.Debug)
+				}
 				if err != nil {
 					h.fail(err, parent, timedOut())
 					return res
@@ -218,7 +234,7 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 		_ = resp.Body.Close()
 		finishHop(h, tr, start, cnt, l)
 		if r.Debug != DebugOff {
-			h.Debug += dumpResponse(resp, res.Body, r.Debug)
+			h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept.bytes(), r.Debug)
 		}
 		switch {
 		case err != nil:

@@ -158,8 +158,8 @@ type Hop struct {
 	// the totals stay exact.
 	Sent     int64
 	Received int64
-	// Debug is the --http-debug dump of the hop.
-	Debug string
+	// Debug is the hop's --http-debug record, nil when the flag is off.
+	Debug *Debug
 }
 
 // Timings are the phases of one hop.

@@ -195,6 +195,10 @@ type State struct {
 	// data_sent and one data_received sample with the iteration's tags
 	// when it ends, as k6 does, and sets them back to zero.
 	DataSent, DataReceived int64
+	// Metadata is exec.vu.metrics.metadata, nil for none: k6/http's
+	// --http-debug lines carry it as fields, as k6's do. It is replaced,
+	// never changed in place.
+	Metadata map[string]string
 	// SystemTags says which system tags are enabled.
 	SystemTags map[string]bool
 

@@ -192,6 +192,9 @@ func (q *Requester) Do(r *Request) (*Response, error) {
 			tags = metrics.EmptyTags
 		}
 		c.tags = in.goTags(c, tags, r.Name)
+		if in.d.debug != httpclient.DebugOff {
+			c.debugTags = debugTags(tags, in.d.sys, r.Name, "", "")
+		}
 	}
 
 	ctx := r.Context

@@ -766,23 +766,6 @@ func TestNoConnectionReuse(t *testing.T) {
 	}
 }
 
-func TestHTTPDebug(t *testing.T) {
-	srv := newServer(t)
-	e := newEnv(t, &config.Options{HTTPDebug: ptr("full")})
-	e.run(fmt.Sprintf(`http.post(%q, "the-body")`, srv.URL+"/echo"))
-	out := e.logs.text()
-	for _, want := range []string{"Request:\nPOST /echo HTTP/1.1", "User-Agent: " + DefaultUserAgent, "the-body", "Response:\nHTTP/1.1 200 OK", "Content-Type: application/json", `"method":"POST"`} {
-		if !strings.Contains(out, want) {
-			t.Errorf("debug output lacks %q:\n%s", want, out)
-		}
-	}
-	h := newEnv(t, &config.Options{HTTPDebug: ptr("headers")})
-	h.run(fmt.Sprintf(`http.post(%q, "the-body")`, srv.URL+"/echo"))
-	if out := h.logs.text(); strings.Contains(out, "the-body") || !strings.Contains(out, "Response:") {
-		t.Errorf("headers-only debug output:\n%s", out)
-	}
-}
-
 func TestClientDoesNotFollowRedirects(t *testing.T) {
 	srv := newServer(t)
 	resp, err := NewClient(nil).Get(srv.URL + "/redirect/0")

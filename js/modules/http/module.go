@@ -293,6 +293,50 @@ func requestFailed(st *modules.State, text string) {
 	st.Logf("Request Failed: %s", text)
 }
 
+// debugLines writes a hop's --http-debug lines as k6 writes them: at
+// level info "Request:" and, when a response came, "Response:", each with
+// its dump, the VU's metadata, the request's tags, vu, iter, request_id
+// and source=http-debug as fields (the last four are always k6's own,
+// and metadata hides a tag of its name, as in k6); a dump that failed has its error logged
+// before its line, at level error, without the request_id.
+func debugLines(st *modules.State, c *call, d *httpclient.Debug) {
+	if st.Run == nil || st.Run.Log == nil {
+		if st.Logf != nil {
+			st.Logf("%s%s", d.Request, d.Response)
+		}
+		return
+	}
+	tags := c.debugTags
+	if tags == nil {
+		tags = metrics.EmptyTags
+	}
+	attrs := make([]any, 0, 2*(tags.Len()+len(st.Metadata))+6)
+	own := func(k string) bool { return k == "source" || k == "vu" || k == "iter" || k == "request_id" }
+	for k, v := range st.Metadata {
+		if !own(k) {
+			attrs = append(attrs, k, v)
+		}
+	}
+	tags.Range(func(k, v string) bool {
+		if _, meta := st.Metadata[k]; !meta && !own(k) {
+			attrs = append(attrs, k, v)
+		}
+		return true
+	})
+	attrs = append(attrs, "iter", st.Iteration, "source", "http-debug", "vu", st.VUID)
+	log := st.Run.Log.With(attrs...)
+	if d.RequestErr != "" {
+		log.Error(d.RequestErr)
+	}
+	log.Info(d.Request, "request_id", d.ID)
+	if d.ResponseErr != "" {
+		log.Error(d.ResponseErr)
+	}
+	if d.Response != "" {
+		log.Info(d.Response, "request_id", d.ID)
+	}
+}
+
 // emit records the samples of every hop of c's result and logs what the
 // user should know about it. A request that never reached the network (an
 // invalid URL) emits nothing; a hop cut off by the end of the iteration
@@ -313,8 +357,8 @@ func (in *instance) emit(st *modules.State, c *call) {
 	b, rec := st.Builtin, jsmod.Measured(st)
 	for i := range res.Hops {
 		h := &res.Hops[i]
-		if h.Debug != "" && logf != nil {
-			logf("%s", h.Debug)
+		if h.Debug != nil {
+			debugLines(st, c, h.Debug)
 		}
 		if b == nil || rec == nil {
 			continue

@@ -40,7 +40,8 @@ func (in *instance) parse(st *modules.State, c *call, method string, urlV, bodyV
 		throw:  d.throw,
 	}
 	r := &c.req
-	raw, name, ok := in.urlOf(urlV)
+	raw, urlName, ok := in.urlOf(urlV)
+	name := urlName
 	if ok {
 		c.target, r.Refused = in.target(raw)
 	} else {
@@ -85,6 +86,9 @@ func (in *instance) parse(st *modules.State, c *call, method string, urlV, bodyV
 	}
 
 	sys := d.sys
+	if d.debug != httpclient.DebugOff {
+		c.debugTags = debugTags(tags, sys, name, urlName, r.URL.Clean)
+	}
 	c.named = name != ""
 	urlTag := tagURL(r)
 	m := &c.target.reqTags
@@ -406,6 +410,17 @@ func tagURL(r *httpclient.Request) string {
 		return r.URL.Clean
 	}
 	return r.URL.Tag
+}
+
+// debugTags are the fields of a request's --http-debug lines beside vu,
+// iter and source, as in k6: tags (the VU's and params.tags') and the
+// name a script chose in params.tags, or the one http.url gave (urlName)
+// when the name system tag is on and the name is not the URL itself.
+func debugTags(tags *metrics.TagSet, sys sysTags, name, urlName, clean string) *metrics.TagSet {
+	if name != "" && (name != urlName || sys&sysName != 0 && name != clean) {
+		return tags.With("name", name)
+	}
+	return tags
 }
 
 // requestTags adds the method, name and url system tags that sys enables

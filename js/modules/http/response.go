@@ -159,7 +159,7 @@ func (in *instance) newResponse(c *call) sobek.Value {
 	r := &response{in: in, hop: *res.Last(), out: res.Outcome, respType: c.req.ResponseType, first: c.req.URL}
 	// emit has logged the dump; a response the script keeps need not hold
 	// a second copy of the body in it.
-	r.hop.Debug = ""
+	r.hop.Debug = nil
 	if c.req.URL.URL != nil {
 		r.sentMethod = c.req.Method
 		if c.req.HasBody {

@@ -279,6 +279,7 @@ type metadataView struct{ m *module }
 
 func (v *metadataView) set(st *modules.State, meta map[string]string) {
 	v.m.metadata = meta
+	st.Metadata = meta
 	if r, ok := st.Recorder.(metrics.MetadataSetter); ok {
 		r.SetMetadata(meta)
 	}
