@@ -5,7 +5,8 @@
 // and the handleSummary data shape — with what real k6 v2.2.0 did on the
 // same script, recorded beside it in NNN-name.k6.json; for a script with a
 // "// compat:messages" line, also its error and warning lines, and for one
-// with a "// compat:console" line its console lines as written. Scripts of
+// with a "// compat:console" line its console lines as written, and for one
+// with a "// compat:http-debug" line its --http-debug lines. Scripts of
 // the dns and localIPs options reach a server of several loopback
 // addresses, under names of the suite's own /etc/hosts (names_test.go).
 //

@@ -48,7 +48,12 @@ type observation struct {
 	// time="…", for scripts with a "// compat:console" line: the log
 	// layout and the notation of console arguments.
 	Console []string `json:"console,omitempty"`
-	stderr  string
+	// HTTPDebug are the --http-debug lines of stderr (source=http-debug,
+	// logfmt or JSON), less their time, with request ids as UUID and
+	// Date headers as DATE, for scripts with a "// compat:http-debug"
+	// line.
+	HTTPDebug []string `json:"http_debug,omitempty"`
+	stderr    string
 }
 
 // metricObs is one metric as the JSON output and --summary-export show it.
@@ -96,8 +101,9 @@ type script struct {
 	handleSummary bool
 	// messages is true when the script has a "// compat:messages" line:
 	// its run's error and warning lines are compared; console when it
-	// has a "// compat:console" line: its console lines are.
-	messages, console bool
+	// has a "// compat:console" line: its console lines are; httpDebug
+	// when it has a "// compat:http-debug" line: its --http-debug lines.
+	messages, console, httpDebug bool
 	// named is true when the script reaches the named server
 	// ("// compat:named"), etcHosts when it also needs its names
 	// ("// compat:etc-hosts"); see names_test.go.
@@ -124,6 +130,7 @@ func loadScript(name string) (script, error) {
 	s.handleSummary = bytes.Contains(src, []byte("__ENV.HS_OUT"))
 	s.messages = bytes.Contains(src, []byte("\n// compat:messages\n"))
 	s.console = bytes.Contains(src, []byte("\n// compat:console\n"))
+	s.httpDebug = bytes.Contains(src, []byte("\n// compat:http-debug\n"))
 	s.named = bytes.Contains(src, []byte("\n// compat:named\n"))
 	s.etcHosts = bytes.Contains(src, []byte("\n// compat:etc-hosts\n"))
 	return s, nil
@@ -185,6 +192,13 @@ func observe(t *testing.T, bin string, s script, eps []endpoint) *observation {
 		for _, l := range strings.Split(o.stderr, "\n") {
 			if m := consoleLine.FindStringSubmatch(l); m != nil {
 				o.Console = append(o.Console, norm(m[1]))
+			}
+		}
+	}
+	if s.httpDebug {
+		for _, l := range strings.Split(o.stderr, "\n") {
+			if strings.Contains(l, "source=http-debug") || strings.Contains(l, `"source":"http-debug"`) {
+				o.HTTPDebug = append(o.HTTPDebug, norm(debugVariable.ReplaceAllStringFunc(l, debugPlaceholder)))
 			}
 		}
 	}
@@ -254,6 +268,22 @@ var (
 	at          = regexp.MustCompile(`^\S+?:\d+:\d+: `)
 	consoleLine = regexp.MustCompile(`^time="[^"]*" (level=.* source=console)$`)
 )
+
+// debugVariable matches what differs between two runs in an --http-debug
+// line: its time, a request id, a Date header.
+var debugVariable = regexp.MustCompile(`^time="[^"]*" |"time":"[^"]*",|[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|Date: [A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT`)
+
+// debugPlaceholder is what debugVariable's match m becomes: nothing for
+// the time, UUID for a request id, "Date: DATE" for a Date header.
+func debugPlaceholder(m string) string {
+	switch {
+	case strings.HasPrefix(m, "Date: "):
+		return "Date: DATE"
+	case strings.Contains(m, "time"):
+		return ""
+	}
+	return "UUID"
+}
 
 // messages reduces stderr, k6's or metronome's, to its error and warning
 // lines, each "error: TEXT" or "warning: TEXT", sorted.
@@ -747,6 +777,9 @@ func compare(want, got *observation, tol approx) []mismatch {
 	}
 	if d := diffStrings(want.Console, got.Console); d != "" {
 		add("console", "console lines: %s", d)
+	}
+	if d := diffStrings(want.HTTPDebug, got.HTTPDebug); d != "" {
+		add("http_debug", "--http-debug lines: %s", d)
 	}
 	return out
 }

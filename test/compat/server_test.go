@@ -1,6 +1,8 @@
 package compat
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/md5"
@@ -159,6 +161,17 @@ func corpusMux() *http.ServeMux {
 		w.Header().Add("X-Multi", "one")
 		w.Header().Add("X-Multi", "two")
 		writeJSON(w, 200, map[string]any{"headers": flatHeaders(r.Header)})
+	})
+	mux.HandleFunc("/gzip", func(w http.ResponseWriter, _ *http.Request) {
+		// A gzip body whatever the request asked for, as compress/gzip
+		// writes it: the same bytes on every run.
+		var b bytes.Buffer
+		z := gzip.NewWriter(&b)
+		io.WriteString(z, "hello gzip\n")
+		z.Close()
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write(b.Bytes())
 	})
 	mux.HandleFunc("/tls-client", tlsClient)
 	mux.HandleFunc("/decode", decodeEcho)
