@@ -113,21 +113,7 @@ func dumpResponse(resp *http.Response, raw []byte, lvl DebugLevel) (msg, errText
 // message is k6's message of a dump: its title, the dump with CRLF as LF
 // (in the body too), and a newline.
 func message(title string, dump []byte) string {
-	var b strings.Builder
-	b.Grow(len(title) + len(dump) + 1)
-	b.WriteString(title)
-	for {
-		i := bytes.Index(dump, []byte("\r\n"))
-		if i < 0 {
-			break
-		}
-		b.Write(dump[:i])
-		b.WriteByte('\n')
-		dump = dump[i+2:]
-	}
-	b.Write(dump)
-	b.WriteByte('\n')
-	return b.String()
+	return title + string(bytes.ReplaceAll(dump, []byte("\r\n"), []byte("\n"))) + "\n"
 }
 
 // debugBody keeps a copy of the bytes of a response body as they are

@@ -176,3 +176,40 @@ func TestHTTPDebugAsK6(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPDebugDigest checks that the 401 a digest handshake answers has
+// its pair of lines, as in k6, whose debug transport sits under its digest
+// one: k6 v2.2.0 wrote the Response line below for a server that
+// challenged with these parameters (its Authorization header, with a
+// random cnonce, differs from run to run and in its parameters' order).
+func TestHTTPDebugDigest(t *testing.T) {
+	const k6Challenge = `level=info msg="Response:\nHTTP/1.1 401 Unauthorized\nWww-Authenticate: Digest realm=\"r\", nonce=\"abc\", qop=\"auth\", algorithm=MD5, opaque=\"op\"\nContent-Length: 0\n\n\n" group= iter=0 request_id=UUID scenario=default source=http-debug vu=1`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Date"] = nil
+		if strings.HasPrefix(r.Header.Get("Authorization"), "Digest ") {
+			io.WriteString(w, "authed\n")
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Digest realm="r", nonce="abc", qop="auth", algorithm=MD5, opaque="op"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	e := newEnv(t, &config.Options{HTTPDebug: ptr("full")})
+	var out bytes.Buffer
+	sink, err := logsink.New(logsink.Output{Kind: logsink.Stderr, Level: logsink.Info}, logsink.Text, nil, &out, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.st.Run.Log = sink.Slog(slog.LevelDebug)
+	e.st.VUID = 1
+	e.run(fmt.Sprintf("http.get(%q, { auth: 'digest' })", strings.Replace(srv.URL, "://", "://u:p@", 1)))
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		_, l, _ = strings.Cut(l, `" `)
+		lines = append(lines, uuidV4.ReplaceAllString(l, "request_id=UUID"))
+	}
+	if len(lines) != 4 || lines[1] != k6Challenge || !strings.Contains(lines[2], `Authorization: Digest `) ||
+		!strings.Contains(lines[3], `msg="Response:\nHTTP/1.1 200 OK\n`) {
+		t.Errorf("got:\n%s\nwant a Request line, k6's challenge line:\n%s\nthe Request with the digest answer and the Response", strings.Join(lines, "\n"), k6Challenge)
+	}
+}
