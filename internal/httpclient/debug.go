@@ -98,11 +98,18 @@ func dumpRequest(req *http.Request, body string, lvl DebugLevel) (msg, errText s
 	return message("Request:\n", dump), ""
 }
 
-// dumpResponse is the "Response:" message of resp, whose body was raw
-// (read already; nil below full level).
-func dumpResponse(resp *http.Response, raw []byte, lvl DebugLevel) (msg, errText string) {
+// dumpResponse is the "Response:" message of resp, whose body kept read
+// (nil below full level). A body that failed to read fails the dump with
+// its error, as k6's dump reads the body itself.
+func dumpResponse(resp *http.Response, kept *debugBody, lvl DebugLevel) (msg, errText string) {
 	r := *resp
-	r.Body = io.NopCloser(bytes.NewReader(raw))
+	r.Body = http.NoBody
+	if kept != nil {
+		if kept.err != nil {
+			return "Response:\n\n", kept.err.Error()
+		}
+		r.Body = io.NopCloser(bytes.NewReader(kept.raw.Bytes()))
+	}
 	dump, err := httputil.DumpResponse(&r, lvl == DebugFull)
 	if err != nil {
 		return "Response:\n\n", err.Error()
@@ -117,12 +124,23 @@ func message(title string, dump []byte) string {
 }
 
 // debugBody keeps a copy of the bytes of a response body as they are
-// read, for the full-level dump.
+// read, and the error reading failed with, for the full-level dump.
 type debugBody struct {
-	io.Reader
-	io.Closer
-	raw bytes.Buffer
+	body io.ReadCloser
+	raw  bytes.Buffer
+	err  error
 }
+
+func (d *debugBody) Read(p []byte) (int, error) {
+	n, err := d.body.Read(p)
+	d.raw.Write(p[:n])
+	if err != nil && err != io.EOF && d.err == nil {
+		d.err = err
+	}
+	return n, err
+}
+
+func (d *debugBody) Close() error { return d.body.Close() }
 
 // keepBody makes resp's body keep what is read of it, for the full-level
 // dump; nil for a response without a body.
@@ -130,16 +148,7 @@ func keepBody(resp *http.Response) *debugBody {
 	if resp.Body == http.NoBody || resp.Body == nil {
 		return nil
 	}
-	d := &debugBody{Closer: resp.Body}
-	d.Reader = io.TeeReader(resp.Body, &d.raw)
+	d := &debugBody{body: resp.Body}
 	resp.Body = d
 	return d
-}
-
-// bytes is what was read of the body; nil for no body.
-func (d *debugBody) bytes() []byte {
-	if d == nil {
-		return nil
-	}
-	return d.raw.Bytes()
 }

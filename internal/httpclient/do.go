@@ -163,7 +163,7 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 			_ = resp.Body.Close()
 			finishHop(h, tr, start, cnt, l)
 			if r.Debug != DebugOff {
-				h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept.bytes(), r.Debug)
+				h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept, r.Debug)
 			}
 			h.failBody(res)
 			res.Header = nil
@@ -179,7 +179,7 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 			_ = resp.Body.Close()
 			finishHop(h, tr, start, cnt, l)
 			if r.Debug != DebugOff {
-				h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept.bytes(), r.Debug)
+				h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept, r.Debug)
 			}
 			if err != nil {
 				h.failBody(res)
@@ -213,7 +213,7 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 				_ = resp.Body.Close()
 				finishHop(h, tr, start, cnt, l)
 				if r.Debug != DebugOff {
-					h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept.bytes(), r.Debug)
+					h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept, r.Debug)
 				}
 				if err != nil {
 					h.fail(err, parent, timedOut())
@@ -234,7 +234,7 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 		_ = resp.Body.Close()
 		finishHop(h, tr, start, cnt, l)
 		if r.Debug != DebugOff {
-			h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept.bytes(), r.Debug)
+			h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept, r.Debug)
 		}
 		switch {
 		case err != nil:

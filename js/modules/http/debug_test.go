@@ -107,6 +107,29 @@ func debugServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
+// debugLog sends e's structured log to a logsink in k6's logfmt layout,
+// as a run does, and sets the VU's number to k6's first, 1.
+func debugLog(t *testing.T, e *env) *bytes.Buffer {
+	var out bytes.Buffer
+	sink, err := logsink.New(logsink.Output{Kind: logsink.Stderr, Level: logsink.Info}, logsink.Text, nil, &out, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.st.Run.Log = sink.Slog(slog.LevelDebug)
+	e.st.VUID = 1
+	return &out
+}
+
+// logLines are the lines of out less their time, request ids as UUID.
+func logLines(out *bytes.Buffer) []string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		_, l, _ = strings.Cut(l, `" `) // time="…"
+		lines = append(lines, uuidV4.ReplaceAllString(l, "request_id=UUID"))
+	}
+	return lines
+}
+
 var uuidV4 = regexp.MustCompile(`request_id=[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}`)
 
 // TestHTTPDebugAsK6 checks that --http-debug writes k6's lines: at level
@@ -126,13 +149,7 @@ func TestHTTPDebugAsK6(t *testing.T) {
 	for _, c := range []struct{ level, k6 string }{{"full", k6DebugFull}, {"headers", k6DebugHeaders}} {
 		t.Run(c.level, func(t *testing.T) {
 			e := newEnv(t, &config.Options{HTTPDebug: ptr(c.level)})
-			var out bytes.Buffer
-			sink, err := logsink.New(logsink.Output{Kind: logsink.Stderr, Level: logsink.Info}, logsink.Text, nil, &out, nil, nil, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e.st.Run.Log = sink.Slog(slog.LevelDebug)
-			e.st.VUID = 1
+			out := debugLog(t, e)
 			e.run(fmt.Sprintf("var B = %q, CLOSED = %q;", srv.URL, "http://"+closedAddr))
 			plain := e.st.Tags
 			for i, src := range debugScript {
@@ -195,21 +212,41 @@ func TestHTTPDebugDigest(t *testing.T) {
 	}))
 	defer srv.Close()
 	e := newEnv(t, &config.Options{HTTPDebug: ptr("full")})
-	var out bytes.Buffer
-	sink, err := logsink.New(logsink.Output{Kind: logsink.Stderr, Level: logsink.Info}, logsink.Text, nil, &out, nil, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.st.Run.Log = sink.Slog(slog.LevelDebug)
-	e.st.VUID = 1
+	out := debugLog(t, e)
 	e.run(fmt.Sprintf("http.get(%q, { auth: 'digest' })", strings.Replace(srv.URL, "://", "://u:p@", 1)))
-	var lines []string
-	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
-		_, l, _ = strings.Cut(l, `" `)
-		lines = append(lines, uuidV4.ReplaceAllString(l, "request_id=UUID"))
-	}
+	lines := logLines(out)
 	if len(lines) != 4 || lines[1] != k6Challenge || !strings.Contains(lines[2], `Authorization: Digest `) ||
 		!strings.Contains(lines[3], `msg="Response:\nHTTP/1.1 200 OK\n`) {
 		t.Errorf("got:\n%s\nwant a Request line, k6's challenge line:\n%s\nthe Request with the digest answer and the Response", strings.Join(lines, "\n"), k6Challenge)
+	}
+}
+
+// TestHTTPDebugCutBody checks a body cut short at full level: k6's dump
+// reads the body itself, fails, and k6 v2.2.0 wrote these lines for a
+// server that announced 10 bytes and sent 5.
+func TestHTTPDebugCutBody(t *testing.T) {
+	const k6Lines = `level=error msg="unexpected EOF" group= iter=0 scenario=default source=http-debug vu=1
+level=info msg="Response:\n\n" group= iter=0 request_id=UUID scenario=default source=http-debug vu=1`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		buf.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello")
+		buf.Flush()
+		conn.Close()
+	}))
+	defer srv.Close()
+	e := newEnv(t, &config.Options{HTTPDebug: ptr("full")})
+	out := debugLog(t, e)
+	e.run(fmt.Sprintf("http.get(%q)", srv.URL))
+	var lines []string
+	for _, l := range logLines(out) {
+		if !strings.Contains(l, "Request") {
+			lines = append(lines, l)
+		}
+	}
+	if got := strings.Join(lines, "\n"); got != k6Lines {
+		t.Errorf("got:\n%s\nwant (k6's):\n%s", got, k6Lines)
 	}
 }
