@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// DebugLevel is the --http-debug setting: what a hop's Debug dump holds.
+// DebugLevel is the --http-debug setting: what a hop's dumps hold.
 type DebugLevel uint8
 
 const (
@@ -23,36 +23,34 @@ const (
 	DebugFull
 )
 
-// Debug is a hop's --http-debug record: the messages of the two info
-// lines k6 writes for it, and the id both carry.
-type Debug struct {
-	// ID is the request_id of both lines, a random UUID as in k6.
-	ID string
-	// Request is the "Request:" message: the request as it went on the
-	// wire, in net/http's layout (which metronome's HTTP/1.1 writer
-	// copies) with its CRLFs as LFs, the body only at full level.
-	Request string
-	// Response is the "Response:" message in the same layout, the body
-	// as it came (still compressed) at full level; empty when no
-	// response came, as k6 then writes no line.
-	Response string
-	// RequestErr and ResponseErr are why a dump could not be made: k6
-	// logs such an error at level error before the line, whose dump is
-	// then empty.
-	RequestErr, ResponseErr string
+// debugRequest writes the "Request:" line of a hop about to be sent, or
+// refused with refused (then k6's error line and an empty dump, as k6's
+// dump fails the same way), and returns the request_id the hop's
+// "Response:" line carries.
+func (r *Request) debugRequest(req *http.Request, body string, refused error) string {
+	id := requestID()
+	msg, errText := "Request:\n\n", ""
+	if refused != nil {
+		errText = refused.Error()
+	} else {
+		msg, errText = dumpRequest(req, body, r.Debug)
+	}
+	if errText != "" {
+		r.DebugLog.Error(errText)
+	}
+	r.DebugLog.Info(msg, "request_id", id)
+	return id
 }
 
-// newDebug starts the record of a hop whose request req is about to be
-// sent with body, or refused with refused (then, as in k6, whose dump
-// fails the same way, with no dump).
-func newDebug(req *http.Request, body string, lvl DebugLevel, refused error) *Debug {
-	d := &Debug{ID: requestID()}
-	if refused != nil {
-		d.Request, d.RequestErr = "Request:\n\n", refused.Error()
-		return d
+// debugResponse writes the "Response:" line of the hop id, whose
+// response is resp and body kept (nil below full level); a dump that
+// fails has k6's error line and an empty dump.
+func (r *Request) debugResponse(resp *http.Response, kept *debugBody, id string) {
+	msg, errText := dumpResponse(resp, kept, r.Debug)
+	if errText != "" {
+		r.DebugLog.Error(errText)
 	}
-	d.Request, d.RequestErr = dumpRequest(req, body, lvl)
-	return d
+	r.DebugLog.Info(msg, "request_id", id)
 }
 
 // requestID is a random (version 4) UUID in its text form.
@@ -73,6 +71,12 @@ func requestID() string {
 	hex.Encode(b[24:], u[10:])
 	return string(b[:])
 }
+
+// The messages of k6's lines: "Request:" and the request as it went on
+// the wire, in net/http's layout (which metronome's HTTP/1.1 writer
+// copies), "Response:" and the response in the same layout, the body as
+// it came (still compressed); CRLFs as LFs, the bodies only at full
+// level.
 
 // dumpRequest is the "Request:" message of req, sent with body: what
 // Request.Write puts on the wire, less the body below full level. Unlike

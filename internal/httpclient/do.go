@@ -82,8 +82,8 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 		if err := unsendable(u.URL); err != nil {
 			// Go's client, which k6 sends through, refuses the hop before
 			// it looks for a connection: a failed request that took no time.
-			if r.Debug != DebugOff {
-				h.Debug = newDebug(nil, "", r.Debug, err)
+			if r.DebugLog != nil {
+				r.debugRequest(nil, "", err)
 			}
 			h.End = time.Now()
 			h.fail(err, parent, false)
@@ -122,8 +122,9 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 			// net/http checks the Host header of k6's requests with the others.
 			err = errInvalidHost
 		}
-		if r.Debug != DebugOff {
-			h.Debug = newDebug(req, body, r.Debug, err)
+		var debugID string
+		if r.DebugLog != nil {
+			debugID = r.debugRequest(req, body, err)
 		}
 		if err == nil {
 			resp, err = rt.RoundTrip(req)
@@ -150,7 +151,7 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 		}
 
 		var kept *debugBody
-		if r.Debug == DebugFull {
+		if r.DebugLog != nil && r.Debug == DebugFull {
 			kept = keepBody(resp)
 		}
 		next, absolute, redirect, err := redirectTarget(resp, u)
@@ -162,8 +163,8 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 			}
 			_ = resp.Body.Close()
 			finishHop(h, tr, start, cnt, l)
-			if r.Debug != DebugOff {
-				h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept, r.Debug)
+			if r.DebugLog != nil {
+				r.debugResponse(resp, kept, debugID)
 			}
 			h.failBody(res)
 			res.Header = nil
@@ -178,8 +179,8 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 			_, err := io.Copy(io.Discard, resp.Body)
 			_ = resp.Body.Close()
 			finishHop(h, tr, start, cnt, l)
-			if r.Debug != DebugOff {
-				h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept, r.Debug)
+			if r.DebugLog != nil {
+				r.debugResponse(resp, kept, debugID)
 			}
 			if err != nil {
 				h.failBody(res)
@@ -212,8 +213,8 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 				_, err := io.Copy(io.Discard, resp.Body)
 				_ = resp.Body.Close()
 				finishHop(h, tr, start, cnt, l)
-				if r.Debug != DebugOff {
-					h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept, r.Debug)
+				if r.DebugLog != nil {
+					r.debugResponse(resp, kept, debugID)
 				}
 				if err != nil {
 					h.fail(err, parent, timedOut())
@@ -233,8 +234,8 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 		res.Body, res.Bin, err = readBody(resp, r.ResponseType)
 		_ = resp.Body.Close()
 		finishHop(h, tr, start, cnt, l)
-		if r.Debug != DebugOff {
-			h.Debug.Response, h.Debug.ResponseErr = dumpResponse(resp, kept, r.Debug)
+		if r.DebugLog != nil {
+			r.debugResponse(resp, kept, debugID)
 		}
 		switch {
 		case err != nil:

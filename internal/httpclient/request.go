@@ -2,6 +2,7 @@ package httpclient
 
 import (
 	"encoding/base64"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -117,6 +118,10 @@ type Request struct {
 	Redirects int
 	Cookies   []Cookie
 	Jar       http.CookieJar
+	// DebugLog writes the request's --http-debug lines as k6 does, at
+	// level info, with their fields; nil when the flag is off. Debug says
+	// whether the dumps hold the bodies.
+	DebugLog *slog.Logger
 
 	// The small fields sit together, so that a caller's struct holding
 	// the request, allocated for every call, stays in its size class.
@@ -158,8 +163,6 @@ type Hop struct {
 	// the totals stay exact.
 	Sent     int64
 	Received int64
-	// Debug is the hop's --http-debug record, nil when the flag is off.
-	Debug *Debug
 }
 
 // Timings are the phases of one hop.

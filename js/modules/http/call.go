@@ -24,10 +24,6 @@ type call struct {
 	// before it, which the response's request shows.
 	compress []httpclient.Compression
 	plain    string
-	// debugTags are the tags of the request's --http-debug lines: State.Tags
-	// and the per-request tags, with no system tag of the request's but
-	// the name k6 gives an http.url request; nil when the flag is off.
-	debugTags *metrics.TagSet
 	// named is set when the script chose the name tag.
 	named bool
 	throw bool

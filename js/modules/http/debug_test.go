@@ -12,7 +12,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/internal/logsink"
@@ -107,21 +109,39 @@ func debugServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// debugLog sends e's structured log to a logsink in k6's logfmt layout,
+// sinkLog sends e's structured log to a logsink in k6's logfmt layout,
 // as a run does, and sets the VU's number to k6's first, 1.
-func debugLog(t *testing.T, e *env) *bytes.Buffer {
-	var out bytes.Buffer
-	sink, err := logsink.New(logsink.Output{Kind: logsink.Stderr, Level: logsink.Info}, logsink.Text, nil, &out, nil, nil, nil)
+func sinkLog(t *testing.T, e *env) *lockedBuffer {
+	out := &lockedBuffer{}
+	sink, err := logsink.New(logsink.Output{Kind: logsink.Stderr, Level: logsink.Info}, logsink.Text, nil, out, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.st.Run.Log = sink.Slog(slog.LevelDebug)
 	e.st.VUID = 1
-	return &out
+	return out
+}
+
+// lockedBuffer is a log a server's handler may read while it is written.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // logLines are the lines of out less their time, request ids as UUID.
-func logLines(out *bytes.Buffer) []string {
+func logLines(out *lockedBuffer) []string {
 	var lines []string
 	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
 		_, l, _ = strings.Cut(l, `" `) // time="…"
@@ -149,7 +169,7 @@ func TestHTTPDebugAsK6(t *testing.T) {
 	for _, c := range []struct{ level, k6 string }{{"full", k6DebugFull}, {"headers", k6DebugHeaders}} {
 		t.Run(c.level, func(t *testing.T) {
 			e := newEnv(t, &config.Options{HTTPDebug: ptr(c.level)})
-			out := debugLog(t, e)
+			out := sinkLog(t, e)
 			e.run(fmt.Sprintf("var B = %q, CLOSED = %q;", srv.URL, "http://"+closedAddr))
 			plain := e.st.Tags
 			for i, src := range debugScript {
@@ -212,7 +232,7 @@ func TestHTTPDebugDigest(t *testing.T) {
 	}))
 	defer srv.Close()
 	e := newEnv(t, &config.Options{HTTPDebug: ptr("full")})
-	out := debugLog(t, e)
+	out := sinkLog(t, e)
 	e.run(fmt.Sprintf("http.get(%q, { auth: 'digest' })", strings.Replace(srv.URL, "://", "://u:p@", 1)))
 	lines := logLines(out)
 	if len(lines) != 4 || lines[1] != k6Challenge || !strings.Contains(lines[2], `Authorization: Digest `) ||
@@ -238,7 +258,7 @@ level=info msg="Response:\n\n" group= iter=0 request_id=UUID scenario=default so
 	}))
 	defer srv.Close()
 	e := newEnv(t, &config.Options{HTTPDebug: ptr("full")})
-	out := debugLog(t, e)
+	out := sinkLog(t, e)
 	e.run(fmt.Sprintf("http.get(%q)", srv.URL))
 	var lines []string
 	for _, l := range logLines(out) {
@@ -248,5 +268,29 @@ level=info msg="Response:\n\n" group= iter=0 request_id=UUID scenario=default so
 	}
 	if got := strings.Join(lines, "\n"); got != k6Lines {
 		t.Errorf("got:\n%s\nwant (k6's):\n%s", got, k6Lines)
+	}
+}
+
+// TestHTTPDebugRequestFirst checks that a hop's "Request:" line is
+// written when the request is sent, as k6 writes it, not when the answer
+// comes: the server answers only once it finds the line in the log.
+func TestHTTPDebugRequestFirst(t *testing.T) {
+	var out *lockedBuffer
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		deadline := time.Now().Add(5 * time.Second)
+		for !strings.Contains(out.String(), `msg="Request:\nGET /slow HTTP/1.1`) {
+			if time.Now().After(deadline) {
+				io.WriteString(w, "not logged")
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+		io.WriteString(w, "logged")
+	}))
+	defer srv.Close()
+	e := newEnv(t, &config.Options{HTTPDebug: ptr("full")})
+	out = sinkLog(t, e)
+	if body := e.run(fmt.Sprintf("http.get(%q).body", srv.URL+"/slow")).String(); body != "logged" {
+		t.Errorf("the server saw no Request line in the log while it held the answer (%q)\n%s", body, out.String())
 	}
 }

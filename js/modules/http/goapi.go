@@ -193,7 +193,7 @@ func (q *Requester) Do(r *Request) (*Response, error) {
 		}
 		c.tags = in.goTags(c, tags, r.Name)
 		if in.d.debug != httpclient.DebugOff {
-			c.debugTags = debugTags(tags, in.d.sys, r.Name, "", "")
+			c.req.DebugLog = debugLog(st, debugTags(tags, in.d.sys, r.Name, "", ""))
 		}
 	}
 

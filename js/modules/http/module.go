@@ -12,6 +12,7 @@ package http
 import (
 	"crypto/tls"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -293,23 +294,13 @@ func requestFailed(st *modules.State, text string) {
 	st.Logf("Request Failed: %s", text)
 }
 
-// debugLines writes a hop's --http-debug lines as k6 writes them: at
-// level info "Request:" and, when a response came, "Response:", each with
-// its dump, the VU's metadata, the request's tags, vu, iter, request_id
-// and source=http-debug as fields (the last four are always k6's own,
-// and metadata hides a tag of its name, as in k6); a dump that failed has its error logged
-// before its line, at level error, without the request_id.
-func debugLines(st *modules.State, c *call, d *httpclient.Debug) {
-	if st.Run == nil || st.Run.Log == nil {
-		if st.Logf != nil {
-			st.Logf("%s%s", d.Request, d.Response)
-		}
-		return
-	}
-	tags := c.debugTags
-	if tags == nil {
-		tags = metrics.EmptyTags
-	}
+// debugLog is the logger of a request's --http-debug lines, made on the
+// VU's goroutine when the request is made (concurrent requests log from
+// their own): the fields k6 gives them, the VU's metadata, tags (the VU's
+// and the request's, see debugTags), iter, source=http-debug and vu, the
+// last three always k6's own and metadata hiding a tag of its name, as in
+// k6. Without the run's log the lines go to st.Logf.
+func debugLog(st *modules.State, tags *metrics.TagSet) *slog.Logger {
 	attrs := make([]any, 0, 2*(tags.Len()+len(st.Metadata))+6)
 	own := func(k string) bool { return k == "source" || k == "vu" || k == "iter" || k == "request_id" }
 	for k, v := range st.Metadata {
@@ -324,17 +315,20 @@ func debugLines(st *modules.State, c *call, d *httpclient.Debug) {
 		return true
 	})
 	attrs = append(attrs, "iter", st.Iteration, "source", "http-debug", "vu", st.VUID)
-	log := st.Run.Log.With(attrs...)
-	if d.RequestErr != "" {
-		log.Error(d.RequestErr)
+	if st.Run != nil && st.Run.Log != nil {
+		return st.Run.Log.With(attrs...)
 	}
-	log.Info(d.Request, "request_id", d.ID)
-	if d.ResponseErr != "" {
-		log.Error(d.ResponseErr)
+	return slog.New(slog.NewTextHandler(logfWriter(st.Logf), nil)).With(attrs...)
+}
+
+// logfWriter writes each line it gets through a Logf.
+type logfWriter func(format string, args ...any)
+
+func (w logfWriter) Write(b []byte) (int, error) {
+	if w != nil {
+		w("%s", strings.TrimSuffix(string(b), "\n"))
 	}
-	if d.Response != "" {
-		log.Info(d.Response, "request_id", d.ID)
-	}
+	return len(b), nil
 }
 
 // emit records the samples of every hop of c's result and logs what the
@@ -357,9 +351,6 @@ func (in *instance) emit(st *modules.State, c *call) {
 	b, rec := st.Builtin, jsmod.Measured(st)
 	for i := range res.Hops {
 		h := &res.Hops[i]
-		if h.Debug != nil {
-			debugLines(st, c, h.Debug)
-		}
 		if b == nil || rec == nil {
 			continue
 		}

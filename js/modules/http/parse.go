@@ -87,7 +87,7 @@ func (in *instance) parse(st *modules.State, c *call, method string, urlV, bodyV
 
 	sys := d.sys
 	if d.debug != httpclient.DebugOff {
-		c.debugTags = debugTags(tags, sys, name, urlName, r.URL.Clean)
+		r.DebugLog = debugLog(st, debugTags(tags, sys, name, urlName, r.URL.Clean))
 	}
 	c.named = name != ""
 	urlTag := tagURL(r)
@@ -412,8 +412,8 @@ func tagURL(r *httpclient.Request) string {
 	return r.URL.Tag
 }
 
-// debugTags are the fields of a request's --http-debug lines beside vu,
-// iter and source, as in k6: tags (the VU's and params.tags') and the
+// debugTags are the tags of a request's --http-debug lines, as in k6:
+// tags (the VU's and params.tags', no system tag of the request's) and the
 // name a script chose in params.tags, or the one http.url gave (urlName)
 // when the name system tag is on and the name is not the URL itself.
 func debugTags(tags *metrics.TagSet, sys sysTags, name, urlName, clean string) *metrics.TagSet {

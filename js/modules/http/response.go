@@ -107,7 +107,7 @@ func fieldOf(key string) (field, bool) {
 type response struct {
 	in *instance
 	// What the request produced and sent, copied from its call.
-	hop httpclient.Hop // the final one, without its --http-debug dump
+	hop httpclient.Hop // the final one
 	out httpclient.Outcome
 	// first is the URL of the request the script made; its URL is nil
 	// when it did not parse, and the request sent nothing. sentMethod and
@@ -157,9 +157,6 @@ func slotOf(f field) int {
 func (in *instance) newResponse(c *call) sobek.Value {
 	res := c.req.Result()
 	r := &response{in: in, hop: *res.Last(), out: res.Outcome, respType: c.req.ResponseType, first: c.req.URL}
-	// emit has logged the dump; a response the script keeps need not hold
-	// a second copy of the body in it.
-	r.hop.Debug = nil
 	if c.req.URL.URL != nil {
 		r.sentMethod = c.req.Method
 		if c.req.HasBody {
