@@ -128,8 +128,8 @@ func TestTLSOptionErrors(t *testing.T) {
 		{`{"tlsAuth": [{"cert": "x", "key": "y", "domains": "a"}]}`, `options.tlsAuth[0].domains: expected an array, got "a"`},
 		{`{"tlsAuth": [{"cert": "x", "key": "y", "password": "p"}]}`, `options.tlsAuth[0]: failed to decode PEM key`},
 		{auth(a.CertPEM, b.KeyPEM, ""), `options.tlsAuth[0]: tls: private key type does not match public key type`},
-		{auth(a.CertPEM, a.EncryptedKeyPEM(t, "secret"), `, "password": "wrong"`), `options.tlsAuth[0]: x509: decryption password incorrect`},
-		{auth(a.CertPEM, a.EncryptedKeyPEM(t, "secret"), `, "password": ""`), `options.tlsAuth[0]: x509: decryption password incorrect`},
+		{auth(a.CertPEM, a.EncryptedKeyPEM(t, "secret", "wrong"), `, "password": "wrong"`), `options.tlsAuth[0]: x509: decryption password incorrect`},
+		{auth(a.CertPEM, a.EncryptedKeyPEM(t, "secret", ""), `, "password": ""`), `options.tlsAuth[0]: x509: decryption password incorrect`},
 		{auth(a.CertPEM, a.EncryptedKeyPEM(t, "secret"), ""), `options.tlsAuth[0]: tls: failed to parse private key`},
 		{auth(a.CertPEM, a.KeyPEM, `, "password": "secret"`), `options.tlsAuth[0]: x509: no DEK-Info header in block`},
 		{auth(a.CertPEM, pkcs8, `, "password": "secret"`), `options.tlsAuth[0]: encrypted pkcs8 formatted key is not supported`},
@@ -238,7 +238,7 @@ func TestDecryptPEMKey(t *testing.T) {
 		t.Errorf("decrypted %q, %v", key, err)
 	}
 	pw := "nope"
-	if _, err := ParseKeyPair(a.CertPEM, a.EncryptedKeyPEM(t, "pw"), &pw); !errors.Is(err, x509.IncorrectPasswordError) {
+	if _, err := ParseKeyPair(a.CertPEM, a.EncryptedKeyPEM(t, "pw", pw), &pw); !errors.Is(err, x509.IncorrectPasswordError) {
 		t.Errorf("wrong password: %v", err)
 	}
 }

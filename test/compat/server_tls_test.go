@@ -85,7 +85,7 @@ func tlsEndpoints(t *testing.T, base, tlsBase string) []endpoint {
 		endpoint{name: "CA_PEM", url: ca.PEM, value: true},
 		endpoint{name: "CLIENT_CERT", url: a.CertPEM, value: true},
 		endpoint{name: "CLIENT_KEY", url: a.KeyPEM, value: true},
-		endpoint{name: "CLIENT_KEY_ENC", url: a.EncryptedKeyPEM(t, "secret"), value: true},
+		endpoint{name: "CLIENT_KEY_ENC", url: a.EncryptedKeyPEM(t, "secret", "wrong"), value: true},
 		endpoint{name: "OTHER_CERT", url: b.CertPEM, value: true},
 		endpoint{name: "OTHER_KEY", url: b.KeyPEM, value: true},
 	)

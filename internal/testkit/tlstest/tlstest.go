@@ -14,6 +14,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"net"
 	"testing"
@@ -106,15 +107,37 @@ func (ca *CA) Issue(t testing.TB, s Spec) *Pair {
 
 // EncryptedKeyPEM is the key encrypted with password the legacy PEM way
 // (RFC 1423, AES-256-CBC), the only encryption tlsAuth's password reads.
-func (p *Pair) EncryptedKeyPEM(t testing.TB, password string) string {
+// Such a key tells a wrong password only by its padding, which about one
+// random IV in 256 passes (the key then fails to parse instead), so it is
+// encrypted again until each of the wrong passwords a test will try is
+// refused as incorrect.
+func (p *Pair) EncryptedKeyPEM(t testing.TB, password string, wrong ...string) string {
 	t.Helper()
 	block, _ := pem.Decode([]byte(p.KeyPEM))
-	//nolint:staticcheck // the legacy encryption is what the option takes
-	enc, err := x509.EncryptPEMBlock(rand.Reader, block.Type, block.Bytes, []byte(password), x509.PEMCipherAES256)
-	if err != nil {
-		t.Fatal(err)
+	for range 32 {
+		//nolint:staticcheck // the legacy encryption is what the option takes
+		enc, err := x509.EncryptPEMBlock(rand.Reader, block.Type, block.Bytes, []byte(password), x509.PEMCipherAES256)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refusesAll(enc, wrong) {
+			return string(pem.EncodeToMemory(enc))
+		}
 	}
-	return string(pem.EncodeToMemory(enc))
+	t.Fatalf("no encryption of the key refused all of %q", wrong)
+	return ""
+}
+
+// refusesAll reports whether decrypting enc with each of passwords fails
+// as an incorrect password.
+func refusesAll(enc *pem.Block, passwords []string) bool {
+	for _, pw := range passwords {
+		//nolint:staticcheck // the legacy encryption is what the option takes
+		if _, err := x509.DecryptPEMBlock(enc, []byte(pw)); !errors.Is(err, x509.IncorrectPasswordError) {
+			return false
+		}
+	}
+	return true
 }
 
 func newKey(t testing.TB, rsaKey bool) crypto.Signer {

@@ -52,7 +52,7 @@ func TestTLSAndHealthCheck(t *testing.T) {
 	addr := mtlsHealth(t, ca)
 	yes := true
 	opts := &config.Options{InsecureSkipTLSVerify: &yes, TLSAuth: []config.TLSAuth{{Cert: a.CertPEM, Key: a.KeyPEM}}}
-	env := map[string]string{"ADDR": addr, "CA": ca.PEM, "CERT": a.CertPEM, "KEY": a.KeyPEM, "ENC": a.EncryptedKeyPEM(t, "pw")}
+	env := map[string]string{"ADDR": addr, "CA": ca.PEM, "CERT": a.CertPEM, "KEY": a.KeyPEM, "ENC": a.EncryptedKeyPEM(t, "pw", "no")}
 	r := jstest.Load(t, map[string]string{"script.js": `import grpc from "k6/net/grpc";
 const client = new grpc.Client();
 function attempt(what, params) {
