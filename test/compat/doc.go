@@ -6,7 +6,11 @@
 // same script, recorded beside it in NNN-name.k6.json; for a script with a
 // "// compat:messages" line, also its error and warning lines, and for one
 // with a "// compat:console" line its console lines as written, and for one
-// with a "// compat:http-debug" line its --http-debug lines. Scripts of
+// with a "// compat:log" line its log lines as written (logfmt or JSON),
+// less their time, with request ids as UUID, Date headers as DATE and the
+// corpus folder of a stack frame's file URL as file:///CORPUS/; a
+// "// compat:log source=http-debug" line keeps only the lines holding that
+// field (the --http-debug scripts, 480–483). Scripts of
 // the dns and localIPs options reach a server of several loopback
 // addresses, under names of the suite's own /etc/hosts (names_test.go).
 //

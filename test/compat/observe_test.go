@@ -48,12 +48,13 @@ type observation struct {
 	// time="…", for scripts with a "// compat:console" line: the log
 	// layout and the notation of console arguments.
 	Console []string `json:"console,omitempty"`
-	// HTTPDebug are the --http-debug lines of stderr (source=http-debug,
-	// logfmt or JSON), less their time, with request ids as UUID and
-	// Date headers as DATE, for scripts with a "// compat:http-debug"
-	// line.
-	HTTPDebug []string `json:"http_debug,omitempty"`
-	stderr    string
+	// Log are the log lines of stderr (logfmt or JSON) as written, less
+	// their time, with request ids as UUID, Date headers as DATE and the
+	// corpus folder in a file URL as file:///CORPUS/, for scripts with a
+	// "// compat:log" line: all of them, or those holding the field the
+	// line names ("// compat:log source=http-debug").
+	Log    []string `json:"log,omitempty"`
+	stderr string
 }
 
 // metricObs is one metric as the JSON output and --summary-export show it.
@@ -101,9 +102,11 @@ type script struct {
 	handleSummary bool
 	// messages is true when the script has a "// compat:messages" line:
 	// its run's error and warning lines are compared; console when it
-	// has a "// compat:console" line: its console lines are; httpDebug
-	// when it has a "// compat:http-debug" line: its --http-debug lines.
-	messages, console, httpDebug bool
+	// has a "// compat:console" line: its console lines are; log when it
+	// has a "// compat:log" line: its log lines as written, those of the
+	// field logField ("source=http-debug") when the line names one.
+	messages, console, log bool
+	logField               string
 	// named is true when the script reaches the named server
 	// ("// compat:named"), etcHosts when it also needs its names
 	// ("// compat:etc-hosts"); see names_test.go.
@@ -121,6 +124,9 @@ func loadScript(name string) (script, error) {
 		if rest, ok := strings.CutPrefix(line, "// compat:args "); ok {
 			s.args = append(s.args, strings.Fields(rest)...)
 		}
+		if rest, ok := strings.CutPrefix(line, "// compat:log"); ok && (rest == "" || rest[0] == ' ') {
+			s.log, s.logField = true, strings.TrimSpace(rest)
+		}
 		if rest, ok := strings.CutPrefix(line, "// compat:env "); ok {
 			// Each item is NAME=value; ${NAME} in a value is an
 			// endpoint's URL.
@@ -130,7 +136,6 @@ func loadScript(name string) (script, error) {
 	s.handleSummary = bytes.Contains(src, []byte("__ENV.HS_OUT"))
 	s.messages = bytes.Contains(src, []byte("\n// compat:messages\n"))
 	s.console = bytes.Contains(src, []byte("\n// compat:console\n"))
-	s.httpDebug = bytes.Contains(src, []byte("\n// compat:http-debug\n"))
 	s.named = bytes.Contains(src, []byte("\n// compat:named\n"))
 	s.etcHosts = bytes.Contains(src, []byte("\n// compat:etc-hosts\n"))
 	return s, nil
@@ -195,12 +200,8 @@ func observe(t *testing.T, bin string, s script, eps []endpoint) *observation {
 			}
 		}
 	}
-	if s.httpDebug {
-		for _, l := range strings.Split(o.stderr, "\n") {
-			if strings.Contains(l, "source=http-debug") || strings.Contains(l, `"source":"http-debug"`) {
-				o.HTTPDebug = append(o.HTTPDebug, norm(debugVariable.ReplaceAllStringFunc(l, debugPlaceholder)))
-			}
-		}
+	if s.log {
+		o.Log = logLines(o.stderr, s.logField, norm)
 	}
 	o.Loki = takeLoki(s.args, o.stderr)
 	if s.handleSummary {
@@ -269,16 +270,46 @@ var (
 	consoleLine = regexp.MustCompile(`^time="[^"]*" (level=.* source=console)$`)
 )
 
-// debugVariable matches what differs between two runs in an --http-debug
-// line: its time, a request id, a Date header.
-var debugVariable = regexp.MustCompile(`^time="[^"]*" |"time":"[^"]*",|[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|Date: [A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT`)
+// logLines are the log lines of stderr, logfmt (`time="…" level=…`) or
+// JSON (`{"…`), that hold field ("key=value") when it is not empty, less
+// their time and normalised by norm and logVariable.
+func logLines(stderr, field string, norm func(string) string) []string {
+	k, v, _ := strings.Cut(field, "=")
+	logfmt, js := " "+field, fmt.Sprintf("%q:%q", k, v)
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if !strings.HasPrefix(l, `time="`) && !strings.HasPrefix(l, "{") {
+			continue
+		}
+		if field != "" && !strings.Contains(l, logfmt) && !strings.Contains(l, js) {
+			continue
+		}
+		out = append(out, norm(logVariable.ReplaceAllStringFunc(l, logPlaceholder)))
+	}
+	return out
+}
 
-// debugPlaceholder is what debugVariable's match m becomes: nothing for
-// the time, UUID for a request id, "Date: DATE" for a Date header.
-func debugPlaceholder(m string) string {
+// logVariable matches what differs between two runs or two checkouts in
+// a log line: its time, a request id, a Date header, the folder of the
+// corpus in a file URL (a stack frame's).
+var logVariable = regexp.MustCompile(`^time="[^"]*" |"time":"[^"]*",|,"time":"[^"]*"|[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|Date: [A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT|file://` + regexp.QuoteMeta(corpusDir()) + `/`)
+
+// corpusDir is the absolute path of the corpus folder, where the scripts
+// run.
+func corpusDir() string {
+	d, _ := filepath.Abs("corpus")
+	return filepath.ToSlash(d)
+}
+
+// logPlaceholder is what logVariable's match m becomes: nothing for the
+// time, UUID for a request id, "Date: DATE" for a Date header,
+// file:///CORPUS/ for the corpus folder.
+func logPlaceholder(m string) string {
 	switch {
 	case strings.HasPrefix(m, "Date: "):
 		return "Date: DATE"
+	case strings.HasPrefix(m, "file://"):
+		return "file:///CORPUS/"
 	case strings.Contains(m, "time"):
 		return ""
 	}
@@ -778,8 +809,8 @@ func compare(want, got *observation, tol approx) []mismatch {
 	if d := diffStrings(want.Console, got.Console); d != "" {
 		add("console", "console lines: %s", d)
 	}
-	if d := diffStrings(want.HTTPDebug, got.HTTPDebug); d != "" {
-		add("http_debug", "--http-debug lines: %s", d)
+	if d := diffStrings(want.Log, got.Log); d != "" {
+		add("log", "log lines: %s", d)
 	}
 	return out
 }

@@ -6,7 +6,7 @@
 // User-Agent and Accept-Encoding: k6's dump shows "Accept-Encoding: gzip"
 // where k6 sends none (docs/k6-compatibility.md, Log lines).
 // compat:args --http-debug=full
-// compat:http-debug
+// compat:log source=http-debug
 import http from 'k6/http';
 import { group } from 'k6';
 

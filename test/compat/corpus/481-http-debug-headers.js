@@ -1,7 +1,7 @@
 // --http-debug (headers) as k6 writes it: the lines of 480-http-debug-full
 // without the bodies, the Content-Length of a response kept.
 // compat:args --http-debug
-// compat:http-debug
+// compat:log source=http-debug
 import http from 'k6/http';
 import { group } from 'k6';
 

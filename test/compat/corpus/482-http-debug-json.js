@@ -2,7 +2,7 @@
 // line, the fields as keys beside level, msg and time, iter and vu as
 // numbers, the message escaped as encoding/json escapes it (& as \u0026).
 // compat:args --http-debug=full --log-format=json
-// compat:http-debug
+// compat:log source=http-debug
 import http from 'k6/http';
 import { group } from 'k6';
 

@@ -4,7 +4,7 @@
 // params.tags gives; a tag named vu hidden by the VU's number. A URL of a
 // scheme no client sends has an error line and an empty "Request:" dump.
 // compat:args --http-debug --tag runtag=r
-// compat:http-debug
+// compat:log source=http-debug
 import http from 'k6/http';
 import exec from 'k6/execution';
 
