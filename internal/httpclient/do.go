@@ -244,6 +244,7 @@ func Do(parent context.Context, rt http.RoundTripper, r *Request, l *Lane) *Resu
 				res.Header = nil
 			}
 			h.fail(err, parent, timedOut())
+			h.InBody = true
 		case parent.Err() != nil || timedOut():
 			// The iteration ended or the deadline passed while the
 			// response arrived (an HTTP/2 server may even answer because

@@ -227,11 +227,15 @@ func ErrorDetail(err error) string {
 }
 
 // ThrowText is the message of the exception a failed request throws when
-// the script asked for one (the throw option or param): Go's client error,
-// which k6 passes on, `Get "URL": cause`, with the method of the request
-// the script made, the URL of the hop that failed and its password
-// replaced by ***.
+// the script asked for one (the throw option or param), and of its Request
+// Failed warning: Go's client error, which k6 passes on, `Get "URL":
+// cause`, with the method of the request the script made, the URL of the
+// hop that failed and its password replaced by ***; for an error met
+// while reading the body, which k6 reads itself, the cause alone.
 func ThrowText(method string, h *Hop) string {
+	if h.InBody {
+		return ErrorDetail(h.Err)
+	}
 	return fmt.Sprintf("%s %q: %s", errorOp(method), withoutPassword(h.URL.Full), ErrorDetail(h.Err))
 }
 

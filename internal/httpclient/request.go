@@ -155,8 +155,12 @@ type Hop struct {
 	// Challenge marks the 401 a digest or NTLM handshake answered first:
 	// an expected response, as in k6.
 	Challenge bool
-	Timings   Timings
-	End       time.Time
+	// InBody marks an Err met while reading the final response's body,
+	// which k6 reads itself after Go's client returned: its messages are
+	// the cause alone, without the client's `Get "URL": `.
+	InBody  bool
+	Timings Timings
+	End     time.Time
 	// Sent and Received are the bytes the VU's connections moved since
 	// the previous hop ended: exactly this hop's for sequential requests;
 	// concurrent ones (batch, asyncRequest) share them out unevenly, but

@@ -165,6 +165,34 @@ func TestCutBodyIsAFailure(t *testing.T) {
 	}
 }
 
+// TestBodyErrorWarning holds k6's Request Failed warning of a body that
+// could not be read: the cause alone, since k6 reads the body itself after
+// Go's client returned (k6 v2.2.0: error="unexpected EOF" for a body cut
+// short, error="request timeout" for one still arriving at the timeout),
+// and no warning for a request that throws its error instead.
+func TestBodyErrorWarning(t *testing.T) {
+	cut := &faultserver.Server{Mode: faultserver.CutBody}
+	stall := &faultserver.Server{Mode: faultserver.StallLength, Size: 100}
+	for _, s := range []*faultserver.Server{cut, stall} {
+		if err := s.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+	}
+	for _, c := range []struct{ js, want string }{
+		{fmt.Sprintf(`http.get(%q)`, cut.URL()), `level=WARN msg="Request Failed" error="unexpected EOF"`},
+		{fmt.Sprintf(`http.post(%q, "x")`, cut.URL()), `level=WARN msg="Request Failed" error="unexpected EOF"`},
+		{fmt.Sprintf(`http.get(%q, {timeout: "200ms"})`, stall.URL()), `level=WARN msg="Request Failed" error="request timeout"`},
+		{fmt.Sprintf(`try { http.get(%q, {throw: true}) } catch (e) {}`, cut.URL()), ``},
+	} {
+		e := newEnv(t, nil)
+		e.run(c.js)
+		if got := e.logs.text(); got != c.want {
+			t.Errorf("%s logged:\n%s\nk6 logs:\n%s", c.js, got, c.want)
+		}
+	}
+}
+
 // TestErrorTagIsOneSeries is issue #10's second case: every reset used to
 // carry its local port in the error tag, so each failed request made a
 // time series of its own.

@@ -364,7 +364,8 @@ func (in *instance) emit(st *modules.State, c *call) {
 			jsmod.RecordInterrupted(st, in.requestTags(c, h), h.End.Add(-h.Timings.Total()), h.End)
 			continue
 		}
-		if h.Err != nil && logf != nil {
+		if h.Err != nil && logf != nil && !c.throw {
+			// A request that throws its error is not also logged, as in k6.
 			requestFailed(st, httpclient.ThrowText(r.Method, h))
 		}
 		expected := int8(-1)
