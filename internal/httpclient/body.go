@@ -204,8 +204,9 @@ func (e *decompressError) Error() string {
 func (e *decompressError) Unwrap() error { return e.err }
 
 // wrapDecompress marks an error met while decoding a body as a
-// decompression error, unless the connection or the request's context
-// caused it, or the body was too large.
+// decompression error when k6 does: one of its decoders' own errors
+// (k6Decompression), not the connection's, the context's, or an
+// unexpected end of the stream, which keep their text and code.
 func wrapDecompress(err error) error {
 	if err == nil || errors.Is(err, errBodyTooLarge) {
 		return err
@@ -218,7 +219,24 @@ func wrapDecompress(err error) error {
 	if errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return err
 	}
+	if !k6Listed(err) && !strings.HasPrefix(err.Error(), "brotli: ") {
+		return err
+	}
 	return &decompressError{err: err}
+}
+
+// k6Listed reports whether err is one of the decoder errors k6 v2.2.0
+// lists as decompression errors (gzip's and zlib's bad header, checksum
+// and dictionary): k6 wraps those in "error decompressing response body
+// (…)" once where a body's read fails and once more in response.error and
+// the error tag.
+func k6Listed(err error) bool {
+	for _, e := range [...]error{gzip.ErrChecksum, gzip.ErrHeader, zlib.ErrChecksum, zlib.ErrDictionary, zlib.ErrHeader} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // firstValue is the first of a header's values, "" when it has none.

@@ -170,6 +170,11 @@ func ErrorText(err error) string {
 	if op, ok := proxyFailure(err); ok {
 		return op.Error()
 	}
+	var de *decompressError
+	if errors.As(err, &de) && k6Listed(de.err) {
+		// k6 wraps its listed decoder errors twice here (k6Listed).
+		return "error decompressing response body (" + de.Error() + ")"
+	}
 	// A refusal by the network options reads as k6's, without the address
 	// (which the Request Failed warning keeps).
 	switch {
