@@ -175,7 +175,29 @@ func corpusMux() *http.ServeMux {
 	})
 	mux.HandleFunc("/tls-client", tlsClient)
 	mux.HandleFunc("/decode", decodeEcho)
+	mux.HandleFunc("/cut-body", cutBody)
+	mux.HandleFunc("/gzip-bad", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		io.WriteString(w, "this is not gzip")
+	})
 	return mux
+}
+
+// cutBody promises a body of 100 bytes and closes the connection after 10;
+// with ?stall it first waits, for up to 5 s or until the client hangs up,
+// so that a request's timeout ends it while it reads the body.
+func cutBody(w http.ResponseWriter, r *http.Request) {
+	c, buf, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	io.WriteString(buf, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nContent-Type: text/plain\r\n\r\n0123456789")
+	if buf.Flush() != nil || !r.URL.Query().Has("stall") {
+		return
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	io.Copy(io.Discard, c) // returns when the client closes, or at the deadline
 }
 
 // endpoint is a loopback server a corpus script reaches through
