@@ -7,8 +7,10 @@
 // "// compat:messages" line, also its error and warning lines, and for one
 // with a "// compat:console" line its console lines as written, and for one
 // with a "// compat:log" line its log lines as written (logfmt or JSON),
-// less their time, with request ids as UUID, Date headers as DATE and the
-// corpus folder of a stack frame's file URL as file:///CORPUS/; a
+// less their time, with request ids as UUID, Date headers as DATE, the
+// corpus folder of a stack frame's file URL as file:///CORPUS/ and in
+// gRPC's --http-debug lines the times, grpc-go's version and the wire
+// length of headers hidden and the metadata lines sorted; a
 // "// compat:log source=http-debug" line keeps only the lines holding that
 // field (the --http-debug scripts, 480–483). Scripts of
 // the dns and localIPs options reach a server of several loopback

@@ -284,15 +284,39 @@ func logLines(stderr, field string, norm func(string) string) []string {
 		if field != "" && !strings.Contains(l, logfmt) && !strings.Contains(l, js) {
 			continue
 		}
-		out = append(out, norm(logVariable.ReplaceAllStringFunc(l, logPlaceholder)))
+		out = append(out, norm(sortMetadata(logVariable.ReplaceAllStringFunc(l, logPlaceholder))))
 	}
 	return out
 }
 
+// grpcMetadata matches the message of a gRPC --http-debug line: its
+// fixed lines, then the metadata, one "key: value" line each.
+var grpcMetadata = regexp.MustCompile(`(msg="|"msg":")((?:In|Out) (?:Header|Trailer):\\n(?:(?:Full Method|Remote Address|Wire Length): [^\\"]*\\n)*)((?:[^"\\]|\\.)*)"`)
+
+var wireLength = regexp.MustCompile(`Wire Length: \d+`)
+
+// sortMetadata sorts the metadata lines of a gRPC --http-debug line,
+// which both programs write in a map's order, and hides their wire
+// length, which depends on what the connection's header compression
+// has seen, so on the order of concurrent streams.
+func sortMetadata(l string) string {
+	return grpcMetadata.ReplaceAllStringFunc(l, func(m string) string {
+		sm := grpcMetadata.FindStringSubmatch(m)
+		lines := strings.Split(sm[3], `\n`)
+		n := len(lines)
+		for n > 0 && lines[n-1] == "" {
+			n--
+		}
+		sort.Strings(lines[:n])
+		return sm[1] + wireLength.ReplaceAllString(sm[2], "Wire Length: N") + strings.Join(lines, `\n`) + `"`
+	})
+}
+
 // logVariable matches what differs between two runs or two checkouts in
 // a log line: its time, a request id, a Date header, the folder of the
-// corpus in a file URL (a stack frame's).
-var logVariable = regexp.MustCompile(`^time="[^"]*" |"time":"[^"]*",|,"time":"[^"]*"|[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|Date: [A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT|file://` + regexp.QuoteMeta(corpusDir()) + `/`)
+// corpus in a file URL (a stack frame's), a gRPC message's time and
+// grpc-go's version in its User-Agent (k6's and metronome's differ).
+var logVariable = regexp.MustCompile(`^time="[^"]*" |"time":"[^"]*",|,"time":"[^"]*"|[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|Date: [A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT|file://` + regexp.QuoteMeta(corpusDir()) + `/|(?:Sent|Received) Time: \d{4}-\d\d-\d\d [0-9:.]+ [+-]\d{4} \w+(?: m=[+-][0-9.]+)?|grpc-go/[0-9.]+`)
 
 // corpusDir is the absolute path of the corpus folder, where the scripts
 // run.
@@ -303,11 +327,17 @@ func corpusDir() string {
 
 // logPlaceholder is what logVariable's match m becomes: nothing for the
 // time, UUID for a request id, "Date: DATE" for a Date header,
-// file:///CORPUS/ for the corpus folder.
+// file:///CORPUS/ for the corpus folder, "Sent Time: TIME" for a gRPC
+// message's, grpc-go/VERSION.
 func logPlaceholder(m string) string {
 	switch {
 	case strings.HasPrefix(m, "Date: "):
 		return "Date: DATE"
+	case strings.HasPrefix(m, "grpc-go/"):
+		return "grpc-go/VERSION"
+	case strings.HasPrefix(m, "Sent Time: "), strings.HasPrefix(m, "Received Time: "):
+		t, _, _ := strings.Cut(m, ": ")
+		return t + ": TIME"
 	case strings.HasPrefix(m, "file://"):
 		return "file:///CORPUS/"
 	case strings.Contains(m, "time"):

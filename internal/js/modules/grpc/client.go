@@ -219,6 +219,9 @@ func (c *client) jsConnect(call sobek.FunctionCall) sobek.Value {
 		grpc.FailOnNonTempDialError(true), //nolint:staticcheck // k6's semantics, see above
 		grpc.WithReturnConnectionError(),  //nolint:staticcheck // k6's semantics, see above
 	}
+	if h := debugHandler(st); h != nil {
+		opts = append(opts, grpc.WithStatsHandler(h))
+	}
 	if p.plaintext {
 		opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	} else {

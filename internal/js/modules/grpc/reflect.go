@@ -25,24 +25,26 @@ func dynamicType(md protoreflect.MessageDescriptor) protoreflect.MessageType {
 const reflectAttempts = 3
 
 // reflectFiles asks the server's reflection service (grpc.reflection.v1)
-// for every service it offers and the files that define them, with their
-// imports. A request whose stream fails is sent again on a new stream, up
-// to reflectAttempts in all; failed reports each failed stream, which k6
-// records in grpc_req_duration.
+// for every service it offers ("*", as k6 asks) and the files that define
+// them, with their imports: the reflection service's own too, and a file
+// once however many of its services are listed, as k6 asks for them (its
+// --http-debug lines show the requests). A request whose stream fails is
+// sent again on a new stream, up to reflectAttempts in all; failed
+// reports each failed stream, which k6 records in grpc_req_duration.
 func reflectFiles(ctx context.Context, conn *grpc.ClientConn, failed func(start time.Time, err error)) ([]protoreflect.FileDescriptor, error) {
 	r := &reflector{ctx: ctx, conn: conn, failed: failed}
 	if err := r.open(); err != nil {
 		return nil, fmt.Errorf("can't list services: %w", err)
 	}
 	defer func() { _ = r.stream.CloseSend() }()
-	res, err := r.ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_ListServices{}})
+	res, err := r.ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_ListServices{ListServices: "*"}})
 	if err != nil {
 		return nil, fmt.Errorf("can't list services: %w", err)
 	}
 	fs := fileSet{files: map[string]*descriptorpb.FileDescriptorProto{}}
 	var pending []string
 	for _, s := range res.GetListServicesResponse().GetService() {
-		if s.GetName() == "grpc.reflection.v1.ServerReflection" || s.GetName() == "grpc.reflection.v1alpha.ServerReflection" {
+		if fs.hasService(s.GetName()) {
 			continue
 		}
 		res, err := r.ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_FileContainingSymbol{FileContainingSymbol: s.GetName()}})
@@ -129,6 +131,19 @@ func (r *reflector) ask(req *rpb.ServerReflectionRequest) (*rpb.ServerReflection
 type fileSet struct {
 	files map[string]*descriptorpb.FileDescriptorProto
 	order []*descriptorpb.FileDescriptorProto
+}
+
+// hasService reports whether a file of the set defines the service of
+// the full name name.
+func (fs *fileSet) hasService(name string) bool {
+	for _, fd := range fs.order {
+		for _, sd := range fd.GetService() {
+			if full := fd.GetPackage() + "." + sd.GetName(); full == name || fd.GetPackage() == "" && sd.GetName() == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // add decodes raw descriptors and keeps the new ones, returning their
