@@ -41,6 +41,8 @@ func debugHandler(st *modules.State) stats.Handler {
 	}
 }
 
+// TagRPC, TagConn and HandleConn complete stats.Handler: k6 writes no
+// line for a connection's events.
 func (debugStats) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context   { return ctx }
 func (debugStats) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
 func (debugStats) HandleConn(context.Context, stats.ConnStats)                       {}
@@ -51,10 +53,6 @@ func (d debugStats) HandleRPC(_ context.Context, s stats.RPCStats) {
 	switch s := s.(type) {
 	case *stats.OutHeader:
 		msg = fmt.Sprintf("Out Header:\nFull Method: %s\nRemote Address: %s\n%s\n", s.FullMethod, s.RemoteAddr, mdText(s.Header))
-	case *stats.OutTrailer:
-		if len(s.Trailer) > 0 {
-			msg = fmt.Sprintf("Out Trailer:\n%s\n", mdText(s.Trailer))
-		}
 	case *stats.OutPayload:
 		if d.full {
 			msg = fmt.Sprintf("Out Payload:\nWire Length: %d\nSent Time: %s\n%s\n\n", s.WireLength, s.SentTime, payloadText(s.Payload))
