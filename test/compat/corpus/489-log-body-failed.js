@@ -10,7 +10,7 @@ export const options = { iterations: 1 };
 
 export default function () {
   http.get(`${__ENV.BASE}/cut-body`);
-  http.get(`${__ENV.BASE}/cut-body?stall`, { timeout: '500ms' });
+  http.get(`${__ENV.BASE}/cut-body?stall`, { timeout: '2s' });
   http.get(`${__ENV.BASE}/gzip-bad`);
   http.batch([['POST', `${__ENV.BASE}/cut-body`, 'x']]);
 }
