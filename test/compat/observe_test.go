@@ -49,8 +49,9 @@ type observation struct {
 	// layout and the notation of console arguments.
 	Console []string `json:"console,omitempty"`
 	// Log are the log lines of stderr (logfmt or JSON) as written, less
-	// their time, with request ids as UUID, Date headers as DATE and the
-	// corpus folder in a file URL as file:///CORPUS/, for scripts with a
+	// their time, with request ids as UUID, Date headers as DATE, the
+	// corpus folder in a file URL as file:///CORPUS/ and gRPC's debug
+	// lines normalised (logVariable, sortMetadata), for scripts with a
 	// "// compat:log" line: all of them, or those holding the field the
 	// line names ("// compat:log source=http-debug").
 	Log    []string `json:"log,omitempty"`
@@ -293,6 +294,7 @@ func logLines(stderr, field string, norm func(string) string) []string {
 // fixed lines, then the metadata, one "key: value" line each.
 var grpcMetadata = regexp.MustCompile(`(msg="|"msg":")((?:In|Out) (?:Header|Trailer):\\n(?:(?:Full Method|Remote Address|Wire Length): [^\\"]*\\n)*)((?:[^"\\]|\\.)*)"`)
 
+// wireLength matches the wire length of a gRPC header or trailer.
 var wireLength = regexp.MustCompile(`Wire Length: \d+`)
 
 // sortMetadata sorts the metadata lines of a gRPC --http-debug line,
