@@ -12,12 +12,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/internal/logsink"
+	"github.com/metronome-load/metronome/internal/testkit/logtest"
 )
 
 // The --http-debug lines k6 v2.2.0 wrote (logfmt, time= stripped,
@@ -111,8 +111,8 @@ func debugServer(t *testing.T) *httptest.Server {
 
 // sinkLog sends e's structured log to a logsink in k6's logfmt layout,
 // as a run does, and sets the VU's number to k6's first, 1.
-func sinkLog(t *testing.T, e *env) *lockedBuffer {
-	out := &lockedBuffer{}
+func sinkLog(t *testing.T, e *env) *logtest.Buffer {
+	out := &logtest.Buffer{}
 	sink, err := logsink.New(logsink.Output{Kind: logsink.Stderr, Level: logsink.Info}, logsink.Text, nil, out, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -122,26 +122,8 @@ func sinkLog(t *testing.T, e *env) *lockedBuffer {
 	return out
 }
 
-// lockedBuffer is a log a server's handler may read while it is written.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // logLines are the lines of out less their time, request ids as UUID.
-func logLines(out *lockedBuffer) []string {
+func logLines(out *logtest.Buffer) []string {
 	var lines []string
 	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
 		_, l, _ = strings.Cut(l, `" `) // time="…"
@@ -275,7 +257,7 @@ level=info msg="Response:\n\n" group= iter=0 request_id=UUID scenario=default so
 // written when the request is sent, as k6 writes it, not when the answer
 // comes: the server answers only once it finds the line in the log.
 func TestHTTPDebugRequestFirst(t *testing.T) {
-	var out *lockedBuffer
+	var out *logtest.Buffer
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		deadline := time.Now().Add(5 * time.Second)
 		for !strings.Contains(out.String(), `msg="Request:\nGET /slow HTTP/1.1`) {
