@@ -247,7 +247,8 @@ func handOverEnv(env map[string]string) []string {
 }
 
 // errReported ends a command whose failure was already reported, by the
-// binary that took over: no ERROR line follows it.
+// binary that took over or as a script exception k6 logs: no ERROR line
+// follows it.
 var errReported = errors.New("already reported")
 
 // commandOutput runs bin with args, for at most a minute, and returns

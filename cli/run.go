@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"regexp"
@@ -85,7 +87,7 @@ func newRunCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-func (r *runCmd) run(cmd *cobra.Command, path string) error {
+func (r *runCmd) run(cmd *cobra.Command, path string) (err error) {
 	g := r.g
 	if handedOver, err := autoResolve(cmd.Context(), g, path); handedOver || err != nil {
 		return err
@@ -122,6 +124,7 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		return err
 	}
 	defer logs.Close()
+	defer func() { err = logged(err, logs) }()
 	// Modules read the process environment as k6's LookupEnv does: its
 	// -e values show there too, unless the system's variables are left
 	// out of __ENV.
@@ -189,6 +192,17 @@ func (r *runCmd) run(cmd *cobra.Command, path string) error {
 		err = exitcode.Errorf(exitcode.ExternalAbort, "test run aborted by signal")
 	}
 	return err
+}
+
+// logged writes the script's exception outside an iteration to logs as
+// k6 logs it, in place of execute's "ERROR:" line, keeping its exit code.
+func logged(err error, logs *logsink.Sink) error {
+	le, ok := errors.AsType[engine.LoggedError](err)
+	if !ok {
+		return err
+	}
+	le.Log(logs.Slog(slog.LevelInfo))
+	return exitcode.Wrap(exitcode.Of(err), errReported)
 }
 
 // announceAPI returns the hook that tells the user where the REST API

@@ -6,6 +6,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 
 	"github.com/metronome-load/metronome/config"
 	"github.com/metronome-load/metronome/executor"
@@ -35,4 +36,12 @@ type Script interface {
 	// lifecycle functions and exec functions it exports, and the hooks
 	// that connect its VUs to the run. The engine asks once per run.
 	Capabilities() executor.Capabilities
+}
+
+// LoggedError is an error of the script that writes itself to the log as
+// k6 logs it, such as an exception thrown outside an iteration: the cli
+// logs it in place of its "ERROR:" line, and the run logs handleSummary's.
+type LoggedError interface {
+	error
+	Log(log *slog.Logger)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -26,7 +27,7 @@ func (r *testRun) finish(parent context.Context, in *summary.Input) error {
 		mode: r.cfg.SummaryMode, export: r.cfg.SummaryExport,
 		stdout: r.cfg.Stdout, stderr: r.cfg.Stderr,
 		timeout: optDuration(r.opts.HandleSummaryTimeout, 120*time.Second), logf: r.logf,
-		secrets: r.cfg.Secrets, machine: r.cfg.MachineReadableSummary,
+		log: r.cfg.Log.Slog(slog.LevelInfo), secrets: r.cfg.Secrets, machine: r.cfg.MachineReadableSummary,
 	}
 	if r.caps.HandleSummary {
 		w.handle = r.cfg.Script.HandleSummary
@@ -46,6 +47,8 @@ type summaryWriter struct {
 	handle  func(ctx context.Context, data map[string]any) (map[string][]byte, bool, error)
 	timeout time.Duration
 	logf    func(format string, args ...any)
+	// log gets handleSummary's exception, which writes itself as k6 does.
+	log *slog.Logger
 	// secrets are hidden in the files written; nil hides nothing.
 	secrets *secrets.Store
 	// machine, when set, makes --summary-export and handleSummary's data
@@ -106,7 +109,13 @@ func (w summaryWriter) write(parent context.Context, in *summary.Input) error {
 		w.logf("handleSummary() was interrupted by the signal, printing the default summary instead")
 		ok = false
 	default:
-		w.logf("handleSummary() failed, printing the default summary instead: %v", err)
+		// k6 logs handleSummary's exception, prints the default summary
+		// and exits 0.
+		if ex, isLogged := errors.AsType[LoggedError](err); isLogged {
+			ex.Log(w.log)
+		} else {
+			w.logf("handleSummary() failed, printing the default summary instead: %v", err)
+		}
 		ok = false
 	}
 	if !ok {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -35,8 +36,62 @@ func (s *Script) scriptError(err error) error {
 			return exitcode.Wrap(exitcode.ScriptAborted, ab)
 		}
 	}
+	switch e := err.(type) {
+	case *sobek.Exception:
+		msg, attrs := s.exceptionEntry(e)
+		return &Exception{err: exitcode.Wrap(exitcode.ScriptException, errors.New(s.describe(err))), msg: msg, attrs: attrs}
+	case *thrownError:
+		// k6 gives a rejected promise of setup, teardown or the init
+		// context no exit code of its own: it exits 255.
+		return &Exception{err: exitcode.Wrap(exitcode.Generic, errors.New(s.describe(err))), msg: s.rejectionText(e.val)}
+	}
 	return exitcode.Wrap(exitcode.ScriptException, errors.New(s.describe(err)))
 }
+
+// initError is scriptError for an error of the init context. k6
+// evaluates the init context as ES modules, whose exceptions keep only
+// the stack an Error object took when it was made: a thrown string or
+// plain object is logged with no frame, where a module run as a function
+// would name the throw's.
+func (s *Script) initError(err error) error {
+	ex, ok := err.(*sobek.Exception)
+	if !ok {
+		return s.scriptError(err)
+	}
+	if o, isObj := ex.Value().(*sobek.Object); isObj && o.ClassName() == "Error" {
+		return s.scriptError(err)
+	}
+	return &Exception{err: exitcode.Wrap(exitcode.ScriptException, errors.New(s.describe(err))),
+		msg: valueString(ex.Value()) + "\n", attrs: exceptionAttrs()}
+}
+
+// Exception is an exception or a rejected promise of the script outside
+// an iteration (the init context, setup, teardown, handleSummary): its
+// Error is metronome's one line "file:line:col: message", and Log writes
+// it as k6 v2.2.0 logs it, so that the run's last line is k6's.
+type Exception struct {
+	err   error
+	msg   string
+	attrs []any
+}
+
+func (e *Exception) Error() string { return e.err.Error() }
+
+func (e *Exception) Unwrap() error { return e.err }
+
+// Log writes the exception to log at the error level as k6 does: the
+// stack as the message, with hint and source for a thrown exception.
+func (e *Exception) Log(log *slog.Logger) { log.Error(e.msg, e.attrs...) }
+
+// exceptionEntry is an exception as k6 logs it, in an iteration or out
+// of one: its stack as the message, hint="script exception" and
+// source=stacktrace.
+func (s *Script) exceptionEntry(ex *sobek.Exception) (string, []any) {
+	return s.stackText(ex), exceptionAttrs()
+}
+
+// exceptionAttrs are the fields k6 logs an exception with.
+func exceptionAttrs() []any { return []any{"hint", "script exception", "source", "stacktrace"} }
 
 // describe renders an error as "file:line:col: message" when its place in
 // the user's source is known.

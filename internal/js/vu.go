@@ -71,7 +71,7 @@ func (s *Script) newVU(ctx context.Context, id uint64, rec metrics.Recorder) (*v
 	v := &vu{s: s, rec: rec, conf: conf}
 	v.state.VUID = id
 	if err := v.initRuntime(ctx); err != nil {
-		return nil, s.scriptError(err)
+		return nil, s.initError(err)
 	}
 	return v, nil
 }

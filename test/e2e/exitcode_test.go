@@ -91,23 +91,31 @@ func TestExitInvalidConfig(t *testing.T) {
 }
 
 // A script that cannot start (exception in the init context or setup, an
-// unknown module, a syntax error) exits 107 and names file:line.
+// unknown module, a syntax error) exits 107 and names file:line: an
+// exception as k6 logs it, its stack with hint="script exception" and
+// source=stacktrace, the others in metronome's ERROR line.
 func TestExitScriptException(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name   string
-		script string
-		want   []string
+		name      string
+		script    string
+		exception bool
+		want      []string
 	}{
-		{"init exception", "exit/init_error.js", []string{"init_error.js:6", "TypeError"}},
-		{"setup exception", "exit/setup_error.js", []string{"setup_error.js:4", "setup could not log in"}},
-		{"unknown module", "exit/unknown_module.js", []string{"unknown_module.js:1", "k6/does-not-exist"}},
-		{"syntax error", "exit/syntax_error.js", []string{"syntax_error.js:4"}},
+		{"init exception", "exit/init_error.js", true,
+			[]string{`msg="TypeError: Cannot read property 'field' of undefined\n\tat load (file:///`, "/init_error.js:6:"}},
+		{"setup exception", "exit/setup_error.js", true,
+			[]string{`msg="Error: setup could not log in\n\tat setup (file:///`, "/setup_error.js:4:"}},
+		{"unknown module", "exit/unknown_module.js", false, []string{"unknown_module.js:1", "k6/does-not-exist"}},
+		{"syntax error", "exit/syntax_error.js", false, []string{"syntax_error.js:4"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := metronome(t, runSpec{args: []string{"run", "-q", script(tc.script)}})
 			wantOneError(t, r, 107, tc.want...)
+			if line := errorLines(r.stderr)[0]; isExceptionLine(line) != tc.exception {
+				t.Errorf("the error line %q is logged as k6 logs an exception: %v, want %v", line, !tc.exception, tc.exception)
+			}
 			if strings.Contains(r.stderr, "DEFAULT-RAN") || strings.Contains(r.stderr, "TEARDOWN-RAN") {
 				t.Errorf("after a failed setup neither the scenarios nor teardown may run\nstderr:\n%s", r.stderr)
 			}
@@ -198,9 +206,12 @@ func TestExitOtherMistakes(t *testing.T) {
 		stdout    string // a substring of stdout
 	}{
 		{name: "teardown exception", args: []string{script("exit/teardown_error.js")}, code: 107,
-			errorLine: "teardown_error.js:6"},
+			errorLine: `msg="Error: teardown could not clean up\n\tat teardown (file:///`, stderr: "/teardown_error.js:6:"},
+		// k6 logs handleSummary's exception, prints the default summary
+		// and exits 0.
 		{name: "handleSummary exception", args: []string{script("exit/handle_summary_error.js")}, code: 0,
-			stderr: "summary template missing", stdout: "iterations"},
+			errorLine: `msg="Error: summary template missing\n\tat handleSummary (file:///`, stderr: "/handle_summary_error.js:8:",
+			stdout: "iterations"},
 		{name: "metric declared in an iteration", args: []string{script("exit/late_metric.js")}, code: 0,
 			stderr: "late_metric.js:8"},
 		{name: "missing script", args: []string{script("exit/no_such_script.js")}, code: 107,

@@ -259,19 +259,30 @@ func (e export) thresholds(t *testing.T, metric string) map[string]bool {
 	return out
 }
 
-// errorLines returns the lines of stderr that start with "ERROR:".
+// errorLines returns the lines of stderr with which a run ends in error:
+// metronome's "ERROR: …", and an exception of the script outside an
+// iteration as k6 logs it, a logfmt line with hint="script exception" and
+// no scenario.
 func errorLines(stderr string) []string {
 	var out []string
 	for _, l := range strings.Split(stderr, "\n") {
-		if strings.HasPrefix(l, "ERROR:") {
+		if strings.HasPrefix(l, "ERROR:") || isExceptionLine(l) {
 			out = append(out, l)
 		}
 	}
 	return out
 }
 
+// isExceptionLine tells whether l is an exception thrown outside an
+// iteration, logged as k6 logs it.
+func isExceptionLine(l string) bool {
+	return strings.HasPrefix(l, "time=") && strings.Contains(l, " level=error ") &&
+		strings.Contains(l, ` hint="script exception"`) && strings.HasSuffix(l, " source=stacktrace") &&
+		!strings.Contains(l, " scenario=")
+}
+
 // wantOneError fails the test unless r exited with code and printed
-// exactly one ERROR line, which mentions each of want.
+// exactly one error line (see errorLines), which mentions each of want.
 func wantOneError(t *testing.T, r run, code int, want ...string) {
 	t.Helper()
 	if r.code != code {
