@@ -1,0 +1,89 @@
+package js_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"regexp"
+	"testing"
+
+	"github.com/metronome-load/metronome/exitcode"
+	"github.com/metronome-load/metronome/internal/js"
+	"github.com/metronome-load/metronome/js/jstest"
+)
+
+// exceptionLine is what an Exception logs, as slog's text handler writes
+// it without the time.
+func exceptionLine(t *testing.T, err error) string {
+	t.Helper()
+	var ex *js.Exception
+	if !errors.As(err, &ex) {
+		t.Fatalf("%v (%T) is no *js.Exception", err, err)
+	}
+	var b bytes.Buffer
+	ex.Log(slog.New(slog.NewTextHandler(&b, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	})))
+	return b.String()
+}
+
+// An exception of the init context is logged as k6 v2.2.0 logs it: the
+// thrown value and the frames of the stack an Error took when it was made,
+// none for another value (k6 evaluates ES modules, whose exceptions keep
+// no other stack), with hint and source; exit code 107.
+func TestInitExceptionLoggedAsK6(t *testing.T) {
+	for _, tc := range []struct {
+		name, script, want string
+	}{
+		{"an Error", "export default function () {}\nif (true) { throw new Error('broke'); }\n",
+			`^level=ERROR msg="Error: broke\\n\\tat file:///\S+/script\.js:2:19\(\d+\)\\n" hint="script exception" source=stacktrace\n$`},
+		{"a string thrown in a function", "function f() { throw 'a string'; }\nf();\nexport default function () {}\n",
+			`^level=ERROR msg="a string\\n" hint="script exception" source=stacktrace\n$`},
+		{"an object", "throw { a: 1 };\nexport default function () {}\n",
+			`^level=ERROR msg="\[object Object\]\\n" hint="script exception" source=stacktrace\n$`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := jstest.TryLoad(t, map[string]string{"script.js": tc.script}, nil)
+			if exitcode.Of(err) != exitcode.ScriptException {
+				t.Fatalf("exit code %d, want %d (%v)", exitcode.Of(err), exitcode.ScriptException, err)
+			}
+			if got := exceptionLine(t, err); !regexp.MustCompile(tc.want).MatchString(got) {
+				t.Errorf("logged %q, want it to match %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// setup's exception names its function in its frame; the rejection of an
+// async setup is logged as "Uncaught (in promise)" without hint or
+// source, and exits 255 as in k6, which gives it no exit code.
+func TestSetupExceptionLoggedAsK6(t *testing.T) {
+	for _, tc := range []struct {
+		name, script, want string
+		code               int
+	}{
+		{"an Error", "export function setup() {\n  throw new Error('no login');\n}\nexport default function () {}\n",
+			`^level=ERROR msg="Error: no login\\n\\tat setup \(file:///\S+/script\.js:2:9\(\d+\)\)\\n" hint="script exception" source=stacktrace\n$`,
+			exitcode.ScriptException},
+		{"a rejection", "export async function setup() {\n  await 1;\n  throw new Error('no login');\n}\nexport default function () {}\n",
+			`^level=ERROR msg="Uncaught \(in promise\) Error: no login\\n\\tat setup \(file:///\S+/script\.js:3:9\(\d+\)\)\\n"\n$`,
+			exitcode.Generic},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := jstest.Load(t, map[string]string{"script.js": tc.script}, nil)
+			_, err := r.Script.Setup(context.Background(), nil)
+			if exitcode.Of(err) != tc.code {
+				t.Fatalf("exit code %d, want %d (%v)", exitcode.Of(err), tc.code, err)
+			}
+			if got := exceptionLine(t, err); !regexp.MustCompile(tc.want).MatchString(got) {
+				t.Errorf("logged %q, want it to match %s", got, tc.want)
+			}
+		})
+	}
+}
