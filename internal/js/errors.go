@@ -38,8 +38,8 @@ func (s *Script) scriptError(err error) error {
 	}
 	switch e := err.(type) {
 	case *sobek.Exception:
-		msg, attrs := s.exceptionEntry(e)
-		return &Exception{err: exitcode.Wrap(exitcode.ScriptException, errors.New(s.describe(err))), msg: msg, attrs: attrs}
+		return &Exception{err: exitcode.Wrap(exitcode.ScriptException, errors.New(s.describe(err))),
+			msg: s.stackText(e), attrs: exceptionAttrs()}
 	case *thrownError:
 		// k6 gives a rejected promise of setup, teardown or the init
 		// context no exit code of its own: it exits 255.
@@ -83,15 +83,12 @@ func (e *Exception) Unwrap() error { return e.err }
 // stack as the message, with hint and source for a thrown exception.
 func (e *Exception) Log(log *slog.Logger) { log.Error(e.msg, e.attrs...) }
 
-// exceptionEntry is an exception as k6 logs it, in an iteration or out
-// of one: its stack as the message, hint="script exception" and
-// source=stacktrace.
-func (s *Script) exceptionEntry(ex *sobek.Exception) (string, []any) {
-	return s.stackText(ex), exceptionAttrs()
+// exceptionAttrs are the fields k6 logs an exception with, in an
+// iteration or out of one, its stack (stackText) being the message:
+// hint="script exception", source=stacktrace, then more.
+func exceptionAttrs(more ...any) []any {
+	return append(append(make([]any, 0, 4+len(more)), "hint", "script exception", "source", "stacktrace"), more...)
 }
-
-// exceptionAttrs are the fields k6 logs an exception with.
-func exceptionAttrs() []any { return []any{"hint", "script exception", "source", "stacktrace"} }
 
 // describe renders an error as "file:line:col: message" when its place in
 // the user's source is known.

@@ -415,8 +415,7 @@ func (s *Script) logIterationError(err error, sc *executor.Scenario) {
 	case sc == nil || s.opts.Logf != nil:
 		s.logError(s.describe(err))
 	case errors.As(err, &ex):
-		msg, attrs := s.exceptionEntry(ex)
-		s.equipment.Log.Error(msg, append(attrs, "executor", sc.Executor, "scenario", sc.Name)...)
+		s.equipment.Log.Error(s.stackText(ex), exceptionAttrs("executor", sc.Executor, "scenario", sc.Name)...)
 	case errors.As(err, &te):
 		s.equipment.Log.Error(s.rejectionText(te.val), "executor", sc.Executor, "scenario", sc.Name)
 	default:
