@@ -80,7 +80,7 @@ func (r *runCmd) archive(scriptPath, out string) error {
 	lo := loadOptions{Env: scriptEnv, Stderr: g.stderr, Log: logs, Verbose: g.verbose}
 	script, opts, err := r.loadConsolidated(t, scriptPath, nil, lo, loadScript)
 	if err != nil {
-		return err
+		return logged(err, logs)
 	}
 	lf, ok := script.(localFiler)
 	if !ok {

@@ -61,7 +61,7 @@ func (r *runCmd) inspect(path string, reqs bool) error {
 	}
 	script, opts, err := r.loadConsolidated(t, path, arch, lo, loadScript)
 	if err != nil {
-		return err
+		return logged(err, logs)
 	}
 	raw, err := json.Marshal(opts)
 	if err != nil {

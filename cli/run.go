@@ -195,7 +195,8 @@ func (r *runCmd) run(cmd *cobra.Command, path string) (err error) {
 }
 
 // logged writes the script's exception outside an iteration to logs as
-// k6 logs it, in place of execute's "ERROR:" line, keeping its exit code.
+// k6 logs it, in place of execute's "ERROR:" line, keeping its exit code;
+// run, inspect and archive end so, as in k6.
 func logged(err error, logs *logsink.Sink) error {
 	le, ok := errors.AsType[engine.LoggedError](err)
 	if !ok {
