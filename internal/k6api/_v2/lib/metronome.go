@@ -1,8 +1,6 @@
 package lib
 
 import (
-	"context"
-	"errors"
 	"net"
 
 	"gopkg.in/guregu/null.v3"
@@ -80,6 +78,12 @@ func MetronomeOptions(o *config.Options) Options {
 			out.BlacklistIPs = append(out.BlacklistIPs, &IPNet{IPNet: *n})
 		}
 	}
+	if len(o.BlockHostnames) > 0 {
+		// The patterns were checked when the options were read.
+		if t, err := types.NewHostnameTrie(o.BlockHostnames); err == nil {
+			out.BlockedHostnames = types.NullHostnameTrie{Trie: t, Valid: true}
+		}
+	}
 	if len(o.Thresholds) > 0 {
 		out.Thresholds = make(map[string]metrics.Thresholds, len(o.Thresholds))
 		for name, list := range o.Thresholds {
@@ -134,36 +138,6 @@ func MetronomeVUStateTags(st func() *mm.TagSet, setTags func(*mm.TagSet), setMet
 			setMeta(meta)
 		},
 	}
-}
-
-// MetronomeDialer returns metronome's dialer d of a VU as k6's, each
-// connection it opens passed through count (the VU's byte counter), and
-// still an AddrResolver when d is one.
-func MetronomeDialer(d DialContexter, count func(net.Conn) net.Conn) DialContexter {
-	return countingDialer{d: d, count: count}
-}
-
-// countingDialer counts its connections' bytes.
-type countingDialer struct {
-	d     DialContexter
-	count func(net.Conn) net.Conn
-}
-
-func (c countingDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	conn, err := c.d.DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	return c.count(conn), nil
-}
-
-// ResolveAddr is the wrapped dialer's, which metronome's always has.
-func (c countingDialer) ResolveAddr(addr string) (net.IP, int, error) {
-	r, ok := c.d.(AddrResolver)
-	if !ok {
-		return nil, 0, errors.New("the dialer resolves no addresses")
-	}
-	return r.ResolveAddr(addr)
 }
 
 // SetMetronomeVU ties s to metronome's VU vu, whose HTTP engine

@@ -33,8 +33,9 @@ type Options struct {
 	InsecureSkipTLSVerify null.Bool `json:"insecureSkipTLSVerify"`
 	Throw                 null.Bool `json:"throw"`
 
-	Thresholds   map[string]metrics.Thresholds `json:"thresholds"`
-	BlacklistIPs []*IPNet                      `json:"blacklistIPs"`
+	Thresholds       map[string]metrics.Thresholds `json:"thresholds"`
+	BlacklistIPs     []*IPNet                      `json:"blacklistIPs"`
+	BlockedHostnames types.NullHostnameTrie        `json:"blockHostnames"`
 
 	NoConnectionReuse    null.Bool          `json:"noConnectionReuse"`
 	NoVUConnectionReuse  null.Bool          `json:"noVUConnectionReuse"`

@@ -42,7 +42,8 @@ type State struct {
 	Logger logrus.FieldLogger
 
 	// Dialer opens connections under hosts, blacklistIPs and
-	// blockHostnames.
+	// blockHostnames; in metronome's VUs it is a *netext.Dialer, as in
+	// k6's.
 	Dialer DialContexter
 	// Transport is nil: metronome's HTTP engine is not reached this way.
 	Transport http.RoundTripper

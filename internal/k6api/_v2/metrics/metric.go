@@ -133,8 +133,9 @@ type Metric struct {
 	Sink     Sink `json:"-"`
 	Observed bool `json:"-"`
 
-	// m is metronome's metric behind this one.
-	m *mm.Metric
+	// m is metronome's metric behind this one, from registry.
+	m        *mm.Metric
+	registry *mm.Registry
 }
 
 // Submetric is the part of a metric whose samples carry some tags.

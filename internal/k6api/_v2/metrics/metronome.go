@@ -30,11 +30,13 @@ type VUInlet interface {
 	Send(ctx context.Context, batch []mm.Sample) bool
 }
 
-// inlet forwards containers into metronome's inlet of a run.
+// inlet forwards containers into metronome's inlet of a run, whose
+// metrics are in reg.
 type inlet struct {
-	in *mm.Inlet
-	vu VUInlet // nil for a channel of no VU
-	ch chan SampleContainer
+	in  *mm.Inlet
+	vu  VUInlet // nil for a channel of no VU
+	reg *mm.Registry
+	ch  chan SampleContainer
 }
 
 // inlets are the channels MetronomeSamples made, by channel.
@@ -42,8 +44,9 @@ var inlets sync.Map // chan<- SampleContainer → *inlet
 
 // inletKey is what a channel is made once for: a VU's inlet in a run.
 type inletKey struct {
-	in *mm.Inlet
-	vu VUInlet
+	in  *mm.Inlet
+	vu  VUInlet
+	reg *mm.Registry
 }
 
 var (
@@ -59,23 +62,23 @@ var (
 const samplesBuffer = 64
 
 // MetronomeSamples returns the channel of lib.State.Samples for the VU
-// whose inlet is vu in the run whose inlet is in, the same for every call
-// with them. PushIfNotDone hands what it is given to vu (to the run's
+// whose inlet is vu in the run whose inlet is in and whose metrics are in
+// reg, the same for every call with them. PushIfNotDone hands what it is given to vu (to the run's
 // inlet when vu is nil) at once, on the pusher's goroutine; what is sent
 // on the channel directly is forwarded as it is to the run's inlet by a
 // goroutine, which after the run takes and drops it. A nil in (outside a
 // run) drops everything.
-func MetronomeSamples(in *mm.Inlet, vu VUInlet) chan<- SampleContainer {
+func MetronomeSamples(in *mm.Inlet, vu VUInlet, reg *mm.Registry) chan<- SampleContainer {
 	inletsMu.Lock()
 	defer inletsMu.Unlock()
-	key := inletKey{in, vu}
+	key := inletKey{in, vu, reg}
 	if ch, ok := byInlet[key]; ok {
 		return ch
 	}
 	ch := make(chan SampleContainer, samplesBuffer)
 	var out chan<- SampleContainer = ch
 	byInlet[key] = out
-	fw := &inlet{in: in, vu: vu, ch: ch}
+	fw := &inlet{in: in, vu: vu, reg: reg, ch: ch}
 	inlets.Store(out, fw)
 	go fw.forward(key)
 	return out
@@ -110,7 +113,7 @@ func (fw *inlet) send(c SampleContainer) {
 	if fw.in == nil || c == nil {
 		return
 	}
-	if batch := AppendMetronome(nil, c); len(batch) > 0 {
+	if batch := AppendMetronome(nil, c, fw.reg); len(batch) > 0 {
 		fw.in.Send(batch)
 	}
 }
@@ -125,17 +128,27 @@ func (fw *inlet) push(ctx context.Context, c SampleContainer) bool {
 	if c == nil {
 		return true
 	}
-	return fw.vu.Send(ctx, AppendMetronome(nil, c))
+	return fw.vu.Send(ctx, AppendMetronome(nil, c, fw.reg))
 }
 
-// AppendMetronome appends c's samples to dst as metronome's samples and
-// returns the extended slice. Samples of a metric no Registry made are
-// left out.
-func AppendMetronome(dst []mm.Sample, c SampleContainer) []mm.Sample {
+// AppendMetronome appends c's samples to dst as metronome's samples of
+// the run whose metrics are in run, and returns the extended slice. A
+// metric of another Registry (one of NewRegistry, which xk6-dns makes for
+// each VU) is the run's metric of its name, defined on its first sample,
+// so that every VU's samples add up under the name; samples of a metric
+// no Registry made, or whose name the run has for another type, are left
+// out.
+func AppendMetronome(dst []mm.Sample, c SampleContainer, run *mm.Registry) []mm.Sample {
 	for _, s := range c.GetSamples() {
 		m := MetronomeMetric(s.Metric)
 		if m == nil {
 			continue
+		}
+		if s.Metric.registry != run && run != nil {
+			var err error
+			if m, err = run.New(m.Name, m.Type, m.Contains); err != nil {
+				continue
+			}
 		}
 		dst = append(dst, mm.Sample{Metric: m, Tags: s.Tags.set(), Metadata: s.Metadata, Time: s.Time, Value: s.Value})
 	}

@@ -112,7 +112,7 @@ func (r *Registry) wrap(m *mm.Metric) *Metric {
 	if w, ok := r.ours[m]; ok {
 		return w
 	}
-	w := &Metric{Name: m.Name, Type: k6Type(m.Type), Contains: k6ValueType(m.Contains), m: m}
+	w := &Metric{Name: m.Name, Type: k6Type(m.Type), Contains: k6ValueType(m.Contains), m: m, registry: r.r}
 	r.ours[m] = w
 	return w
 }

@@ -1,7 +1,8 @@
 // Samples an xk6 extension pushes reach metronome's metrics engine: from
 // another goroutine (work), from the VU's (record, and the v1 counter),
 // sent on State.Samples directly (direct), and refused once the VU's
-// context is done (late). probe_latency is a latency trend: the pushes of
+// context is done (late); record and direct push probe_own too, a metric
+// of a registry of each module instance's own. probe_latency is a latency trend: the pushes of
 // the open-model scenario record corrected_latency{metric:probe_latency}
 // too. THRESHOLD=fail makes one threshold fail.
 import { work, timed, record, direct, late, lateDropped } from 'k6/x/probe';

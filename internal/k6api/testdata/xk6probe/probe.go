@@ -18,6 +18,7 @@ import (
 	"go.k6.io/k6/v2/js/modules"
 	"go.k6.io/k6/v2/js/promises"
 	"go.k6.io/k6/v2/lib"
+	"go.k6.io/k6/v2/lib/netext"
 	"go.k6.io/k6/v2/lib/types"
 	"go.k6.io/k6/v2/metrics"
 )
@@ -36,7 +37,8 @@ type probe struct {
 	late     *metrics.Metric
 	direct   *metrics.Metric
 	opTime   *metrics.Metric
-	client   *http.Client // get's, made at the VU's first call
+	own      *metrics.Metric // of a registry of the instance's own
+	client   *http.Client    // get's, made at the VU's first call
 	reg      *metrics.Registry
 }
 
@@ -55,6 +57,8 @@ func (*rootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	p.late = env.Registry.MustNewMetric("probe_late", metrics.Counter)
 	p.direct = env.Registry.MustNewMetric("probe_direct", metrics.Counter)
 	p.opTime = env.Registry.MustNewMetric("probe_op_duration", metrics.Trend, metrics.Time)
+	// xk6-dns defines its metrics so, in a registry of each instance.
+	p.own = metrics.NewRegistry().MustNewMetric("probe_own", metrics.Counter)
 	if _, err := env.Registry.NewMetric("probe_ops", metrics.Gauge); err != nil {
 		env.Logger.WithField("probe", "registry").Debug(err.Error())
 	}
@@ -75,6 +79,7 @@ func (p *probe) Exports() modules.Exports {
 		"exchange":    p.exchange,
 		"get":         p.get,
 		"resolve":     p.resolve,
+		"fence":       p.fence,
 		"echo":        echo,
 		"thing":       func() *Thing { return &Thing{Label: "made", HTTPCode: 201} },
 		"fail":        p.fail,
@@ -149,15 +154,20 @@ func (p *probe) record(value float64, tags sobek.Value) {
 	if err := common.ApplyCustomUserTags(p.vu.Runtime(), &tm, tags); err != nil {
 		common.Throw(p.vu.Runtime(), err)
 	}
-	metrics.PushIfNotDone(p.vu.Context(), p.vu.State().Samples, metrics.Sample{
-		TimeSeries: metrics.TimeSeries{Metric: p.ops, Tags: tm.Tags}, Time: time.Now(), Value: value,
+	metrics.PushIfNotDone(p.vu.Context(), p.vu.State().Samples, metrics.Samples{
+		{TimeSeries: metrics.TimeSeries{Metric: p.ops, Tags: tm.Tags}, Time: time.Now(), Value: value},
+		{TimeSeries: metrics.TimeSeries{Metric: p.own, Tags: tm.Tags}, Time: time.Now(), Value: 1},
 	})
 }
 
 // directSend sends on State.Samples itself, as some extensions do.
 func (p *probe) directSend() {
 	st := p.vu.State()
-	st.Samples <- metrics.Samples{{TimeSeries: metrics.TimeSeries{Metric: p.direct, Tags: st.Tags.GetCurrentValues().Tags}, Time: time.Now(), Value: 1}}
+	tags := st.Tags.GetCurrentValues().Tags
+	st.Samples <- metrics.Samples{
+		{TimeSeries: metrics.TimeSeries{Metric: p.direct, Tags: tags}, Time: time.Now(), Value: 1},
+		{TimeSeries: metrics.TimeSeries{Metric: p.own, Tags: tags}, Time: time.Now(), Value: 1},
+	}
 }
 
 // lateAsync returns a promise that a goroutine settles only once the VU's
@@ -254,6 +264,22 @@ func (p *probe) resolve(addr string) string {
 		return "refused: " + err.Error()
 	}
 	return fmt.Sprintf("%s port %d", ip, port)
+}
+
+// fence says which blockHostnames pattern blocks host, and how many
+// blacklistIPs ranges there are, as the VU's dialer shows them when taken
+// as k6's *netext.Dialer: xk6-dns checks a name so before it asks a
+// server about it.
+func (p *probe) fence(host string) string {
+	d, ok := p.vu.State().Dialer.(*netext.Dialer)
+	if !ok {
+		return fmt.Sprintf("the dialer is a %T", p.vu.State().Dialer)
+	}
+	if d.BlockedHostnames == nil {
+		return fmt.Sprintf("no blocked names, %d ranges", len(d.Blacklist))
+	}
+	pattern, found := d.BlockedHostnames.Contains(host)
+	return fmt.Sprintf("%s %q %v, %d ranges", host, pattern, found, len(d.Blacklist))
 }
 
 // Options are what echo takes from the script, by k6's names.

@@ -112,3 +112,13 @@ var _ = func(vu modules.VU, ie *common.InitEnvironment, o output.Params, s metri
 		metrics.Thresholds{}.Thresholds, metrics.Threshold{}.Source, metrics.Counter.String(), metrics.Data.String(),
 	}
 }
+
+// Names beyond the surface that published extensions verified since use
+// on the v1 path: the VU's dialer as k6's type, its blocked names.
+var _ = func(st *lib.State) (bool, string, error) {
+	d, ok := st.Dialer.(*netext.Dialer)
+	pattern, _ := d.BlockedHostnames.Contains("a.test")
+	_, err := types.NewHostnameTrie([]string{"*.test"})
+	var _ types.NullHostnameTrie = st.Options.BlockedHostnames
+	return ok, pattern, err
+}

@@ -33,3 +33,6 @@ type TLSInfo = v2.TLSInfo
 
 // OCSP is what a connection's stapled OCSP answer said.
 type OCSP = v2.OCSP
+
+// Dialer is the type of a VU's State.Dialer.
+type Dialer = v2.Dialer

@@ -24,3 +24,13 @@ func ParseExtendedDuration(data string) (time.Duration, error) { return v2.Parse
 
 // GetDurationValue reads a duration from a Go or JavaScript value.
 func GetDurationValue(v any) (time.Duration, error) { return v2.GetDurationValue(v) }
+
+// HostnameTrie is a list of host name patterns, as blockHostnames takes them.
+type HostnameTrie = v2.HostnameTrie
+
+// NullHostnameTrie is a HostnameTrie that may be unset.
+type NullHostnameTrie = v2.NullHostnameTrie
+
+// NewHostnameTrie returns the patterns of source, or an error naming the
+// first one that is not a host name pattern.
+func NewHostnameTrie(source []string) (*HostnameTrie, error) { return v2.NewHostnameTrie(source) }

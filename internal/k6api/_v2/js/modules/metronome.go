@@ -18,6 +18,7 @@ import (
 	"go.k6.io/k6/v2/internal/origin"
 	"go.k6.io/k6/v2/js/common"
 	"go.k6.io/k6/v2/lib"
+	"go.k6.io/k6/v2/lib/netext"
 	"go.k6.io/k6/v2/metrics"
 )
 
@@ -196,14 +197,14 @@ func newState(mvu mmod.VU, st *mmod.State) *lib.State {
 		}
 		s.TLSConfig = st.Run.TLSConfig
 		if vuIn != nil {
-			s.Dialer = lib.MetronomeDialer(st.Run.Dialer(st.VUID), vuIn.Count)
-			s.Samples = metrics.MetronomeSamples(st.Run.Samples, vuIn)
+			s.Dialer = netext.MetronomeDialer(st.Run.Dialer(st.VUID), vuIn.Count, s.Options)
+			s.Samples = metrics.MetronomeSamples(st.Run.Samples, vuIn, st.Registry)
 		} else {
-			s.Dialer = st.Run.Dialer(st.VUID)
-			s.Samples = metrics.MetronomeSamples(st.Run.Samples, nil)
+			s.Dialer = netext.MetronomeDialer(st.Run.Dialer(st.VUID), nil, s.Options)
+			s.Samples = metrics.MetronomeSamples(st.Run.Samples, nil, st.Registry)
 		}
 	} else {
-		s.Samples = metrics.MetronomeSamples(nil, nil)
+		s.Samples = metrics.MetronomeSamples(nil, nil, nil)
 	}
 	return s
 }
