@@ -235,7 +235,7 @@ func TestXK6Extensions(t *testing.T) {
 			"caught GoError: initOnly may only be called in the init context",
 			"maxRedirects=10 throw=false systemTags.scenario=true vu=1 26h0m0s 1.5s",
 			"caught GoError: invalid value for metric tag 'bad': only String, Boolean and Number types are accepted as a metric tag values",
-			"20 21", // k6 printed 14 before the probe exported timed, exchange, get, surface, send, jarCookies and fence
+			"20 23", // k6 printed 14 before the probe exported timed, exchange, get, surface, send, jarCookies, fence, keep and keptState
 		}
 		if got := lines(r.output); r.code != 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("exit %d, output:\n%s\nwant:\n%s", r.code, r.output, strings.Join(want, "\n"))
@@ -279,8 +279,8 @@ func TestXK6Extensions(t *testing.T) {
 		dir := t.TempDir()
 		export, file := filepath.Join(dir, "summary.json"), filepath.Join(dir, "result.json")
 		r := run(t, bin, nil, "run", "-q", "--summary-export", export, "-o", "result="+file, "metrics.js")
-		if r.code != 0 || !strings.Contains(r.output, "late dropped 1") {
-			t.Fatalf("exit %d, want 0 and one late push refused:\n%s", r.code, r.output)
+		if r.code != 0 || !strings.Contains(r.output, "late dropped 1") || !regexp.MustCompile(`kept state vu=[0-9]+`).MatchString(r.output) {
+			t.Fatalf("exit %d, want 0, one late push refused and the State of a VU of main after its iterations:\n%s", r.code, r.output)
 		}
 		checkProbeMetrics(t, exported(t, export))
 

@@ -33,3 +33,9 @@ type IPNet = v2.IPNet
 
 // ParseCIDR reads a range in CIDR notation.
 func ParseCIDR(s string) (*IPNet, error) { return v2.ParseCIDR(s) }
+
+// BufferPool lends out byte buffers.
+type BufferPool = v2.BufferPool
+
+// NewBufferPool returns a pool that makes an empty buffer when it has none.
+func NewBufferPool() *BufferPool { return v2.NewBufferPool() }

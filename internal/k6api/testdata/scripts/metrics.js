@@ -2,10 +2,11 @@
 // another goroutine (work), from the VU's (record, and the v1 counter),
 // sent on State.Samples directly (direct), and refused once the VU's
 // context is done (late); record and direct push probe_own too, a metric
-// of a registry of each module instance's own. probe_latency is a latency trend: the pushes of
+// of a registry of each module instance's own. Teardown asks a VU of main,
+// done with its iterations, for its State (keptState). probe_latency is a latency trend: the pushes of
 // the open-model scenario record corrected_latency{metric:probe_latency}
 // too. THRESHOLD=fail makes one threshold fail.
-import { work, timed, record, direct, late, lateDropped } from 'k6/x/probe';
+import { work, timed, record, direct, late, lateDropped, keep, keptState } from 'k6/x/probe';
 import counter from 'k6/x/probev1/count';
 import { sleep } from 'k6';
 
@@ -33,6 +34,7 @@ export async function main() {
   await work(10);
   record(2, { kind: 'x' });
   counter.add(3);
+  keep();
   sleep(0.1);
 }
 
@@ -45,4 +47,5 @@ export async function cut() { await late(); }
 export function teardown() {
   sleep(0.5); // time for the refused push's goroutine to count it
   console.log('late dropped', lateDropped());
+  console.log('kept state', keptState());
 }

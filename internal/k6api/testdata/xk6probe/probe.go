@@ -45,6 +45,9 @@ type probe struct {
 // lateDropped counts the late pushes PushIfNotDone refused, across VUs.
 var lateDropped atomic.Int64
 
+// kept is the instance whose VU called keep last.
+var kept atomic.Pointer[probe]
+
 func (*rootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	env := vu.InitEnv()
 	p := &probe{vu: vu, greeting: "hello"}
@@ -80,6 +83,8 @@ func (p *probe) Exports() modules.Exports {
 		"get":         p.get,
 		"resolve":     p.resolve,
 		"fence":       p.fence,
+		"keep":        func() { kept.Store(p) },
+		"keptState":   keptState,
 		"echo":        echo,
 		"thing":       func() *Thing { return &Thing{Label: "made", HTTPCode: 201} },
 		"fail":        p.fail,
@@ -280,6 +285,23 @@ func (p *probe) fence(host string) string {
 	}
 	pattern, found := d.BlockedHostnames.Contains(host)
 	return fmt.Sprintf("%s %q %v, %d ranges", host, pattern, found, len(d.Blacklist))
+}
+
+// keptState asks the VU of the instance kept last for its State from
+// another VU's goroutine, once that VU has finished its iterations, as
+// xk6-tcp's read loop asks for the tags of a connection that outlived its
+// iteration: k6's VU has its State for its whole life after the init
+// context.
+func keptState() string {
+	k := kept.Load()
+	if k == nil {
+		return "nothing kept"
+	}
+	st := k.vu.State()
+	if st == nil {
+		return "no state"
+	}
+	return fmt.Sprintf("vu=%d", st.VUID)
 }
 
 // Options are what echo takes from the script, by k6's names.

@@ -140,12 +140,17 @@ func (v *vu) InitEnv() *common.InitEnvironment {
 	return v.initEnv
 }
 
-// State is the VU's state while metronome's VU runs setup, an iteration
-// or teardown; the same one every time, its counters brought up to date.
+// State is the VU's state from the first time metronome's VU runs setup,
+// an iteration or teardown on: the same one every time, its counters
+// brought up to date while the VU runs. Between and after iterations it
+// is still there, as k6's VU keeps its State for its whole life, so that
+// an extension's goroutine that outlives an iteration (xk6-tcp's read
+// loop) still finds its tags and sample channel; nil only before, in the
+// init context.
 func (v *vu) State() *lib.State {
 	st := v.m.State()
 	if st == nil {
-		return nil
+		return v.state
 	}
 	if v.state == nil {
 		v.state = newState(v.m, st)
