@@ -47,6 +47,13 @@ func surfaceLib(p *probe) []string {
 		o.MaxRedirects.Int64, o.Throw.Bool, o.NoConnectionReuse.Bool, o.NoVUConnectionReuse.Bool, o.UserAgent.Valid,
 		o.SystemTags.Has(metrics.TagVU))
 
+	// Beyond the surface: xk6-tcp's buffers come back empty.
+	pool := lib.NewBufferPool()
+	buf := pool.Get()
+	buf.WriteString("used")
+	pool.Put(buf)
+	add("bufferpool empty=%v", pool.Get().Len() == 0)
+
 	// lib/types.
 	var d types.Duration = types.Duration(90 * time.Second)
 	var nd types.NullDuration = types.NewNullDuration(2*time.Second, true)

@@ -122,3 +122,6 @@ var _ = func(st *lib.State) (bool, string, error) {
 	var _ types.NullHostnameTrie = st.Options.BlockedHostnames
 	return ok, pattern, err
 }
+
+// xk6-tcp's buffer pool on the v1 path.
+var _ *lib.BufferPool = lib.NewBufferPool()
