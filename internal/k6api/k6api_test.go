@@ -266,7 +266,7 @@ func TestXK6Extensions(t *testing.T) {
 			"threshold count>1",
 			"state samples=true tag=on tls=true dial=true resolver=false logger=true jar=true vu=1 iter=0",
 			"options maxRedirects=10 throw=false noConnectionReuse=false noVUConnectionReuse=false userAgent=true systemTags.vu=false",
-			"bufferpool empty=true",
+			"bufferpool empty=true state=true",
 			"types 1m30s true 2s 3s 1m30s true true",
 			"tls tls1.0 tls1.1 tls1.2 tls1.3",
 			"cookiejar true",

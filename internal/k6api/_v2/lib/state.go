@@ -49,6 +49,8 @@ type State struct {
 	Transport http.RoundTripper
 	// CookieJar is the VU's own jar for extensions, not k6/http's.
 	CookieJar *cookiejar.Jar
+	// BufferPool lends byte buffers; every VU of a run has the same one.
+	BufferPool *BufferPool
 	// TLSConfig is the client TLS configuration of the options; clone it
 	// before changing it.
 	TLSConfig *tls.Config

@@ -47,12 +47,13 @@ func surfaceLib(p *probe) []string {
 		o.MaxRedirects.Int64, o.Throw.Bool, o.NoConnectionReuse.Bool, o.NoVUConnectionReuse.Bool, o.UserAgent.Valid,
 		o.SystemTags.Has(metrics.TagVU))
 
-	// Beyond the surface: xk6-tcp's buffers come back empty.
+	// Beyond the surface: xk6-tcp's buffers come back empty; the VU
+	// lends one pool of the run.
 	pool := lib.NewBufferPool()
 	buf := pool.Get()
 	buf.WriteString("used")
 	pool.Put(buf)
-	add("bufferpool empty=%v", pool.Get().Len() == 0)
+	add("bufferpool empty=%v state=%v", pool.Get().Len() == 0, st.BufferPool != nil)
 
 	// lib/types.
 	var d types.Duration = types.Duration(90 * time.Second)

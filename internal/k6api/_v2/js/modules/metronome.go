@@ -182,6 +182,7 @@ func newState(mvu mmod.VU, st *mmod.State) *lib.State {
 		BuiltinMetrics: builtinOf(st.Registry),
 		Logger:         p.logger,
 		CookieJar:      jar,
+		BufferPool:     p.buffers,
 		Tags: lib.MetronomeVUStateTags(
 			func() *mm.TagSet { return st.Tags },
 			func(t *mm.TagSet) { st.Tags = t },
@@ -218,6 +219,7 @@ func newState(mvu mmod.VU, st *mmod.State) *lib.State {
 type runParts struct {
 	logger    *logrus.Logger
 	lookupEnv func(string) (string, bool)
+	buffers   *lib.BufferPool
 
 	optsOnce sync.Once
 	opts     lib.Options
@@ -233,7 +235,7 @@ func partsOf(run *mmod.Run) *runParts {
 	if p, ok := parts.Load(run); ok {
 		return p.(*runParts)
 	}
-	p := &runParts{logger: logger.New(run.Log), lookupEnv: run.LookupEnv}
+	p := &runParts{logger: logger.New(run.Log), lookupEnv: run.LookupEnv, buffers: lib.NewBufferPool()}
 	if p.lookupEnv == nil {
 		p.lookupEnv = func(string) (string, bool) { return "", false }
 	}
