@@ -79,8 +79,32 @@ func (l *eventLoop) registerMeasured() func(record func(), f func() error) {
 	return func(record func(), f func() error) { queue(continuation{f: f, record: record}) }
 }
 
+// closedGen, set in gen, marks a loop closed between two calls of a VU
+// whose calls are scoped (vu.endScope): a reservation made then is
+// dropped at once.
+const closedGen = 1 << 63
+
+// close drops what is queued and refuses reservations until open.
+func (l *eventLoop) close() {
+	l.mu.Lock()
+	l.gen = (l.gen + 1) | closedGen
+	l.queue = l.queue[:0]
+	l.mu.Unlock()
+	l.pending.Store(0)
+	l.measuring.Store(0)
+}
+
+// open takes reservations again after close; what was counted as
+// measuring in between belongs to no call.
+func (l *eventLoop) open() {
+	l.mu.Lock()
+	l.gen = (l.gen + 1) &^ closedGen
+	l.mu.Unlock()
+	l.measuring.Store(0)
+}
+
 // reserve reserves a place in the loop and returns the function that
-// queues its continuation.
+// queues its continuation; in a closed loop, one that drops it.
 func (l *eventLoop) reserve() func(continuation) {
 	l.mu.Lock()
 	if l.wake == nil {
@@ -88,6 +112,9 @@ func (l *eventLoop) reserve() func(continuation) {
 	}
 	gen := l.gen
 	l.mu.Unlock()
+	if gen&closedGen != 0 {
+		return func(continuation) {}
+	}
 	l.pending.Add(1)
 	return func(c continuation) {
 		l.mu.Lock()
@@ -102,6 +129,19 @@ func (l *eventLoop) reserve() func(continuation) {
 		default:
 		}
 	}
+}
+
+// awaitReservation waits up to d, or until ctx ends, for a reservation,
+// and reports whether one came.
+func (l *eventLoop) awaitReservation(ctx context.Context, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for l.pending.Load() == 0 {
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	return true
 }
 
 // take hands over the queued continuations; give back the slice with

@@ -98,6 +98,10 @@ type Script struct {
 	// vus maps a runtime to its VU while its init context runs, so that
 	// shared module records can find the VU evaluating them.
 	vus sync.Map
+	// scopedCalls is set once a VU instantiated a modules.CallScoped
+	// module: every call after init then has a context of its own
+	// (vu.scopeCall).
+	scopedCalls atomic.Bool
 
 	mu       sync.RWMutex
 	conf     *runConfig

@@ -155,6 +155,9 @@ func (i *goInstance) made() bool { return i.named != nil }
 
 // instantiate makes the module's exports in the instance's VU.
 func (i *goInstance) instantiate() error {
+	if _, ok := i.mod.Module().(modules.CallScoped); ok {
+		i.ms.vu.script().scopedCalls.Store(true)
+	}
 	exp, err := instantiate(i.ms.vu, i.mod.Module())
 	if err != nil {
 		return fmt.Errorf("module %q: %w", i.mod.Name(), err)

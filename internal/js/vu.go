@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"time"
 
 	"github.com/grafana/sobek"
 
@@ -139,6 +140,7 @@ func (v *vu) repair(ctx context.Context) error {
 // runtime and the event loop ready for the next call.
 func (v *vu) guard(ctx context.Context, f func() error) error {
 	v.ctx = ctx
+	v.scopeCall()
 	if ctx.Done() == nil {
 		if v.watching() {
 			v.unwatch()
@@ -147,6 +149,7 @@ func (v *vu) guard(ctx context.Context, f func() error) error {
 		err := protect(f)
 		v.rt.ClearInterrupt() // exec.test.abort() interrupts too
 		v.loop.endCall(err != nil)
+		v.endScope()
 		v.suspectAfter(err)
 		return err
 	}
@@ -165,8 +168,45 @@ func (v *vu) guard(ctx context.Context, f func() error) error {
 	}
 	v.rt.ClearInterrupt()
 	v.loop.endCall(err != nil)
+	v.endScope()
 	v.suspectAfter(err)
 	return err
+}
+
+// callContext is the context of one call of a VU whose script scopes
+// calls (modules.CallScoped), cancelled when the call returns.
+type callContext struct {
+	context.Context
+	cancel context.CancelFunc
+}
+
+// scopeCall gives the call that starts, outside the init context, a
+// context of its own when the script scopes calls, and opens the event
+// loop to reservations again. It is a call of its own so that guard's
+// frame, under every running script, does not grow.
+//
+//go:noinline
+func (v *vu) scopeCall() {
+	if v.initEnv == nil && v.s.scopedCalls.Load() {
+		ctx, cancel := context.WithCancel(v.ctx)
+		v.ctx = &callContext{ctx, cancel}
+		v.loop.open()
+	}
+}
+
+// endScope, after a call with a context of its own returned and its event
+// loop was emptied, closes the loop until the next call and cancels the
+// context: what the call's goroutines reserve once they see it end is
+// dropped, never run in the next call with that call's context (as
+// xk6-tcp's socket loop would, whose late event could wait for a loop
+// long gone). Modules reading Context afterwards get it, done, as in k6.
+//
+//go:noinline
+func (v *vu) endScope() {
+	if c, ok := v.ctx.(*callContext); ok {
+		v.loop.close()
+		c.cancel()
+	}
 }
 
 // script is the VU's script.
@@ -179,8 +219,22 @@ func (v *vu) script() *Script { return v.s }
 //
 //go:noinline
 func (v *vu) settle(p *sobek.Promise, ret sobek.Value) (sobek.Value, error) {
-	return v.loop.settle(v.ctx, v.rec, p, ret)
+	for {
+		out, err := v.loop.settle(v.ctx, v.rec, p, ret)
+		if err != nil || p == nil || p.State() != sobek.PromiseStatePending || !v.s.scopedCalls.Load() ||
+			!v.loop.awaitReservation(v.ctx, lateReservation) {
+			return out, err
+		}
+	}
 }
+
+// lateReservation is how long a call of a script that imports a k6
+// extension waits, when its loop emptied with its promise still pending,
+// for a goroutine to reserve a place in the loop: extensions built on
+// k6-taskqueue-lib (xk6-tcp, xk6-icmp) reserve from a goroutine of their
+// own, which may not have run yet. Without the wait the call ends at once,
+// and what the goroutine then queues is lost with it.
+const lateReservation = 20 * time.Millisecond
 
 // Runtime returns the VU's runtime.
 func (v *vu) Runtime() *sobek.Runtime { return v.rt }

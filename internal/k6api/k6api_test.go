@@ -235,7 +235,7 @@ func TestXK6Extensions(t *testing.T) {
 			"caught GoError: initOnly may only be called in the init context",
 			"maxRedirects=10 throw=false systemTags.scenario=true vu=1 26h0m0s 1.5s",
 			"caught GoError: invalid value for metric tag 'bad': only String, Boolean and Number types are accepted as a metric tag values",
-			"20 23", // k6 printed 14 before the probe exported timed, exchange, get, surface, send, jarCookies, fence, keep and keptState
+			"20 25", // k6 printed 14 before the probe exported timed, exchange, get, surface, send, jarCookies, fence, keep, keptState, prevDone and lateResolve
 		}
 		if got := lines(r.output); r.code != 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("exit %d, output:\n%s\nwant:\n%s", r.code, r.output, strings.Join(want, "\n"))
@@ -272,6 +272,20 @@ func TestXK6Extensions(t *testing.T) {
 			"cookiejar true",
 		}
 		if got := lines(r.output); r.code != 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("exit %d, output:\n%s\nwant:\n%s", r.code, r.output, strings.Join(want, "\n"))
+		}
+	})
+
+	t.Run("iteration context", func(t *testing.T) {
+		r := run(t, bin, nil, "run", "-q", "--no-summary", "--log-format", "raw", "context.js")
+		want := []string{"previous call none", "settled 0 in 0", "previous call done", "settled 1 in 1", "previous call done", "settled 2 in 2"}
+		var got []string
+		for _, l := range lines(r.output) {
+			if strings.HasPrefix(l, "previous call") || strings.HasPrefix(l, "settled") {
+				got = append(got, l)
+			}
+		}
+		if r.code != 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("exit %d, output:\n%s\nwant:\n%s", r.code, r.output, strings.Join(want, "\n"))
 		}
 	})

@@ -54,6 +54,18 @@ func IsOnFirstUse(m Module) bool {
 	return ok
 }
 
+// CallScoped is implemented by modules whose instances need the VU's
+// Context to end when each call (setup, an iteration, teardown) returns,
+// as k6 cancels the context of each: a script that imports one gives its
+// VUs, for every such call, a context of the call's own, cancelled when
+// it returns, so that goroutines an instance started for the call stop
+// with it. k6's extension API (go.k6.io/k6) marks its modules so; a
+// script without one pays nothing.
+type CallScoped interface {
+	Module
+	ScopesCalls()
+}
+
 // Exports are what `import` sees. Named exports are what
 // `import { x } from` binds; Default is `import m from` (when nil, the
 // default export is an object holding the named exports).
@@ -80,8 +92,9 @@ func Lookup(name string) (Module, bool) {
 type VU interface {
 	// Runtime is the VU's JavaScript runtime.
 	Runtime() *sobek.Runtime
-	// Context is cancelled when the current iteration is interrupted; in
-	// the init context it is the run's context.
+	// Context is cancelled when the current iteration is interrupted,
+	// and when each call returns in a script that imports a CallScoped
+	// module; in the init context it is the run's context.
 	Context() context.Context
 	// InitEnv is non-nil only while the init context runs.
 	InitEnv() *InitEnv

@@ -4,6 +4,7 @@
 package probe
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +40,7 @@ type probe struct {
 	opTime   *metrics.Metric
 	own      *metrics.Metric // of a registry of the instance's own
 	client   *http.Client    // get's, made at the VU's first call
+	lastCtx  context.Context // of the call that last called prevDone
 	reg      *metrics.Registry
 }
 
@@ -85,6 +87,8 @@ func (p *probe) Exports() modules.Exports {
 		"fence":       p.fence,
 		"keep":        func() { kept.Store(p) },
 		"keptState":   keptState,
+		"prevDone":    p.prevDone,
+		"lateResolve": p.lateResolve,
 		"echo":        echo,
 		"thing":       func() *Thing { return &Thing{Label: "made", HTTPCode: 201} },
 		"fail":        p.fail,
@@ -302,6 +306,35 @@ func keptState() string {
 		return "no state"
 	}
 	return fmt.Sprintf("vu=%d", st.VUID)
+}
+
+// prevDone says whether the context of the call in which the VU last
+// called it has ended, and keeps the current one: k6 cancels each
+// iteration's context when the iteration returns.
+func (p *probe) prevDone() string {
+	prev := p.lastCtx
+	p.lastCtx = p.vu.Context()
+	switch {
+	case prev == nil:
+		return "none"
+	case prev.Err() != nil:
+		return "done"
+	}
+	return "live"
+}
+
+// lateResolve returns a promise that a goroutine of its own resolves
+// after ms milliseconds, reserving its place in the VU's event loop only
+// then, as extensions built on k6-taskqueue-lib (xk6-tcp) reserve from a
+// goroutine that may run late.
+func (p *probe) lateResolve(ms int) *sobek.Promise {
+	promise, resolve, _ := p.vu.Runtime().NewPromise()
+	go func() {
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+		queue := p.vu.RegisterCallback()
+		queue(func() error { return resolve(ms) })
+	}()
+	return promise
 }
 
 // Options are what echo takes from the script, by k6's names.

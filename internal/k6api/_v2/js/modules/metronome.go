@@ -71,6 +71,11 @@ type goModule struct {
 	mod  any
 }
 
+// ScopesCalls asks metronome to end the VU's Context with each setup,
+// iteration and teardown, as k6 does: extensions stop the goroutines of a
+// call with it (modules.CallScoped).
+func (*goModule) ScopesCalls() {}
+
 // Instantiate makes the module's instance for metronome's VU mvu.
 func (m *goModule) Instantiate(mvu mmod.VU) (mmod.Exports, error) {
 	v := &vu{m: mvu}
