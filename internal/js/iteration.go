@@ -243,7 +243,7 @@ func (v *vu) callExec() error {
 		return err
 	}
 	p := promiseOf(ret)
-	if p == nil && v.loop.pending.Load() == 0 && len(v.loop.rejected) == 0 {
+	if p == nil && v.loop.pending.Load() == 0 && len(v.loop.rejected) == 0 && !v.s.scopedCalls.Load() {
 		return nil
 	}
 	_, err = v.settle(p, ret)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"runtime"
 	"sync"
 	"time"
 
@@ -221,20 +222,41 @@ func (v *vu) script() *Script { return v.s }
 func (v *vu) settle(p *sobek.Promise, ret sobek.Value) (sobek.Value, error) {
 	for {
 		out, err := v.loop.settle(v.ctx, v.rec, p, ret)
-		if err != nil || p == nil || p.State() != sobek.PromiseStatePending || !v.s.scopedCalls.Load() ||
-			!v.loop.awaitReservation(v.ctx, lateReservation) {
+		if err != nil || !v.s.scopedCalls.Load() || !v.lateReservation(p) {
 			return out, err
 		}
 	}
 }
 
-// lateReservation is how long a call of a script that imports a k6
+// lateReservationWait is how long a call of a script that imports a k6
 // extension waits, when its loop emptied with its promise still pending,
-// for a goroutine to reserve a place in the loop: extensions built on
-// k6-taskqueue-lib (xk6-tcp, xk6-icmp) reserve from a goroutine of their
-// own, which may not have run yet. Without the wait the call ends at once,
-// and what the goroutine then queues is lost with it.
-const lateReservation = 20 * time.Millisecond
+// for a goroutine to reserve a place in the loop.
+const lateReservationWait = 20 * time.Millisecond
+
+// lateReservation reports whether, in a call of a script that imports a
+// k6 extension whose event loop emptied, a goroutine reserved a place in
+// the loop late. Extensions built on k6-taskqueue-lib (xk6-tcp, xk6-mqtt,
+// xk6-icmp) reserve from a goroutine of their own, which may not have run
+// yet: the VU yields, so that the goroutines the call started run
+// first, and while the call's promise is pending it waits up to
+// lateReservationWait. Without this the call ends at once, and what the
+// goroutine then queues is lost with it.
+//
+//go:noinline
+func (v *vu) lateReservation(p *sobek.Promise) bool {
+	// A few yields: the scheduler sometimes picks the yielding goroutine
+	// again first.
+	for range 3 {
+		if v.loop.pending.Load() > 0 {
+			return true
+		}
+		runtime.Gosched()
+	}
+	if v.loop.pending.Load() > 0 {
+		return true
+	}
+	return p != nil && p.State() == sobek.PromiseStatePending && v.loop.awaitReservation(v.ctx, lateReservationWait)
+}
 
 // Runtime returns the VU's runtime.
 func (v *vu) Runtime() *sobek.Runtime { return v.rt }

@@ -235,7 +235,7 @@ func TestXK6Extensions(t *testing.T) {
 			"caught GoError: initOnly may only be called in the init context",
 			"maxRedirects=10 throw=false systemTags.scenario=true vu=1 26h0m0s 1.5s",
 			"caught GoError: invalid value for metric tag 'bad': only String, Boolean and Number types are accepted as a metric tag values",
-			"20 25", // k6 printed 14 before the probe exported timed, exchange, get, surface, send, jarCookies, fence, keep, keptState, prevDone and lateResolve
+			"20 26", // k6 printed 14 before the probe exported timed, exchange, get, surface, send, jarCookies, fence, keep, keptState, prevDone, lateResolve and lateCall
 		}
 		if got := lines(r.output); r.code != 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("exit %d, output:\n%s\nwant:\n%s", r.code, r.output, strings.Join(want, "\n"))
@@ -282,6 +282,24 @@ func TestXK6Extensions(t *testing.T) {
 		var got []string
 		for _, l := range lines(r.output) {
 			if strings.HasPrefix(l, "previous call") || strings.HasPrefix(l, "settled") {
+				got = append(got, l)
+			}
+		}
+		if r.code != 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("exit %d, output:\n%s\nwant:\n%s", r.code, r.output, strings.Join(want, "\n"))
+		}
+	})
+
+	// A sync iteration whose callback is reserved by a goroutine the
+	// iteration started runs it before it ends, in every iteration.
+	t.Run("late reservation", func(t *testing.T) {
+		r := run(t, bin, nil, "run", "-q", "--no-summary", "--log-format", "raw", "latecall.js")
+		var want, got []string
+		for i := range 20 {
+			want = append(want, fmt.Sprintf("late call %d in %d", i, i))
+		}
+		for _, l := range lines(r.output) {
+			if strings.HasPrefix(l, "late call") {
 				got = append(got, l)
 			}
 		}

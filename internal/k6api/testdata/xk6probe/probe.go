@@ -89,6 +89,7 @@ func (p *probe) Exports() modules.Exports {
 		"keptState":   keptState,
 		"prevDone":    p.prevDone,
 		"lateResolve": p.lateResolve,
+		"lateCall":    p.lateCall,
 		"echo":        echo,
 		"thing":       func() *Thing { return &Thing{Label: "made", HTTPCode: 201} },
 		"fail":        p.fail,
@@ -335,6 +336,18 @@ func (p *probe) lateResolve(ms int) *sobek.Promise {
 		queue(func() error { return resolve(ms) })
 	}()
 	return promise
+}
+
+// lateCall calls fn on the VU's event loop, reserving its place from a
+// goroutine of its own started now, as xk6-mqtt's client loop does.
+func (p *probe) lateCall(fn sobek.Callable) {
+	go func() {
+		queue := p.vu.RegisterCallback()
+		queue(func() error {
+			_, err := fn(sobek.Undefined())
+			return err
+		})
+	}()
 }
 
 // Options are what echo takes from the script, by k6's names.
