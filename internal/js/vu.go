@@ -141,7 +141,9 @@ func (v *vu) repair(ctx context.Context) error {
 // runtime and the event loop ready for the next call.
 func (v *vu) guard(ctx context.Context, f func() error) error {
 	v.ctx = ctx
-	v.scopeCall()
+	if v.s.scopedCalls.Load() {
+		v.scopeCall()
+	}
 	if ctx.Done() == nil {
 		if v.watching() {
 			v.unwatch()
@@ -150,7 +152,9 @@ func (v *vu) guard(ctx context.Context, f func() error) error {
 		err := protect(f)
 		v.rt.ClearInterrupt() // exec.test.abort() interrupts too
 		v.loop.endCall(err != nil)
-		v.endScope()
+		if v.s.scopedCalls.Load() {
+			v.endScope()
+		}
 		v.suspectAfter(err)
 		return err
 	}
@@ -169,7 +173,9 @@ func (v *vu) guard(ctx context.Context, f func() error) error {
 	}
 	v.rt.ClearInterrupt()
 	v.loop.endCall(err != nil)
-	v.endScope()
+	if v.s.scopedCalls.Load() {
+		v.endScope()
+	}
 	v.suspectAfter(err)
 	return err
 }
@@ -181,14 +187,15 @@ type callContext struct {
 	cancel context.CancelFunc
 }
 
-// scopeCall gives the call that starts, outside the init context, a
-// context of its own when the script scopes calls, and opens the event
-// loop to reservations again. It is a call of its own so that guard's
-// frame, under every running script, does not grow.
+// scopeCall gives the call that starts, outside the init context, of a
+// script that scopes calls a context of its own, and opens the event loop
+// to reservations again. guard calls it only for such a script, and it is
+// a call of its own so that guard's frame, under every running script,
+// does not grow.
 //
 //go:noinline
 func (v *vu) scopeCall() {
-	if v.initEnv == nil && v.s.scopedCalls.Load() {
+	if v.initEnv == nil {
 		ctx, cancel := context.WithCancel(v.ctx)
 		v.ctx = &callContext{ctx, cancel}
 		v.loop.open()
