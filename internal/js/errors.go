@@ -29,11 +29,11 @@ func (s *Script) scriptError(err error) error {
 	}
 	var ab *errAborted
 	if errors.As(err, &ab) {
-		return exitcode.Wrap(exitcode.ScriptAborted, ab)
+		return abortError(ab)
 	}
 	if ie, ok := errors.AsType[*sobek.InterruptedError](err); ok {
 		if ab, ok := ie.Value().(*errAborted); ok {
-			return exitcode.Wrap(exitcode.ScriptAborted, ab)
+			return abortError(ab)
 		}
 	}
 	switch e := err.(type) {
@@ -64,6 +64,25 @@ func (s *Script) initError(err error) error {
 	return &Exception{err: exitcode.Wrap(exitcode.ScriptException, errors.New(s.describe(err))),
 		msg: valueString(ex.Value()) + "\n", attrs: exceptionAttrs()}
 }
+
+// loadError is scriptError for a script that does not compile or names a
+// module that cannot be loaded: logged in k6's words around metronome's
+// own "file:line:col: message", with exit code 107.
+func (s *Script) loadError(given, abs string, err error) error {
+	e := s.scriptError(err)
+	return &Exception{err: e, msg: fmt.Sprintf("could not initialize '%s': could not load JS test '%s': %s",
+		given, compile.FileURL(abs), e.Error())}
+}
+
+// abortError is exec.test.abort() outside an iteration, logged as k6 logs
+// it, "test aborted" and the reason with no field, with exit code 108.
+func abortError(ab *errAborted) error {
+	return loggedError(exitcode.Wrap(exitcode.ScriptAborted, ab))
+}
+
+// loggedError is err logged at the error level as its message alone, as k6
+// logs an error of the test with no exception behind it.
+func loggedError(err error) error { return &Exception{err: err, msg: err.Error()} }
 
 // Exception is an exception or a rejected promise of the script outside
 // an iteration (the init context, setup, teardown, handleSummary): its

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/metronome-load/metronome/exitcode"
@@ -83,6 +84,71 @@ func TestSetupExceptionLoggedAsK6(t *testing.T) {
 			}
 			if got := exceptionLine(t, err); !regexp.MustCompile(tc.want).MatchString(got) {
 				t.Errorf("logged %q, want it to match %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// A script that does not compile or imports what cannot be loaded is
+// logged in k6's words, "could not initialize" the script as given,
+// "could not load JS test" its file URL, around metronome's own
+// file:line:col and message, with no field and exit code 107; a script
+// that is not there exits 255 as in k6.
+func TestLoadErrorLoggedAsK6(t *testing.T) {
+	const load = `^level=ERROR msg="could not initialize '\S+/script\.js': could not load JS test 'file:///\S+/script\.js': `
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+		code  int
+	}{
+		{"a syntax error", map[string]string{"script.js": "export default function () {\n  let x = ;\n}\n"},
+			load + `\S+/script\.js:2:11: SyntaxError: Unexpected \\";\\""\n$`, exitcode.ScriptException},
+		{"an unknown module", map[string]string{"script.js": "import x from 'k6/does-not-exist';\nexport default function () {}\n"},
+			load + `\S+/script\.js:1:1: unknown module \\"k6/does-not-exist\\": no such built-in or extension module"\n$`, exitcode.ScriptException},
+		{"a missing file", map[string]string{"script.js": "import x from './missing.js';\nexport default function () {}\n"},
+			load + `\S+/script\.js:1:1: cannot import \\"\./missing\.js\\": \S+/missing\.js does not exist"\n$`, exitcode.ScriptException},
+		{"no script", map[string]string{"other.js": ""},
+			`^level=ERROR msg="script \S+/script\.js does not exist or is not a file"\n$`, exitcode.Generic},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := jstest.TryLoad(t, tc.files, nil)
+			if exitcode.Of(err) != tc.code {
+				t.Fatalf("exit code %d, want %d (%v)", exitcode.Of(err), tc.code, err)
+			}
+			if got := exceptionLine(t, err); !regexp.MustCompile(tc.want).MatchString(got) {
+				t.Errorf("logged %q, want it to match %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// exec.test.abort() in setup or teardown is logged as k6 logs it, "test
+// aborted" and the reason if any, with no field, and exits 108.
+func TestLifecycleAbortLoggedAsK6(t *testing.T) {
+	for _, tc := range []struct {
+		name, script, want string
+	}{
+		{"setup with a reason", "import exec from 'k6/execution';\nexport function setup() { exec.test.abort('no login'); }\nexport default function () {}\n",
+			"level=ERROR msg=\"test aborted: no login\"\n"},
+		{"setup without one", "import exec from 'k6/execution';\nexport function setup() { exec.test.abort(); }\nexport default function () {}\n",
+			"level=ERROR msg=\"test aborted\"\n"},
+		{"teardown", "import exec from 'k6/execution';\nexport default function () {}\nexport function teardown() { exec.test.abort('dirty'); }\n",
+			"level=ERROR msg=\"test aborted: dirty\"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := jstest.Load(t, map[string]string{"script.js": tc.script}, nil)
+			var err error
+			if strings.HasPrefix(tc.name, "setup") {
+				_, err = r.Script.Setup(context.Background(), nil)
+			} else {
+				err = r.Script.Teardown(context.Background(), nil, nil)
+			}
+			if exitcode.Of(err) != exitcode.ScriptAborted {
+				t.Fatalf("exit code %d, want %d (%v)", exitcode.Of(err), exitcode.ScriptAborted, err)
+			}
+			if got := exceptionLine(t, err); got != tc.want {
+				t.Errorf("logged %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -197,18 +197,19 @@ func Load(path string, opts LoadOptions) (*Script, error) {
 			return nil, exitcode.Errorf(exitcode.ScriptException, "the archive does not hold its script %s", path)
 		}
 	} else if st, err := os.Stat(abs); err != nil || st.IsDir() {
-		return nil, exitcode.Errorf(exitcode.ScriptException, "script %s does not exist or is not a file", path)
+		// k6 exits 255 for a script it cannot read.
+		return nil, loggedError(exitcode.Errorf(exitcode.Generic, "script %s does not exist or is not a file", path))
 	}
 	s.loader = compile.New(compile.Config{Dir: s.dir, ModuleClient: opts.ModuleClient, Files: opts.Files,
 		Warn: func(msg string) { s.logf("%s", msg) }}, moduleHost{s})
 	main, err := s.loader.LoadMain(compile.FileURL(abs))
 	if err != nil {
-		return nil, s.scriptError(err)
+		return nil, s.loadError(path, abs, err)
 	}
 	s.main = main
 	if main.ESM() != nil {
 		if err := main.ESM().Link(); err != nil {
-			return nil, s.scriptError(err)
+			return nil, s.loadError(path, abs, err)
 		}
 		main.SetLinked()
 	}

@@ -212,7 +212,7 @@ func (v *vu) lifecycle(ctx context.Context, name string, arg sobek.Value) (sobek
 func (s *Script) lifecycleError(name string, ctx context.Context, err error) error {
 	if ie, ok := errors.AsType[*sobek.InterruptedError](err); ok {
 		if ab, ok := ie.Value().(*errAborted); ok {
-			return exitcode.Wrap(exitcode.ScriptAborted, ab)
+			return abortError(ab)
 		}
 	}
 	if ctx.Err() != nil && isInterrupt(err) {

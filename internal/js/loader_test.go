@@ -267,7 +267,7 @@ func TestLoadErrors(t *testing.T) {
 
 func TestMissingScript(t *testing.T) {
 	_, err := jstest.TryLoad(t, map[string]string{"other.js": ""}, nil)
-	if err == nil || exitcode.Of(err) != exitcode.ScriptException || !strings.Contains(err.Error(), "script.js") {
+	if err == nil || exitcode.Of(err) != exitcode.Generic || !strings.Contains(err.Error(), "script.js") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -93,7 +93,8 @@ func TestExitInvalidConfig(t *testing.T) {
 // A script that cannot start (exception in the init context or setup, an
 // unknown module, a syntax error) exits 107 and names file:line: an
 // exception as k6 logs it, its stack with hint="script exception" and
-// source=stacktrace, the others in metronome's ERROR line.
+// source=stacktrace, the others as k6's line "could not initialize …"
+// with no field.
 func TestExitScriptException(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -106,8 +107,10 @@ func TestExitScriptException(t *testing.T) {
 			[]string{`msg="TypeError: Cannot read property 'field' of undefined\n\tat load (file:///`, "/init_error.js:6:"}},
 		{"setup exception", "exit/setup_error.js", true,
 			[]string{`msg="Error: setup could not log in\n\tat setup (file:///`, "/setup_error.js:4:"}},
-		{"unknown module", "exit/unknown_module.js", false, []string{"unknown_module.js:1", "k6/does-not-exist"}},
-		{"syntax error", "exit/syntax_error.js", false, []string{"syntax_error.js:4"}},
+		{"unknown module", "exit/unknown_module.js", false,
+			[]string{`level=error msg="could not initialize '`, "unknown_module.js:1", "k6/does-not-exist"}},
+		{"syntax error", "exit/syntax_error.js", false,
+			[]string{`level=error msg="could not initialize '`, "syntax_error.js:4", "SyntaxError"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -214,8 +217,9 @@ func TestExitOtherMistakes(t *testing.T) {
 			stdout: "iterations"},
 		{name: "metric declared in an iteration", args: []string{script("exit/late_metric.js")}, code: 0,
 			stderr: "late_metric.js:8"},
-		{name: "missing script", args: []string{script("exit/no_such_script.js")}, code: 107,
-			errorLine: "no_such_script.js"},
+		// k6 exits 255 for a script it cannot read.
+		{name: "missing script", args: []string{script("exit/no_such_script.js")}, code: 255,
+			errorLine: `level=error msg="script testdata/exit/no_such_script.js does not exist`},
 		{name: "unknown output", args: []string{"-o", "carrier-pigeon=coop", script("exit/ok.js")}, code: 104,
 			errorLine: "carrier-pigeon"},
 		{name: "bad env flag", args: []string{"-e", "1X=2", script("exit/ok.js")}, code: 104,

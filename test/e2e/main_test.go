@@ -266,11 +266,18 @@ func (e export) thresholds(t *testing.T, metric string) map[string]bool {
 func errorLines(stderr string) []string {
 	var out []string
 	for _, l := range strings.Split(stderr, "\n") {
-		if strings.HasPrefix(l, "ERROR:") || isExceptionLine(l) {
+		if strings.HasPrefix(l, "ERROR:") || isErrorLine(l) {
 			out = append(out, l)
 		}
 	}
 	return out
+}
+
+// isErrorLine tells whether l is an error of the test outside an
+// iteration logged as k6 logs it, an exception or a line such as a syntax
+// error's.
+func isErrorLine(l string) bool {
+	return strings.HasPrefix(l, "time=") && strings.Contains(l, " level=error ") && !strings.Contains(l, " scenario=")
 }
 
 // isExceptionLine tells whether l is an exception thrown outside an

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,10 +80,11 @@ export default function () {
 	redis := filepath.Join(dir, "redis.js")
 	writeFile(t, redis, "\nimport redis from 'k6/x/redis';\nexport default function () {}\n")
 	off := metronome(t, runSpec{args: []string{"run", "-q", redis}, env: []string{"K6_AUTO_EXTENSION_RESOLUTION=false"}})
-	want := "ERROR: " + redis + `:2:1: unknown module "k6/x/redis": this binary lacks the extension that provides it, github.com/grafana/xk6-redis;` +
-		` build a binary with it by running metronome build --with github.com/grafana/xk6-redis@v0.4.2 and run the script with ./metronome,` +
-		" or set K6_AUTO_EXTENSION_RESOLUTION=true to have metronome do so\n"
-	if off.code != 107 || off.stderr != want {
+	want := fmt.Sprintf(" level=error msg=%q\n", "could not initialize '"+redis+"': could not load JS test 'file://"+filepath.ToSlash(redis)+"': "+
+		redis+`:2:1: unknown module "k6/x/redis": this binary lacks the extension that provides it, github.com/grafana/xk6-redis;`+
+		` build a binary with it by running metronome build --with github.com/grafana/xk6-redis@v0.4.2 and run the script with ./metronome,`+
+		" or set K6_AUTO_EXTENSION_RESOLUTION=true to have metronome do so")
+	if _, line, _ := strings.Cut(off.stderr, `"`+" "); off.code != 107 || !strings.HasPrefix(off.stderr, "time=") || " "+line != want {
 		t.Errorf("without resolution: exit %d, stderr:\n%s\nwant 107 and:\n%s", off.code, off.stderr, want)
 	}
 
