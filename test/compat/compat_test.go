@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -83,6 +84,9 @@ type differs struct {
 	// text metronome's stderr must contain.
 	ExitCode *int   `json:"exit_code,omitempty"`
 	Stderr   string `json:"stderr,omitempty"`
+	// Log, when set, is metronome's own log lines, normalized as k6's
+	// are, which they must equal: k6's layout around metronome's words.
+	Log []string `json:"log,omitempty"`
 	// Fields are the comparison keys (or prefixes) that differ; every
 	// other key must match k6.
 	Fields []string `json:"fields,omitempty"`
@@ -203,6 +207,9 @@ func checkDiffers(t *testing.T, name string, d *differs, got *observation, mism 
 	}
 	if d.Stderr != "" && !strings.Contains(got.stderr, d.Stderr) {
 		stale("stderr lacks %q:\n%s", d.Stderr, got.stderr)
+	}
+	if d.Log != nil && !slices.Equal(got.Log, d.Log) {
+		t.Errorf("%s: log lines %q, the mark says %q", name, got.Log, d.Log)
 	}
 	if d.ExitCode != nil {
 		if got.ExitCode != *d.ExitCode {

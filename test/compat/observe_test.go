@@ -316,9 +316,10 @@ func sortMetadata(l string) string {
 
 // logVariable matches what differs between two runs or two checkouts in
 // a log line: its time, a request id, a Date header, the folder of the
-// corpus in a file URL (a stack frame's), a gRPC message's time and
+// corpus in a file URL (a stack frame's) or as a path (a loader's
+// message), a gRPC message's time and
 // grpc-go's version in its User-Agent (k6's and metronome's differ).
-var logVariable = regexp.MustCompile(`^time="[^"]*" |"time":"[^"]*",|,"time":"[^"]*"|[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|Date: [A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT|file://` + regexp.QuoteMeta(corpusDir()) + `/|(?:Sent|Received) Time: \d{4}-\d\d-\d\d [0-9:.]+ [+-]\d{4} \w+(?: m=[+-][0-9.]+)?|grpc-go/[0-9.]+`)
+var logVariable = regexp.MustCompile(`^time="[^"]*" |"time":"[^"]*",|,"time":"[^"]*"|[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|Date: [A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT|(?:file://)?` + regexp.QuoteMeta(corpusDir()) + `/|(?:Sent|Received) Time: \d{4}-\d\d-\d\d [0-9:.]+ [+-]\d{4} \w+(?: m=[+-][0-9.]+)?|grpc-go/[0-9.]+`)
 
 // corpusDir is the absolute path of the corpus folder, where the scripts
 // run.
@@ -329,7 +330,8 @@ func corpusDir() string {
 
 // logPlaceholder is what logVariable's match m becomes: nothing for the
 // time, UUID for a request id, "Date: DATE" for a Date header,
-// file:///CORPUS/ for the corpus folder, "Sent Time: TIME" for a gRPC
+// file:///CORPUS/ for the corpus folder in a file URL, /CORPUS/ for it as
+// a path, "Sent Time: TIME" for a gRPC
 // message's, grpc-go/VERSION.
 func logPlaceholder(m string) string {
 	switch {
@@ -342,6 +344,8 @@ func logPlaceholder(m string) string {
 		return t + ": TIME"
 	case strings.HasPrefix(m, "file://"):
 		return "file:///CORPUS/"
+	case strings.HasPrefix(m, "/"):
+		return "/CORPUS/"
 	case strings.Contains(m, "time"):
 		return ""
 	}
