@@ -163,12 +163,8 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 	}
 	if connect := r.caps.ConnectRun; connect != nil {
 		connect(r.state,
-			func(reason string) {
-				msg := "test aborted by the script"
-				if reason != "" {
-					msg += ": " + reason
-				}
-				r.setAbort(exitcode.Errorf(exitcode.ScriptAborted, "%s", msg))
+			func(msg string) {
+				r.setAbort(abortLine{exitcode.Errorf(exitcode.ScriptAborted, "%s", msg)})
 			},
 			func(reason string) {
 				r.markFailed(reason)

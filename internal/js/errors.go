@@ -175,21 +175,51 @@ func (s *Script) stackText(ex *sobek.Exception) string {
 	b.WriteString(valueString(ex.Value()))
 	b.WriteByte('\n')
 	for _, f := range ex.Stack() {
-		frame.Reset()
-		f.Write(&frame)
-		text := frame.String()
-		if p := f.Position(); s.loader != nil && p.Filename != "" {
-			if col := s.loader.Column(p.Filename, p.Line, p.Column); col != p.Column {
-				text = strings.Replace(text, fmt.Sprintf("%s:%d:%d(", p.Filename, p.Line, p.Column),
-					fmt.Sprintf("%s:%d:%d(", p.Filename, p.Line, col), 1)
-			}
-		}
 		b.WriteString("\tat ")
-		b.WriteString(text)
+		b.WriteString(s.frameText(f, &frame))
 		b.WriteByte('\n')
 	}
 	return b.String()
 }
+
+// frameText renders one frame as sobek does, "name (file:line:col(pc))",
+// at the column of the script as written; buf is scratch space.
+func (s *Script) frameText(f sobek.StackFrame, buf *bytes.Buffer) string {
+	buf.Reset()
+	f.Write(buf)
+	text := buf.String()
+	if p := f.Position(); s.loader != nil && p.Filename != "" {
+		if col := s.loader.Column(p.Filename, p.Line, p.Column); col != p.Column {
+			text = strings.Replace(text, fmt.Sprintf("%s:%d:%d(", p.Filename, p.Line, p.Column),
+				fmt.Sprintf("%s:%d:%d(", p.Filename, p.Line, col), 1)
+		}
+	}
+	return text
+}
+
+// callerText is " at " and the innermost frame of the script's code on
+// rt's stack, as sobek ends an interruption's message, which k6 logs for
+// exec.test.abort() in an iteration; "" when no such frame runs. sobek
+// notices an interrupt at the instruction after the call that asked for
+// it, so its program counter, the number in brackets, is one more than
+// the call's.
+func (s *Script) callerText(rt *sobek.Runtime) string {
+	for _, f := range rt.CaptureCallStack(0, nil) {
+		if f.SrcName() != "<native>" && f.Position().Filename != "" {
+			var buf bytes.Buffer
+			text := s.frameText(f, &buf)
+			if m := framePC().FindStringSubmatchIndex(text); m != nil {
+				pc, _ := strconv.Atoi(text[m[2]:m[3]])
+				text = text[:m[2]] + strconv.Itoa(pc+1) + text[m[3]:]
+			}
+			return " at " + text
+		}
+	}
+	return ""
+}
+
+// framePC matches the program counter at the end of a frame's text.
+var framePC = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\((\d+)\)\)?$`) })
 
 // rejectionText renders a promise's rejection as k6 logs it: "Uncaught
 // (in promise) " and the reason's stack when it is an Error with one, at

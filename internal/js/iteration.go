@@ -103,10 +103,12 @@ func (v *vu) prepare() {
 	}
 	abort := hooks.abort
 	st.Abort = func(reason string) {
+		ab := &errAborted{reason: reason}
 		if abort != nil {
-			abort(reason)
+			// k6's line names where the script called abort().
+			abort(ab.Error() + v.s.callerText(v.rt))
 		}
-		v.rt.Interrupt(&errAborted{reason: reason})
+		v.rt.Interrupt(ab)
 	}
 }
 

@@ -121,7 +121,7 @@ export default function () {}`,
 	if exitcode.Of(err) != exitcode.ScriptAborted || !strings.Contains(err.Error(), "no target") {
 		t.Fatalf("abort in setup: %v (code %d)", err, exitcode.Of(err))
 	}
-	if a := r.Aborts(); len(a) != 1 || a[0] != "no target" {
+	if a := r.Aborts(); len(a) != 1 || !strings.HasPrefix(a[0], "test aborted: no target at setup (file:///") {
 		t.Fatalf("aborts %q", a)
 	}
 	if strings.Contains(r.Stderr.String(), "not reached") {

@@ -129,9 +129,9 @@ func TryLoad(t testing.TB, files map[string]string, cfg *Config) (*Runner, error
 	return r, nil
 }
 
-func (r *Runner) abort(reason string) {
+func (r *Runner) abort(line string) {
 	r.mu.Lock()
-	r.aborts = append(r.aborts, reason)
+	r.aborts = append(r.aborts, line)
 	r.mu.Unlock()
 }
 
@@ -141,7 +141,8 @@ func (r *Runner) fail(reason string) {
 	r.mu.Unlock()
 }
 
-// Aborts returns the reasons exec.test.abort() was called with.
+// Aborts returns the lines exec.test.abort() ended the run with, as k6
+// logs them ("test aborted: reason at default (file:///…)").
 func (r *Runner) Aborts() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -103,7 +103,7 @@ func TestSecretsHiddenEverywhere(t *testing.T) {
 		stdout, stderr string
 	}{
 		{"", 0, "summary " + mask, ""},
-		{"abort", 108, "", "ERROR: test aborted by the script: abort " + mask},
+		{"abort", 108, "", `level=error msg="test aborted: abort ` + mask},
 		{"fail", 110, "", "ERROR: test marked as failed by the script: fail " + mask},
 		// Both are async: k6 logs their rejection as "Uncaught (in
 		// promise)", and exits 255 for teardown's.
