@@ -67,9 +67,13 @@ func (s *Script) initError(err error) error {
 
 // loadError is scriptError for a script that does not compile or names a
 // module that cannot be loaded: logged in k6's words around metronome's
-// own "file:line:col: message", with exit code 107.
+// own "file:line:col: message", with exit code 107; a retired module's
+// import as the exception k6 throws for it.
 func (s *Script) loadError(given, abs string, err error) error {
 	e := s.scriptError(err)
+	if re, ok := errors.AsType[*compile.RetiredError](err); ok {
+		return &Exception{err: e, msg: "GoError: " + re.Msg + "\n", attrs: exceptionAttrs()}
+	}
 	return &Exception{err: e, msg: fmt.Sprintf("could not initialize '%s': could not load JS test '%s': %s",
 		given, compile.FileURL(abs), e.Error())}
 }

@@ -92,8 +92,8 @@ func TestSetupExceptionLoggedAsK6(t *testing.T) {
 // A script that does not compile or imports what cannot be loaded is
 // logged in k6's words, "could not initialize" the script as given,
 // "could not load JS test" its file URL, around metronome's own
-// file:line:col and message, with no field and exit code 107; a script
-// that is not there exits 255 as in k6.
+// file:line:col and message, with no field and exit code 107; a retired
+// module as k6's exception; a script that is not there exits 255 as in k6.
 func TestLoadErrorLoggedAsK6(t *testing.T) {
 	const load = `^level=ERROR msg="could not initialize '\S+/script\.js': could not load JS test 'file:///\S+/script\.js': `
 	for _, tc := range []struct {
@@ -108,6 +108,11 @@ func TestLoadErrorLoggedAsK6(t *testing.T) {
 			load + `\S+/script\.js:1:1: unknown module \\"k6/does-not-exist\\": no such built-in or extension module"\n$`, exitcode.ScriptException},
 		{"a missing file", map[string]string{"script.js": "import x from './missing.js';\nexport default function () {}\n"},
 			load + `\S+/script\.js:1:1: cannot import \\"\./missing\.js\\": \S+/missing\.js does not exist"\n$`, exitcode.ScriptException},
+		// k6 throws a retired module's sentence when the init context
+		// requires it: an exception with no frame.
+		{"a retired module", map[string]string{"script.js": "import r from 'k6/experimental/redis';\nexport default function () {}\n"},
+			`^level=ERROR msg="GoError: k6/experimental/redis has been removed\. Please migrate to the new version by changing your import to 'k6/x/redis'\. Read more here: https://grafana\.com/docs/k6/latest/javascript-api/k6-x-redis\\n" hint="script exception" source=stacktrace\n$`,
+			exitcode.ScriptException},
 		{"no script", map[string]string{"other.js": ""},
 			`^level=ERROR msg="script \S+/script\.js does not exist or is not a file"\n$`, exitcode.Generic},
 	} {

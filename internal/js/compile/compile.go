@@ -52,9 +52,13 @@ type PosError struct {
 	Name      string
 	Line, Col int
 	Msg       string
+	// Err is the error Msg words, when it has a type of its own.
+	Err error
 }
 
 func (e *PosError) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.Name, e.Line, e.Col, e.Msg) }
+
+func (e *PosError) Unwrap() error { return e.Err }
 
 // URL is where the module was read from.
 func (f *Module) URL() *url.URL { return f.url }

@@ -267,7 +267,7 @@ func (l *Loader) resolveLocked(base *url.URL, spec string) (Ref, error) {
 		return l.goModuleLocked(spec, mod)
 	}
 	if msg, ok := retiredModules[spec]; ok {
-		return nil, errors.New(msg)
+		return nil, &RetiredError{Msg: msg}
 	}
 	if strings.HasPrefix(spec, "k6/x/") {
 		return nil, errors.New(extresolve.Missing(spec))
@@ -418,7 +418,7 @@ func (l *Loader) loadFileLocked(u *url.URL, spec string) (*Module, error) {
 				return nil, err
 			}
 			pos := prog.File.Position(spec.offset)
-			return nil, &PosError{Name: key, Line: pos.Line, Col: pos.Column, Msg: err.Error()}
+			return nil, &PosError{Name: key, Line: pos.Line, Col: pos.Column, Msg: err.Error(), Err: err}
 		}
 		f.deps = append(f.deps, dep)
 		refs[spec.name] = dep

@@ -23,3 +23,10 @@ var retiredModules = map[string]string{
 	"k6/experimental/webcrypto": "k6/experimental/webcrypto has been graduated and it's now globally available as defined by standard WebAPIs." +
 		" You just need to remove the import.",
 }
+
+// RetiredError is the import of a module of retiredModules: k6 throws its
+// sentence when the init context requires the module, so it is logged as
+// an exception, not as a script that does not load.
+type RetiredError struct{ Msg string }
+
+func (e *RetiredError) Error() string { return e.Msg }
