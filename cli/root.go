@@ -4,7 +4,8 @@
 //
 // Errors reach the user as one line, "ERROR: <message>", on stderr, and the
 // process exits with the code the error carries (package exitcode); an
-// exception of the script outside an iteration is logged as k6 logs it
+// error of the script that k6 logs (an exception outside an iteration, a
+// script that does not load, exec.test.abort()) is logged as k6 logs it
 // instead (logged, in run.go). Flag and argument mistakes exit with 104
 // (invalid configuration), like bad option values; k6 exits with 255
 // there.

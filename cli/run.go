@@ -194,7 +194,8 @@ func (r *runCmd) run(cmd *cobra.Command, path string) (err error) {
 	return err
 }
 
-// logged writes the script's exception outside an iteration to logs as
+// logged writes an error k6 logs (the script's exception outside an
+// iteration, a script that does not load, exec.test.abort()) to logs as
 // k6 logs it, in place of execute's "ERROR:" line, keeping its exit code;
 // run, inspect and archive end so, as in k6.
 func logged(err error, logs *logsink.Sink) error {
