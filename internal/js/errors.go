@@ -88,10 +88,12 @@ func abortError(ab *errAborted) error {
 // logs an error of the test with no exception behind it.
 func loggedError(err error) error { return &Exception{err: err, msg: err.Error()} }
 
-// Exception is an exception or a rejected promise of the script outside
-// an iteration (the init context, setup, teardown, handleSummary): its
-// Error is metronome's one line "file:line:col: message", and Log writes
-// it as k6 v2.2.0 logs it, so that the run's last line is k6's.
+// Exception is an error of the script that k6 logs: an exception or a
+// rejected promise outside an iteration (the init context, setup,
+// teardown, handleSummary), a script that does not load, or
+// exec.test.abort() in setup or teardown. Its Error is metronome's one
+// line ("file:line:col: message"), and Log writes it as k6 v2.2.0 logs
+// it, so that the run's last line is k6's.
 type Exception struct {
 	err   error
 	msg   string
