@@ -18,7 +18,8 @@ type Capabilities struct {
 	// exec.test.abort() and exec.test.fail(), and progress reports a
 	// scenario's progress (0–1) for exec.scenario.progress. abort's
 	// argument is the whole line the run ends with, as k6 logs it ("test
-	// aborted: reason at default (file:///…)"); fail's is the reason.
+	// aborted: reason at default (file:///…)"); fail's is the line each call
+	// logs, as k6 does ("test marked as failed: reason").
 	ConnectRun func(state *State, abort, fail func(reason string), progress func(scenario string) float64)
 	// SetSetupData, when not nil, hands setup()'s JSON result (or the
 	// data given through the REST API) to the VUs.

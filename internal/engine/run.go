@@ -164,11 +164,9 @@ func prepare(ctx context.Context, cfg Config) (*testRun, error) {
 	if connect := r.caps.ConnectRun; connect != nil {
 		connect(r.state,
 			func(msg string) {
-				r.setAbort(abortLine{exitcode.Errorf(exitcode.ScriptAborted, "%s", msg)})
+				r.setAbort(scriptEnd{exitcode.Errorf(exitcode.ScriptAborted, "%s", msg)})
 			},
-			func(reason string) {
-				r.markFailed(reason)
-			},
+			r.markFailed,
 			r.scenarioProgress)
 	}
 	r.pool = newPool(cfg.Script, r.state, r.newBuffer)
@@ -397,17 +395,15 @@ func (r *testRun) ingest() {
 	}
 }
 
-// markFailed records exec.test.fail(): the test goes on, but ends with
-// exit code 110.
-func (r *testRun) markFailed(reason string) {
+// markFailed records exec.test.fail(): msg, logged at the error level at
+// once for every call as in k6, and the test goes on, to end with k6's
+// "test run was marked as failed" and exit code 110.
+func (r *testRun) markFailed(msg string) {
+	r.cfg.Log.Slog(slog.LevelInfo).Error(msg)
 	r.abortMu.Lock()
 	defer r.abortMu.Unlock()
 	if r.failErr == nil {
-		msg := "test marked as failed by the script"
-		if reason != "" {
-			msg += ": " + reason
-		}
-		r.failErr = exitcode.Errorf(exitcode.MarkedAsFailed, "%s", msg)
+		r.failErr = scriptEnd{exitcode.Errorf(exitcode.MarkedAsFailed, "test run was marked as failed")}
 	}
 }
 

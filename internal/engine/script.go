@@ -38,15 +38,15 @@ type Script interface {
 	Capabilities() executor.Capabilities
 }
 
-// abortLine is the end of a run the script asked for with
-// exec.test.abort(): exit code 108, logged as k6 logs it, its message alone
-// at the error level.
-type abortLine struct{ error }
+// scriptEnd is an end of a run the script asked for, with
+// exec.test.abort() (exit code 108) or exec.test.fail() (110), logged as
+// k6 logs it: its message alone at the error level.
+type scriptEnd struct{ error }
 
-func (a abortLine) Unwrap() error { return a.error }
+func (e scriptEnd) Unwrap() error { return e.error }
 
 // Log writes the message at the error level with no field.
-func (a abortLine) Log(log *slog.Logger) { log.Error(a.Error()) }
+func (e scriptEnd) Log(log *slog.Logger) { log.Error(e.Error()) }
 
 // LoggedError is an error of the script that writes itself to the log as
 // k6 logs it, such as an exception thrown outside an iteration: the cli

@@ -245,9 +245,10 @@ type State struct {
 	// every request to; nil when there is none. All VUs share it.
 	RPS *ratelimit.Limiter
 
-	// Abort aborts the whole test (exec.test.abort); Fail marks it failed.
+	// Abort aborts the whole test (exec.test.abort); Fail marks it failed
+	// (exec.test.fail), logging msg.
 	Abort func(reason string)
-	Fail  func(reason string)
+	Fail  func(msg string)
 	Logf  func(format string, args ...any)
 	// Run is what every VU of the run shares: the dialer, the TLS
 	// configuration, the sample inlet, the log.

@@ -147,11 +147,18 @@ func TestExitTestAbort(t *testing.T) {
 }
 
 // exec.test.fail() marks the test failed but lets it finish: exit 110.
+// As k6 v2.2.0 does, each call logs its line and the run ends with one
+// more, in place of an ERROR line.
 func TestExitTestFail(t *testing.T) {
 	t.Parallel()
-	_, e := runExported(t, 110, "-q", script("exit/test_fail.js"))
+	r, e := runExported(t, 110, "-q", script("exit/test_fail.js"))
 	if n := e.num(t, "after_fail", "count"); n != 4 {
 		t.Errorf("after_fail = %v, want 4: exec.test.fail() must not stop the iteration or the test", n)
+	}
+	calls := strings.Count(r.stderr, `level=error msg="test marked as failed: marked as failed"`)
+	end := strings.Count(r.stderr, `level=error msg="test run was marked as failed"`)
+	if calls != 4 || end != 1 || strings.Contains(r.stderr, "ERROR:") {
+		t.Errorf("stderr has %d call lines and %d end lines, want k6's 4 and 1 and no ERROR line:\n%s", calls, end, r.stderr)
 	}
 }
 

@@ -104,7 +104,7 @@ func TestSecretsHiddenEverywhere(t *testing.T) {
 	}{
 		{"", 0, "summary " + mask, ""},
 		{"abort", 108, "", `level=error msg="test aborted: abort ` + mask},
-		{"fail", 110, "", "ERROR: test marked as failed by the script: fail " + mask},
+		{"fail", 110, "", `level=error msg="test marked as failed: fail ` + mask},
 		// Both are async: k6 logs their rejection as "Uncaught (in
 		// promise)", and exits 255 for teardown's.
 		{"teardown", 255, "", `msg="Uncaught (in promise) Error: teardown ` + mask},

@@ -343,15 +343,17 @@ func (m *module) abort(call sobek.FunctionCall) sobek.Value {
 	return sobek.Undefined()
 }
 
-// fail marks the test as failed (exit code 110) and lets it go on.
+// fail marks the test as failed (exit code 110) and lets it go on; each
+// call logs k6's line, its reason after a colon when one is given, even
+// an empty one.
 func (m *module) fail(call sobek.FunctionCall) sobek.Value {
 	st := m.state("exec.test.fail()")
-	reason := ""
+	msg := "test marked as failed"
 	if a := call.Argument(0); !sobek.IsUndefined(a) {
-		reason = a.String()
+		msg += ": " + a.String()
 	}
 	if st.Fail != nil {
-		st.Fail(reason)
+		st.Fail(msg)
 	}
 	return sobek.Undefined()
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -183,9 +184,32 @@ export default function () {
 	// The run ends with k6's line, which names where abort() was called
 	// at the program counter where sobek notices the interrupt, one past
 	// the call (k6 v2.2.0 logs "…/script.js:10:17(33))" here).
-	if f, a := r.Fails(), r.Aborts(); len(f) != 1 || f[0] != "soft" || len(a) != 1 ||
+	if f, a := r.Fails(), r.Aborts(); len(f) != 1 || f[0] != "test marked as failed: soft" || len(a) != 1 ||
 		!regexp.MustCompile(`^test aborted: hard at default \(file:///\S+/script\.js:10:17\(33\)\)$`).MatchString(a[0]) {
 		t.Fatalf("fails %q aborts %q", f, a)
+	}
+}
+
+// Each exec.test.fail() logs k6 v2.2.0's line: its reason after a colon
+// when one is given, an empty one too, as a string.
+func TestTestFailLines(t *testing.T) {
+	r := jstest.Load(t, map[string]string{
+		"script.js": `
+import exec from "k6/execution";
+export default function () {
+	exec.test.fail();
+	exec.test.fail("");
+	exec.test.fail({a: 1});
+	exec.test.fail(42);
+}`,
+	}, nil)
+	vu, _ := r.NewVU(t, 1)
+	if res := jstest.Iterate(vu); res.Outcome != executor.Completed {
+		t.Fatalf("outcome %v: %s", res.Outcome, r.Stderr)
+	}
+	want := []string{"test marked as failed", "test marked as failed: ", "test marked as failed: [object Object]", "test marked as failed: 42"}
+	if f := r.Fails(); !slices.Equal(f, want) {
+		t.Fatalf("exec.test.fail() logged %q, k6 logs %q", f, want)
 	}
 }
 
