@@ -186,3 +186,17 @@ func (o *Options) buildNetwork() *dialer.Network {
 	}
 	return dialer.NewNetwork(dns, pool)
 }
+
+// CheckHostnamePattern checks one entry of blockHostnames (or a name of
+// hosts): a host name, optionally starting with a * that stands for any
+// beginning. It is the rule the options are read by, for extensions'
+// HostnameTrie too.
+func CheckHostnamePattern(p string) error { return dialer.CheckHostnamePattern(p) }
+
+// MatchHostname reports which of the blockHostnames patterns (lower case)
+// host matches, the name itself over a wildcard, else the longest: the
+// rule metronome's dialer refuses connections by, for extensions'
+// HostnameTrie too.
+func MatchHostname(patterns []string, host string) (string, bool) {
+	return dialer.MatchHostname(patterns, host)
+}

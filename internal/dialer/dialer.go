@@ -148,7 +148,7 @@ func (d *Dialer) route(ctx context.Context, host, port string) (ip net.IP, to st
 	}
 	ip = net.ParseIP(host)
 	if ip == nil {
-		if p, ok := match(d.blocked, host); ok {
+		if p, ok := MatchHostname(d.blocked, host); ok {
 			return nil, "", false, &BlockedError{Host: host, Pattern: p}
 		}
 	}
@@ -202,9 +202,10 @@ func (d *Dialer) pinned(host, port string) (pin, bool) {
 	return pin{}, false
 }
 
-// match returns the pattern of patterns that s matches, the most specific
-// one when several do.
-func match(patterns []string, s string) (string, bool) {
+// MatchHostname reports which of the blockHostnames patterns (lower
+// case, checked by CheckHostnamePattern) s matches, the most specific
+// when several do (moreSpecific), and whether one does.
+func MatchHostname(patterns []string, s string) (string, bool) {
 	best := ""
 	found := false
 	for _, p := range patterns {
@@ -258,7 +259,7 @@ func (d *Dialer) Proxy(proxy func(*http.Request) (*url.URL, error)) func(*http.R
 			if err := d.check(ip); err != nil {
 				return nil, err
 			}
-		} else if p, ok := match(d.blocked, host); ok {
+		} else if p, ok := MatchHostname(d.blocked, host); ok {
 			return nil, &BlockedError{Host: host, Pattern: p}
 		}
 		return u, nil
